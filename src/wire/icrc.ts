@@ -1,0 +1,121 @@
+// The Invariant CRC (ICRC) that ends every RoCE packet: a CRC-32 over the packet with the fields routers
+// may change forced to all ones, so that neither ECN marking, a TTL decrement nor a recomputed IP checksum
+// invalidates it. RoCE has no Local Route Header; 8 bytes of 0xFF take its place at the start of the input.
+//
+// The polynomial, initial value and final inversion are those of Ethernet and zlib, so `crc32` from
+// node:zlib (native, continued through its second argument) does the arithmetic. The value is stored on the
+// wire least-significant byte first, like the Ethernet FCS.
+//
+// Hot path: the masked headers are copied into one module-level scratch buffer (the code is synchronous,
+// so one buffer is enough), and the views handed to `crc32` are made once at load time.
+
+import { crc32 } from "node:zlib";
+
+/** Bytes of ICRC at the end of every RoCE packet. */
+export const ICRC_LENGTH = 4;
+
+// Local copies of header sizes, so this module does not import roce.ts (which imports it).
+const UDP_BYTES = 8;
+const BTH_BYTES = 12;
+const GRH_BYTES = 40;
+/** Offset of the BTH byte holding FECN, BECN and Resv6 (all variant: congestion marks may be set en route). */
+const BTH_VARIANT_BYTE = 4;
+
+/** CRC state after the 8 bytes of 0xFF that stand for the absent LRH; every ICRC continues from here. */
+const LRH_STAND_IN_CRC = crc32(new Uint8Array(8).fill(0xff));
+
+/** Largest masked prefix: an IPv4 header with 40 bytes of options, UDP and BTH. */
+const scratch = new Uint8Array(60 + UDP_BYTES + BTH_BYTES);
+
+/** `v2Prefix[ihl]`: the first IHL×4 + UDP + BTH bytes of `scratch` (built for every IHL so no lookup misses). */
+const v2Prefix: Uint8Array[] = [];
+for (let ihl = 0; ihl < 16; ihl++) v2Prefix.push(scratch.subarray(0, ihl * 4 + UDP_BYTES + BTH_BYTES));
+
+const v1Prefix = scratch.subarray(0, GRH_BYTES + BTH_BYTES);
+
+/** The ICRC as stored at `end - 4` (least-significant byte first), as an unsigned 32-bit number. */
+export function readIcrc(frame: Uint8Array, end: number): number {
+  const o = end - ICRC_LENGTH;
+  return (frame[o]! | (frame[o + 1]! << 8) | (frame[o + 2]! << 16) | (frame[o + 3]! << 24)) >>> 0;
+}
+
+/** Stores `icrc` in the 4 bytes before `end`, least-significant byte first. */
+function storeIcrc(frame: Uint8Array, end: number, icrc: number): void {
+  const o = end - ICRC_LENGTH;
+  frame[o] = icrc & 0xff;
+  frame[o + 1] = (icrc >>> 8) & 0xff;
+  frame[o + 2] = (icrc >>> 16) & 0xff;
+  frame[o + 3] = icrc >>> 24;
+}
+
+/**
+ * ICRC of a RoCEv2-over-IPv4 packet: the IPv4 header starts at `ipOffset` and the packet (ICRC included)
+ * ends at `ipEnd` (`ipOffset` + IPv4 total length, so Ethernet padding is excluded). IPv4 options, when
+ * IHL > 5, are covered as sent. Masked: TOS (DSCP and ECN), TTL, header checksum, UDP checksum and BTH
+ * byte 4. The caller has checked that the headers fit (see `verifyIcrcV2` for a checked variant); on a
+ * packet too short the result is meaningless but nothing throws (bytes past the buffer count as zero).
+ */
+export function computeIcrcV2(frame: Uint8Array, ipOffset: number, ipEnd: number): number {
+  const ihl = frame[ipOffset]! & 0x0f;
+  const ipHeaderLength = ihl * 4;
+  const prefixLength = ipHeaderLength + UDP_BYTES + BTH_BYTES;
+  // Indexing past the end of a typed array reads `undefined`, which stores as 0: safe on short input.
+  for (let i = 0; i < prefixLength; i++) scratch[i] = frame[ipOffset + i]!;
+  scratch[1] = 0xff; // TOS
+  scratch[8] = 0xff; // TTL
+  scratch[10] = 0xff; // header checksum
+  scratch[11] = 0xff;
+  scratch[ipHeaderLength + 6] = 0xff; // UDP checksum
+  scratch[ipHeaderLength + 7] = 0xff;
+  scratch[ipHeaderLength + UDP_BYTES + BTH_VARIANT_BYTE] = 0xff;
+  const crc = crc32(v2Prefix[ihl]!, LRH_STAND_IN_CRC);
+  return crc32(frame.subarray(ipOffset + prefixLength, ipEnd - ICRC_LENGTH), crc);
+}
+
+/** Computes the RoCEv2 ICRC (see `computeIcrcV2`) and stores it in the last 4 bytes before `ipEnd`. */
+export function writeIcrcV2(frame: Uint8Array, ipOffset: number, ipEnd: number): void {
+  storeIcrc(frame, ipEnd, computeIcrcV2(frame, ipOffset, ipEnd));
+}
+
+/**
+ * True when the packet at `ipOffset`..`ipEnd` carries a correct RoCEv2 ICRC. False, never a throw, when the
+ * bounds are outside `frame`, IHL is below 5, or IPv4 + UDP + BTH + ICRC do not fit in the packet.
+ */
+export function verifyIcrcV2(frame: Uint8Array, ipOffset: number, ipEnd: number): boolean {
+  if (ipOffset < 0 || ipEnd > frame.length || ipOffset >= ipEnd) return false;
+  const ihl = frame[ipOffset]! & 0x0f;
+  if (ihl < 5 || ipOffset + ihl * 4 + UDP_BYTES + BTH_BYTES + ICRC_LENGTH > ipEnd) return false;
+  return computeIcrcV2(frame, ipOffset, ipEnd) === readIcrc(frame, ipEnd);
+}
+
+/**
+ * ICRC of a RoCEv1 packet: the 40-byte GRH starts at `grhOffset`, the BTH follows it, and the packet (ICRC
+ * included) ends at `end` (`grhOffset` + 40 + GRH payload length). This is IBTA's ICRC for a packet with a
+ * GRH: Traffic Class, Flow Label and Hop Limit masked (the IP version nibble is kept), BTH byte 4 masked.
+ * Same preconditions as `computeIcrcV2`.
+ */
+export function computeIcrcV1(frame: Uint8Array, grhOffset: number, end: number): number {
+  const prefixLength = GRH_BYTES + BTH_BYTES;
+  for (let i = 0; i < prefixLength; i++) scratch[i] = frame[grhOffset + i]!;
+  scratch[0] = scratch[0]! | 0x0f; // upper half of Traffic Class; the IP version nibble is kept
+  scratch[1] = 0xff; // lower half of Traffic Class, upper bits of Flow Label
+  scratch[2] = 0xff;
+  scratch[3] = 0xff;
+  scratch[7] = 0xff; // Hop Limit
+  scratch[GRH_BYTES + BTH_VARIANT_BYTE] = 0xff;
+  const crc = crc32(v1Prefix, LRH_STAND_IN_CRC);
+  return crc32(frame.subarray(grhOffset + prefixLength, end - ICRC_LENGTH), crc);
+}
+
+/** Computes the RoCEv1 ICRC (see `computeIcrcV1`) and stores it in the last 4 bytes before `end`. */
+export function writeIcrcV1(frame: Uint8Array, grhOffset: number, end: number): void {
+  storeIcrc(frame, end, computeIcrcV1(frame, grhOffset, end));
+}
+
+/** True when the RoCEv1 packet carries a correct ICRC; false when GRH + BTH + ICRC do not fit. */
+export function verifyIcrcV1(frame: Uint8Array, grhOffset: number, end: number): boolean {
+  if (grhOffset < 0 || end > frame.length || grhOffset + GRH_BYTES + BTH_BYTES + ICRC_LENGTH > end) {
+    return false;
+  }
+  return computeIcrcV1(frame, grhOffset, end) === readIcrc(frame, end);
+}
