@@ -1,0 +1,111 @@
+// The device contract: what every virtual switch and NIC is, and what a runtime gives it.
+//
+// A device is a pure state machine over real frame bytes. It is handed frames, timer expiries and
+// control commands together with the current emulated time, and it answers by transmitting frames,
+// arming timers and emitting telemetry through its DeviceEnv. It never reads a clock, never sleeps,
+// never touches a socket and never calls Math.random: the same inputs give the same outputs, which is
+// what lets one device core run in the virtual-time simulator and in a live process alike.
+
+/** Emulated time in integer nanoseconds since the start of the run. */
+export type Nanoseconds = number;
+
+/** Emulated rates are bits per second. */
+export type BitsPerSecond = number;
+
+/** A timer is a small integer chosen by the device (see each device's timer-id encoding). */
+export type TimerId = number;
+
+export interface DeviceEnv {
+  /**
+   * Put `frame` on the wire of `port`. Devices model their own serialisation (see TxPort) and call this
+   * when the frame's last bit has left; the runtime adds the link's propagation delay and delivers it to
+   * the peer. Ownership of `frame` passes to the runtime: the device must not touch it again (the next
+   * switch rewrites TTL, MACs and ECN in place).
+   */
+  transmit(port: number, frame: Uint8Array): void;
+  /** Arm (or re-arm, replacing the previous expiry) `timer` to fire at emulated time `at`. */
+  arm(timer: TimerId, at: Nanoseconds): void;
+  /** Cancel `timer` if it is armed. */
+  disarm(timer: TimerId): void;
+  /** Report something that happened (the runtime stamps device name and time). */
+  emit(event: TelemetryEvent): void;
+  /** Uniform in [0, 1), from the run's seeded generator. */
+  random(): number;
+}
+
+export interface Device<Command = unknown, Reply = unknown> {
+  readonly name: string;
+  /** Called once, at time `now`, before any frame: arm initial timers. */
+  start(now: Nanoseconds): void;
+  /** A frame arrived on `port` (its last bit, at `now`). The device owns `frame` from here on. */
+  receive(port: number, frame: Uint8Array, now: Nanoseconds): void;
+  /** An armed timer expired. */
+  fire(timer: TimerId, now: Nanoseconds): void;
+  /** The carrier of `port` went down or came back (link failure injected, or peer restarted). */
+  setLinkState(port: number, up: boolean, now: Nanoseconds): void;
+  /** Control plane: change a parameter, start a workload, ... */
+  command(cmd: Command, now: Nanoseconds): Reply;
+  /** Counters and state, for reports, `rocelab stats` and the TUI. Cheap enough to call every few µs. */
+  stats(now: Nanoseconds): DeviceStats;
+}
+
+export const EventKind = {
+  /** This device started pausing a peer: PFC XOFF sent on `port` for `priority`. */
+  PfcXoff: "pfc-xoff",
+  /** This device released a peer: PFC XON (zero quanta) sent. */
+  PfcXon: "pfc-xon",
+  /** A peer paused this device's egress on `port`/`priority`. */
+  PausedOn: "paused-on",
+  /** That pause ended (resume received or pause time ran out). */
+  PausedOff: "paused-off",
+  Drop: "drop",
+  EcnMark: "ecn-mark",
+  LinkDown: "link-down",
+  LinkUp: "link-up",
+  CnpSent: "cnp-sent",
+  RateCut: "rate-cut",
+  FlowDone: "flow-done",
+  Info: "info",
+} as const;
+export type EventKind = (typeof EventKind)[keyof typeof EventKind];
+
+export interface TelemetryEvent {
+  readonly kind: EventKind;
+  readonly port?: number;
+  readonly priority?: number;
+  readonly qp?: number;
+  /** How many occurrences this event stands for (rate-limited events aggregate). */
+  readonly count?: number;
+  /** A short reason or value: the drop reason, the new rate, ... */
+  readonly detail?: string;
+}
+
+/** One counter table, flat: operators grep these names. */
+export type Counters = Record<string, number>;
+
+export interface QueueStats {
+  readonly queue: number;
+  /** Bytes queued right now. */
+  readonly depthBytes: number;
+  /** Whether a received PFC currently stops this queue. */
+  readonly paused: boolean;
+  readonly counters: Counters;
+}
+
+export interface PortStats {
+  readonly port: number;
+  readonly name: string;
+  readonly up: boolean;
+  readonly counters: Counters;
+  readonly queues?: readonly QueueStats[];
+}
+
+export interface DeviceStats {
+  readonly kind: "switch" | "nic";
+  readonly name: string;
+  readonly now: Nanoseconds;
+  readonly counters: Counters;
+  readonly ports: readonly PortStats[];
+  /** Device-specific detail (per-QP DCQCN state on NICs, buffer pools on switches). */
+  readonly detail?: unknown;
+}

@@ -1,0 +1,266 @@
+// The virtual-time runtime: every device of a fabric inside one process, links in memory, a discrete-
+// event queue in emulated nanoseconds. Deterministic: the same devices, links, seed and actions give the
+// same run, bit for bit. Frames are the devices' real bytes; the simulator only moves them.
+
+import type { Device, DeviceEnv, Nanoseconds, TelemetryEvent, TimerId } from "../../device/contract.js";
+import { createRandom, type Random } from "../../device/prng.js";
+import { EventQueue, type QueuedEvent } from "./event-queue.js";
+
+export interface Endpoint {
+  readonly device: string;
+  readonly port: number;
+}
+
+export interface LinkSpec {
+  readonly a: Endpoint;
+  readonly b: Endpoint;
+  /** One-way propagation delay, ns. */
+  readonly delayNs: number;
+  /** Probability that a frame is lost on this link (failure injection; default 0). */
+  readonly lossRate?: number;
+}
+
+/** A stamped telemetry event. */
+export interface SimEvent extends TelemetryEvent {
+  readonly t: Nanoseconds;
+  readonly device: string;
+}
+
+/** Called for every frame put on a link (before loss), e.g. to write a capture. */
+export type FrameTap = (t: Nanoseconds, from: Endpoint, to: Endpoint, frame: Uint8Array) => void;
+
+const TIMER = 0;
+const DELIVER = 1;
+const ACTION = 2;
+
+interface TimerEvent extends QueuedEvent {
+  type: typeof TIMER;
+  node: SimNode;
+  timer: TimerId;
+  gen: number;
+}
+interface DeliverEvent extends QueuedEvent {
+  type: typeof DELIVER;
+  link: SimLink;
+  to: SimNode;
+  port: number;
+  frame: Uint8Array;
+  /** The link's generation when the frame left: frames in flight die with a link that goes down. */
+  gen: number;
+}
+interface ActionEvent extends QueuedEvent {
+  type: typeof ACTION;
+  run: (now: Nanoseconds) => void;
+}
+type Event = TimerEvent | DeliverEvent | ActionEvent;
+
+interface SimNode {
+  readonly name: string;
+  device: Device;
+  /** Armed timers: id -> generation of the live arming. */
+  readonly timers: Map<TimerId, number>;
+  /** port -> link and which side of it this node is. */
+  readonly ports: Map<number, { link: SimLink; side: 0 | 1 }>;
+}
+
+export interface SimLink {
+  readonly spec: LinkSpec;
+  up: boolean;
+  gen: number;
+  /** Frames lost to injected loss or to the link being down. */
+  lost: number;
+  readonly frames: [number, number];
+  readonly bytes: [number, number];
+  readonly loss: Random | null;
+}
+
+export interface SimulatorOptions {
+  readonly seed?: number | string;
+}
+
+export class Simulator {
+  private readonly queue = new EventQueue<Event>();
+  private readonly nodes = new Map<string, SimNode>();
+  readonly links: SimLink[] = [];
+  private timerGen = 0;
+  private clock: Nanoseconds = 0;
+  private started = false;
+  /** Events processed so far (a cost measure for benchmarks). */
+  eventsProcessed = 0;
+  readonly seed: number | string;
+  private readonly listeners: ((e: SimEvent) => void)[] = [];
+  private readonly taps: FrameTap[] = [];
+
+  constructor(opts: SimulatorOptions = {}) {
+    this.seed = opts.seed ?? 1;
+  }
+
+  get now(): Nanoseconds {
+    return this.clock;
+  }
+
+  /**
+   * Adds a device. `create` receives the environment the device must use; the device's random stream is
+   * derived from the run seed and its name.
+   */
+  addDevice<D extends Device>(name: string, create: (env: DeviceEnv) => D): D {
+    if (this.nodes.has(name)) throw new Error(`device ${name} already exists`);
+    const random = createRandom(this.seed, `device:${name}`);
+    const node: SimNode = {
+      name,
+      device: undefined as unknown as Device,
+      timers: new Map(),
+      ports: new Map(),
+    };
+    const env: DeviceEnv = {
+      transmit: (port, frame) => this.transmit(node, port, frame),
+      arm: (timer, at) => this.arm(node, timer, at),
+      disarm: (timer) => {
+        node.timers.delete(timer);
+      },
+      emit: (event) => {
+        if (this.listeners.length === 0) return;
+        const stamped: SimEvent = { ...event, t: this.clock, device: name };
+        for (const l of this.listeners) l(stamped);
+      },
+      random: random.next,
+    };
+    const device = create(env);
+    node.device = device;
+    this.nodes.set(name, node);
+    return device;
+  }
+
+  device(name: string): Device {
+    const node = this.nodes.get(name);
+    if (!node) throw new Error(`no device ${name}`);
+    return node.device;
+  }
+
+  get deviceNames(): string[] {
+    return [...this.nodes.keys()];
+  }
+
+  connect(spec: LinkSpec): SimLink {
+    const a = this.nodeOf(spec.a.device);
+    const b = this.nodeOf(spec.b.device);
+    for (const [node, ep] of [
+      [a, spec.a],
+      [b, spec.b],
+    ] as const) {
+      if (node.ports.has(ep.port)) throw new Error(`${ep.device} port ${ep.port} is already connected`);
+    }
+    const link: SimLink = {
+      spec,
+      up: true,
+      gen: 0,
+      lost: 0,
+      frames: [0, 0],
+      bytes: [0, 0],
+      loss: spec.lossRate ? createRandom(this.seed, `link:${spec.a.device}:${spec.a.port}`) : null,
+    };
+    a.ports.set(spec.a.port, { link, side: 0 });
+    b.ports.set(spec.b.port, { link, side: 1 });
+    this.links.push(link);
+    return link;
+  }
+
+  /** Subscribe to every device's telemetry events. */
+  onEvent(listener: (e: SimEvent) => void): void {
+    this.listeners.push(listener);
+  }
+
+  /** Observe every frame put on a link. */
+  onFrame(tap: FrameTap): void {
+    this.taps.push(tap);
+  }
+
+  /** Run `fn` at emulated time `t` (an external action: a scenario step, a sample). */
+  at(t: Nanoseconds, fn: (now: Nanoseconds) => void): void {
+    this.queue.push({ type: ACTION, t: Math.max(t, this.clock), seq: 0, run: fn });
+  }
+
+  /** Take a link down or bring it up; both ends are told at the current time. */
+  setLinkUp(link: SimLink, up: boolean): void {
+    if (link.up === up) return;
+    link.up = up;
+    link.gen++;
+    const { a, b } = link.spec;
+    this.nodeOf(a.device).device.setLinkState(a.port, up, this.clock);
+    this.nodeOf(b.device).device.setLinkState(b.port, up, this.clock);
+  }
+
+  linkAt(device: string, port: number): SimLink | undefined {
+    return this.nodes.get(device)?.ports.get(port)?.link;
+  }
+
+  /** Runs every event up to and including emulated time `until`; the clock ends at `until`. */
+  run(until: Nanoseconds): void {
+    if (!this.started) {
+      this.started = true;
+      for (const node of this.nodes.values()) node.device.start(this.clock);
+    }
+    const queue = this.queue;
+    while (queue.peekTime() <= until) {
+      const e = queue.pop()!;
+      this.clock = e.t;
+      this.eventsProcessed++;
+      switch (e.type) {
+        case TIMER:
+          if (e.node.timers.get(e.timer) !== e.gen) break;
+          e.node.timers.delete(e.timer);
+          e.node.device.fire(e.timer, e.t);
+          break;
+        case DELIVER:
+          if (e.gen !== e.link.gen || !e.link.up) {
+            e.link.lost++;
+            break;
+          }
+          e.to.device.receive(e.port, e.frame, e.t);
+          break;
+        case ACTION:
+          e.run(e.t);
+          break;
+      }
+    }
+    if (until > this.clock) this.clock = until;
+  }
+
+  private nodeOf(name: string): SimNode {
+    const node = this.nodes.get(name);
+    if (!node) throw new Error(`no device ${name}`);
+    return node;
+  }
+
+  private arm(node: SimNode, timer: TimerId, at: Nanoseconds): void {
+    const gen = ++this.timerGen;
+    node.timers.set(timer, gen);
+    this.queue.push({ type: TIMER, t: Math.max(Math.ceil(at), this.clock), seq: 0, node, timer, gen });
+  }
+
+  private transmit(node: SimNode, port: number, frame: Uint8Array): void {
+    const attachment = node.ports.get(port);
+    if (!attachment) return; // an unconnected port: the frame goes nowhere
+    const { link, side } = attachment;
+    const spec = link.spec;
+    const from = side === 0 ? spec.a : spec.b;
+    const to = side === 0 ? spec.b : spec.a;
+    link.frames[side]++;
+    link.bytes[side] += frame.length;
+    for (const tap of this.taps) tap(this.clock, from, to, frame);
+    if (!link.up || (link.loss !== null && link.loss.next() < (spec.lossRate ?? 0))) {
+      link.lost++;
+      return;
+    }
+    this.queue.push({
+      type: DELIVER,
+      t: this.clock + spec.delayNs,
+      seq: 0,
+      link,
+      to: this.nodeOf(to.device),
+      port: to.port,
+      frame,
+      gen: link.gen,
+    });
+  }
+}
