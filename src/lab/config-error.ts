@@ -1,0 +1,138 @@
+// Errors in user input: each problem names the file, the line and column, the path inside the document
+// and what is allowed. Nothing is created before input validates.
+
+import { isNode, LineCounter, parseDocument } from "yaml";
+import type { z } from "zod";
+
+export interface ConfigProblem {
+  /** Dotted path into the document: `links[2].rate`, `nodes.leaf1.pfc.xoff`. */
+  readonly path: string;
+  readonly message: string;
+  readonly line?: number;
+  readonly column?: number;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly file: string,
+    readonly problems: readonly ConfigProblem[],
+  ) {
+    super(
+      problems
+        .map(
+          (p) =>
+            `${file}${p.line !== undefined ? `:${p.line}:${p.column}` : ""}: ${p.path || "(top)"}: ${p.message}`,
+        )
+        .join("\n"),
+    );
+    this.name = "ConfigError";
+  }
+}
+
+export function formatPath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const key of path) {
+    if (typeof key === "number") out += `[${key}]`;
+    else out += out === "" ? String(key) : `.${String(key)}`;
+  }
+  return out;
+}
+
+/** A parsed YAML document that can point back at the source of any path in it. */
+export class SourceDocument {
+  readonly data: unknown;
+  private readonly doc: ReturnType<typeof parseDocument>;
+  private readonly lines = new LineCounter();
+
+  constructor(
+    readonly file: string,
+    text: string,
+  ) {
+    this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: false });
+    if (this.doc.errors.length > 0) {
+      throw new ConfigError(
+        file,
+        this.doc.errors.map((e) => {
+          const pos = e.linePos?.[0];
+          return {
+            path: "",
+            message: `not valid YAML: ${e.message.split("\n")[0]}`,
+            ...(pos ? { line: pos.line, column: pos.col } : {}),
+          };
+        }),
+      );
+    }
+    this.data = this.doc.toJS();
+  }
+
+  /** A problem at `path`, located at the deepest node of the path that exists in the source. */
+  problem(path: readonly PropertyKey[], message: string): ConfigProblem {
+    for (let n = path.length; n >= 0; n--) {
+      const node = this.doc.getIn(path.slice(0, n) as unknown[], true);
+      if (isNode(node) && node.range) {
+        const pos = this.lines.linePos(node.range[0]);
+        return { path: formatPath(path), message, line: pos.line, column: pos.col };
+      }
+    }
+    return { path: formatPath(path), message };
+  }
+
+  /** Validates against `schema`; throws ConfigError listing every problem. */
+  parse<S extends z.ZodType>(schema: S, data: unknown = this.data): z.output<S> {
+    const result = schema.safeParse(data);
+    if (result.success) return result.data;
+    throw new ConfigError(
+      this.file,
+      flattenIssues(result.error.issues).map((issue) => this.problem(issue.path, describeIssue(issue))),
+    );
+  }
+}
+
+type Issue = z.core.$ZodIssue;
+
+/**
+ * A union that fails reports every alternative's complaints, which reads as noise ("expected string,
+ * expected object, unknown key..."). Pick the alternative the input was evidently meant to be — the one
+ * whose complaints are all below its top level — and report only its problems, at their full paths.
+ */
+function flattenIssues(issues: readonly Issue[]): Issue[] {
+  const out: Issue[] = [];
+  for (const issue of issues) {
+    if (issue.code !== "invalid_union" || !("errors" in issue) || issue.errors.length === 0) {
+      out.push(issue);
+      continue;
+    }
+    const branches = issue.errors as Issue[][];
+    const depth = (b: Issue[]): number => Math.min(...b.map((i) => i.path.length));
+    const shallowMismatch = (b: Issue[]): number =>
+      b.filter((i) => i.path.length === 0 || i.code === "unrecognized_keys").length;
+    const best = [...branches].sort(
+      (a, b) => shallowMismatch(a) - shallowMismatch(b) || depth(b) - depth(a),
+    )[0]!;
+    if (shallowMismatch(best) > 0 && branches.length > 1) {
+      out.push(issue);
+      continue;
+    }
+    for (const inner of flattenIssues(best))
+      out.push({ ...inner, path: [...issue.path, ...inner.path] } as Issue);
+  }
+  return out;
+}
+
+function describeDiscriminator(path: readonly PropertyKey[]): string {
+  return path.at(-1) === "start" ? "incast, flow, permutation, all-to-all, all-reduce, mix" : "switch, host";
+}
+
+/** zod's messages, reworded where they would confuse someone editing YAML. */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === "unrecognized_keys") {
+    return `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+  }
+  if (issue.code === "invalid_union" && "note" in issue && issue.note === "No matching discriminator") {
+    return `${issue.path.at(-1) === "start" ? "type" : "kind"}: not one of the allowed values (${describeDiscriminator(issue.path)})`;
+  }
+  if (issue.code === "invalid_union") {
+    return "none of the allowed forms fits here (see docs/configuration.md)";
+  }
+  return issue.message;
+}

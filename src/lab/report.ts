@@ -1,0 +1,230 @@
+// Scenario reports: the same JSON and CSV files from either runtime, so runs can be compared (fidelity,
+// threshold tables, regressions). report.json is the summary, the flows and every device's counters;
+// the CSV files are time series in long format (one row per sample per key that changed), ready for
+// plotting tools.
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { DeviceStats, Nanoseconds } from "../device/contract.js";
+import { formatDuration, formatRate, formatSize } from "./units.js";
+
+export interface Percentiles {
+  readonly p50: number;
+  readonly p99: number;
+  readonly p999: number;
+}
+
+export interface FlowReport {
+  readonly id: number;
+  readonly workload: string;
+  readonly src: string;
+  readonly dst: string;
+  readonly op: string;
+  /** The requester's QP number. */
+  readonly qp: number;
+  readonly bytes: number;
+  readonly startNs: number;
+  readonly endNs: number | null;
+  readonly fctNs: number | null;
+  readonly goodputBps: number | null;
+  readonly retransmits: number;
+}
+
+export interface Summary {
+  /** Payload bytes of completed messages over the span from the first start to the last completion. */
+  readonly goodputBps: number;
+  readonly fctNs: Percentiles;
+  /** One-way delay of data packets, sending NIC to receiving NIC. */
+  readonly latencyNs: Percentiles;
+  /** PFC XOFF frames sent by all devices (refreshes included). */
+  readonly pauseFramesTx: number;
+  /** Time egress queues spent paused by a received PFC, summed over every port and priority. */
+  readonly pauseTimeNs: number;
+  readonly ecnMarked: number;
+  readonly cnpSent: number;
+  readonly cnpHandled: number;
+  readonly drops: { readonly lossless: number; readonly lossy: number };
+  readonly flowsCompleted: number;
+  readonly flowsTotal: number;
+  readonly retransmits: number;
+  /** Largest egress queue seen on any switch port, bytes. */
+  readonly queuePeakBytes: number;
+  /** CNPs per second of run time. */
+  readonly cnpPerSecond: number;
+}
+
+export interface DeviceReport {
+  readonly kind: "switch" | "nic";
+  readonly counters: Record<string, number>;
+  readonly ports: Record<
+    string,
+    Record<string, number> & { queues?: Record<string, Record<string, number>> }
+  >;
+}
+
+export interface Report {
+  readonly scenario: string;
+  readonly description: string;
+  readonly runtime: "sim" | "live";
+  readonly seed: number;
+  readonly durationNs: number;
+  readonly sampleNs: number;
+  readonly dilation?: number;
+  readonly topology: { readonly name: string; readonly source: string };
+  readonly summary: Summary;
+  readonly flows: readonly FlowReport[];
+  readonly devices: Readonly<Record<string, DeviceReport>>;
+  readonly files: Readonly<Record<string, string>>;
+  /** Real time the run took, ms. */
+  readonly wallClockMs: number;
+}
+
+/** Nearest-rank percentile of unsorted values (0 when empty). */
+export function percentile(values: readonly number[], q: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+export function percentiles(values: readonly number[]): Percentiles {
+  return { p50: percentile(values, 0.5), p99: percentile(values, 0.99), p999: percentile(values, 0.999) };
+}
+
+function sumCounters(stats: readonly DeviceStats[], pick: (name: string) => boolean, ports = true): number {
+  let total = 0;
+  for (const s of stats) {
+    for (const [k, v] of Object.entries(s.counters)) if (pick(k)) total += v;
+    if (ports)
+      for (const p of s.ports) for (const [k, v] of Object.entries(p.counters)) if (pick(k)) total += v;
+  }
+  return total;
+}
+
+export interface SummaryInputs {
+  readonly stats: readonly DeviceStats[];
+  readonly flows: readonly FlowReport[];
+  readonly latency: Percentiles;
+  readonly durationNs: number;
+}
+
+export function summarise({ stats, flows, latency, durationNs }: SummaryInputs): Summary {
+  const switches = stats.filter((s) => s.kind === "switch");
+  const nics = stats.filter((s) => s.kind === "nic");
+  const done = flows.filter((f) => f.endNs !== null);
+  const start = Math.min(...flows.map((f) => f.startNs));
+  const end = Math.max(...done.map((f) => f.endNs!));
+  const bytes = done.reduce((a, f) => a + f.bytes, 0);
+  let queuePeak = 0;
+  let ecn = 0;
+  for (const s of switches) {
+    for (const p of s.ports) {
+      for (const q of p.queues ?? []) {
+        queuePeak = Math.max(queuePeak, q.counters.watermark_bytes ?? 0);
+        ecn += q.counters.ecn_marked ?? 0;
+      }
+    }
+  }
+  const cnpSent = sumCounters(nics, (k) => k === "np_cnp_sent", false);
+  return {
+    goodputBps: done.length > 0 && end > start ? (bytes * 8e9) / (end - start) : 0,
+    fctNs: percentiles(done.map((f) => f.fctNs!)),
+    latencyNs: latency,
+    pauseFramesTx: sumCounters(stats, (k) => /^tx_(pause_prio|prio)\d(_pause)?$/.test(k)),
+    pauseTimeNs: sumCounters(stats, (k) => /^(paused_ns_prio\d|rx_prio\d_pause_duration)$/.test(k)),
+    ecnMarked: ecn,
+    cnpSent,
+    cnpHandled: sumCounters(nics, (k) => k === "rp_cnp_handled", false),
+    drops: {
+      lossless: sumCounters(switches, (k) => k === "dropped_lossless", false),
+      lossy: sumCounters(switches, (k) => k === "dropped_lossy", false),
+    },
+    flowsCompleted: done.length,
+    flowsTotal: flows.length,
+    retransmits: flows.reduce((a, f) => a + f.retransmits, 0),
+    queuePeakBytes: queuePeak,
+    cnpPerSecond: durationNs > 0 ? (cnpSent * 1e9) / durationNs : 0,
+  };
+}
+
+export function deviceReport(s: DeviceStats): DeviceReport {
+  const ports: DeviceReport["ports"] = {};
+  for (const p of s.ports) {
+    const entry: Record<string, number> & { queues?: Record<string, Record<string, number>> } = {
+      ...p.counters,
+    };
+    if (p.queues) {
+      entry.queues = {};
+      for (const q of p.queues) {
+        // Idle queues add nothing but noise.
+        if (Object.values(q.counters).some((v) => v !== 0)) entry.queues[String(q.queue)] = { ...q.counters };
+      }
+    }
+    ports[p.name] = entry;
+  }
+  return { kind: s.kind, counters: { ...s.counters }, ports };
+}
+
+/** Long-format CSV time series that only records a key when its value changed. */
+export class Series {
+  private readonly rows: string[] = [];
+  private readonly last = new Map<string, number>();
+
+  constructor(
+    readonly file: string,
+    private readonly header: readonly string[],
+  ) {}
+
+  /** Records `value` for `key` (the leading columns) at time `t` if it changed since the last sample. */
+  record(t: Nanoseconds, key: readonly (string | number)[], value: number): void {
+    const k = key.join(",");
+    if (this.last.get(k) === value) return;
+    this.last.set(k, value);
+    this.rows.push(`${t},${k},${Number.isInteger(value) ? value : value.toPrecision(6)}`);
+  }
+
+  get length(): number {
+    return this.rows.length;
+  }
+
+  write(dir: string): void {
+    writeFileSync(
+      join(dir, this.file),
+      `${this.header.join(",")}\n${this.rows.join("\n")}${this.rows.length ? "\n" : ""}`,
+    );
+  }
+}
+
+export function writeReport(
+  dir: string,
+  report: Report,
+  series: readonly Series[],
+  events: readonly string[],
+): void {
+  mkdirSync(dir, { recursive: true });
+  for (const s of series) s.write(dir);
+  writeFileSync(join(dir, "events.jsonl"), events.length ? `${events.join("\n")}\n` : "");
+  writeFileSync(join(dir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
+}
+
+/** The one-screen summary `rocelab run` prints. */
+export function formatSummary(r: Report, dir?: string): string {
+  const s = r.summary;
+  const lines = [
+    `scenario ${r.scenario} (${r.runtime}${r.dilation ? `, dilation ${r.dilation}` : ""}, seed ${r.seed}) — ${formatDuration(r.durationNs)} emulated in ${(r.wallClockMs / 1000).toFixed(1)} s`,
+    `topology ${r.topology.name}`,
+    "",
+    `  flows          ${s.flowsCompleted}/${s.flowsTotal} completed, ${s.retransmits} retransmissions`,
+    `  goodput        ${formatRate(s.goodputBps)}b/s`,
+    `  FCT            p50 ${formatDuration(s.fctNs.p50)}   p99 ${formatDuration(s.fctNs.p99)}   p99.9 ${formatDuration(s.fctNs.p999)}`,
+    `  packet latency p50 ${formatDuration(s.latencyNs.p50)}   p99 ${formatDuration(s.latencyNs.p99)}   p99.9 ${formatDuration(s.latencyNs.p999)}`,
+    `  queue peak     ${formatSize(s.queuePeakBytes)}`,
+    `  PFC            ${s.pauseFramesTx} pause frames sent, ${formatDuration(s.pauseTimeNs)} paused (sum over queues)`,
+    `  ECN            ${s.ecnMarked} packets marked CE`,
+    `  CNP            ${s.cnpSent} sent (${Math.round(s.cnpPerSecond)}/s), ${s.cnpHandled} handled`,
+    `  drops          lossless ${s.drops.lossless}, lossy ${s.drops.lossy}`,
+  ];
+  if (dir)
+    lines.push("", `report: ${join(dir, "report.json")} (time series: ${Object.values(r.files).join(", ")})`);
+  return lines.join("\n");
+}

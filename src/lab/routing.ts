@@ -1,0 +1,89 @@
+// Routes computed from the topology, as a routing protocol on a real fabric would converge to: every
+// switch gets, for each host address and each link subnet, all its equal-cost shortest-path next hops.
+// Recomputed by the lab when a link goes down or comes back.
+
+import type { NextHop, Route } from "../switch/config.js";
+import { type AddressPlan, portKey } from "./address-plan.js";
+import { NodeKind, type Topology } from "./topology.js";
+
+interface Adjacency {
+  readonly port: number;
+  readonly peer: string;
+  readonly peerIp: number;
+}
+
+/**
+ * Routes per switch. `down` holds the ids of links that are down; they carry nothing.
+ */
+export function computeRoutes(
+  topo: Topology,
+  plan: AddressPlan,
+  down: ReadonlySet<number> = new Set(),
+): Map<string, Route[]> {
+  const kind = new Map(topo.nodes.map((n) => [n.name, n.kind]));
+  const isSwitch = (n: string): boolean => kind.get(n) === NodeKind.Switch;
+  const adj = new Map<string, Adjacency[]>();
+  for (const n of topo.nodes) if (n.kind === NodeKind.Switch) adj.set(n.name, []);
+  // Destinations: prefix -> switches directly attached (with the port and whether it is a host route).
+  const attached = new Map<string, { prefix: number; length: number; at: { sw: string; port: number }[] }>();
+  const attach = (prefix: number, length: number, sw: string, port: number): void => {
+    const key = `${prefix}/${length}`;
+    const entry = attached.get(key) ?? { prefix, length, at: [] };
+    entry.at.push({ sw, port });
+    attached.set(key, entry);
+  };
+  for (const link of topo.links) {
+    const a = plan.ports.get(portKey(link.a.node, link.a.port))!;
+    const b = plan.ports.get(portKey(link.b.node, link.b.port))!;
+    const isDown = down.has(link.id);
+    const subnet = Math.min(a.ip, b.ip);
+    for (const [me, other] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      if (!isSwitch(me.node) || isDown) continue;
+      attach(subnet, 31, me.node, me.port);
+      if (isSwitch(other.node)) adj.get(me.node)!.push({ port: me.port, peer: other.node, peerIp: other.ip });
+      else attach(other.ip, 32, me.node, me.port);
+    }
+  }
+  const routes = new Map<string, Route[]>();
+  for (const sw of adj.keys()) routes.set(sw, []);
+  for (const dest of attached.values()) {
+    // Multi-source BFS from the attached switches gives every switch its distance to the destination.
+    const dist = new Map<string, number>();
+    const queue: string[] = [];
+    for (const { sw } of dest.at) {
+      if (!dist.has(sw)) {
+        dist.set(sw, 0);
+        queue.push(sw);
+      }
+    }
+    for (let i = 0; i < queue.length; i++) {
+      const sw = queue[i]!;
+      for (const e of adj.get(sw)!) {
+        if (!dist.has(e.peer)) {
+          dist.set(e.peer, dist.get(sw)! + 1);
+          queue.push(e.peer);
+        }
+      }
+    }
+    for (const sw of adj.keys()) {
+      const d = dist.get(sw);
+      if (d === undefined) continue; // unreachable from here
+      let nextHops: NextHop[];
+      if (d === 0) {
+        nextHops = dest.at.filter((x) => x.sw === sw).map((x) => ({ port: x.port, via: 0 }));
+      } else {
+        nextHops = adj
+          .get(sw)!
+          .filter((e) => dist.get(e.peer) === d - 1)
+          .map((e) => ({ port: e.port, via: e.peerIp }));
+      }
+      routes.get(sw)!.push({ prefix: dest.prefix >>> 0, prefixLength: dest.length, nextHops });
+    }
+  }
+  for (const list of routes.values())
+    list.sort((x, y) => y.prefixLength - x.prefixLength || x.prefix - y.prefix);
+  return routes;
+}

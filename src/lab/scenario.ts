@@ -1,0 +1,219 @@
+// Scenarios: a topology, overrides, a timeline and a duration. Loaded and checked here, then run by either
+// runtime (run-sim.ts, and the live lab) into the same report format.
+
+import { readFileSync } from "node:fs";
+import { basename, dirname, extname, resolve } from "node:path";
+import {
+  type RdmaOp,
+  SIZE_DISTRIBUTIONS,
+  type SizeDistribution,
+  type WorkloadSpec,
+} from "../nic/workloads.js";
+import { ConfigError, type ConfigProblem, SourceDocument } from "./config-error.js";
+import {
+  type NicSettings,
+  type ScenarioFile,
+  type SettingsChangeSettings,
+  type SwitchSettings,
+  scenarioFile,
+  type WorkloadSettings,
+} from "./schema.js";
+import {
+  defaultTopology,
+  hosts,
+  linkAt,
+  loadTopology,
+  NodeKind,
+  resolveTopology,
+  type Topology,
+} from "./topology.js";
+
+export interface SettingsChange {
+  readonly switches: readonly SwitchSettings[];
+  readonly nodes: Readonly<Record<string, readonly SwitchSettings[]>>;
+  readonly hosts: readonly NicSettings[];
+}
+
+export type Step =
+  | { readonly atNs: number; readonly kind: "start"; readonly workload: WorkloadSpec }
+  | { readonly atNs: number; readonly kind: "set"; readonly change: SettingsChange }
+  | {
+      readonly atNs: number;
+      readonly kind: "link";
+      readonly up: boolean;
+      readonly node: string;
+      readonly port: number;
+    }
+  | { readonly atNs: number; readonly kind: "stop"; readonly workloads: "all" | readonly string[] };
+
+export interface Scenario {
+  readonly name: string;
+  readonly description: string;
+  readonly file: string;
+  readonly seed: number;
+  readonly durationNs: number;
+  readonly sampleNs: number;
+  readonly topology: Topology;
+  readonly overrides: SettingsChange;
+  readonly timeline: readonly Step[];
+}
+
+export function loadScenario(file: string): Scenario {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new ConfigError(file, [{ path: "", message: `cannot read the file: ${(e as Error).message}` }]);
+  }
+  const doc = new SourceDocument(file, text);
+  return resolveScenario(doc.parse(scenarioFile), file, doc);
+}
+
+/** Resolves a parsed scenario (from a file, or built in code with `doc` null). */
+export function resolveScenario(parsed: ScenarioFile, file: string, doc: SourceDocument | null): Scenario {
+  const problems: ConfigProblem[] = [];
+  const problem = (path: (string | number)[], message: string): void => {
+    problems.push(doc ? doc.problem(path, message) : { path: path.join("."), message });
+  };
+  let topology: Topology;
+  const t = parsed.topology ?? "default";
+  if (typeof t === "string") {
+    topology = t === "default" ? defaultTopology() : loadTopology(resolve(dirname(file), t));
+  } else {
+    topology = resolveTopology(t, file, doc, basename(file, extname(file)), ["topology"]);
+  }
+  const hostNames = hosts(topology).map((h) => h.name);
+  const kinds = new Map(topology.nodes.map((n) => [n.name, n.kind]));
+  const checkHost = (name: string, path: (string | number)[]): void => {
+    if (kinds.get(name) !== NodeKind.Host) {
+      problem(path, `"${name}" is not a host of topology ${topology.name} (hosts: ${hostNames.join(", ")})`);
+    }
+  };
+  const checkSwitches = (
+    nodes: Record<string, SwitchSettings> | undefined,
+    path: (string | number)[],
+  ): void => {
+    for (const name of Object.keys(nodes ?? {})) {
+      if (kinds.get(name) !== NodeKind.Switch)
+        problem([...path, name], `"${name}" is not a switch of the topology`);
+    }
+  };
+  const change = (c: SettingsChangeSettings): SettingsChange => ({
+    switches: c.switches ? [c.switches] : [],
+    nodes: Object.fromEntries(Object.entries(c.nodes ?? {}).map(([k, v]) => [k, [v]])),
+    hosts: c.hosts ? [c.hosts] : [],
+  });
+
+  checkSwitches(parsed.overrides?.nodes, ["overrides", "nodes"]);
+  const timeline: Step[] = [];
+  const names = new Set<string>();
+  parsed.timeline.forEach((s, i) => {
+    const at = ["timeline", i];
+    if (s.at > parsed.duration)
+      problem([...at, "at"], `step at ${s.at} ns is after the end of the run (${parsed.duration} ns)`);
+    if ("start" in s) {
+      const w = resolveWorkload(s.start, i, hostNames, parsed.duration - s.at, topology);
+      if (names.has(w.name)) problem([...at, "start", "name"], `workload name "${w.name}" is used twice`);
+      names.add(w.name);
+      for (const [key, value] of Object.entries(s.start)) {
+        if (key === "to" || (key === "from" && typeof value === "string"))
+          checkHost(value as string, [...at, "start", key]);
+        if ((key === "from" || key === "hosts") && Array.isArray(value)) {
+          for (const [j, h] of value.entries()) checkHost(h as string, [...at, "start", key, j]);
+        }
+      }
+      if (s.start.type === "incast" && Array.isArray(s.start.from) && s.start.from.includes(s.start.to)) {
+        problem([...at, "start", "from"], `${s.start.to} cannot send to itself`);
+      }
+      if (
+        s.start.type === "incast" &&
+        typeof s.start.from === "number" &&
+        s.start.from > hostNames.length - 1
+      ) {
+        problem(
+          [...at, "start", "from"],
+          `${s.start.from} senders asked, the topology has ${hostNames.length - 1} other hosts`,
+        );
+      }
+      timeline.push({ atNs: s.at, kind: "start", workload: w });
+    } else if ("set" in s) {
+      checkSwitches(s.set.nodes, [...at, "set", "nodes"]);
+      timeline.push({ atNs: s.at, kind: "set", change: change(s.set) });
+    } else if ("link" in s) {
+      const up = "up" in s.link;
+      const text = "up" in s.link ? s.link.up : s.link.down;
+      const [node, iface] = text.split(":") as [string, string];
+      const port = Number(iface.slice(3));
+      if (linkAt(topology, node, port) === null)
+        problem([...at, "link"], `${text} is not connected in the topology`);
+      timeline.push({ atNs: s.at, kind: "link", up, node, port });
+    } else {
+      timeline.push({ atNs: s.at, kind: "stop", workloads: s.stop });
+    }
+  });
+  for (const [i, s] of timeline.entries()) {
+    if (s.kind === "stop" && s.workloads !== "all") {
+      for (const name of s.workloads)
+        if (!names.has(name)) problem(["timeline", i, "stop"], `no workload named "${name}"`);
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(file, problems);
+  timeline.sort((a, b) => a.atNs - b.atNs);
+  return {
+    name: parsed.name ?? basename(file, extname(file)),
+    description: parsed.description ?? "",
+    file,
+    seed: parsed.seed ?? 1,
+    durationNs: parsed.duration,
+    sampleNs: parsed.sample ?? Math.max(1000, Math.round(parsed.duration / 1000)),
+    topology,
+    overrides: parsed.overrides ? change(parsed.overrides) : { switches: [], nodes: {}, hosts: [] },
+    timeline,
+  };
+}
+
+function resolveWorkload(
+  w: WorkloadSettings,
+  index: number,
+  hostNames: readonly string[],
+  remainingNs: number,
+  topology: Topology,
+): WorkloadSpec {
+  const common = {
+    name: w.name ?? `${w.type}-${index}`,
+    op: (w.op ?? "write") as RdmaOp,
+    qps: w.qps ?? 1,
+    repeat: w.repeat ?? 1,
+    intervalNs: w.interval ?? 0,
+  };
+  const pick = (h: "all" | readonly string[] | undefined): readonly string[] =>
+    h === undefined || h === "all" ? hostNames : h;
+  switch (w.type) {
+    case "incast": {
+      const from = typeof w.from === "number" ? hostNames.filter((h) => h !== w.to).slice(0, w.from) : w.from;
+      return { ...common, type: "incast", to: w.to, from, bytes: w.size };
+    }
+    case "flow":
+      return { ...common, type: "flow", from: w.from, to: w.to, bytes: w.size };
+    case "permutation":
+      return { ...common, type: "permutation", hosts: pick(w.hosts), bytes: w.size };
+    case "all-to-all":
+      return { ...common, type: "all-to-all", hosts: pick(w.hosts), bytes: w.size };
+    case "all-reduce":
+      return { ...common, type: "all-reduce", hosts: pick(w.hosts), bytes: w.size };
+    case "mix": {
+      const sizes: SizeDistribution =
+        typeof w.sizes === "string" ? SIZE_DISTRIBUTIONS[w.sizes]! : { name: "custom", points: w.sizes.cdf };
+      const rates = pick(w.hosts).map((h) => linkAt(topology, h, 1)?.link.rateBps ?? 0);
+      return {
+        ...common,
+        type: "mix",
+        hosts: pick(w.hosts),
+        load: w.load,
+        linkRateBps: Math.min(...rates),
+        durationNs: w.duration ?? remainingNs,
+        sizes,
+      };
+    }
+  }
+}

@@ -1,0 +1,302 @@
+// Schemas of everything a user writes: topology files, scenario files, per-node settings. Values carry
+// units as people write them ("100G", "1us", "150KB", "20%"); the schemas turn them into base units (bits/s,
+// ns, bytes, fractions) and say what is allowed when they cannot.
+
+import { z } from "zod";
+import { parseDuration, parseFraction, parseRate, parseRatio, parseSize } from "./units.js";
+
+function unit<T>(parse: (v: string | number) => T | null, what: string, example: string) {
+  return z.union([z.string(), z.number()]).transform((v, ctx): T => {
+    const parsed = parse(v);
+    if (parsed === null) {
+      ctx.addIssue({
+        code: "custom",
+        message: `${JSON.stringify(v)} is not ${what} (for example ${example})`,
+      });
+      return z.NEVER;
+    }
+    return parsed;
+  });
+}
+
+export const rate = unit(parseRate, "a rate", "100G, 25Gbps, 400Mb/s");
+export const duration = unit(parseDuration, "a duration", "1us, 55µs, 2ms, 500ns");
+export const size = unit(parseSize, "a size", "150KB = 150,000 bytes, 4KiB = 4,096 bytes, 9000");
+export const fraction = unit(parseFraction, "a probability", "20%, 0.2, 1/8");
+export const ratio = unit(parseRatio, "a positive ratio", "1/8, 0.125, 2");
+
+const priority = z.number().int().min(0).max(7);
+const priorityList = z.array(priority);
+const eightNumbers = z.array(z.number().min(0)).length(8);
+
+const ecnQueueSettings = z
+  .object({
+    kmin: size,
+    kmax: size,
+    pmax: fraction,
+  })
+  .strict()
+  .refine((q) => q.kmin <= q.kmax, { message: "kmin must not exceed kmax" });
+
+/** Switch settings as written in topology files, profiles and scenario overrides (all optional). */
+export const switchSettings = z
+  .object({
+    profile: z.string().optional(),
+    qos: z
+      .object({
+        /** DSCP -> priority entries, merged over the defaults (26 -> 3, 48 -> 6, others -> 0). */
+        dscpToPriority: z.record(z.string().regex(/^\d+$/, "a DSCP value 0..63"), priority).optional(),
+        priorityToQueue: z.array(priority).length(8).optional(),
+        controlPriority: priority.optional(),
+        lossless: priorityList.optional(),
+        strictQueues: priorityList.optional(),
+        dwrrWeights: eightNumbers.optional(),
+        dwrrQuantum: size.optional(),
+      })
+      .strict()
+      .optional(),
+    buffer: z
+      .object({
+        size: size.optional(),
+        reserve: size.optional(),
+        lossyAlpha: ratio.optional(),
+        headroom: z.union([z.literal("auto"), size]).optional(),
+      })
+      .strict()
+      .optional(),
+    pfc: z
+      .object({
+        enabled: z.boolean().optional(),
+        /** "dynamic" (α × free shared buffer) or a static size. */
+        xoff: z.union([z.literal("dynamic"), size]).optional(),
+        alpha: ratio.optional(),
+        resumeOffset: size.optional(),
+        pauseQuanta: z.number().int().min(1).max(0xffff).optional(),
+        refresh: z.number().gt(0).lt(1).optional(),
+        headroomSlack: duration.optional(),
+      })
+      .strict()
+      .optional(),
+    ecn: z
+      .object({
+        fast: z.boolean().optional(),
+        queues: z
+          .record(z.string().regex(/^[0-7]$/, "a queue number 0..7"), ecnQueueSettings.nullable())
+          .optional(),
+      })
+      .strict()
+      .optional(),
+    ecmp: z
+      .object({
+        fields: z
+          .array(z.enum(["srcIp", "dstIp", "protocol", "srcPort", "dstPort"]))
+          .min(1)
+          .optional(),
+        algorithm: z.enum(["crc16", "crc32"]).optional(),
+        seed: z.number().int().min(0).max(0xffff_ffff).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+export type SwitchSettings = z.infer<typeof switchSettings>;
+
+const endpoint = z
+  .string()
+  .regex(/^[A-Za-z][\w-]*:eth[1-9]\d*$/, 'an endpoint "node:ethN" (for example "leaf1:eth1")');
+
+const linkSettings = z
+  .object({
+    rate: rate.optional(),
+    delay: duration.optional(),
+    /** Probability of losing a frame on this link (failure injection). */
+    loss: fraction.optional(),
+  })
+  .strict();
+
+const linkEntry = z.union([
+  z.tuple([endpoint, endpoint]),
+  z
+    .object({
+      endpoints: z.tuple([endpoint, endpoint]),
+      rate: rate.optional(),
+      delay: duration.optional(),
+      loss: fraction.optional(),
+    })
+    .strict(),
+]);
+
+const nodeName = z.string().regex(/^[A-Za-z][\w-]{0,14}$/, "a name of letters, digits, - and _ (at most 15)");
+
+const switchNode = switchSettings.extend({ kind: z.literal("switch") }).strict();
+const hostNode = z
+  .object({
+    kind: z.literal("host"),
+  })
+  .strict();
+
+export const topologyFile = z
+  .object({
+    name: nodeName.optional(),
+    description: z.string().optional(),
+    defaults: z
+      .object({
+        link: linkSettings.optional(),
+        switch: switchSettings.optional(),
+        /** Path MTU of RoCE payloads, bytes (256, 512, 1024, 2048 or 4096). */
+        mtu: z
+          .union([z.literal(256), z.literal(512), z.literal(1024), z.literal(2048), z.literal(4096)])
+          .optional(),
+      })
+      .strict()
+      .optional(),
+    profiles: z.record(nodeName, switchSettings).optional(),
+    addressing: z
+      .object({
+        fabric: z
+          .string()
+          .regex(/^\d+\.\d+\.\d+\.\d+\/\d+$/, "a prefix like 10.0.0.0/16")
+          .optional(),
+        hosts: z
+          .string()
+          .regex(/^\d+\.\d+\.\d+\.\d+\/\d+$/, "a prefix like 10.1.0.0/16")
+          .optional(),
+      })
+      .strict()
+      .optional(),
+    nodes: z.record(nodeName, z.discriminatedUnion("kind", [switchNode, hostNode])),
+    links: z.array(linkEntry).min(1),
+  })
+  .strict();
+export type TopologyFile = z.infer<typeof topologyFile>;
+
+/** NIC settings for hosts (topology defaults, scenario overrides, `set` steps). */
+export const nicSettings = z
+  .object({
+    /** DCQCN parameter profile, or "off" (line rate, CNPs ignored). */
+    dcqcn: z.enum(["paper", "nvidia", "hpcc-ns3", "off"]).optional(),
+    /** NP: minimum spacing of CNPs per QP (overrides the profile). */
+    cnpInterval: duration.optional(),
+    /** RP timer T, byte counter B, R_AI, R_HAI, g and min rate (override the profile). */
+    rpTimer: duration.optional(),
+    rpByteCounter: size.nullable().optional(),
+    rai: rate.optional(),
+    rhai: rate.optional(),
+    g: ratio.optional(),
+    minRate: rate.optional(),
+    /** Set AckReq on every Nth packet (and the last of each message). */
+    ackReqEvery: z.number().int().min(1).max(1024).optional(),
+    /** Retransmission timeout. */
+    rto: duration.optional(),
+    /** DSCP of ACK/NAK packets (default: the data DSCP, 26). */
+    ackDscp: z.number().int().min(0).max(63).optional(),
+  })
+  .strict();
+export type NicSettings = z.infer<typeof nicSettings>;
+
+const hostName = nodeName;
+const hostList = z.union([z.literal("all"), z.array(hostName).min(1)]);
+
+const workloadCommon = {
+  name: z
+    .string()
+    .regex(/^[\w-]+$/, "letters, digits, - and _")
+    .optional(),
+  op: z.enum(["write", "send", "read"]).optional(),
+  /** QPs per host pair; each message is split evenly across them (multi-QP entropy). */
+  qps: z.number().int().min(1).max(256).optional(),
+  repeat: z.number().int().min(1).max(100_000).optional(),
+  interval: duration.optional(),
+};
+
+const sizeDistribution = z.union([
+  z.enum(["websearch", "hadoop"]),
+  z
+    .object({
+      cdf: z
+        .array(z.tuple([size, z.number().min(0).max(1)]))
+        .min(2)
+        .refine((pts) => pts.every((p, i) => i === 0 || (p[0] >= pts[i - 1]![0] && p[1] >= pts[i - 1]![1])), {
+          message: "CDF points must be non-decreasing in size and probability",
+        })
+        .refine((pts) => pts[pts.length - 1]![1] === 1, {
+          message: "the last CDF point must have probability 1",
+        }),
+    })
+    .strict(),
+]);
+
+export const workloadSettings = z.discriminatedUnion("type", [
+  z
+    .object({
+      type: z.literal("incast"),
+      to: hostName,
+      /** The senders, or how many (the first N hosts other than `to`). */
+      from: z.union([z.array(hostName).min(1), z.number().int().min(1)]),
+      size: size,
+      ...workloadCommon,
+    })
+    .strict(),
+  z.object({ type: z.literal("flow"), from: hostName, to: hostName, size: size, ...workloadCommon }).strict(),
+  z
+    .object({ type: z.literal("permutation"), hosts: hostList.optional(), size: size, ...workloadCommon })
+    .strict(),
+  z
+    .object({ type: z.literal("all-to-all"), hosts: hostList.optional(), size: size, ...workloadCommon })
+    .strict(),
+  z
+    .object({ type: z.literal("all-reduce"), hosts: hostList.optional(), size: size, ...workloadCommon })
+    .strict(),
+  z
+    .object({
+      type: z.literal("mix"),
+      hosts: hostList.optional(),
+      /** Offered load per host as a fraction of its link rate. */
+      load: fraction,
+      sizes: sizeDistribution,
+      /** How long arrivals keep coming (default: to the end of the scenario). */
+      duration: duration.optional(),
+      ...workloadCommon,
+    })
+    .strict(),
+]);
+export type WorkloadSettings = z.infer<typeof workloadSettings>;
+
+export const settingsChange = z
+  .object({
+    switches: switchSettings.optional(),
+    nodes: z.record(nodeName, switchSettings).optional(),
+    hosts: nicSettings.optional(),
+  })
+  .strict();
+
+export type SettingsChangeSettings = z.infer<typeof settingsChange>;
+
+const step = z.union([
+  z.object({ at: duration, start: workloadSettings }).strict(),
+  z.object({ at: duration, set: settingsChange }).strict(),
+  z
+    .object({
+      at: duration,
+      link: z.union([z.object({ down: endpoint }).strict(), z.object({ up: endpoint }).strict()]),
+    })
+    .strict(),
+  z.object({ at: duration, stop: z.union([z.literal("all"), z.array(z.string()).min(1)]) }).strict(),
+]);
+export type StepSettings = z.infer<typeof step>;
+
+export const scenarioFile = z
+  .object({
+    name: z.string().optional(),
+    description: z.string().optional(),
+    /** "default" (the built-in fabric), a path relative to the scenario file, or a topology inline. */
+    topology: z.union([z.string(), topologyFile]).optional(),
+    seed: z.number().int().min(0).optional(),
+    duration: duration,
+    /** Time-series sampling interval (default: duration / 1000, at least 1 µs). */
+    sample: duration.optional(),
+    overrides: settingsChange.optional(),
+    timeline: z.array(step).min(1),
+  })
+  .strict();
+export type ScenarioFile = z.infer<typeof scenarioFile>;

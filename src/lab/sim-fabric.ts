@@ -1,0 +1,104 @@
+// Builds a whole fabric inside the simulator from a topology: one switch core per switch node, one device
+// per host (made by the caller's factory: the RDMA NIC in scenarios, simpler devices in unit tests), and a
+// link per topology link. Keeps the routing in step with link failures, as a routing protocol would.
+
+import type { Device, DeviceEnv } from "../device/contract.js";
+import { type SimLink, Simulator } from "../runtime/sim/simulator.js";
+import { Switch } from "../switch/switch.js";
+import { type AddressPlan, type PortAddress, planAddresses, portKey } from "./address-plan.js";
+import { computeRoutes } from "./routing.js";
+import type { SwitchSettings } from "./schema.js";
+import { buildSwitchConfig } from "./switch-config.js";
+import { NodeKind, type TopoLink, type Topology } from "./topology.js";
+
+export type HostFactory = (host: string, address: PortAddress, link: TopoLink, env: DeviceEnv) => Device;
+
+export interface SimFabricOptions {
+  readonly seed?: number | string;
+  /** Extra switch settings for every switch (scenario overrides), applied last. */
+  readonly switchSettings?: readonly SwitchSettings[];
+  /** Extra switch settings per switch name. */
+  readonly nodeSettings?: Readonly<Record<string, readonly SwitchSettings[]>>;
+  /** Emulated time the fabric takes to converge after a link change before new routes are installed. */
+  readonly convergenceNs?: number;
+}
+
+export class SimFabric {
+  readonly sim: Simulator;
+  readonly plan: AddressPlan;
+  readonly switches = new Map<string, Switch>();
+  readonly hosts = new Map<string, Device>();
+  private readonly simLinks = new Map<number, SimLink>();
+  private readonly down = new Set<number>();
+  private readonly convergenceNs: number;
+
+  constructor(
+    readonly topo: Topology,
+    hostFactory: HostFactory,
+    opts: SimFabricOptions = {},
+  ) {
+    this.sim = new Simulator({ seed: opts.seed ?? 1 });
+    this.plan = planAddresses(topo);
+    this.convergenceNs = opts.convergenceNs ?? 0;
+    const routes = computeRoutes(topo, this.plan);
+    for (const node of topo.nodes) {
+      if (node.kind === NodeKind.Switch) {
+        const extra = [...(opts.switchSettings ?? []), ...(opts.nodeSettings?.[node.name] ?? [])];
+        const cfg = buildSwitchConfig(topo, this.plan, routes.get(node.name) ?? [], node.name, extra);
+        this.switches.set(
+          node.name,
+          this.sim.addDevice(node.name, (env) => new Switch(cfg, env)),
+        );
+      } else {
+        const address = this.plan.ports.get(portKey(node.name, 1))!;
+        const link = topo.links.find(
+          (l) => (l.a.node === node.name && l.a.port === 1) || (l.b.node === node.name && l.b.port === 1),
+        )!;
+        this.hosts.set(
+          node.name,
+          this.sim.addDevice(node.name, (env) => hostFactory(node.name, address, link, env)),
+        );
+      }
+    }
+    for (const link of topo.links) {
+      this.simLinks.set(
+        link.id,
+        this.sim.connect({
+          a: { device: link.a.node, port: link.a.port },
+          b: { device: link.b.node, port: link.b.port },
+          delayNs: link.delayNs,
+          lossRate: link.lossRate,
+        }),
+      );
+    }
+  }
+
+  /** The topology link at node:port. */
+  linkId(node: string, port: number): number {
+    const link = this.topo.links.find(
+      (l) => (l.a.node === node && l.a.port === port) || (l.b.node === node && l.b.port === port),
+    );
+    if (!link) throw new Error(`no link at ${node}:eth${port}`);
+    return link.id;
+  }
+
+  simLink(id: number): SimLink {
+    return this.simLinks.get(id)!;
+  }
+
+  /** Takes a link down or up now; the routes follow after the convergence delay. */
+  setLinkUp(id: number, up: boolean): void {
+    if (up) this.down.delete(id);
+    else this.down.add(id);
+    this.sim.setLinkUp(this.simLinks.get(id)!, up);
+    this.sim.at(this.sim.now + this.convergenceNs, (now) => {
+      const routes = computeRoutes(this.topo, this.plan, this.down);
+      for (const [name, sw] of this.switches)
+        sw.command({ type: "set-routes", routes: routes.get(name) ?? [] }, now);
+    });
+  }
+
+  isDown(id: number): boolean {
+    return this.down.has(id);
+  }
+}
