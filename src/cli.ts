@@ -1,5 +1,9 @@
+#!/usr/bin/env node
 // The `rocelab` command.
 import { Command } from "commander";
+import { registerFramesCommand } from "./cli/frames-command.js";
+import { registerPcapCheckCommand } from "./cli/pcap-check-command.js";
+import { registerTopologyCommand } from "./cli/topology-command.js";
 
 const program = new Command();
 program
@@ -9,13 +13,8 @@ program
   )
   .showHelpAfterError();
 
-program
-  .command("tui")
-  .description("bring up a lab and open the live dashboard (the main job: `sudo npm run testbed`)")
-  .action(() => {
-    process.stderr.write(
-      "rocelab tui: the live lab and dashboard are not built yet (see README, 'What works').\n",
-    );
-  });
+registerTopologyCommand(program);
+registerFramesCommand(program);
+registerPcapCheckCommand(program);
 
 await program.parseAsync(process.argv);

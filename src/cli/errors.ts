@@ -1,0 +1,33 @@
+// User-facing errors: a clear message and an exit status, never a stack trace for a mistake in input.
+
+import { ConfigError } from "../lab/config-error.js";
+
+export class UsageError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 2,
+  ) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** Runs a command action, turning known errors into a message on stderr and an exit status. */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await fn(...args);
+    } catch (e) {
+      if (e instanceof ConfigError) {
+        process.stderr.write(`${e.message}\n`);
+        process.exitCode = 2;
+      } else if (e instanceof UsageError) {
+        process.stderr.write(`rocelab: ${e.message}\n`);
+        process.exitCode = e.exitCode;
+      } else {
+        process.stderr.write(`rocelab: ${(e as Error).stack ?? String(e)}\n`);
+        process.exitCode = 1;
+      }
+    }
+  };
+}

@@ -1,0 +1,83 @@
+// `rocelab topology [FILE]`: validate a topology and show what the lab would build from it.
+
+import type { Command } from "commander";
+import { planAddresses, portKey } from "../lab/address-plan.js";
+import { computeRoutes } from "../lab/routing.js";
+import { defaultTopology, loadTopology, NodeKind, type Topology } from "../lab/topology.js";
+import { formatDuration, formatRate } from "../lab/units.js";
+import { ipToString, macToString } from "../wire/bytes.js";
+import { action } from "./errors.js";
+
+export function loadTopologyArg(file: string | undefined): Topology {
+  return file === undefined || file === "default" ? defaultTopology() : loadTopology(file);
+}
+
+export function registerTopologyCommand(program: Command): void {
+  program
+    .command("topology")
+    .argument("[file]", "topology YAML (default: the built-in 2-spine, 2-leaf, 8-host fabric)")
+    .description("validate a topology and print its nodes, links, address plan and routes")
+    .option("--json", "print JSON")
+    .option("--routes", "also print every switch's routes")
+    .action(
+      action((file: string | undefined, opts: { json?: boolean; routes?: boolean }) => {
+        const topo = loadTopologyArg(file);
+        const plan = planAddresses(topo);
+        const routes = computeRoutes(topo, plan);
+        if (opts.json) {
+          process.stdout.write(
+            `${JSON.stringify(
+              {
+                name: topo.name,
+                source: topo.source,
+                mtu: topo.mtu,
+                nodes: topo.nodes.map((n) => ({ name: n.name, kind: n.kind, ports: n.ports })),
+                links: topo.links.map((l) => ({
+                  a: `${l.a.node}:eth${l.a.port}`,
+                  b: `${l.b.node}:eth${l.b.port}`,
+                  rateBps: l.rateBps,
+                  delayNs: l.delayNs,
+                })),
+                addresses: [...plan.ports.values()].map((p) => ({
+                  port: `${p.node}:eth${p.port}`,
+                  ip: `${ipToString(p.ip)}/${p.prefixLength}`,
+                  mac: macToString(p.mac),
+                })),
+              },
+              null,
+              2,
+            )}\n`,
+          );
+          return;
+        }
+        const out: string[] = [`topology ${topo.name} (${topo.source})${topo.description ? ` — ${topo.description}` : ""}`];
+        out.push(`path MTU ${topo.mtu} bytes`, "", "nodes:");
+        for (const n of topo.nodes) {
+          const ports = n.ports
+            .map((p) => {
+              const a = plan.ports.get(portKey(n.name, p))!;
+              return `eth${p} ${ipToString(a.ip)}/31 ${macToString(a.mac)}`;
+            })
+            .join(", ");
+          out.push(`  ${n.name.padEnd(10)} ${n.kind.padEnd(6)} ${ports}`);
+        }
+        out.push("", "links:");
+        for (const l of topo.links) {
+          out.push(
+            `  ${`${l.a.node}:eth${l.a.port}`.padEnd(14)} <-> ${`${l.b.node}:eth${l.b.port}`.padEnd(14)} ${formatRate(l.rateBps)}b/s ${formatDuration(l.delayNs)}${l.lossRate ? ` loss ${l.lossRate}` : ""}`,
+          );
+        }
+        if (opts.routes) {
+          for (const n of topo.nodes) {
+            if (n.kind !== NodeKind.Switch) continue;
+            out.push("", `routes of ${n.name}:`);
+            for (const r of routes.get(n.name) ?? []) {
+              const hops = r.nextHops.map((h) => (h.via ? `via ${ipToString(h.via)} eth${h.port}` : `eth${h.port} (connected)`));
+              out.push(`  ${`${ipToString(r.prefix)}/${r.prefixLength}`.padEnd(18)} ${hops.join(", ")}`);
+            }
+          }
+        }
+        process.stdout.write(`${out.join("\n")}\n`);
+      }),
+    );
+}
