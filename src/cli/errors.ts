@@ -13,7 +13,9 @@ export class UsageError extends Error {
 }
 
 /** Runs a command action, turning known errors into a message on stderr and an exit status. */
-export function action<A extends unknown[]>(fn: (...args: A) => Promise<void> | void): (...args: A) => Promise<void> {
+export function action<A extends unknown[]>(
+  fn: (...args: A) => Promise<void> | void,
+): (...args: A) => Promise<void> {
   return async (...args: A) => {
     try {
       await fn(...args);

@@ -50,7 +50,9 @@ export function registerTopologyCommand(program: Command): void {
           );
           return;
         }
-        const out: string[] = [`topology ${topo.name} (${topo.source})${topo.description ? ` — ${topo.description}` : ""}`];
+        const out: string[] = [
+          `topology ${topo.name} (${topo.source})${topo.description ? ` — ${topo.description}` : ""}`,
+        ];
         out.push(`path MTU ${topo.mtu} bytes`, "", "nodes:");
         for (const n of topo.nodes) {
           const ports = n.ports
@@ -72,7 +74,9 @@ export function registerTopologyCommand(program: Command): void {
             if (n.kind !== NodeKind.Switch) continue;
             out.push("", `routes of ${n.name}:`);
             for (const r of routes.get(n.name) ?? []) {
-              const hops = r.nextHops.map((h) => (h.via ? `via ${ipToString(h.via)} eth${h.port}` : `eth${h.port} (connected)`));
+              const hops = r.nextHops.map((h) =>
+                h.via ? `via ${ipToString(h.via)} eth${h.port}` : `eth${h.port} (connected)`,
+              );
               out.push(`  ${`${ipToString(r.prefix)}/${r.prefixLength}`.padEnd(18)} ${hops.join(", ")}`);
             }
           }
