@@ -76,7 +76,9 @@ export interface TelemetryEvent {
   readonly qp?: number;
   /** How many occurrences this event stands for (rate-limited events aggregate). */
   readonly count?: number;
-  /** A short reason or value: the drop reason, the new rate, ... */
+  /** A number the event carries, in the unit its kind implies (bits/s for a rate cut). */
+  readonly value?: number;
+  /** A short reason or label: the drop reason, the flow id, ... */
   readonly detail?: string;
 }
 

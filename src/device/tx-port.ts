@@ -21,6 +21,8 @@ export class TxPort {
   private busyUntil = 0;
   private onWire: Uint8Array | null = null;
   private up = true;
+  /** Inside `pull`: an owner that kicks the port from there must not re-enter (the frame would go twice). */
+  private pulling = false;
   txFrames = 0;
   txBytes = 0;
   /** Nanoseconds of wire time used (for utilisation). */
@@ -58,7 +60,7 @@ export class TxPort {
 
   /** The owner has something new to send: start it if the wire is idle. */
   kick(now: Nanoseconds): void {
-    if (this.onWire !== null || !this.up) return;
+    if (this.onWire !== null || !this.up || this.pulling) return;
     this.startNext(Math.max(now, this.busyUntil), now);
   }
 
@@ -96,7 +98,13 @@ export class TxPort {
 
   /** Pulls the next frame and puts it on the wire starting at `start`; false if there was none. */
   private startNext(start: number, now: Nanoseconds): boolean {
-    const frame = this.pull(Math.max(Math.round(start), now));
+    this.pulling = true;
+    let frame: Uint8Array | null;
+    try {
+      frame = this.pull(Math.max(Math.round(start), now));
+    } finally {
+      this.pulling = false;
+    }
     if (frame === null) {
       this.busyUntil = Math.max(this.busyUntil, now);
       return false;

@@ -1,0 +1,174 @@
+// Builds the frames a NIC sends, through the wire codecs. One allocation per frame (the frame itself):
+// the spec objects handed to `buildRoceV2Frame` are owned here and rewritten for every packet, and the
+// payload comes from the PayloadFactory's scratch area. Nothing keeps a reference to a built frame.
+
+import type { Ipv4Address } from "../wire/bytes.js";
+import { Ecn } from "../wire/ipv4.js";
+import {
+  type Aeth,
+  AethSyndrome,
+  buildCnpFrame,
+  buildRoceV2Frame,
+  DEFAULT_PKEY,
+  Opcode as Op,
+  type Opcode,
+  type Reth,
+  type RoceV2FrameSpec,
+} from "../wire/roce.js";
+import type { NicConfig } from "./config.js";
+import { PayloadFactory } from "./payload.js";
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+
+const EMPTY = new Uint8Array(0);
+
+/** Builds every frame a NIC sends (RoCE data, READ requests, ACK/NAK, CNP) from reusable specs. */
+export class FrameBuilder {
+  readonly payloads: PayloadFactory;
+  private readonly spec: Mutable<RoceV2FrameSpec>;
+  private readonly reth: Mutable<Reth> = { va: 0n, rkey: 0, dmaLength: 0 };
+  private readonly aeth: Mutable<Aeth> = { syndrome: AethSyndrome.AckUnlimited, msn: 0 };
+
+  constructor(private cfg: NicConfig) {
+    this.payloads = new PayloadFactory(cfg.mtu);
+    this.spec = {
+      srcMac: cfg.port.mac,
+      dstMac: cfg.gatewayMac,
+      vlan: null,
+      srcIp: cfg.port.ip,
+      dstIp: 0,
+      dscp: cfg.dataDscp,
+      ecn: Ecn.Ect0,
+      ttl: 64,
+      identification: 0,
+      udpSrcPort: 0xc000,
+      opcode: Op.Acknowledge,
+      destQp: 0,
+      psn: 0,
+      ackReq: false,
+      se: false,
+      migReq: false,
+      pkey: DEFAULT_PKEY,
+      fecn: false,
+      becn: false,
+      reth: null,
+      aeth: null,
+      immDt: null,
+      payload: EMPTY,
+    };
+  }
+
+  /** Follow a configuration change (DSCPs; MACs and MTU do not change at run time). */
+  configure(cfg: NicConfig): void {
+    this.cfg = cfg;
+  }
+
+  private address(dstIp: Ipv4Address, udpSrcPort: number, destQp: number, opcode: Opcode, psn: number): void {
+    const s = this.spec;
+    s.dstIp = dstIp;
+    s.udpSrcPort = udpSrcPort;
+    s.destQp = destQp;
+    s.opcode = opcode;
+    s.psn = psn;
+  }
+
+  /**
+   * A data packet (WRITE/SEND request, or READ response when `aethMsn` >= 0): DSCP dataDscp, ECT(0),
+   * `length` payload bytes of packet (destQp, psn) stamped with `sentAt`. `rethLength` >= 0 adds a RETH
+   * for `va` with that DMA length.
+   */
+  data(
+    dstIp: Ipv4Address,
+    udpSrcPort: number,
+    destQp: number,
+    opcode: Opcode,
+    psn: number,
+    ackReq: boolean,
+    length: number,
+    sentAt: number,
+    va: bigint,
+    rethLength: number,
+    aethMsn: number,
+  ): Uint8Array {
+    const s = this.spec;
+    this.address(dstIp, udpSrcPort, destQp, opcode, psn);
+    s.dscp = this.cfg.dataDscp;
+    s.ecn = Ecn.Ect0;
+    s.ackReq = ackReq;
+    s.reth = rethLength >= 0 ? this.fillReth(va, destQp, rethLength) : null;
+    if (aethMsn >= 0) {
+      this.aeth.syndrome = AethSyndrome.AckUnlimited;
+      this.aeth.msn = aethMsn;
+      s.aeth = this.aeth;
+    } else {
+      s.aeth = null;
+    }
+    s.payload = length > 0 ? this.payloads.fill(destQp, psn, length, sentAt) : EMPTY;
+    return buildRoceV2Frame(s);
+  }
+
+  /** A READ request for `length` bytes at `va`. Sent like data (it travels with the QP's requests). */
+  readRequest(
+    dstIp: Ipv4Address,
+    udpSrcPort: number,
+    destQp: number,
+    psn: number,
+    va: bigint,
+    length: number,
+  ): Uint8Array {
+    const s = this.spec;
+    this.address(dstIp, udpSrcPort, destQp, Op.RdmaReadRequest, psn);
+    s.dscp = this.cfg.dataDscp;
+    s.ecn = Ecn.Ect0;
+    s.ackReq = false;
+    s.reth = this.fillReth(va, destQp, length);
+    s.aeth = null;
+    s.payload = EMPTY;
+    return buildRoceV2Frame(s);
+  }
+
+  /**
+   * An ACK or NAK (`syndrome`) for `psn`. DSCP ackDscp and ECT(0): when ACKs share the data priority they
+   * meet the same WRED queues as data, which would drop a Not-ECT ACK instead of marking it.
+   */
+  ack(dstIp: Ipv4Address, udpSrcPort: number, destQp: number, psn: number, syndrome: number, msn: number) {
+    const s = this.spec;
+    this.address(dstIp, udpSrcPort, destQp, Op.Acknowledge, psn);
+    s.dscp = this.cfg.ackDscp;
+    s.ecn = Ecn.Ect0;
+    s.ackReq = false;
+    s.reth = null;
+    this.aeth.syndrome = syndrome;
+    this.aeth.msn = msn;
+    s.aeth = this.aeth;
+    s.payload = EMPTY;
+    return buildRoceV2Frame(s);
+  }
+
+  /** A CNP to the reaction point's QP `destQp` (DSCP cnpDscp, Not-ECT so no switch can mark it). */
+  cnp(dstIp: Ipv4Address, udpSrcPort: number, destQp: number): Uint8Array {
+    return buildCnpFrame({
+      srcMac: this.cfg.port.mac,
+      dstMac: this.cfg.gatewayMac,
+      srcIp: this.cfg.port.ip,
+      dstIp,
+      udpSrcPort,
+      destQp,
+      dscp: this.cfg.cnpDscp,
+      ecn: Ecn.NotEct,
+    });
+  }
+
+  private fillReth(va: bigint, destQp: number, length: number): Reth {
+    this.reth.va = va;
+    // One memory region per QP pair: the key is derived from the responder's QPN.
+    this.reth.rkey = rkeyFor(destQp);
+    this.reth.dmaLength = length;
+    return this.reth;
+  }
+}
+
+/** The R_Key a requester uses towards responder QP `qpn` (the responder checks it). */
+export function rkeyFor(qpn: number): number {
+  return (Math.imul(qpn, 0x2545_f491) ^ 0x5eed_0000) >>> 0;
+}

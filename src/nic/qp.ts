@@ -1,0 +1,127 @@
+// One RC queue pair: its requester and responder halves, its DCQCN reaction point and notification-point
+// pacer, and the per-QP rate limiter that paces every data packet it sends (requests and READ responses
+// alike) at the DCQCN current rate.
+
+import type { BitsPerSecond, Nanoseconds } from "../device/contract.js";
+import type { Ipv4Address } from "../wire/bytes.js";
+import type { NpSettings } from "./config.js";
+import type { NicCounters } from "./counters.js";
+import { CnpPacer } from "./dcqcn-np.js";
+import type { DcqcnParams } from "./dcqcn-params.js";
+import { DcqcnRp } from "./dcqcn-rp.js";
+import type { FrameBuilder } from "./frames.js";
+import { type CompletionSink, Requester } from "./requester.js";
+import { Responder } from "./responder.js";
+import type { QpLink, TransportSettings } from "./transport.js";
+
+/** A pacer lets a packet start up to this early (timers fire on whole ns; the schedule stays exact). */
+export const PACE_SLACK_NS = 1;
+
+/** What creates a QP (see the create-qp command). */
+export interface QpInit {
+  readonly slot: number;
+  readonly qpn: number;
+  readonly remoteQpn: number;
+  readonly remoteIp: Ipv4Address;
+  readonly udpSrcPort: number;
+  /** Our requester's first PSN. */
+  readonly startPsn: number;
+  /** The peer requester's first PSN (what our responder expects). */
+  readonly remoteStartPsn: number;
+}
+
+/** One RC queue pair with its DCQCN state and pacer. */
+export class QueuePair implements QpLink {
+  /** Position in the NIC's QP table (timer ids are built from it). */
+  readonly slot: number;
+  readonly qpn: number;
+  readonly remoteQpn: number;
+  readonly remoteIp: Ipv4Address;
+  readonly udpSrcPort: number;
+  readonly requester: Requester;
+  readonly responder: Responder;
+  readonly np: CnpPacer;
+  rp: DcqcnRp | null = null;
+  /** Earliest start of this QP's next data packet (pacing), fractional ns. */
+  nextSendAt = 0;
+  /** The pacing base and bits of the last packet, to re-pace when the rate changes. */
+  private paceBase = 0;
+  private paceBits = 0;
+  /** Alternates between responses and requests when both are waiting. */
+  private responsesFirst = true;
+  /** Sitting in the NIC's ACK queue. */
+  inAckQueue = false;
+  /** Timer bookkeeping (absolute times armed, -1 none), so the NIC arms only on change. */
+  armedIncrease = -1;
+  armedCut = -1;
+  armedCnp = -1;
+  rtoArmed = false;
+  cnpSent = 0;
+  cnpIgnored = 0;
+  /** CE-marked data packets received on this QP (the NP's input). */
+  ecnMarked = 0;
+
+  constructor(
+    init: QpInit,
+    readonly builder: FrameBuilder,
+    readonly counters: NicCounters,
+    readonly settings: TransportSettings,
+    np: NpSettings,
+    complete: CompletionSink,
+  ) {
+    this.slot = init.slot;
+    this.qpn = init.qpn;
+    this.remoteQpn = init.remoteQpn;
+    this.remoteIp = init.remoteIp;
+    this.udpSrcPort = init.udpSrcPort;
+    this.requester = new Requester(this, init.startPsn, complete);
+    this.responder = new Responder(this, init.remoteStartPsn);
+    this.np = new CnpPacer(np.cnpIntervalNs, np.cnpMode);
+  }
+
+  /** (Re)starts DCQCN with `params` (null: off, line rate). The rate goes back to the line rate. */
+  setDcqcn(params: DcqcnParams | null, lineRate: BitsPerSecond): void {
+    this.rp = params === null ? null : new DcqcnRp(params, lineRate);
+    this.repace(lineRate);
+  }
+
+  /** The rate this QP is paced at. */
+  rate(lineRate: BitsPerSecond): BitsPerSecond {
+    return this.rp === null ? lineRate : this.rp.rate;
+  }
+
+  hasData(): boolean {
+    return this.responder.hasResponses || this.requester.hasWork();
+  }
+
+  /** The next data frame (READ response or request), built at `now`, or null. */
+  nextFrame(now: Nanoseconds): Uint8Array | null {
+    let frame: Uint8Array | null;
+    if (this.responsesFirst) frame = this.responder.nextResponse(now) ?? this.requester.next(now);
+    else frame = this.requester.next(now) ?? this.responder.nextResponse(now);
+    this.responsesFirst = !this.responsesFirst;
+    return frame;
+  }
+
+  /** A packet of `bits` wire bits started at `now`: the next may start when they have left at RC. */
+  paced(now: Nanoseconds, bits: number, lineRate: BitsPerSecond): void {
+    const rate = this.rate(lineRate);
+    if (rate >= lineRate) {
+      // At line rate the port itself is the pacer.
+      this.nextSendAt = 0;
+      this.paceBits = 0;
+      return;
+    }
+    // Start from the scheduled time when we are (slightly) early, so the long-run rate stays exact.
+    this.paceBase = Math.max(this.nextSendAt, now);
+    this.paceBits = bits;
+    this.nextSendAt = this.paceBase + (bits * 1e9) / rate;
+  }
+
+  /** The rate changed: the gap after the last packet follows the new rate. */
+  repace(lineRate: BitsPerSecond): void {
+    if (this.paceBits === 0) return;
+    const rate = this.rate(lineRate);
+    this.nextSendAt = rate >= lineRate ? 0 : this.paceBase + (this.paceBits * 1e9) / rate;
+  }
+}

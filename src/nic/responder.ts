@@ -1,0 +1,230 @@
+// The responder half of an RC queue pair: the expected PSN, in-order acceptance of WRITE and SEND packets,
+// coalesced ACKs on AckReq, one NAK per gap, duplicate handling, and READ execution (streaming responses
+// at the QP's own, DCQCN-paced, rate).
+
+import type { Nanoseconds } from "../device/contract.js";
+import { AethSyndrome, psnAdd, psnDiff } from "../wire/roce.js";
+import { rkeyFor } from "./frames.js";
+import {
+  KIND_READ_REQUEST,
+  KIND_SEND,
+  KIND_WRITE,
+  opcodePosition,
+  Position,
+  packetLength,
+  packetsFor,
+  type QpLink,
+  readResponseOpcode,
+} from "./transport.js";
+
+/** What the responder did with a request packet. */
+export const RequestResult = {
+  /** In order: executed (payload delivered, READ queued). */
+  Accepted: 0,
+  Duplicate: 1,
+  OutOfSequence: 2,
+  /** In order but not a valid continuation (wrong opcode, length or key): dropped. */
+  Invalid: 3,
+} as const;
+export type RequestResult = (typeof RequestResult)[keyof typeof RequestResult];
+
+/** A READ being answered: response packets `sent` .. `npkts` − 1, PSNs from `psn`. */
+interface ReadJob {
+  readonly psn: number;
+  readonly npkts: number;
+  readonly bytes: number;
+  sent: number;
+}
+
+const NONE = -1;
+
+/** The receive side of one RC QP. */
+export class Responder {
+  /** The PSN expected next (24 bits). */
+  ePsn: number;
+  /** Messages completed (the AETH MSN), 24 bits. */
+  msn = 0;
+  /** An ACK is owed (sent from the control queue with the state at that moment). */
+  ackPending = false;
+  /** A NAK is owed for `nakPsn`. */
+  nakPending = false;
+  nakPsn = 0;
+  /** A NAK went out for the current gap; stay silent until ePsn arrives. */
+  private nakOutstanding = false;
+  /** Kind (KIND_WRITE / KIND_SEND) of the multi-packet message in progress, or NONE. */
+  private inMessage = NONE;
+  /** WRITE: bytes the RETH announced that have not arrived yet. */
+  private writeRemaining = 0;
+  private readonly jobs: ReadJob[] = [];
+  /** WRITE/SEND payload bytes accepted in order (each byte once). */
+  bytesDelivered = 0;
+  messagesDelivered = 0;
+  /** READ response payload bytes sent (retransmissions included). */
+  bytesSent = 0;
+
+  constructor(
+    private readonly link: QpLink,
+    /** The PSN the peer's requester starts at. */
+    startPsn: number,
+  ) {
+    this.ePsn = startPsn;
+  }
+
+  get hasResponses(): boolean {
+    return this.jobs.length > 0;
+  }
+
+  /**
+   * A request packet (WRITE, SEND or READ request) for this QP. `dmaLength`/`rkey` come from its RETH
+   * (-1 when it has none).
+   */
+  onRequest(
+    kind: number,
+    opcode: number,
+    psn: number,
+    ackReq: boolean,
+    length: number,
+    dmaLength: number,
+    rkey: number,
+  ): RequestResult {
+    const counters = this.link.counters;
+    const d = psnDiff(psn, this.ePsn);
+    if (d > 0) {
+      counters.outOfSequence++;
+      if (!this.nakOutstanding || !this.link.settings.nakRetryGuard) {
+        this.nakOutstanding = true;
+        this.nakPending = true;
+        this.nakPsn = this.ePsn;
+      }
+      return RequestResult.OutOfSequence;
+    }
+    if (d < 0) {
+      counters.duplicateRequest++;
+      if (kind === KIND_READ_REQUEST) this.restartRead(psn, dmaLength);
+      else if (ackReq) this.ackPending = true;
+      return RequestResult.Duplicate;
+    }
+    if (kind === KIND_READ_REQUEST) {
+      if (this.inMessage !== NONE || rkey !== rkeyFor(this.link.qpn)) return this.invalid();
+      const npkts = packetsFor(dmaLength, this.link.settings.mtu);
+      this.jobs.push({ psn, npkts, bytes: dmaLength, sent: 0 });
+      this.ePsn = psnAdd(this.ePsn, npkts);
+      this.msn = (this.msn + 1) & 0xff_ffff;
+      this.nakOutstanding = false;
+      counters.rxReadRequests++;
+      return RequestResult.Accepted;
+    }
+    const pos = opcodePosition(opcode);
+    const mtu = this.link.settings.mtu;
+    const opens = pos === Position.Only || pos === Position.First;
+    if (opens ? this.inMessage !== NONE : this.inMessage !== kind) return this.invalid();
+    // Every packet but the last of a message is full; the last carries 1..mtu bytes.
+    if (pos === Position.First || pos === Position.Middle ? length !== mtu : length > mtu)
+      return this.invalid();
+    if (kind === KIND_WRITE) {
+      if (opens) {
+        if (rkey !== rkeyFor(this.link.qpn)) return this.invalid();
+        this.writeRemaining = dmaLength;
+      }
+      const closes = pos === Position.Only || pos === Position.Last;
+      if (length > this.writeRemaining || (closes && length !== this.writeRemaining)) return this.invalid();
+      this.writeRemaining -= length;
+    }
+    this.ePsn = psnAdd(this.ePsn, 1);
+    this.nakOutstanding = false;
+    this.bytesDelivered += length;
+    if (opens) {
+      if (kind === KIND_WRITE) counters.rxWriteRequests++;
+      else if (kind === KIND_SEND) counters.rxSendRequests++;
+    }
+    if (pos === Position.Only || pos === Position.Last) {
+      this.inMessage = NONE;
+      this.msn = (this.msn + 1) & 0xff_ffff;
+      this.messagesDelivered++;
+    } else {
+      this.inMessage = kind;
+    }
+    if (ackReq) this.ackPending = true;
+    return RequestResult.Accepted;
+  }
+
+  private invalid(): RequestResult {
+    this.link.counters.rxInvalidRequest++;
+    return RequestResult.Invalid;
+  }
+
+  /**
+   * A duplicate READ request: the requester missed responses from `psn` on (or the whole read). Answer
+   * again from there, dropping what is still queued for the same PSNs, ahead of other reads.
+   */
+  private restartRead(psn: number, bytes: number): void {
+    if (bytes < 0) return;
+    const npkts = packetsFor(bytes, this.link.settings.mtu);
+    const end = psnAdd(psn, npkts);
+    for (let i = this.jobs.length - 1; i >= 0; i--) {
+      const j = this.jobs[i]!;
+      const from = psnAdd(j.psn, j.sent);
+      const to = psnAdd(j.psn, j.npkts);
+      if (psnDiff(to, psn) > 0 && psnDiff(end, from) > 0) this.jobs.splice(i, 1);
+    }
+    this.jobs.unshift({ psn, npkts, bytes, sent: 0 });
+  }
+
+  /** The next READ response packet, built at `now`, or null. */
+  nextResponse(now: Nanoseconds): Uint8Array | null {
+    const job = this.jobs[0];
+    if (job === undefined) return null;
+    const link = this.link;
+    const k = job.sent++;
+    if (job.sent === job.npkts) this.jobs.shift();
+    const opcode = readResponseOpcode(job.npkts, k);
+    const length = packetLength(job.bytes, job.npkts, k, link.settings.mtu);
+    // First, last and only responses carry an AETH.
+    const withAeth = job.npkts === 1 || k === 0 || k === job.npkts - 1;
+    this.bytesSent += length;
+    return link.builder.data(
+      link.remoteIp,
+      link.udpSrcPort,
+      link.remoteQpn,
+      opcode,
+      psnAdd(job.psn, k),
+      false,
+      length,
+      now,
+      0n,
+      -1,
+      withAeth ? this.msn : -1,
+    );
+  }
+
+  /** The owed NAK or ACK (NAK first), or null; clears what it sends. */
+  takeAckFrame(): Uint8Array | null {
+    const link = this.link;
+    if (this.nakPending) {
+      this.nakPending = false;
+      link.counters.naksSent++;
+      return link.builder.ack(
+        link.remoteIp,
+        link.udpSrcPort,
+        link.remoteQpn,
+        this.nakPsn,
+        AethSyndrome.NakPsnSequenceError,
+        this.msn,
+      );
+    }
+    if (this.ackPending) {
+      this.ackPending = false;
+      link.counters.acksSent++;
+      // Coalesced: the ACK names the last PSN received in order, whatever asked for it.
+      return link.builder.ack(
+        link.remoteIp,
+        link.udpSrcPort,
+        link.remoteQpn,
+        psnAdd(this.ePsn, -1),
+        AethSyndrome.AckUnlimited,
+        this.msn,
+      );
+    }
+    return null;
+  }
+}
