@@ -3,6 +3,7 @@
 import { Command } from "commander";
 import { registerFramesCommand } from "./cli/frames-command.js";
 import { registerPcapCheckCommand } from "./cli/pcap-check-command.js";
+import { registerRunCommand } from "./cli/run-command.js";
 import { registerTopologyCommand } from "./cli/topology-command.js";
 
 const program = new Command();
@@ -14,6 +15,7 @@ program
   .showHelpAfterError();
 
 registerTopologyCommand(program);
+registerRunCommand(program);
 registerFramesCommand(program);
 registerPcapCheckCommand(program);
 

@@ -102,5 +102,8 @@ export function formatSize(bytes: number): string {
 }
 
 function trim(v: number): string {
-  return Number.isInteger(v) ? String(v) : v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2).replace(/\.?0+$/, "");
+  if (Number.isInteger(v)) return String(v);
+  const fixed = v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2);
+  // Drop trailing zeros after the decimal point only ("2.50" -> "2.5", "940" stays).
+  return fixed.includes(".") ? fixed.replace(/\.?0+$/, "") : fixed;
 }

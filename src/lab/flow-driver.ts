@@ -1,0 +1,166 @@
+// Drives workloads on the NICs, whichever runtime they run in: pairs queue pairs between hosts (as RDMA
+// CM would, out of band), posts each flow when its time comes, posts dependent flows (ring all-reduce
+// steps) when their predecessors complete, stops workloads, and turns NIC completion records into the
+// report's flow list.
+
+import type { CompletionRecord, NicCommand } from "../nic/nic.js";
+import type { FlowSpec } from "../nic/workloads.js";
+import { type AddressPlan, hostAddress } from "./address-plan.js";
+import type { FlowReport } from "./report.js";
+
+/** What the driver needs from a runtime. */
+export interface FlowRuntime {
+  /** Send a command to a host's NIC (fire and forget; errors are the runtime's to report). */
+  command(host: string, cmd: NicCommand): void;
+  /** Run `fn` at emulated time `at` (or now, if that has passed). */
+  schedule(at: number, fn: (now: number) => void): void;
+}
+
+/** First QP number a NIC hands out (low numbers are reserved in InfiniBand: QP0, QP1). */
+const FIRST_QPN = 0x100;
+
+interface QpPair {
+  readonly srcQpn: number;
+  readonly dstQpn: number;
+}
+
+export class FlowDriver {
+  private readonly pairs = new Map<string, QpPair>();
+  private readonly nextQpn = new Map<string, number>();
+  private readonly flows = new Map<number, FlowSpec>();
+  private readonly postedAt = new Map<number, number>();
+  private readonly remaining = new Map<number, number>();
+  private readonly dependents = new Map<number, number[]>();
+  private readonly completed = new Set<number>();
+  private readonly stopped = new Set<string>();
+  private allStopped = false;
+  private nextFlowId = 1;
+
+  constructor(
+    private readonly plan: AddressPlan,
+    private readonly runtime: FlowRuntime,
+  ) {}
+
+  /** A fresh flow id (workload generators number their flows with it). */
+  readonly newId = (): number => this.nextFlowId++;
+
+  /** Registers flows and schedules the ones without predecessors. */
+  add(flows: readonly FlowSpec[]): void {
+    for (const f of flows) {
+      this.flows.set(f.id, f);
+      this.pairFor(f);
+      const deps = f.after.filter((d) => !this.completed.has(d));
+      if (deps.length === 0) {
+        this.runtime.schedule(f.atNs, (now) => this.post(f, now));
+        continue;
+      }
+      this.remaining.set(f.id, deps.length);
+      for (const d of deps) this.dependents.set(d, [...(this.dependents.get(d) ?? []), f.id]);
+    }
+  }
+
+  /** A NIC reported a completed flow. */
+  onFlowDone(flowId: number, now: number): void {
+    if (this.completed.has(flowId)) return;
+    this.completed.add(flowId);
+    for (const id of this.dependents.get(flowId) ?? []) {
+      const left = (this.remaining.get(id) ?? 1) - 1;
+      this.remaining.set(id, left);
+      if (left === 0) {
+        const f = this.flows.get(id)!;
+        this.runtime.schedule(Math.max(f.atNs, now), (t) => this.post(f, t));
+      }
+    }
+  }
+
+  /** Stops workloads (by name, or all): nothing more of them is posted; "all" also clears the NICs. */
+  stop(workloads: "all" | readonly string[]): void {
+    if (workloads === "all") {
+      this.allStopped = true;
+      const hosts = new Set<string>();
+      for (const f of this.postedAt.keys()) hosts.add(this.flows.get(f)!.src);
+      for (const h of hosts) this.runtime.command(h, { type: "stop" });
+      return;
+    }
+    for (const w of workloads) this.stopped.add(w);
+  }
+
+  get flowCount(): number {
+    return this.flows.size;
+  }
+
+  /** Report rows for every flow, completed or not, from the requesters' completion records. */
+  report(records: ReadonlyMap<string, readonly CompletionRecord[]>): FlowReport[] {
+    const byId = new Map<number, CompletionRecord>();
+    for (const list of records.values()) for (const r of list) byId.set(Number(r.flowId), r);
+    const out: FlowReport[] = [];
+    for (const f of [...this.flows.values()].sort((a, b) => a.id - b.id)) {
+      const r = byId.get(f.id);
+      const posted = this.postedAt.get(f.id);
+      out.push({
+        id: f.id,
+        workload: f.workload,
+        src: f.src,
+        dst: f.dst,
+        op: f.op,
+        qp: this.pairFor(f).srcQpn,
+        bytes: f.bytes,
+        startNs: r?.postedAt ?? posted ?? f.atNs,
+        endNs: r?.completedAt ?? null,
+        fctNs: r?.fctNs ?? null,
+        goodputBps: r && r.fctNs > 0 ? (f.bytes * 8e9) / r.fctNs : null,
+        retransmits: r?.retransmits ?? 0,
+      });
+    }
+    return out;
+  }
+
+  private post(f: FlowSpec, now: number): void {
+    if (this.allStopped || this.stopped.has(f.workload) || this.postedAt.has(f.id)) return;
+    this.postedAt.set(f.id, now);
+    const pair = this.pairFor(f);
+    this.runtime.command(f.src, {
+      type: "post",
+      qpn: pair.srcQpn,
+      op: f.op,
+      bytes: f.bytes,
+      flowId: String(f.id),
+    });
+  }
+
+  /** The QP pair of a flow, created on both NICs the first time it is needed. */
+  private pairFor(f: FlowSpec): QpPair {
+    const key = `${f.src}>${f.dst}#${f.qpIndex}`;
+    let pair = this.pairs.get(key);
+    if (pair === undefined) {
+      pair = { srcQpn: this.allocate(f.src), dstQpn: this.allocate(f.dst) };
+      this.pairs.set(key, pair);
+      const srcIp = hostAddress(this.plan, f.src).ip;
+      const dstIp = hostAddress(this.plan, f.dst).ip;
+      this.runtime.command(f.src, {
+        type: "create-qp",
+        qpn: pair.srcQpn,
+        remoteQpn: pair.dstQpn,
+        remoteIp: dstIp,
+      });
+      this.runtime.command(f.dst, {
+        type: "create-qp",
+        qpn: pair.dstQpn,
+        remoteQpn: pair.srcQpn,
+        remoteIp: srcIp,
+      });
+    }
+    return pair;
+  }
+
+  /** QP pairs created so far. */
+  get qpPairs(): number {
+    return this.pairs.size;
+  }
+
+  private allocate(host: string): number {
+    const qpn = this.nextQpn.get(host) ?? FIRST_QPN;
+    this.nextQpn.set(host, qpn + 1);
+    return qpn;
+  }
+}

@@ -1,0 +1,64 @@
+// Turns the address plan and the NIC settings users write (scenario overrides, `set` steps) into the fully
+// resolved NicConfig a host's NIC runs with.
+
+import { type NicConfig, nicConfig } from "../nic/config.js";
+import { type DcqcnParams, dcqcnProfile } from "../nic/dcqcn-params.js";
+import type { PortAddress } from "./address-plan.js";
+import type { NicSettings } from "./schema.js";
+import type { TopoLink } from "./topology.js";
+
+/** DCQCN profile of hosts that do not choose one: ConnectX's firmware defaults, as shipped. */
+export const DEFAULT_DCQCN_PROFILE = "nvidia";
+
+/** Merges layers of settings, later ones winning. */
+export function mergeNicSettings(layers: readonly NicSettings[]): NicSettings {
+  return Object.assign({}, ...layers) as NicSettings;
+}
+
+export function resolveDcqcn(s: NicSettings): DcqcnParams | null {
+  const name = s.dcqcn ?? DEFAULT_DCQCN_PROFILE;
+  if (name === "off") return null;
+  const overrides: Partial<DcqcnParams> = {
+    ...(s.cnpInterval !== undefined ? { cnpIntervalNs: s.cnpInterval } : {}),
+    ...(s.rpTimer !== undefined ? { timerNs: s.rpTimer } : {}),
+    ...(s.rpByteCounter !== undefined ? { byteCounterBytes: s.rpByteCounter } : {}),
+    ...(s.rai !== undefined ? { rAiBps: s.rai } : {}),
+    ...(s.rhai !== undefined ? { rHaiBps: s.rhai } : {}),
+    ...(s.g !== undefined ? { g: s.g } : {}),
+    ...(s.minRate !== undefined ? { minRateBps: s.minRate } : {}),
+  };
+  return dcqcnProfile(name, overrides);
+}
+
+export interface NicRuntimeOptions {
+  /** In the live lab the host kernel answers ARP (the NIC hands it non-RoCE frames); in the simulator the NIC does. */
+  readonly answerArp: boolean;
+}
+
+export interface NicPlacement {
+  readonly host: string;
+  /** The host's port in the address plan (its IP and MAC; the peer is its gateway). */
+  readonly address: PortAddress;
+  readonly link: TopoLink;
+  /** RoCE path MTU. */
+  readonly mtu: number;
+}
+
+export function buildNicConfig(
+  { host, address: addr, link, mtu }: NicPlacement,
+  layers: readonly NicSettings[],
+  runtime: NicRuntimeOptions,
+): NicConfig {
+  const s = mergeNicSettings(layers);
+  return nicConfig({
+    name: host,
+    port: { mac: addr.mac, ip: addr.ip, rateBps: link.rateBps, delayNs: link.delayNs },
+    gatewayMac: addr.peerMac,
+    mtu,
+    answerArp: runtime.answerArp,
+    dcqcn: resolveDcqcn(s),
+    ...(s.ackReqEvery !== undefined ? { ackReqEvery: s.ackReqEvery } : {}),
+    ...(s.rto !== undefined ? { rtoNs: s.rto } : {}),
+    ...(s.ackDscp !== undefined ? { ackDscp: s.ackDscp } : {}),
+  });
+}
