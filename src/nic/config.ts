@@ -77,6 +77,12 @@ export interface NicConfig {
   readonly nakRetryGuard: boolean;
   /** Check every received payload against the pattern (count payload_mismatch). */
   readonly verifyPayload: boolean;
+  /**
+   * Port 2 is the host's own IP stack (the live lab's kernel): everything on the wire that is not RoCE for
+   * us goes up to it, and what it sends goes out on the wire between our own frames, as a real RDMA NIC
+   * shares its port between the RDMA engine and the host's network driver.
+   */
+  readonly hostPort: boolean;
   /** DCQCN (NP and RP); null: RP off (line rate, CNPs counted rp_cnp_ignored), NP as `npWhenRpOff`. */
   readonly dcqcn: DcqcnParams | null;
   /** NP settings when `dcqcn` is null. */
@@ -101,6 +107,7 @@ export interface NicConfigInit {
   readonly maxInflightPackets?: number;
   readonly nakRetryGuard?: boolean;
   readonly verifyPayload?: boolean;
+  readonly hostPort?: boolean;
   readonly dcqcn?: DcqcnParams | null;
   readonly npWhenRpOff?: NpSettings;
   readonly rxBuffer?: Partial<RxBufferConfig>;
@@ -146,6 +153,7 @@ export function nicConfig(init: NicConfigInit): NicConfig {
     maxInflightPackets: init.maxInflightPackets ?? DEFAULT_MAX_INFLIGHT_PACKETS,
     nakRetryGuard: init.nakRetryGuard ?? true,
     verifyPayload: init.verifyPayload ?? true,
+    hostPort: init.hostPort ?? false,
     dcqcn: init.dcqcn === undefined ? null : init.dcqcn,
     npWhenRpOff: init.npWhenRpOff ?? NP_WHEN_RP_OFF,
     rxBuffer: {

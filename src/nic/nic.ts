@@ -172,6 +172,10 @@ const T_RX_DRAIN = 8;
 const T_XOFF_REFRESH = 9;
 
 const PORT = 1;
+/** The host stack's side (see NicConfig.hostPort). */
+const HOST_PORT = 2;
+/** Host-stack frames waiting for the wire; beyond this the host's traffic is dropped, as a full TX ring. */
+const HOST_QUEUE_LIMIT = 1024;
 /** At most one CNP/rate-cut/drop event per key per this interval. */
 const EVENT_INTERVAL_NS = 10_000;
 const KEY_CNP = 1_000_000;
@@ -243,6 +247,14 @@ export class Nic implements Device<NicCommand, NicReply> {
   private xoff = false;
   private rxPackets = 0;
   private rxBytes = 0;
+  /** Host-stack frames per priority (a NIC keeps a send queue per traffic class, so PFC stops only its own). */
+  private readonly hostTx = Array.from({ length: PRIORITIES }, () => new Fifo<Uint8Array>());
+  private hostQueued = 0;
+  /** Alternate between the host stack's frames and RDMA data, so neither starves the other. */
+  private hostTurn = false;
+  private toHostFrames = 0;
+  private fromHostFrames = 0;
+  private hostTxDropped = 0;
 
   constructor(
     config: NicConfig,
@@ -277,6 +289,10 @@ export class Nic implements Device<NicCommand, NicReply> {
   // Receive path
 
   receive(port: number, frame: Uint8Array, now: Nanoseconds): void {
+    if (port === HOST_PORT && this.cfg.hostPort) {
+      this.fromHost(frame, now);
+      return;
+    }
     if (port !== PORT || !this.up) return;
     this.rxPackets++;
     this.rxBytes += frame.length;
@@ -299,6 +315,11 @@ export class Nic implements Device<NicCommand, NicReply> {
   private process(frame: Uint8Array, now: Nanoseconds): void {
     const type = ethType(frame);
     const l3 = ethPayloadOffset(frame);
+    if (this.cfg.hostPort && !this.isRoceForUs(frame, type, l3)) {
+      this.toHostFrames++;
+      this.env.transmit(HOST_PORT, frame);
+      return;
+    }
     if (type === EtherType.ARP) {
       this.receiveArp(frame, l3, now);
       return;
@@ -308,6 +329,47 @@ export class Nic implements Device<NicCommand, NicReply> {
       return;
     }
     this.receiveIpv4(frame, l3, now);
+  }
+
+  /** A RoCEv2 packet addressed to us: IPv4, UDP, destination port 4791, our address. */
+  private isRoceForUs(frame: Uint8Array, type: number, ip: number): boolean {
+    if (type !== EtherType.IPv4 || frame.length < ip + 28 || ipv4Protocol(frame, ip) !== IpProtocol.UDP)
+      return false;
+    if (ipv4Dst(frame, ip) !== this.cfg.port.ip) return false;
+    return udpDstPort(frame, ip + ipv4HeaderLength(frame, ip)) === ROCEV2_UDP_PORT;
+  }
+
+  /** A frame from the host stack, for the wire. */
+  private fromHost(frame: Uint8Array, now: Nanoseconds): void {
+    if (frame.length < 14) return;
+    if (this.hostQueued >= HOST_QUEUE_LIMIT) {
+      this.hostTxDropped++;
+      return;
+    }
+    this.fromHostFrames++;
+    this.hostQueued++;
+    this.hostTx[this.hostPriority(frame)]!.push(frame);
+    this.kick(now);
+  }
+
+  /** Priority of a host-stack frame: its DSCP's for IPv4, 0 otherwise. */
+  private hostPriority(frame: Uint8Array): number {
+    if (ethType(frame) !== EtherType.IPv4) return 0;
+    return this.cfg.dscpToPriority[frame[ethPayloadOffset(frame) + 1]! >>> 2]!;
+  }
+
+  /** The next host-stack frame of the highest priority that is not paused. */
+  private takeHostFrame(): Uint8Array | null {
+    if (this.hostQueued === 0) return null;
+    for (let p = PRIORITIES - 1; p >= 0; p--) {
+      if ((this.paused >> p) & 1) continue;
+      const frame = this.hostTx[p]!.shift();
+      if (frame !== undefined) {
+        this.hostQueued--;
+        return frame;
+      }
+    }
+    return null;
   }
 
   private receiveIpv4(frame: Uint8Array, ip: number, now: Nanoseconds): void {
@@ -538,7 +600,20 @@ export class Nic implements Device<NicCommand, NicReply> {
         if (frame !== null) return frame;
       }
     }
-    return this.pullData(now);
+    // Host-stack frames and RDMA data take turns while both have something to send.
+    if (this.hostTurn) {
+      const host = this.takeHostFrame();
+      if (host !== null) {
+        this.hostTurn = false;
+        return host;
+      }
+    }
+    const data = this.pullData(now);
+    if (data !== null) {
+      this.hostTurn = true;
+      return data;
+    }
+    return this.takeHostFrame();
   }
 
   private pullData(now: Nanoseconds): Uint8Array | null {
@@ -1065,6 +1140,9 @@ export class Nic implements Device<NicCommand, NicReply> {
       tx_busy_ns: this.tx.busyNs,
       rx_buffer_bytes: this.rxQueueBytes,
       rx_buffer_peak_bytes: this.rxQueuePeak,
+      host_rx_frames: this.toHostFrames,
+      host_tx_frames: this.fromHostFrames,
+      host_tx_dropped: this.hostTxDropped,
     };
     for (let p = 0; p < PRIORITIES; p++) {
       const pausedNow = (this.paused >> p) & 1 ? now - this.pausedSince[p]! : 0;
