@@ -2,6 +2,7 @@
 // The `rocelab` command.
 import { Command } from "commander";
 import { registerFramesCommand } from "./cli/frames-command.js";
+import { registerLabCommands } from "./cli/lab-commands.js";
 import { registerPcapCheckCommand } from "./cli/pcap-check-command.js";
 import { registerRunCommand } from "./cli/run-command.js";
 import { registerTopologyCommand } from "./cli/topology-command.js";
@@ -16,6 +17,7 @@ program
 
 registerTopologyCommand(program);
 registerRunCommand(program);
+registerLabCommands(program);
 registerFramesCommand(program);
 registerPcapCheckCommand(program);
 

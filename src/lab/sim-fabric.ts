@@ -31,10 +31,11 @@ export class SimFabric {
   private readonly simLinks = new Map<number, SimLink>();
   private readonly down = new Set<number>();
   private readonly convergenceNs: number;
+  private readonly switchExtra = new Map<string, SwitchSettings[]>();
 
   constructor(
     readonly topo: Topology,
-    hostFactory: HostFactory,
+    private readonly hostFactory: HostFactory,
     opts: SimFabricOptions = {},
   ) {
     this.sim = new Simulator({ seed: opts.seed ?? 1 });
@@ -44,6 +45,7 @@ export class SimFabric {
     for (const node of topo.nodes) {
       if (node.kind === NodeKind.Switch) {
         const extra = [...(opts.switchSettings ?? []), ...(opts.nodeSettings?.[node.name] ?? [])];
+        this.switchExtra.set(node.name, extra);
         const cfg = buildSwitchConfig(topo, this.plan, routes.get(node.name) ?? [], node.name, extra);
         this.switches.set(
           node.name,
@@ -100,5 +102,44 @@ export class SimFabric {
 
   isDown(id: number): boolean {
     return this.down.has(id);
+  }
+
+  /** Switch settings layered on top of the topology for `name` (scenario overrides and later changes). */
+  switchLayers(name: string): SwitchSettings[] {
+    return this.switchExtra.get(name)!;
+  }
+
+  /** Kills a node as a crashed process would die: its links stay up, it just stops answering. */
+  kill(name: string): void {
+    this.sim.killDevice(name);
+  }
+
+  /** Restarts a node with fresh state (and the current routes and settings). */
+  restart(name: string): void {
+    const node = this.topo.nodes.find((n) => n.name === name);
+    if (!node) throw new Error(`no node ${name}`);
+    if (node.kind === NodeKind.Switch) {
+      const routes = computeRoutes(this.topo, this.plan, this.down);
+      const cfg = buildSwitchConfig(
+        this.topo,
+        this.plan,
+        routes.get(name) ?? [],
+        name,
+        this.switchExtra.get(name)!,
+      );
+      this.switches.set(
+        name,
+        this.sim.restartDevice(name, (env) => new Switch(cfg, env)),
+      );
+      return;
+    }
+    const address = this.plan.ports.get(portKey(name, 1))!;
+    const link = this.topo.links.find(
+      (l) => (l.a.node === name && l.a.port === 1) || (l.b.node === name && l.b.port === 1),
+    )!;
+    this.hosts.set(
+      name,
+      this.sim.restartDevice(name, (env) => this.hostFactory(name, address, link, env)),
+    );
   }
 }

@@ -57,6 +57,8 @@ type Event = TimerEvent | DeliverEvent | ActionEvent;
 interface SimNode {
   readonly name: string;
   device: Device;
+  /** A killed device: frames and timers for it vanish, as for a crashed process. */
+  dead: boolean;
   /** Armed timers: id -> generation of the live arming. */
   readonly timers: Map<TimerId, number>;
   /** port -> link and which side of it this node is. */
@@ -90,6 +92,7 @@ export class Simulator {
   readonly seed: number | string;
   private readonly listeners: ((e: SimEvent) => void)[] = [];
   private readonly taps: FrameTap[] = [];
+  private readonly envs = new Map<string, DeviceEnv>();
 
   constructor(opts: SimulatorOptions = {}) {
     this.seed = opts.seed ?? 1;
@@ -109,6 +112,7 @@ export class Simulator {
     const node: SimNode = {
       name,
       device: undefined as unknown as Device,
+      dead: false,
       timers: new Map(),
       ports: new Map(),
     };
@@ -128,7 +132,33 @@ export class Simulator {
     const device = create(env);
     node.device = device;
     this.nodes.set(name, node);
+    this.envs.set(name, env);
     return device;
+  }
+
+  /**
+   * Kills a device, as a crashed process: its links stay up (the peers see no carrier change) but frames
+   * sent to it vanish and its timers never fire, until it is restarted.
+   */
+  killDevice(name: string): void {
+    const node = this.nodeOf(name);
+    node.dead = true;
+    node.timers.clear();
+  }
+
+  /** Restarts a killed (or running) device with fresh state from `create`. */
+  restartDevice<D extends Device>(name: string, create: (env: DeviceEnv) => D): D {
+    const node = this.nodeOf(name);
+    node.timers.clear();
+    const device = create(this.envs.get(name)!);
+    node.device = device;
+    node.dead = false;
+    if (this.started) device.start(this.clock);
+    return device;
+  }
+
+  isDead(name: string): boolean {
+    return this.nodeOf(name).dead;
   }
 
   device(name: string): Device {
@@ -212,7 +242,7 @@ export class Simulator {
           e.node.device.fire(e.timer, e.t);
           break;
         case DELIVER:
-          if (e.gen !== e.link.gen || !e.link.up) {
+          if (e.gen !== e.link.gen || !e.link.up || e.to.dead) {
             e.link.lost++;
             break;
           }
@@ -239,6 +269,7 @@ export class Simulator {
   }
 
   private transmit(node: SimNode, port: number, frame: Uint8Array): void {
+    if (node.dead) return;
     const attachment = node.ports.get(port);
     if (!attachment) return; // an unconnected port: the frame goes nowhere
     const { link, side } = attachment;

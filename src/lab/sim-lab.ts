@@ -1,0 +1,306 @@
+// A fabric in virtual time, driven like a live lab: the simulator advances in step with the real clock at
+// a chosen dilation (emulated time runs `dilation` times slower than real time), so a person can watch
+// queues build and pauses spread in the TUI and inject incasts, failures and presets from the keyboard.
+// Every host has a kernel stack behind its NIC (HostStack), as in the live lab.
+
+import type { DeviceStats } from "../device/contract.js";
+import { createRandom } from "../device/prng.js";
+import { HostStack } from "../nic/host-stack.js";
+import { Nic } from "../nic/nic.js";
+import { generateFlows, type WorkloadSpec } from "../nic/workloads.js";
+import { hostAddress } from "./address-plan.js";
+import type {
+  IncastRequest,
+  LabController,
+  LabEvent,
+  LabSnapshot,
+  ThresholdPreset,
+  TopologyView,
+  UdpRequest,
+} from "./controller.js";
+import { FlowDriver } from "./flow-driver.js";
+import { buildNicConfig } from "./nic-config.js";
+import { SimFabric } from "./sim-fabric.js";
+import { resolveTunables } from "./switch-config.js";
+import { hosts, NodeKind, type Topology } from "./topology.js";
+import { linkViews, topologyView } from "./topology-view.js";
+
+export interface SimLabOptions {
+  readonly name?: string;
+  readonly topology: Topology;
+  readonly seed?: number;
+  /** Real time per emulated time (default 10,000: one emulated millisecond lasts ten real seconds). */
+  readonly dilation?: number;
+  /** Real ms between snapshots (default 250). */
+  readonly snapshotMs?: number;
+  /** Real ms between simulator slices (default 20). */
+  readonly tickMs?: number;
+}
+
+/** At most this much real time of simulation work per slice, so the UI stays responsive when behind. */
+const MAX_WORK_MS = 40;
+
+export class SimLab implements LabController {
+  readonly runtime = "sim" as const;
+  readonly name: string;
+  readonly topology: TopologyView;
+  readonly fabric: SimFabric;
+  readonly dilation: number;
+  private readonly kernels = new Map<string, HostStack>();
+  private driver: FlowDriver;
+  private readonly snapshotListeners = new Set<(s: LabSnapshot) => void>();
+  private readonly eventListeners = new Set<(e: readonly LabEvent[]) => void>();
+  private pendingEvents: LabEvent[] = [];
+  private readonly status = new Map<string, string>();
+  private readonly restarts = new Map<string, number>();
+  private tick: NodeJS.Timeout | null = null;
+  private snap: NodeJS.Timeout | null = null;
+  private realStart = 0;
+  private emulatedStart = 0;
+  private workloads = 0;
+  private readonly seed: number;
+
+  constructor(private readonly opts: SimLabOptions) {
+    this.name = opts.name ?? `sim-${opts.topology.name}`;
+    this.dilation = opts.dilation ?? 10_000;
+    this.seed = opts.seed ?? 1;
+    const topo = opts.topology;
+    this.fabric = new SimFabric(
+      topo,
+      (host, address, link, env) =>
+        new Nic(
+          {
+            ...buildNicConfig({ host, address, link, mtu: topo.mtu }, [], { answerArp: false }),
+            hostPort: true,
+          },
+          env,
+        ),
+      { seed: this.seed },
+    );
+    const sim = this.fabric.sim;
+    for (const h of hosts(topo)) {
+      const addr = hostAddress(this.fabric.plan, h.name);
+      const kernel = sim.addDevice(
+        `${h.name}-kernel`,
+        (env) => new HostStack({ name: h.name, mac: addr.mac, ip: addr.ip, gatewayMac: addr.peerMac }, env),
+      );
+      sim.connect({ a: { device: h.name, port: 2 }, b: { device: `${h.name}-kernel`, port: 1 }, delayNs: 0 });
+      this.kernels.set(h.name, kernel);
+    }
+    for (const n of topo.nodes) this.status.set(n.name, "running");
+    this.driver = this.newDriver();
+    sim.onEvent((e) => {
+      this.pendingEvents.push(e);
+      if (e.kind === "flow-done" && e.detail !== undefined) this.driver.onFlowDone(Number(e.detail), e.t);
+    });
+    this.topology = topologyView(topo, (id) => this.fabric.isDown(id));
+  }
+
+  private newDriver(): FlowDriver {
+    const sim = this.fabric.sim;
+    return new FlowDriver(this.fabric.plan, {
+      command: (host, cmd) => {
+        if (this.status.get(host) !== "running") return;
+        (this.fabric.hosts.get(host) as Nic).command(cmd, sim.now);
+      },
+      schedule: (at, fn) => sim.at(at, fn),
+    });
+  }
+
+  /** Starts advancing virtual time with the real clock. */
+  start(): void {
+    if (this.tick) return;
+    this.realStart = performance.now();
+    this.emulatedStart = this.fabric.sim.now;
+    this.tick = setInterval(() => this.advance(), this.opts.tickMs ?? 20);
+    this.snap = setInterval(() => this.publish(), this.opts.snapshotMs ?? 250);
+  }
+
+  /** Runs the simulator up to where the real clock says it should be (bounded work per slice). */
+  advance(): void {
+    const sim = this.fabric.sim;
+    const target =
+      this.emulatedStart + Math.floor(((performance.now() - this.realStart) * 1e6) / this.dilation);
+    const began = performance.now();
+    const step = Math.max(1000, Math.floor((MAX_WORK_MS * 1e6) / this.dilation));
+    while (sim.now < target && performance.now() - began < MAX_WORK_MS)
+      sim.run(Math.min(target, sim.now + step));
+    if (sim.now < target) {
+      // Cannot keep up at this dilation: slow the emulated clock rather than fall further behind.
+      this.emulatedStart = sim.now;
+      this.realStart = performance.now();
+    }
+  }
+
+  private publish(): void {
+    const events = this.pendingEvents;
+    this.pendingEvents = [];
+    if (events.length > 0) for (const l of this.eventListeners) l(events);
+    if (this.snapshotListeners.size === 0) return;
+    const s = this.snapshotNow();
+    for (const l of this.snapshotListeners) l(s);
+  }
+
+  snapshotNow(): LabSnapshot {
+    const now = this.fabric.sim.now;
+    const stats: Record<string, DeviceStats> = {};
+    for (const [name, sw] of this.fabric.switches)
+      if (this.status.get(name) === "running") stats[name] = sw.stats(now);
+    for (const [name, nic] of this.fabric.hosts)
+      if (this.status.get(name) === "running") stats[name] = nic.stats(now);
+    return {
+      lab: this.name,
+      runtime: "sim",
+      now,
+      dilation: this.dilation,
+      status: this.tick ? "running" : "paused",
+      devices: this.opts.topology.nodes.map((n) => ({
+        node: n.name,
+        kind: n.kind === NodeKind.Switch ? "switch" : "nic",
+        status: this.status.get(n.name)!,
+        pid: null,
+        restarts: this.restarts.get(n.name) ?? 0,
+        health: null,
+      })),
+      links: linkViews(this.opts.topology, (id) => this.fabric.isDown(id)),
+      stats,
+    };
+  }
+
+  snapshot(): Promise<LabSnapshot> {
+    return Promise.resolve(this.snapshotNow());
+  }
+
+  onSnapshot(listener: (s: LabSnapshot) => void): () => void {
+    this.snapshotListeners.add(listener);
+    return () => this.snapshotListeners.delete(listener);
+  }
+
+  onEvents(listener: (e: readonly LabEvent[]) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  private startWorkload(spec: WorkloadSpec): string {
+    const now = this.fabric.sim.now;
+    const random = createRandom(this.seed, `workload:${spec.name}:${this.workloads}`);
+    this.driver.add(generateFlows(spec, now, random, this.driver.newId));
+    return spec.name;
+  }
+
+  incast(req: IncastRequest): Promise<string> {
+    const all = hosts(this.opts.topology).map((h) => h.name);
+    if (!all.includes(req.to)) return Promise.reject(new Error(`${req.to} is not a host`));
+    const from = typeof req.from === "number" ? all.filter((h) => h !== req.to).slice(0, req.from) : req.from;
+    const name = `incast-${++this.workloads}`;
+    return Promise.resolve(
+      this.startWorkload({
+        type: "incast",
+        name,
+        to: req.to,
+        from,
+        bytes: req.bytes,
+        op: "write",
+        qps: req.qps ?? 1,
+        repeat: 1,
+        intervalNs: 0,
+      }),
+    );
+  }
+
+  udp(req: UdpRequest): Promise<void> {
+    const kernel = this.kernels.get(req.from);
+    if (!kernel) return Promise.reject(new Error(`${req.from} is not a host`));
+    kernel.command(
+      {
+        type: "udp",
+        dstIp: hostAddress(this.fabric.plan, req.to).ip,
+        rateBps: req.rateBps,
+        ...(req.size !== undefined ? { size: req.size } : {}),
+        ...(req.durationNs !== undefined ? { durationNs: req.durationNs } : {}),
+      },
+      this.fabric.sim.now,
+    );
+    return Promise.resolve();
+  }
+
+  stopTraffic(): Promise<void> {
+    this.driver.stop("all");
+    this.driver = this.newDriver();
+    for (const k of this.kernels.values()) k.command({ type: "stop" }, this.fabric.sim.now);
+    return Promise.resolve();
+  }
+
+  setLink(node: string, port: number, up: boolean): Promise<void> {
+    this.fabric.setLinkUp(this.fabric.linkId(node, port), up);
+    this.pendingEvents.push({
+      t: this.fabric.sim.now,
+      device: node,
+      kind: up ? "link-up" : "link-down",
+      port,
+      detail: `${node}:eth${port}`,
+    });
+    return Promise.resolve();
+  }
+
+  kill(node: string): Promise<void> {
+    if (this.status.get(node) !== "running")
+      return Promise.reject(new Error(`${node} is ${this.status.get(node) ?? "unknown"}`));
+    this.fabric.kill(node);
+    this.status.set(node, "killed");
+    this.pendingEvents.push({
+      t: this.fabric.sim.now,
+      device: node,
+      kind: "info",
+      detail: "process killed (failure injection)",
+    });
+    return Promise.resolve();
+  }
+
+  restart(node: string): Promise<void> {
+    this.fabric.restart(node);
+    this.status.set(node, "running");
+    this.restarts.set(node, (this.restarts.get(node) ?? 0) + 1);
+    this.pendingEvents.push({
+      t: this.fabric.sim.now,
+      device: node,
+      kind: "info",
+      detail: "process restarted",
+    });
+    return Promise.resolve();
+  }
+
+  applyPreset(preset: ThresholdPreset): Promise<void> {
+    const now = this.fabric.sim.now;
+    for (const [name, sw] of this.fabric.switches) {
+      const layers = this.fabric.switchLayers(name);
+      layers.push({ profile: preset });
+      sw.command({ type: "configure", tunables: resolveTunables(this.opts.topology, name, layers) }, now);
+    }
+    this.pendingEvents.push({
+      t: now,
+      device: "lab",
+      kind: "info",
+      detail: `switch preset ${preset} applied`,
+    });
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    if (this.tick) clearInterval(this.tick);
+    if (this.snap) clearInterval(this.snap);
+    this.tick = null;
+    this.snap = null;
+    return Promise.resolve();
+  }
+
+  /** The kernel stack of a host. */
+  kernel(host: string): HostStack | undefined {
+    return this.kernels.get(host);
+  }
+
+  /** Advances virtual time by `ns` at once, without the real clock (tests, scripted runs). */
+  step(ns: number): void {
+    this.fabric.sim.run(this.fabric.sim.now + ns);
+  }
+}

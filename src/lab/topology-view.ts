@@ -1,0 +1,23 @@
+// The topology as the TUI and clients see it: nodes, links and their state.
+
+import type { LinkView, TopologyView } from "./controller.js";
+import type { Topology } from "./topology.js";
+
+export function topologyView(topo: Topology, down: (id: number) => boolean): TopologyView {
+  return {
+    name: topo.name,
+    nodes: topo.nodes.map((n) => ({ name: n.name, kind: n.kind, ports: n.ports })),
+    links: linkViews(topo, down),
+  };
+}
+
+export function linkViews(topo: Topology, down: (id: number) => boolean): LinkView[] {
+  return topo.links.map((l) => ({
+    id: l.id,
+    a: `${l.a.node}:eth${l.a.port}`,
+    b: `${l.b.node}:eth${l.b.port}`,
+    up: !down(l.id),
+    rateBps: l.rateBps,
+    delayNs: l.delayNs,
+  }));
+}
