@@ -6,12 +6,18 @@
 // scheduler or a NIC's QP arbiter decides, at the last possible moment, what goes next.
 //
 // Busy-until times are kept as fractional nanoseconds so a long run keeps the exact rate even though
-// timers fire on integer nanoseconds. When a runtime fires the timer late (a live process on a busy
-// machine), `onTimer` catches up: every frame whose wire time has already passed is sent at once, so the
-// average rate stays right and only the burstiness suffers.
+// timers fire on integer nanoseconds. When a runtime fires the timer late (a live process that waited for
+// its millisecond timer, or for a CPU), `onTimer` catches up: frames whose wire time has passed are sent
+// at once, so the average rate stays right. Catching up is bounded by MAX_CATCH_UP_NS: after a longer
+// stall the wire time is lost, as if the link had idled, instead of leaving as a burst that no real port
+// could send (a burst of milliseconds would overrun the PFC headroom downstream). `stalledNs` counts it.
+// In the simulator timers are never late, so the bound never applies.
 
 import { wireBytes } from "../wire/ethernet.js";
 import type { BitsPerSecond, DeviceEnv, Nanoseconds, TimerId } from "./contract.js";
+
+/** Wire time a late port may still make up, ns (two Node timer ticks at dilation 1000). */
+export const MAX_CATCH_UP_NS = 2000;
 
 /** Supplies the next frame to send at `now` (the moment the wire becomes free), or null if none. */
 export type PullFrame = (now: Nanoseconds) => Uint8Array | null;
@@ -27,6 +33,8 @@ export class TxPort {
   txBytes = 0;
   /** Nanoseconds of wire time used (for utilisation). */
   busyNs = 0;
+  /** Wire time lost because the runtime woke the port too late to make it up, ns. */
+  stalledNs = 0;
 
   constructor(
     readonly port: number,
@@ -97,7 +105,12 @@ export class TxPort {
   }
 
   /** Pulls the next frame and puts it on the wire starting at `start`; false if there was none. */
-  private startNext(start: number, now: Nanoseconds): boolean {
+  private startNext(requested: number, now: Nanoseconds): boolean {
+    let start = requested;
+    if (start < now - MAX_CATCH_UP_NS) {
+      this.stalledNs += now - MAX_CATCH_UP_NS - start;
+      start = now - MAX_CATCH_UP_NS;
+    }
     this.pulling = true;
     let frame: Uint8Array | null;
     try {

@@ -1138,6 +1138,7 @@ export class Nic implements Device<NicCommand, NicReply> {
       tx_packets: this.tx.txFrames,
       tx_bytes: this.tx.txBytes,
       tx_busy_ns: this.tx.busyNs,
+      tx_stalled_ns: this.tx.stalledNs,
       rx_buffer_bytes: this.rxQueueBytes,
       rx_buffer_peak_bytes: this.rxQueuePeak,
       host_rx_frames: this.toHostFrames,

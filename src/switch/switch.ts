@@ -869,6 +869,7 @@ export class Switch implements Device<SwitchCommand, SwitchReply> {
         tx_packets: ps.tx.txFrames,
         tx_bytes: ps.tx.txBytes,
         tx_busy_ns: ps.tx.busyNs,
+        tx_stalled_ns: ps.tx.stalledNs,
         headroom_bytes: this.mmu.headroomOf(port),
       };
       for (let p = 0; p < PRIORITIES; p++) {
