@@ -1,6 +1,8 @@
 // User-facing errors: a clear message and an exit status, never a stack trace for a mistake in input.
 
 import { ConfigError } from "../lab/config-error.js";
+import { RemoteError } from "../lab/live/control.js";
+import { LabError } from "../lab/live/live-lab.js";
 
 export class UsageError extends Error {
   constructor(
@@ -23,6 +25,9 @@ export function action<A extends unknown[]>(
       if (e instanceof ConfigError) {
         process.stderr.write(`${e.message}\n`);
         process.exitCode = 2;
+      } else if (e instanceof RemoteError || e instanceof LabError) {
+        process.stderr.write(`rocelab: ${e.message}\n`);
+        process.exitCode = 1;
       } else if (e instanceof UsageError) {
         process.stderr.write(`rocelab: ${e.message}\n`);
         process.exitCode = e.exitCode;

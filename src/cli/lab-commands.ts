@@ -1,0 +1,496 @@
+import type { Command } from "commander";
+import { execa } from "execa";
+import type { DeviceStats } from "../device/contract.js";
+import { hostAddress, planAddresses } from "../lab/address-plan.js";
+import { THRESHOLD_PRESETS, type ThresholdPreset } from "../lab/controller.js";
+import { downLab, LabError, LiveLab, upLab } from "../lab/live/live-lab.js";
+import { DEFAULT_LAB, labNameProblem, nsName } from "../lab/live/names.js";
+import { distPath } from "../lab/live/paths.js";
+import { findAllLabs } from "../lab/live/provision.js";
+import type { LabStatus } from "../lab/live/supervisor.js";
+import { NodeKind } from "../lab/topology.js";
+import { formatDuration, formatRate, formatSize, parseRate, parseSize } from "../lab/units.js";
+import { ipToString, parseIp } from "../wire/bytes.js";
+import { action, UsageError } from "./errors.js";
+import { loadTopologyArg } from "./topology-command.js";
+
+const TRACE_TOOL = distPath("runtime/live/trace-tool.js");
+
+/**
+ * Default dilation: emulated time runs 1000× slower than real time. At 1000 a 100 Gb/s link carries
+ * 100 Mb/s of real frames (about 3,000 full-size frames a second) and 1 µs of emulated time is 1 ms of real
+ * time — the resolution of Node's timers. docs/performance.md has the measurements behind this choice.
+ */
+export const DEFAULT_DILATION = 1000;
+
+function labName(opts: { name?: string }): string {
+  const name = opts.name ?? DEFAULT_LAB;
+  const problem = labNameProblem(name);
+  if (problem) throw new UsageError(problem);
+  return name;
+}
+
+function requireRoot(what: string): void {
+  if (process.getuid?.() !== 0) {
+    throw new UsageError(`${what} needs root (network namespaces, veth, raw sockets): run it with sudo`, 1);
+  }
+}
+
+/** "node:ethN" -> {node, port}, checked against the lab's topology. */
+function endpoint(text: string, lab: LiveLab): { node: string; port: number } {
+  const m = /^([A-Za-z][\w-]*):eth([1-9]\d*)$/.exec(text);
+  if (!m) throw new UsageError(`"${text}" is not NODE:ethN (for example leaf1:eth1)`);
+  const node = lab.topology.nodes.find((n) => n.name === m[1]);
+  if (!node)
+    throw new UsageError(
+      `no node ${m[1]} in lab ${lab.name} (nodes: ${lab.topology.nodes.map((n) => n.name).join(", ")})`,
+    );
+  const port = Number(m[2]);
+  if (!node.ports.includes(port))
+    throw new UsageError(
+      `${m[1]} has no connected eth${port} (ports: ${node.ports.map((p) => `eth${p}`).join(", ")})`,
+    );
+  return { node: m[1]!, port };
+}
+
+async function withLab<T>(opts: { name?: string }, fn: (lab: LiveLab) => Promise<T>): Promise<T> {
+  const lab = await LiveLab.connect(labName(opts)).catch((e: Error) => {
+    throw new UsageError(e.message, 1);
+  });
+  try {
+    return await fn(lab);
+  } finally {
+    await lab.close();
+  }
+}
+
+function print(json: boolean | undefined, data: unknown, text: () => string): void {
+  process.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${text()}\n`);
+}
+
+export function registerLabCommands(program: Command): void {
+  program
+    .command("up")
+    .argument("[topology]", "topology YAML (default: the built-in 2-spine, 2-leaf, 8-host fabric)")
+    .description("bring up a live lab: a namespace and a process per device, veth links, real frames")
+    .option("--name <name>", "lab name (prefix of everything the lab creates)", DEFAULT_LAB)
+    .option("--dilation <n>", "emulated time runs N times slower than real time", String(DEFAULT_DILATION))
+    .option("--seed <n>", "seed of the devices' random choices", "1")
+    .action(
+      action(
+        async (topology: string | undefined, opts: { name?: string; dilation: string; seed: string }) => {
+          const name = labName(opts);
+          const dilation = Number(opts.dilation);
+          if (!(dilation >= 1))
+            throw new UsageError(`--dilation must be a number >= 1, not "${opts.dilation}"`);
+          // Validate before anything is created.
+          const topo = loadTopologyArg(topology);
+          requireRoot("rocelab up");
+          const started = Date.now();
+          await upLab({
+            lab: name,
+            topology: topology ?? "default",
+            dilation,
+            seed: Number(opts.seed),
+            onProgress: (s) => process.stderr.write(`  ${s}\n`),
+          }).catch((e: Error) => {
+            throw e instanceof LabError ? new UsageError(e.message, 1) : e;
+          });
+          const hosts = topo.nodes.filter((n) => n.kind === NodeKind.Host).map((n) => n.name);
+          const flag = name === DEFAULT_LAB ? "" : ` --name ${name}`;
+          process.stdout.write(
+            [
+              `lab ${name} is up: ${topo.nodes.length} devices, ${topo.links.length} links, dilation ${dilation} (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+              "",
+              "look:",
+              `  rocelab status${flag}                  devices, links, process health`,
+              `  rocelab stats ${topo.nodes[0]!.name}${flag}              counters of one device`,
+              `  ip netns exec ${nsName(name, hosts[0] ?? topo.nodes[0]!.name)} ping ${hosts[1] ? ipToString(hostAddress(planAddresses(topo), hosts[1]).ip) : ""}`,
+              `  rocelab capture ${topo.nodes[0]!.name}:eth1 -w /tmp/x.pcap --seconds 5${flag}`,
+              `  rocelab trace ${hosts[0] ?? ""} ${hosts[hosts.length - 1] ?? ""}${flag}`,
+              "break things:",
+              `  rocelab inject incast --to ${hosts[hosts.length - 1] ?? ""} --from 4 --size 4MB${flag}`,
+              `  rocelab inject link-down ${topo.nodes[0]!.name}:eth1${flag}`,
+              "stop:",
+              `  rocelab down${flag}`,
+            ].join("\n") + "\n",
+          );
+        },
+      ),
+    );
+
+  program
+    .command("down")
+    .description(
+      "stop a lab and remove every namespace, interface and process it created (also after a crash)",
+    )
+    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .option(
+      "--all",
+      "every lab on this machine, and any leftovers of ours (rl-* namespaces, rocelab processes)",
+    )
+    .action(
+      action(async (opts: { name?: string; all?: boolean }) => {
+        requireRoot("rocelab down");
+        const labs = opts.all ? await findAllLabs() : [labName(opts)];
+        if (labs.length === 0) {
+          process.stdout.write("no labs\n");
+          return;
+        }
+        for (const lab of labs) {
+          const r = await downLab(lab, (s) => process.stderr.write(`  ${lab}: ${s}\n`));
+          process.stdout.write(
+            `lab ${lab} is down (${r.killed} processes stopped, ${r.namespaces} namespaces removed)\n`,
+          );
+        }
+      }),
+    );
+
+  program
+    .command("status")
+    .description("devices, links and process health of a running lab")
+    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .option("--json", "print JSON")
+    .action(
+      action(async (opts: { name?: string; json?: boolean }) => {
+        await withLab(opts, async (lab) => {
+          const s = await lab.request<LabStatus>("status");
+          print(opts.json, s, () => formatStatus(s));
+        });
+      }),
+    );
+
+  program
+    .command("stats")
+    .argument("<node>", "a switch or a host")
+    .description("counters of one device: mlx5-style on NICs, per port and priority on switches")
+    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .option("--json", "print JSON")
+    .option("--all", "also counters that are zero")
+    .action(
+      action(async (node: string, opts: { name?: string; json?: boolean; all?: boolean }) => {
+        await withLab(opts, async (lab) => {
+          if (!lab.topology.nodes.some((n) => n.name === node)) {
+            throw new UsageError(
+              `no node ${node} in lab ${lab.name} (nodes: ${lab.topology.nodes.map((n) => n.name).join(", ")})`,
+            );
+          }
+          const r = await lab.request<{ stats: DeviceStats; health: unknown }>("stats", { node });
+          print(opts.json, r, () => formatStats(r.stats, opts.all ?? false));
+        });
+      }),
+    );
+
+  const inject = program.command("inject").description("break things on purpose in a running lab");
+  inject
+    .command("incast")
+    .description("N-to-1 incast of RDMA WRITEs in the lossless class")
+    .requiredOption("--to <host>", "the receiver")
+    .option("--from <n>", "how many senders (the first N other hosts)", "4")
+    .option("--size <bytes>", "bytes per sender", "4MB")
+    .option("--qps <n>", "QPs per sender", "1")
+    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .action(
+      action(async (opts: { to: string; from: string; size: string; qps: string; name?: string }) => {
+        const bytes = parseSize(opts.size);
+        if (bytes === null || bytes <= 0)
+          throw new UsageError(`--size "${opts.size}" is not a size (for example 4MB, 512KiB)`);
+        const from = Number(opts.from);
+        if (!Number.isInteger(from) || from < 1)
+          throw new UsageError("--from takes a number of senders >= 1");
+        await withLab(opts, async (lab) => {
+          const name = await lab.incast({ to: opts.to, from, bytes, qps: Number(opts.qps) });
+          process.stdout.write(`${name}: ${from} senders x ${formatSize(bytes)} -> ${opts.to}\n`);
+        });
+      }),
+    );
+  for (const [cmd, up] of [
+    ["link-down", false],
+    ["link-up", true],
+  ] as const) {
+    inject
+      .command(cmd)
+      .argument("<endpoint>", "NODE:ethN (either end of the link)")
+      .description(up ? "bring a link back" : "take a link down (both ends lose carrier; routes reconverge)")
+      .option("--name <name>", "lab name", DEFAULT_LAB)
+      .action(
+        action(async (text: string, opts: { name?: string }) => {
+          await withLab(opts, async (lab) => {
+            const { node, port } = endpoint(text, lab);
+            await lab.setLink(node, port, up);
+            process.stdout.write(`${node}:eth${port} ${up ? "up" : "down"}\n`);
+          });
+        }),
+      );
+  }
+  inject
+    .command("kill")
+    .argument("<node>")
+    .description("SIGKILL a device process (the supervisor reports it; `inject restart` brings it back)")
+    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .action(
+      action(async (node: string, opts: { name?: string }) => {
+        await withLab(opts, async (lab) => {
+          await lab.kill(node);
+          process.stdout.write(`${node} killed\n`);
+        });
+      }),
+    );
+  inject
+    .command("restart")
+    .argument("<node>")
+    .description("restart a killed or crashed device process")
+    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .action(
+      action(async (node: string, opts: { name?: string }) => {
+        await withLab(opts, async (lab) => {
+          await lab.restart(node);
+          process.stdout.write(`${node} restarted\n`);
+        });
+      }),
+    );
+  inject
+    .command("udp")
+    .description("kernel UDP (dgram-as-promised) from one host to another: lossy traffic sharing the fabric")
+    .requiredOption("--from <host>")
+    .requiredOption("--to <host>")
+    .option("--rate <rate>", "emulated rate (the real rate is divided by the dilation)", "10G")
+    .option("--size <bytes>", "datagram payload", "1000")
+    .option("--seconds <s>", "real seconds to run (default: until `inject stop`)")
+    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .action(
+      action(
+        async (opts: {
+          from: string;
+          to: string;
+          rate: string;
+          size: string;
+          seconds?: string;
+          name?: string;
+        }) => {
+          const rateBps = parseRate(opts.rate);
+          if (rateBps === null)
+            throw new UsageError(`--rate "${opts.rate}" is not a rate (for example 10G, 500M)`);
+          await withLab(opts, async (lab) => {
+            const status = await lab.request<LabStatus>("status");
+            const durationNs = opts.seconds ? (Number(opts.seconds) * 1e9) / status.dilation : undefined;
+            await lab.udp({
+              from: opts.from,
+              to: opts.to,
+              rateBps,
+              size: Number(opts.size),
+              ...(durationNs ? { durationNs } : {}),
+            });
+            process.stdout.write(
+              `UDP ${opts.from} -> ${opts.to} at ${formatRate(rateBps)}b/s emulated (${formatRate(rateBps / status.dilation)}b/s real)\n`,
+            );
+          });
+        },
+      ),
+    );
+  inject
+    .command("stop")
+    .description("stop every workload and UDP stream")
+    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .action(
+      action(async (opts: { name?: string }) => {
+        await withLab(opts, async (lab) => {
+          await lab.stopTraffic();
+          process.stdout.write("traffic stopped\n");
+        });
+      }),
+    );
+  inject
+    .command("preset")
+    .argument("<preset>", THRESHOLD_PRESETS.join(" | "))
+    .description("apply a switch threshold preset (seed 002's table) to every switch")
+    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .action(
+      action(async (preset: string, opts: { name?: string }) => {
+        if (!(THRESHOLD_PRESETS as readonly string[]).includes(preset)) {
+          throw new UsageError(`preset must be one of ${THRESHOLD_PRESETS.join(", ")}`);
+        }
+        await withLab(opts, async (lab) => {
+          await lab.applyPreset(preset as ThresholdPreset);
+          process.stdout.write(`preset ${preset} applied to every switch\n`);
+        });
+      }),
+    );
+
+  program
+    .command("capture")
+    .argument("<endpoint>", "NODE:ethN")
+    .description(
+      "capture the real frames on a lab port with tcpdump (check the file with `rocelab pcap-check`)",
+    )
+    .requiredOption("-w, --write <file>", "pcap file to write")
+    .option("--seconds <s>", "how long (real seconds)", "5")
+    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .action(
+      action(async (text: string, opts: { write: string; seconds: string; name?: string }) => {
+        requireRoot("rocelab capture");
+        const seconds = Number(opts.seconds);
+        if (!(seconds > 0)) throw new UsageError("--seconds takes a positive number");
+        await withLab(opts, async (lab) => {
+          const { node, port } = endpoint(text, lab);
+          const r = await captureFrames(lab.name, node, port, opts.write, seconds);
+          process.stdout.write(`${r.packets} frames captured on ${node}:eth${port} into ${opts.write}\n`);
+        });
+      }),
+    );
+
+  program
+    .command("trace")
+    .argument("<src>", "source host")
+    .argument("<dst>", "destination host")
+    .description("the ECMP path of one RoCE 5-tuple: TTL-limited UDP 4791 probes answered by the switches")
+    .option("--sport <port>", "UDP source port of the flow (RoCE uses 49152-65535)", "49152")
+    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .option("--json", "print JSON")
+    .action(
+      action(async (src: string, dst: string, opts: { sport: string; name?: string; json?: boolean }) => {
+        requireRoot("rocelab trace");
+        await withLab(opts, async (lab) => {
+          const path = await trace(lab, src, dst, Number(opts.sport));
+          print(opts.json, path, () => formatTrace(src, dst, Number(opts.sport), path));
+        });
+      }),
+    );
+}
+
+export interface TraceHop {
+  readonly ttl: number;
+  readonly from: string | null;
+  /** The switch port that answered, from the lab's address plan. */
+  readonly port: string | null;
+  readonly rttMs: number | null;
+}
+
+export async function trace(lab: LiveLab, src: string, dst: string, sport: number): Promise<TraceHop[]> {
+  const topo = await lab
+    .request<LabStatus>("status")
+    .then((s) => loadTopologyArg(s.topology === "built-in" ? undefined : s.topology));
+  const plan = planAddresses(topo);
+  for (const h of [src, dst]) {
+    if (!topo.nodes.some((n) => n.name === h && n.kind === NodeKind.Host))
+      throw new UsageError(`${h} is not a host of lab ${lab.name}`);
+  }
+  if (!(sport >= 1 && sport <= 65535)) throw new UsageError("--sport takes a UDP port 1-65535");
+  const { stdout } = await execa("ip", [
+    "netns",
+    "exec",
+    nsName(lab.name, src),
+    process.execPath,
+    TRACE_TOOL,
+    "--lab",
+    lab.name,
+    "--src",
+    ipToString(hostAddress(plan, src).ip),
+    "--dst",
+    ipToString(hostAddress(plan, dst).ip),
+    "--sport",
+    String(sport),
+  ]);
+  const result = JSON.parse(stdout) as { hops: { ttl: number; from: string | null; rttMs: number | null }[] };
+  const owner = new Map<number, string>();
+  for (const p of plan.ports.values()) owner.set(p.ip, `${p.node}:eth${p.port}`);
+  return result.hops.map((h) => ({
+    ...h,
+    port: h.from === null ? null : (owner.get(parseIp(h.from) ?? 0) ?? null),
+  }));
+}
+
+function formatTrace(src: string, dst: string, sport: number, hops: readonly TraceHop[]): string {
+  const lines = [`trace ${src} -> ${dst}, UDP ${sport} -> 4791 (the ECMP path of this RoCE 5-tuple)`];
+  for (const h of hops) {
+    if (h.from === null) {
+      lines.push(`  ${h.ttl}  ${dst} (destination: RoCE NICs do not answer probes)`);
+      break;
+    }
+    lines.push(`  ${h.ttl}  ${(h.port ?? "?").padEnd(14)} ${h.from.padEnd(12)} ${h.rttMs} ms (real)`);
+  }
+  return lines.join("\n");
+}
+
+/** tcpdump inside the node's namespace for `seconds` of real time. */
+export async function captureFrames(
+  lab: string,
+  node: string,
+  port: number,
+  file: string,
+  seconds: number,
+): Promise<{ packets: number }> {
+  const r = await execa(
+    "ip",
+    [
+      "netns",
+      "exec",
+      nsName(lab, node),
+      "tcpdump",
+      "-i",
+      `eth${port}`,
+      "-w",
+      file,
+      "-U",
+      "-s",
+      "65535",
+      "-n",
+    ],
+    { reject: false, timeout: seconds * 1000, killSignal: "SIGINT" },
+  );
+  const m = /(\d+) packets? captured/.exec(r.stderr);
+  if (!m) throw new UsageError(`tcpdump failed: ${r.stderr.trim().split("\n").pop()}`, 1);
+  return { packets: Number(m[1]) };
+}
+
+function formatStatus(s: LabStatus): string {
+  const lines = [
+    `lab ${s.lab}: ${s.status}, topology ${s.topology}, dilation ${s.dilation}, emulated time ${formatDuration(s.now)}`,
+    "",
+    "device      kind    status    pid      restarts  loop lag p99  timer late  cpu",
+  ];
+  for (const d of s.devices) {
+    const h = d.health;
+    lines.push(
+      `${d.node.padEnd(11)} ${d.kind.padEnd(7)} ${d.status.padEnd(9)} ${String(d.pid ?? "-").padEnd(8)} ${String(d.restarts).padEnd(9)} ${h ? `${h.lagP99Ms.toFixed(1)} ms`.padEnd(13) : "-".padEnd(13)} ${h ? formatDuration(Math.round(h.timerLateMeanNs)).padEnd(11) : "-".padEnd(11)} ${h ? `${h.cpuSeconds.toFixed(1)} s` : "-"}`,
+    );
+  }
+  lines.push("", "links:");
+  for (const l of s.links)
+    lines.push(
+      `  ${l.a.padEnd(14)} <-> ${l.b.padEnd(14)} ${l.up ? "up" : "DOWN"}  ${formatRate(l.rateBps)}b/s`,
+    );
+  return lines.join("\n");
+}
+
+function formatStats(s: DeviceStats, all: boolean): string {
+  const keep = (v: number) => all || v !== 0;
+  const lines = [`${s.name} (${s.kind}) at ${formatDuration(s.now)} emulated`, ""];
+  const device = Object.entries(s.counters).filter(([, v]) => keep(v));
+  if (device.length > 0) {
+    lines.push("device:");
+    for (const [k, v] of device) lines.push(`  ${k.padEnd(36)} ${v}`);
+  }
+  for (const p of s.ports) {
+    if (s.kind === "nic") continue; // a NIC's port table repeats its device counters (ethtool -S style)
+    const counters = Object.entries(p.counters).filter(([, v]) => keep(v));
+    lines.push("", `${p.name}${p.up ? "" : " (DOWN)"}:`);
+    for (const [k, v] of counters) lines.push(`  ${k.padEnd(36)} ${v}`);
+    for (const q of p.queues ?? []) {
+      const qc = Object.entries(q.counters).filter(([, v]) => keep(v));
+      if (qc.length === 0 && q.depthBytes === 0 && !q.paused) continue;
+      lines.push(
+        `  queue ${q.queue}: depth ${formatSize(q.depthBytes)}${q.paused ? " PAUSED" : ""}  ${qc.map(([k, v]) => `${k}=${v}`).join(" ")}`,
+      );
+    }
+  }
+  if (s.kind === "nic") {
+    const port = s.ports[0];
+    if (port) {
+      lines.push("", `${port.name} (priority pause counters):`);
+      for (const [k, v] of Object.entries(port.counters))
+        if (/prio\d/.test(k) && keep(v)) lines.push(`  ${k.padEnd(36)} ${v}`);
+    }
+  }
+  return lines.join("\n");
+}

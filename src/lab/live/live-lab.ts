@@ -1,0 +1,270 @@
+// Starting, finding and talking to live labs: `up` (a detached supervisor), `down`, and a LabController
+// over the supervisor's control socket for the CLI's inject commands and the TUI.
+
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, openSync } from "node:fs";
+import { resolve } from "node:path";
+import type {
+  IncastRequest,
+  LabController,
+  LabEvent,
+  LabSnapshot,
+  ThresholdPreset,
+  TopologyView,
+  UdpRequest,
+} from "../controller.js";
+import { ControlClient } from "./control.js";
+import { controlSocketPath, labDir, logPath } from "./names.js";
+import { distPath } from "./paths.js";
+import { findLabProcesses, teardown } from "./provision.js";
+import { alive, readState } from "./state.js";
+
+const SUPERVISOR_MAIN = distPath("lab/live/supervisor-main.js");
+
+export class LabError extends Error {}
+
+/**
+ * The environment lab processes start with: ours, minus Node options meant for this process (a test
+ * runner's TypeScript loader and coverage hooks would otherwise follow the lab into every device).
+ */
+export function cleanNodeEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  delete env.NODE_OPTIONS;
+  delete env.NODE_V8_COVERAGE;
+  return env;
+}
+
+export interface UpOptions {
+  readonly lab: string;
+  /** A topology file, or "default". */
+  readonly topology: string;
+  readonly dilation: number;
+  readonly seed?: number;
+  readonly convergenceNs?: number;
+  /** Progress lines as the lab comes up. */
+  readonly onProgress?: (step: string) => void;
+  readonly timeoutMs?: number;
+}
+
+/** Is a lab of this name running (its supervisor alive)? */
+export function labIsRunning(lab: string): boolean {
+  const state = readState(lab);
+  return (
+    state !== null &&
+    alive(state.supervisorPid) &&
+    findLabProcesses(lab).some((p) => p.pid === state.supervisorPid)
+  );
+}
+
+/** Leftovers of a lab that is not running: a state directory or processes from a crash. */
+export function labHasLeftovers(lab: string): boolean {
+  return existsSync(labDir(lab)) || findLabProcesses(lab).length > 0;
+}
+
+/**
+ * Starts a lab's supervisor detached (it outlives this process) and waits until every device runs.
+ * The caller has validated the topology; a lab of that name must not be running.
+ */
+export async function upLab(opts: UpOptions): Promise<void> {
+  if (labIsRunning(opts.lab)) {
+    throw new LabError(
+      `lab "${opts.lab}" is already running; stop it with \`rocelab down --name ${opts.lab}\` or choose another --name`,
+    );
+  }
+  if (labHasLeftovers(opts.lab)) {
+    opts.onProgress?.(`cleaning up leftovers of an earlier "${opts.lab}" lab`);
+    await teardown(opts.lab);
+  }
+  mkdirSync(labDir(opts.lab), { recursive: true });
+  const log = openSync(logPath(opts.lab, "supervisor"), "a");
+  const topology = opts.topology === "default" ? "default" : resolve(opts.topology);
+  // Through env(1): a parent's child_process hooks (a test runner's coverage) cannot re-add NODE_OPTIONS.
+  const child = spawn(
+    "env",
+    [
+      "-u",
+      "NODE_OPTIONS",
+      "-u",
+      "NODE_V8_COVERAGE",
+      process.execPath,
+      SUPERVISOR_MAIN,
+      "--lab",
+      opts.lab,
+      "--topology",
+      topology,
+      "--dilation",
+      String(opts.dilation),
+      "--seed",
+      String(opts.seed ?? 1),
+      "--convergence",
+      String(opts.convergenceNs ?? 0),
+    ],
+    { detached: true, stdio: ["ignore", log, log], env: cleanNodeEnv() },
+  );
+  child.unref();
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  const socket = controlSocketPath(opts.lab);
+  let exited: number | null = null;
+  child.once("exit", (code) => {
+    exited = code ?? 1;
+  });
+  while (!existsSync(socket)) {
+    if (exited !== null)
+      throw new LabError(
+        `the lab supervisor exited (status ${exited}); see ${logPath(opts.lab, "supervisor")}`,
+      );
+    if (Date.now() > deadline)
+      throw new LabError(`the lab did not start; see ${logPath(opts.lab, "supervisor")}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const client = await ControlClient.connect(socket);
+  try {
+    await new Promise<void>((resolvePromise, reject) => {
+      const check = setInterval(() => {
+        if (exited !== null) {
+          clearInterval(check);
+          reject(
+            new LabError(
+              `the lab supervisor exited (status ${exited}); see ${logPath(opts.lab, "supervisor")}`,
+            ),
+          );
+        } else if (Date.now() > deadline) {
+          clearInterval(check);
+          reject(new LabError(`the lab did not come up in time; see ${logPath(opts.lab, "supervisor")}`));
+        }
+      }, 200);
+      client.onPush((push, data) => {
+        if (push === "progress") {
+          const step = String(data);
+          if (step === "running") {
+            clearInterval(check);
+            resolvePromise();
+          } else if (step.startsWith("failed")) {
+            clearInterval(check);
+            reject(new LabError(`the lab failed to start: ${step.slice(8)}`));
+          } else opts.onProgress?.(step);
+        }
+      });
+      void client.request<{ status: string }>("subscribe").then((s) => {
+        if (s.status === "running") {
+          clearInterval(check);
+          resolvePromise();
+        }
+      }, reject);
+    });
+  } finally {
+    client.close();
+  }
+}
+
+/** Stops a lab: asks its supervisor first, then removes whatever is left. */
+export async function downLab(
+  lab: string,
+  onProgress?: (step: string) => void,
+): Promise<{ killed: number; namespaces: number }> {
+  const socket = controlSocketPath(lab);
+  if (labIsRunning(lab) && existsSync(socket)) {
+    try {
+      const client = await ControlClient.connect(socket, 2000);
+      onProgress?.("asking the supervisor to stop the devices");
+      await client.request("down", undefined, 5000).catch(() => {});
+      client.close();
+      const deadline = Date.now() + 15_000;
+      const pid = readState(lab)?.supervisorPid ?? null;
+      while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    } catch {
+      // Unresponsive supervisor: the teardown below kills it.
+    }
+  }
+  return teardown(lab, onProgress);
+}
+
+/** A LabController over a running lab's control socket. */
+export class LiveLab implements LabController {
+  readonly runtime = "live" as const;
+  private readonly snapshotListeners = new Set<(s: LabSnapshot) => void>();
+  private readonly eventListeners = new Set<(e: readonly LabEvent[]) => void>();
+  private latest: LabSnapshot | null = null;
+
+  private constructor(
+    readonly name: string,
+    readonly topology: TopologyView,
+    private readonly client: ControlClient,
+  ) {
+    client.onPush((push, data) => {
+      if (push === "snapshot") {
+        this.latest = { ...(data as Omit<LabSnapshot, "runtime">), runtime: "live" };
+        for (const l of this.snapshotListeners) l(this.latest);
+      } else if (push === "events") {
+        for (const l of this.eventListeners) l(data as LabEvent[]);
+      }
+    });
+  }
+
+  static async connect(lab: string): Promise<LiveLab> {
+    if (!labIsRunning(lab)) throw new LabError(`no lab "${lab}" is running (start one with \`rocelab up\`)`);
+    const client = await ControlClient.connect(controlSocketPath(lab));
+    const topology = await client.request<TopologyView>("topology");
+    return new LiveLab(lab, topology, client);
+  }
+
+  /** Starts pushed snapshots and events (the TUI); the CLI's one-shot commands do not need them. */
+  async subscribe(): Promise<readonly LabEvent[]> {
+    const s = await this.client.request<{ events: LabEvent[] }>("subscribe");
+    return s.events;
+  }
+
+  async snapshot(): Promise<LabSnapshot> {
+    const s = await this.client.request<Omit<LabSnapshot, "runtime">>("snapshot");
+    return { ...s, runtime: "live" };
+  }
+
+  onSnapshot(listener: (s: LabSnapshot) => void): () => void {
+    this.snapshotListeners.add(listener);
+    return () => this.snapshotListeners.delete(listener);
+  }
+
+  onEvents(listener: (e: readonly LabEvent[]) => void): () => void {
+    this.eventListeners.add(listener);
+    return () => this.eventListeners.delete(listener);
+  }
+
+  /** Any request the supervisor understands (`stats`, `events`, `status`, ...). */
+  request<T>(op: string, args?: unknown, timeoutMs?: number): Promise<T> {
+    return this.client.request<T>(op, args, timeoutMs);
+  }
+
+  async incast(req: IncastRequest): Promise<string> {
+    return (await this.client.request<{ name: string }>("incast", req)).name;
+  }
+
+  async udp(req: UdpRequest): Promise<void> {
+    await this.client.request("udp", req);
+  }
+
+  async stopTraffic(): Promise<void> {
+    await this.client.request("stop-traffic");
+  }
+
+  async setLink(node: string, port: number, up: boolean): Promise<void> {
+    await this.client.request("link", { node, port, up });
+  }
+
+  async kill(node: string): Promise<void> {
+    await this.client.request("kill", { node });
+  }
+
+  async restart(node: string): Promise<void> {
+    await this.client.request("restart", { node });
+  }
+
+  async applyPreset(preset: ThresholdPreset): Promise<void> {
+    await this.client.request("configure-switches", { settings: { profile: preset } });
+  }
+
+  /** Closes the connection (the lab keeps running; `downLab` stops it). */
+  close(): Promise<void> {
+    this.client.close();
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,247 @@
+// Provisioning a live lab from a topology, and taking it apart again.
+//
+// One network namespace per device (rl-<lab>-<node>) and one veth pair per link, created directly inside
+// the two namespaces as eth<N> (nothing ever appears in the root namespace). Switch ports carry no kernel
+// address: the switch process owns them. A host namespace has its wire port eth1, owned by the NIC process,
+// and a second veth pair nic0/host0: the kernel's IP stack lives on host0, and the NIC process bridges
+// everything that is not RoCE between nic0 and the wire — as a real RDMA NIC hands non-RDMA traffic to the
+// host stack. The kernel therefore never sees RoCEv2 (no ICMP port-unreachable storms), and ping, tcpdump
+// and ordinary UDP applications still work on the host.
+//
+// All commands are argument arrays (execa), never shell strings; `ip -batch` keeps it to a few calls.
+
+import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { execa } from "execa";
+import { ipToString, macToString } from "../../wire/bytes.js";
+import { type AddressPlan, portKey } from "../address-plan.js";
+import { NodeKind, type Topology } from "../topology.js";
+import { HOST_KERNEL_IF, HOST_NIC_IF, labDir, labOfNamespace, NS_PREFIX, nsName } from "./names.js";
+import { alive, listLabDirs, readState } from "./state.js";
+
+/** Interface MTU: the path MTU plus room for IP, UDP, BTH, RETH, immediate data and ICRC. */
+export function interfaceMtu(pathMtu: number): number {
+  return pathMtu + 128;
+}
+
+export type Progress = (step: string) => void;
+
+async function ipBatch(commands: readonly string[], namespace?: string): Promise<void> {
+  if (commands.length === 0) return;
+  const args = namespace ? ["-n", namespace, "-batch", "-"] : ["-batch", "-"];
+  await execa("ip", args, { input: `${commands.join("\n")}\n` });
+}
+
+/** Runs `jobs` with at most `limit` at a time. */
+async function parallel<T>(
+  items: readonly T[],
+  limit: number,
+  job: (item: T) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await job(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+export async function provision(
+  lab: string,
+  topo: Topology,
+  plan: AddressPlan,
+  progress: Progress,
+): Promise<void> {
+  const mtu = interfaceMtu(topo.mtu);
+  const nodes = topo.nodes;
+  progress(`creating ${nodes.length} network namespaces and ${topo.links.length} veth pairs`);
+  const root: string[] = nodes.map((n) => `netns add ${nsName(lab, n.name)}`);
+  for (const link of topo.links) {
+    root.push(
+      `link add eth${link.a.port} netns ${nsName(lab, link.a.node)} type veth peer name eth${link.b.port} netns ${nsName(lab, link.b.node)}`,
+    );
+  }
+  for (const n of nodes) {
+    if (n.kind === NodeKind.Host) {
+      const ns = nsName(lab, n.name);
+      root.push(`link add ${HOST_NIC_IF} netns ${ns} type veth peer name ${HOST_KERNEL_IF} netns ${ns}`);
+    }
+  }
+  await ipBatch(root);
+
+  progress("configuring interfaces (MAC, MTU, host addresses and routes)");
+  await parallel(nodes, 8, async (n) => {
+    const ns = nsName(lab, n.name);
+    const cmds = ["link set lo up"];
+    for (const port of n.ports) {
+      const addr = plan.ports.get(portKey(n.name, port))!;
+      cmds.push(`link set eth${port} address ${macToString(addr.mac)} mtu ${mtu} up`);
+    }
+    if (n.kind === NodeKind.Host) {
+      const addr = plan.ports.get(portKey(n.name, 1))!;
+      // The kernel's interface shares the wire port's MAC: to the fabric, the host has one MAC.
+      cmds.push(`link set ${HOST_KERNEL_IF} address ${macToString(addr.mac)} mtu ${mtu} up`);
+      cmds.push(`link set ${HOST_NIC_IF} mtu ${mtu} up`);
+      cmds.push(`addr add ${ipToString(addr.ip)}/${addr.prefixLength} dev ${HOST_KERNEL_IF}`);
+      cmds.push(`route add default via ${ipToString(addr.peerIp)} dev ${HOST_KERNEL_IF}`);
+    }
+    await ipBatch(cmds, ns);
+    // No IPv6 (router solicitations and MLD would be noise on the links). On a host the kernel must hear
+    // the wire only through the NIC (host0): Linux accepts a packet for any local address on any interface
+    // and answers ARP likewise, so without this it would also answer, from eth1 itself, every ping and ARP
+    // the NIC hands up — duplicates — and every RoCE packet with a port-unreachable. Strict reverse-path
+    // filtering and arp_ignore=8 make eth1 and nic0 deaf to the kernel.
+    const sysctls = ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"];
+    if (n.kind === NodeKind.Host) {
+      for (const iface of ["eth1", HOST_NIC_IF]) {
+        sysctls.push(`net.ipv4.conf.${iface}.rp_filter=1`, `net.ipv4.conf.${iface}.arp_ignore=8`);
+      }
+    }
+    await execa("ip", ["netns", "exec", ns, "sysctl", "-q", "-w", ...sysctls]);
+  });
+
+  progress("turning offloads off on every port (checksums, TSO, GSO, GRO)");
+  const ifaces: [string, string][] = [];
+  for (const n of nodes) {
+    const ns = nsName(lab, n.name);
+    for (const port of n.ports) ifaces.push([ns, `eth${port}`]);
+    if (n.kind === NodeKind.Host) ifaces.push([ns, HOST_NIC_IF], [ns, HOST_KERNEL_IF]);
+  }
+  await parallel(ifaces, 8, async ([ns, iface]) => {
+    // Kernel-made frames must leave complete (no partial checksums, no super-frames), or userspace devices
+    // would see bytes a real wire never carries.
+    await execa(
+      "ip",
+      [
+        "netns",
+        "exec",
+        ns,
+        "ethtool",
+        "-K",
+        iface,
+        "rx",
+        "off",
+        "tx",
+        "off",
+        "sg",
+        "off",
+        "tso",
+        "off",
+        "gso",
+        "off",
+        "gro",
+        "off",
+      ],
+      {
+        reject: false,
+      },
+    );
+  });
+}
+
+/** Namespaces that look like ours (rl-*), optionally only those of one lab. */
+export async function listNamespaces(lab?: string): Promise<string[]> {
+  const { stdout } = await execa("ip", ["netns", "list"], { reject: false });
+  const names = stdout
+    .split("\n")
+    .map((l) => l.split(" ")[0]!)
+    .filter((n) => n.startsWith(NS_PREFIX));
+  if (lab === undefined) return names;
+  return names.filter((n) => n.startsWith(`${NS_PREFIX}${lab}-`));
+}
+
+/**
+ * Processes that belong to a lab. Lab processes set their title to `rocelab-<lab>-<role>` (which is what
+ * /proc/<pid>/cmdline then shows); before that, their command line carries `--lab <lab>` and a rocelab
+ * entry point.
+ */
+export function findLabProcesses(lab?: string): { pid: number; lab: string; cmdline: string }[] {
+  const out: { pid: number; lab: string; cmdline: string }[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    let args: string[];
+    try {
+      args = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0");
+    } catch {
+      continue;
+    }
+    let owner: string | undefined;
+    const titled = /^rocelab-([a-z][a-z0-9]*)-\S+$/.exec(args[0]!.trim());
+    if (titled) owner = titled[1]!;
+    else if (args.some((a) => /(device-main|supervisor-main|udp-tool)\.js$/.test(a))) {
+      const i = args.indexOf("--lab");
+      if (i >= 0 && i + 1 < args.length) owner = args[i + 1]!;
+    }
+    if (owner === undefined) continue;
+    if (lab !== undefined && owner !== lab) continue;
+    out.push({ pid, lab: owner, cmdline: args.join(" ").trim() });
+  }
+  return out;
+}
+
+async function waitGone(pids: readonly number[], ms: number): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  let left = pids.filter(alive);
+  while (left.length > 0 && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+    left = left.filter(alive);
+  }
+  return left;
+}
+
+export interface TeardownResult {
+  readonly killed: number;
+  readonly namespaces: number;
+}
+
+/**
+ * Removes everything of `lab`: its processes (TERM, then KILL), its namespaces (which takes their veths
+ * with them) and its state directory. Works from the state file and from the naming marks, so it also
+ * cleans up after a crash or a SIGKILL of every lab process.
+ */
+export async function teardown(lab: string, progress: Progress = () => {}): Promise<TeardownResult> {
+  const state = readState(lab);
+  const pids = new Set<number>();
+  if (state?.supervisorPid) pids.add(state.supervisorPid);
+  for (const d of Object.values(state?.devices ?? {})) if (d.pid) pids.add(d.pid);
+  for (const h of state?.helpers ?? []) if (h.pid) pids.add(h.pid);
+  for (const p of findLabProcesses(lab)) pids.add(p.pid);
+  // Only signal processes that are really ours: a recorded pid may have been reused.
+  const ours = new Set(findLabProcesses(lab).map((p) => p.pid));
+  const targets = [...pids].filter((pid) => ours.has(pid) && alive(pid));
+  if (targets.length > 0) progress(`stopping ${targets.length} processes`);
+  for (const pid of targets) {
+    try {
+      process.kill(pid, "SIGTERM");
+    } catch {}
+  }
+  const stubborn = await waitGone(targets, 2000);
+  for (const pid of stubborn) {
+    try {
+      process.kill(pid, "SIGKILL");
+    } catch {}
+  }
+  await waitGone(stubborn, 2000);
+  const namespaces = new Set([...(state?.namespaces ?? []), ...(await listNamespaces(lab))]);
+  // Exact lab match: rl-foo- must not take rl-foobar-'s namespaces.
+  const mine = [...namespaces].filter((ns) => labOfNamespace(ns, [lab]) === lab);
+  if (mine.length > 0) progress(`deleting ${mine.length} namespaces`);
+  if (mine.length > 0)
+    await ipBatch(mine.map((ns) => `netns delete ${ns}`)).catch(async () => {
+      // One failure (already gone) must not stop the others.
+      for (const ns of mine) await execa("ip", ["netns", "delete", ns], { reject: false });
+    });
+  rmSync(labDir(lab), { recursive: true, force: true });
+  return { killed: targets.length, namespaces: mine.length };
+}
+
+/** Every lab that left a mark: state directories, namespaces, processes. */
+export async function findAllLabs(): Promise<string[]> {
+  const labs = new Set(listLabDirs());
+  for (const p of findLabProcesses()) labs.add(p.lab);
+  for (const ns of await listNamespaces()) {
+    const lab = labOfNamespace(ns, [...labs]);
+    if (lab) labs.add(lab);
+  }
+  return [...labs].sort();
+}

@@ -1,0 +1,69 @@
+// The lab's state file, /run/rocelab/<lab>/state.json: what was created and which processes run, written
+// before anything is created (so a crash half-way through leaves a record `down` can follow).
+
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { labDir, RUN_DIR, statePath } from "./names.js";
+
+export interface DeviceProcessState {
+  readonly node: string;
+  readonly kind: "switch" | "nic";
+  readonly namespace: string;
+  pid: number | null;
+  status: "starting" | "running" | "crashed" | "killed" | "stopped";
+  restarts: number;
+  exitCode?: number | null;
+  exitSignal?: string | null;
+}
+
+export interface LabState {
+  readonly lab: string;
+  readonly createdAt: string;
+  readonly topology: string;
+  readonly dilation: number;
+  /** process.hrtime.bigint() at emulated time 0 (decimal string). */
+  readonly epoch: string;
+  readonly namespaces: readonly string[];
+  supervisorPid: number | null;
+  status: "provisioning" | "starting" | "running" | "stopping" | "failed";
+  devices: Record<string, DeviceProcessState>;
+  /** Helper processes started for injections (UDP senders and receivers). */
+  helpers: { readonly name: string; readonly namespace: string; pid: number | null }[];
+}
+
+export function readState(lab: string): LabState | null {
+  const path = statePath(lab);
+  if (!existsSync(path)) return null;
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as LabState;
+  } catch {
+    return null;
+  }
+}
+
+/** Atomic: write a temporary file, then rename over the old one. */
+export function writeState(state: LabState): void {
+  mkdirSync(labDir(state.lab), { recursive: true });
+  const path = statePath(state.lab);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
+  renameSync(tmp, path);
+}
+
+/** Labs with a state directory. */
+export function listLabDirs(): string[] {
+  if (!existsSync(RUN_DIR)) return [];
+  return readdirSync(RUN_DIR, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
+}
+
+/** Is `pid` alive (and ours to signal)? */
+export function alive(pid: number | null | undefined): boolean {
+  if (!pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
+}

@@ -1,0 +1,607 @@
+import { execa } from "execa";
+import type { DeviceStats } from "../../device/contract.js";
+import { createRandom } from "../../device/prng.js";
+import { generateFlows, type WorkloadSpec } from "../../nic/workloads.js";
+import type { InitMessage, TimedEvent } from "../../runtime/live/protocol.js";
+import type { SwitchTunables } from "../../switch/config.js";
+import { ipToString } from "../../wire/bytes.js";
+import { type AddressPlan, hostAddress, planAddresses } from "../address-plan.js";
+import type { IncastRequest, UdpRequest } from "../controller.js";
+import { FlowDriver } from "../flow-driver.js";
+import { buildNicConfig, mergeNicSettings, resolveDcqcn } from "../nic-config.js";
+import { computeRoutes } from "../routing.js";
+import type { NicSettings, SwitchSettings } from "../schema.js";
+import { buildSwitchConfig, resolveTunables } from "../switch-config.js";
+import { linkAt, NodeKind, type Topology } from "../topology.js";
+import { topologyView } from "../topology-view.js";
+import { type ControlConnection, ControlServer } from "./control.js";
+import { DeviceProcess } from "./device-process.js";
+import { controlSocketPath, HOST_NIC_IF, logPath, NIC_HOST_PORT, nsName } from "./names.js";
+import { distPath } from "./paths.js";
+import { provision, teardown } from "./provision.js";
+import { type LabState, writeState } from "./state.js";
+
+const UDP_TOOL = distPath("runtime/live/udp-tool.js");
+
+/** Real time a live device may take to react to a PFC pause (see liveSlack). */
+export const LIVE_REACTION_MS = 10;
+
+/** How many telemetry events the supervisor keeps for clients. */
+const EVENT_RING = 2000;
+/** Snapshot push interval to subscribed clients, real ms. */
+const SNAPSHOT_MS = 500;
+
+export interface LabEvent extends TimedEvent {
+  readonly device: string;
+}
+
+export interface DeviceView {
+  readonly node: string;
+  readonly kind: "switch" | "nic";
+  readonly status: string;
+  readonly pid: number | null;
+  readonly restarts: number;
+  readonly health: DeviceProcess["health"];
+}
+
+export interface LinkView {
+  readonly id: number;
+  readonly a: string;
+  readonly b: string;
+  readonly up: boolean;
+  readonly rateBps: number;
+  readonly delayNs: number;
+}
+
+export interface LabStatus {
+  readonly lab: string;
+  readonly status: LabState["status"];
+  readonly topology: string;
+  readonly dilation: number;
+  readonly now: number;
+  readonly devices: readonly DeviceView[];
+  readonly links: readonly LinkView[];
+}
+
+export interface Snapshot extends LabStatus {
+  readonly stats: Record<string, DeviceStats>;
+  readonly events: readonly LabEvent[];
+}
+
+export interface SupervisorOptions {
+  readonly lab: string;
+  readonly topology: Topology;
+  readonly dilation: number;
+  readonly seed: number;
+  /** Emulated time routes take to converge after a link change. */
+  readonly convergenceNs?: number;
+}
+
+export class Supervisor {
+  readonly lab: string;
+  readonly topo: Topology;
+  readonly plan: AddressPlan;
+  readonly dilation: number;
+  private readonly epoch = process.hrtime.bigint();
+  private readonly devices = new Map<string, DeviceProcess>();
+  private readonly downLinks = new Set<number>();
+  private readonly switchLayers = new Map<string, SwitchSettings[]>();
+  private readonly hostLayers: NicSettings[] = [];
+  private readonly events: LabEvent[] = [];
+  private readonly server: ControlServer;
+  private state: LabState;
+  private driver: FlowDriver;
+  private workloadCount = 0;
+  private snapshotTimer: NodeJS.Timeout | null = null;
+  private stopping = false;
+  private readonly udpHelpers: { name: string; kill: () => void }[] = [];
+  private readonly udpReceivers = new Set<string>();
+  private readonly udpCounters = new Map<string, Record<string, unknown>>();
+
+  constructor(private readonly opts: SupervisorOptions) {
+    this.lab = opts.lab;
+    this.topo = opts.topology;
+    this.plan = planAddresses(opts.topology);
+    this.dilation = opts.dilation;
+    for (const n of this.topo.nodes)
+      if (n.kind === NodeKind.Switch) this.switchLayers.set(n.name, [this.liveSlack()]);
+    this.state = {
+      lab: this.lab,
+      createdAt: new Date().toISOString(),
+      topology: this.topo.source,
+      dilation: this.dilation,
+      epoch: this.epoch.toString(),
+      namespaces: this.topo.nodes.map((n) => nsName(this.lab, n.name)),
+      supervisorPid: process.pid,
+      status: "provisioning",
+      devices: {},
+      helpers: [],
+    };
+    this.server = new ControlServer(controlSocketPath(this.lab), (op, args, conn) =>
+      this.handle(op, args, conn),
+    );
+    this.driver = this.newDriver();
+  }
+
+  /** Emulated now, from the shared epoch. */
+  now(): number {
+    return Math.floor(Number(process.hrtime.bigint() - this.epoch) / this.dilation);
+  }
+
+  private progress(step: string): void {
+    this.server.broadcast("progress", step);
+  }
+
+  /**
+   * A live device reacts to a pause only when its process runs: Node timers fire a millisecond or more
+   * late, and on a busy 2-core machine a process waits for CPU for several more (docs/performance.md has
+   * the measured lateness). At dilation D, every real millisecond of reaction is 1e6/D emulated ns during
+   * which an upstream keeps sending, so automatic headroom covers LIVE_REACTION_MS of it.
+   */
+  private liveSlack(): SwitchSettings {
+    return { pfc: { headroomSlack: Math.ceil((LIVE_REACTION_MS * 1e6) / this.dilation) } };
+  }
+
+  async start(): Promise<void> {
+    writeState(this.state);
+    await this.server.listen();
+    try {
+      await provision(this.lab, this.topo, this.plan, (s) => this.progress(s));
+      this.state.status = "starting";
+      writeState(this.state);
+      this.progress(`starting ${this.topo.nodes.length} device processes (dilation ${this.dilation})`);
+      const routes = computeRoutes(this.topo, this.plan, this.downLinks);
+      for (const n of this.topo.nodes) {
+        const proc = new DeviceProcess(
+          this.lab,
+          n.name,
+          n.kind === NodeKind.Switch ? "switch" : "nic",
+          nsName(this.lab, n.name),
+          this.initFor(n.name, routes),
+        );
+        this.devices.set(n.name, proc);
+        this.watch(proc);
+      }
+      await Promise.all([...this.devices.values()].map((d) => d.start()));
+      for (const d of this.devices.values()) this.recordDevice(d);
+      this.state.status = "running";
+      writeState(this.state);
+      this.progress("running");
+      this.snapshotTimer = setInterval(() => void this.pushSnapshot(), SNAPSHOT_MS);
+    } catch (e) {
+      this.state.status = "failed";
+      writeState(this.state);
+      this.progress(`failed: ${(e as Error).message}`);
+      throw e;
+    }
+  }
+
+  private initFor(node: string, routes: Map<string, import("../../switch/config.js").Route[]>): InitMessage {
+    const n = this.topo.nodes.find((x) => x.name === node)!;
+    const base = {
+      type: "init" as const,
+      lab: this.lab,
+      node,
+      epoch: this.epoch.toString(),
+      dilation: this.dilation,
+      seed: this.opts.seed,
+    };
+    if (n.kind === NodeKind.Switch) {
+      const config = buildSwitchConfig(
+        this.topo,
+        this.plan,
+        routes.get(node) ?? [],
+        node,
+        this.switchLayers.get(node)!,
+      );
+      const ports = n.ports.map((port) => ({
+        port,
+        ifname: `eth${port}`,
+        delayNs: linkAt(this.topo, node, port)!.link.delayNs,
+      }));
+      return { ...base, kind: "switch", config, ports };
+    }
+    const link = linkAt(this.topo, node, 1)!.link;
+    // The kernel answers ARP and ping on host0, behind the NIC's host port.
+    const config = {
+      ...buildNicConfig(
+        { host: node, address: hostAddress(this.plan, node), link, mtu: this.topo.mtu },
+        this.hostLayers,
+        { answerArp: false },
+      ),
+      hostPort: true,
+    };
+    return {
+      ...base,
+      kind: "nic",
+      config,
+      ports: [
+        { port: 1, ifname: "eth1", delayNs: link.delayNs },
+        // The host kernel's side: no emulated propagation delay inside the server.
+        { port: NIC_HOST_PORT, ifname: HOST_NIC_IF, delayNs: 0 },
+      ],
+    };
+  }
+
+  private watch(proc: DeviceProcess): void {
+    proc.on("events", (events) => {
+      for (const e of events) {
+        const stamped: LabEvent = { ...e, device: proc.node };
+        this.events.push(stamped);
+        this.eventSeq++;
+        if (e.kind === "flow-done" && e.detail !== undefined) this.driver.onFlowDone(Number(e.detail), e.t);
+      }
+      if (this.events.length > EVENT_RING) this.events.splice(0, this.events.length - EVENT_RING);
+      this.server.broadcast(
+        "events",
+        events.map((e) => ({ ...e, device: proc.node })),
+      );
+    });
+    proc.on("exit", (status, code, signal) => {
+      if (this.stopping) return;
+      const info: LabEvent = {
+        t: this.now(),
+        device: proc.node,
+        kind: "info",
+        detail:
+          status === "killed"
+            ? "process killed (failure injection)"
+            : `process crashed (exit code ${code ?? "none"}, signal ${signal ?? "none"}); see the log in /run/rocelab/${this.lab}/${proc.node}.log`,
+      };
+      this.events.push(info);
+      this.server.broadcast("events", [info]);
+      this.recordDevice(proc);
+    });
+  }
+
+  private recordDevice(d: DeviceProcess): void {
+    this.state.devices[d.node] = {
+      node: d.node,
+      kind: d.kind,
+      namespace: d.namespace,
+      pid: d.pid,
+      status: d.status,
+      restarts: d.restarts,
+    };
+    writeState(this.state);
+  }
+
+  status(): LabStatus {
+    return {
+      lab: this.lab,
+      status: this.state.status,
+      topology: this.topo.source,
+      dilation: this.dilation,
+      now: this.now(),
+      devices: [...this.devices.values()].map((d) => ({
+        node: d.node,
+        kind: d.kind,
+        status: d.status,
+        pid: d.pid,
+        restarts: d.restarts,
+        health: d.health,
+      })),
+      links: this.topo.links.map((l) => ({
+        id: l.id,
+        a: `${l.a.node}:eth${l.a.port}`,
+        b: `${l.b.node}:eth${l.b.port}`,
+        up: !this.downLinks.has(l.id),
+        rateBps: l.rateBps,
+        delayNs: l.delayNs,
+      })),
+    };
+  }
+
+  private device(node: string): DeviceProcess {
+    const d = this.devices.get(node);
+    if (!d)
+      throw new Error(`no node ${node} in lab ${this.lab} (nodes: ${[...this.devices.keys()].join(", ")})`);
+    return d;
+  }
+
+  async stats(node: string): Promise<{ stats: DeviceStats; health: unknown }> {
+    return this.device(node).request({ type: "stats" });
+  }
+
+  async allStats(): Promise<Record<string, DeviceStats>> {
+    const out: Record<string, DeviceStats> = {};
+    await Promise.all(
+      [...this.devices.values()]
+        .filter((d) => d.status === "running")
+        .map(async (d) => {
+          try {
+            out[d.node] = (await d.request({ type: "stats" })).stats;
+          } catch {
+            // A device that just died is reported by its status.
+          }
+        }),
+    );
+    return out;
+  }
+
+  private async pushSnapshot(): Promise<void> {
+    const subscribed = [...this.server.connections].some((c) => c.isSubscribed);
+    if (!subscribed) return;
+    const stats = await this.allStats();
+    this.server.broadcast("snapshot", { ...this.status(), stats });
+  }
+
+  private async command(node: string, command: unknown): Promise<unknown> {
+    return this.device(node).request({ type: "command", command });
+  }
+
+  /**
+   * Link down/up. The link state is the devices' (both ends stop sending and ignore what arrives, as in
+   * the simulator); the veth itself stays up, because a libpcap handle does not survive its interface
+   * losing carrier (the cap binding aborts the process). Routes reconverge after the convergence delay.
+   */
+  async setLink(node: string, port: number, up: boolean): Promise<void> {
+    const attached = linkAt(this.topo, node, port);
+    if (!attached) throw new Error(`${node}:eth${port} is not connected`);
+    const { link, peer } = attached;
+    if (up) this.downLinks.delete(link.id);
+    else this.downLinks.add(link.id);
+    for (const [n, p] of [
+      [node, port],
+      [peer.node, peer.port],
+    ] as const) {
+      this.devices.get(n)?.send({ type: "link", port: p, up });
+    }
+    const ev: LabEvent = {
+      t: this.now(),
+      device: node,
+      kind: up ? "link-up" : "link-down",
+      port,
+      detail: `${node}:eth${port} <-> ${peer.node}:eth${peer.port}`,
+    };
+    this.events.push(ev);
+    this.server.broadcast("events", [ev]);
+    const routes = computeRoutes(this.topo, this.plan, this.downLinks);
+    const delayMs = ((this.opts.convergenceNs ?? 0) * this.dilation) / 1e6;
+    setTimeout(() => {
+      for (const [name, d] of this.devices) {
+        if (d.kind === "switch" && d.status === "running")
+          void d
+            .request({ type: "command", command: { type: "set-routes", routes: routes.get(name) ?? [] } })
+            .catch(() => {});
+      }
+    }, delayMs);
+  }
+
+  kill(node: string): void {
+    const d = this.device(node);
+    if (d.status !== "running") throw new Error(`${node} is ${d.status}`);
+    d.kill();
+  }
+
+  async restart(node: string): Promise<void> {
+    const d = this.device(node);
+    if (d.status === "running" || d.status === "starting")
+      throw new Error(`${node} is ${d.status}; kill it first`);
+    const routes = computeRoutes(this.topo, this.plan, this.downLinks);
+    const fresh = new DeviceProcess(this.lab, node, d.kind, d.namespace, this.initFor(node, routes));
+    fresh.restarts = d.restarts + 1;
+    this.devices.set(node, fresh);
+    this.watch(fresh);
+    await fresh.start();
+    // A fresh process starts with every port up: tell it which of its links are down.
+    for (const l of this.topo.links) {
+      if (!this.downLinks.has(l.id)) continue;
+      if (l.a.node === node) fresh.send({ type: "link", port: l.a.port, up: false });
+      if (l.b.node === node) fresh.send({ type: "link", port: l.b.port, up: false });
+    }
+    this.recordDevice(fresh);
+    const ev: LabEvent = { t: this.now(), device: node, kind: "info", detail: "process restarted" };
+    this.events.push(ev);
+    this.server.broadcast("events", [ev]);
+  }
+
+  private newDriver(): FlowDriver {
+    return new FlowDriver(this.plan, {
+      command: (host, cmd) => {
+        void this.command(host, cmd).catch((e: Error) => {
+          const ev: LabEvent = {
+            t: this.now(),
+            device: host,
+            kind: "info",
+            detail: `command failed: ${e.message}`,
+          };
+          this.events.push(ev);
+        });
+      },
+      schedule: (at, fn) => {
+        const ms = Math.max(0, ((at - this.now()) * this.dilation) / 1e6);
+        setTimeout(() => fn(this.now()), ms);
+      },
+    });
+  }
+
+  /** Starts a workload now. Returns its name. */
+  startWorkload(spec: WorkloadSpec): { name: string; flows: number } {
+    const now = this.now();
+    const random = createRandom(this.opts.seed, `workload:${spec.name}:${this.workloadCount++}`);
+    const flows = generateFlows(spec, now, random, this.driver.newId);
+    this.driver.add(flows);
+    return { name: spec.name, flows: flows.length };
+  }
+
+  /** An N-to-1 incast of RDMA WRITEs, started now. */
+  incast(req: IncastRequest): { name: string; flows: number } {
+    const all = this.topo.nodes.filter((n) => n.kind === NodeKind.Host).map((n) => n.name);
+    if (!all.includes(req.to)) throw new Error(`${req.to} is not a host (hosts: ${all.join(", ")})`);
+    const from = typeof req.from === "number" ? all.filter((h) => h !== req.to).slice(0, req.from) : req.from;
+    for (const h of from)
+      if (!all.includes(h) || h === req.to) throw new Error(`${h} cannot send to ${req.to}`);
+    if (from.length === 0) throw new Error("an incast needs at least one sender");
+    return this.startWorkload({
+      type: "incast",
+      name: `incast-${this.workloadCount + 1}`,
+      to: req.to,
+      from,
+      bytes: req.bytes,
+      op: "write",
+      qps: req.qps ?? 1,
+      repeat: 1,
+      intervalNs: 0,
+    });
+  }
+
+  /**
+   * Kernel UDP from one host to another (dgram-as-promised processes in the two namespaces). The rate is
+   * emulated: the sender runs at rate / dilation of real bits per second.
+   */
+  async udp(req: UdpRequest): Promise<void> {
+    const hostsOnly = this.topo.nodes.filter((n) => n.kind === NodeKind.Host).map((n) => n.name);
+    for (const h of [req.from, req.to]) if (!hostsOnly.includes(h)) throw new Error(`${h} is not a host`);
+    if (!this.udpReceivers.has(req.to)) {
+      this.udpReceivers.add(req.to);
+      this.spawnHelper(`udp-recv-${req.to}`, req.to, ["recv"]);
+    }
+    const realRate = req.rateBps / this.dilation;
+    const args = [
+      "send",
+      "--dst",
+      ipToString(hostAddress(this.plan, req.to).ip),
+      "--rate",
+      String(realRate),
+      "--size",
+      String(req.size ?? 1000),
+    ];
+    if (req.durationNs !== undefined) args.push("--seconds", String((req.durationNs * this.dilation) / 1e9));
+    this.spawnHelper(`udp-send-${req.from}-${req.to}-${this.udpHelpers.length}`, req.from, args);
+  }
+
+  private spawnHelper(name: string, node: string, args: string[]): void {
+    const ns = nsName(this.lab, node);
+    const child = execa("ip", ["netns", "exec", ns, process.execPath, UDP_TOOL, ...args, "--lab", this.lab], {
+      ipc: true,
+      stdin: "ignore",
+      stdout: { file: logPath(this.lab, name), append: true },
+      stderr: { file: logPath(this.lab, name), append: true },
+      reject: false,
+      cleanup: true,
+    });
+    child.on("message", (m) => {
+      this.udpCounters.set(name, m as Record<string, unknown>);
+    });
+    this.addHelper(name, ns, child.pid ?? null, () => child.kill("SIGTERM"));
+  }
+
+  /** Counters of the UDP helper processes (name -> last report). */
+  udpStats(): Record<string, unknown> {
+    return Object.fromEntries(this.udpCounters);
+  }
+
+  stopTraffic(): void {
+    for (const h of this.udpHelpers.filter((x) => x.name.startsWith("udp-send"))) h.kill();
+    this.driver.stop("all");
+    // A fresh driver: later workloads start from a clean slate (the NICs keep their QPs).
+    this.driver = this.newDriver();
+  }
+
+  /** Applies switch settings (a profile or explicit values) to every switch, or to some. */
+  async configureSwitches(settings: SwitchSettings, only?: readonly string[]): Promise<void> {
+    for (const [name, layers] of this.switchLayers) {
+      if (only && !only.includes(name)) continue;
+      layers.push(settings);
+      const tunables: Partial<SwitchTunables> = resolveTunables(this.topo, name, layers);
+      await this.command(name, { type: "configure", tunables });
+    }
+  }
+
+  async configureHosts(settings: NicSettings): Promise<void> {
+    this.hostLayers.push(settings);
+    const merged = mergeNicSettings(this.hostLayers);
+    for (const [name, d] of this.devices) {
+      if (d.kind !== "nic") continue;
+      await this.command(name, {
+        type: "configure",
+        dcqcn: resolveDcqcn(merged),
+        ...(merged.ackReqEvery !== undefined ? { ackReqEvery: merged.ackReqEvery } : {}),
+        ...(merged.rto !== undefined ? { rtoNs: merged.rto } : {}),
+      });
+    }
+  }
+
+  recentEvents(limit = 200): LabEvent[] {
+    return this.events.slice(-limit);
+  }
+
+  /** Registers a helper process (UDP sender/receiver) so `down` knows about it. */
+  addHelper(name: string, namespace: string, pid: number | null, kill: () => void): void {
+    this.udpHelpers.push({ name, kill });
+    this.state.helpers.push({ name, namespace, pid });
+    writeState(this.state);
+  }
+
+  /** Orderly shutdown: stop the devices, remove everything the lab created. */
+  async shutdown(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.state.status = "stopping";
+    writeState(this.state);
+    if (this.snapshotTimer) clearInterval(this.snapshotTimer);
+    for (const h of this.udpHelpers) h.kill();
+    await Promise.all([...this.devices.values()].map((d) => d.stop()));
+    await this.server.close();
+    await teardown(this.lab);
+  }
+
+  private async handle(op: string, args: unknown, conn: ControlConnection): Promise<unknown> {
+    const a = (args ?? {}) as Record<string, unknown>;
+    switch (op) {
+      case "status":
+        return this.status();
+      case "subscribe":
+        conn.subscribe();
+        return { ...this.status(), events: this.recentEvents() };
+      case "snapshot":
+        return {
+          ...this.status(),
+          stats: await this.allStats(),
+          events: this.recentEvents(),
+        } satisfies Snapshot;
+      case "stats":
+        return this.stats(String(a.node));
+      case "command":
+        return this.command(String(a.node), a.command);
+      case "link":
+        await this.setLink(String(a.node), Number(a.port), Boolean(a.up));
+        return { ok: true };
+      case "kill":
+        this.kill(String(a.node));
+        return { ok: true };
+      case "restart":
+        await this.restart(String(a.node));
+        return { ok: true };
+      case "topology":
+        return topologyView(this.topo, (id) => this.downLinks.has(id));
+      case "workload":
+        return this.startWorkload(a.spec as WorkloadSpec);
+      case "incast":
+        return this.incast(a as unknown as IncastRequest);
+      case "udp":
+        await this.udp(a as unknown as UdpRequest);
+        return { ok: true };
+      case "stop-traffic":
+        this.stopTraffic();
+        return { ok: true };
+      case "configure-switches":
+        await this.configureSwitches(a.settings as SwitchSettings, a.only as string[] | undefined);
+        return { ok: true };
+      case "configure-hosts":
+        await this.configureHosts(a.settings as NicSettings);
+        return { ok: true };
+      case "events":
+        return this.recentEvents(Number(a.limit ?? 200));
+      case "udp-stats":
+        return this.udpStats();
+      case "down":
+        // Answer first, then go: the client waits for the state directory to disappear.
+        setTimeout(() => void this.shutdown().then(() => process.exit(0)), 10);
+        return { ok: true };
+      default:
+        throw new Error(`unknown request "${op}"`);
+    }
+  }
+}

@@ -1,0 +1,131 @@
+// Hosts one device core in a live process: real ports, the dilated clock, timers on the event loop, the
+// emulated propagation delay of each link, telemetry batching and health (event-loop lag, timer
+// lateness, CPU).
+
+import { monitorEventLoopDelay } from "node:perf_hooks";
+import type { Device, DeviceEnv, TelemetryEvent, TimerId } from "../../device/contract.js";
+import { Fifo } from "../../device/fifo.js";
+import type { Random } from "../../device/prng.js";
+import type { LiveClock } from "./clock.js";
+import type { PortIo } from "./port-io.js";
+import type { Health, TimedEvent } from "./protocol.js";
+import { LiveTimers } from "./timers.js";
+
+/** Event-loop delay sampling interval; samples include it, so it is subtracted from what we report. */
+const LAG_RESOLUTION_MS = 1;
+
+/** Below this much real time, a link's emulated delay is not worth a timer (Node timers are 1 ms). */
+const MIN_DELAY_REAL_MS = 0.25;
+
+interface DelayLine {
+  readonly io: PortIo;
+  readonly delayNs: number;
+  readonly queue: Fifo<{ due: number; frame: Uint8Array }>;
+  timer: NodeJS.Timeout | null;
+}
+
+export class DeviceHost {
+  readonly env: DeviceEnv;
+  readonly timers: LiveTimers;
+  private device: Device | null = null;
+  private readonly lines = new Map<number, DelayLine>();
+  private events: TimedEvent[] = [];
+  private readonly lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
+  framesIn = 0;
+  framesOut = 0;
+
+  constructor(
+    readonly clock: LiveClock,
+    ports: ReadonlyMap<number, { io: PortIo; delayNs: number }>,
+    random: Random,
+  ) {
+    this.timers = new LiveTimers(clock, (timer, now) => this.device?.fire(timer, now));
+    for (const [port, { io, delayNs }] of ports) {
+      this.lines.set(port, { io, delayNs, queue: new Fifo(), timer: null });
+      io.onFrame((frame) => {
+        this.framesIn++;
+        this.device?.receive(port, frame, this.clock.now());
+        this.timers.runDue();
+      });
+    }
+    this.env = {
+      transmit: (port, frame) => this.transmit(port, frame),
+      arm: (timer: TimerId, at) => this.timers.arm(timer, at),
+      disarm: (timer: TimerId) => this.timers.disarm(timer),
+      emit: (event: TelemetryEvent) => {
+        this.events.push({ ...event, t: this.clock.now() });
+      },
+      random: random.next,
+    };
+    this.lag.enable();
+  }
+
+  attach(device: Device): void {
+    this.device = device;
+    device.start(this.clock.now());
+    this.timers.runDue();
+  }
+
+  /** Takes the events emitted since the last call. */
+  drainEvents(): TimedEvent[] {
+    const out = this.events;
+    this.events = [];
+    return out;
+  }
+
+  health(): Health {
+    const h: Health = {
+      lagP50Ms: Math.max(0, this.lag.percentile(50) / 1e6 - LAG_RESOLUTION_MS),
+      lagP99Ms: Math.max(0, this.lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS),
+      lagMaxMs: Math.max(0, this.lag.max / 1e6 - LAG_RESOLUTION_MS),
+      timerLateMeanNs: this.timers.fired > 0 ? this.timers.latenessSum / this.timers.fired : 0,
+      timerLateMaxNs: this.timers.latenessMax,
+      framesIn: this.framesIn,
+      framesOut: this.framesOut,
+      sendErrors: [...this.lines.values()].reduce((a, l) => a + l.io.sendErrors, 0),
+      cpuSeconds: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
+      rssBytes: process.memoryUsage.rss(),
+    };
+    this.lag.reset();
+    return h;
+  }
+
+  close(): void {
+    this.timers.stop();
+    this.lag.disable();
+    for (const line of this.lines.values()) {
+      if (line.timer) clearTimeout(line.timer);
+      line.io.close();
+    }
+  }
+
+  private transmit(port: number, frame: Uint8Array): void {
+    const line = this.lines.get(port);
+    if (!line) return;
+    const realMs = this.clock.realNs(line.delayNs) / 1e6;
+    if (realMs < MIN_DELAY_REAL_MS && line.queue.length === 0) {
+      this.framesOut++;
+      line.io.send(frame);
+      return;
+    }
+    line.queue.push({ due: this.clock.now() + line.delayNs, frame });
+    if (line.timer === null) this.scheduleFlush(line);
+  }
+
+  private scheduleFlush(line: DelayLine): void {
+    const head = line.queue.peek();
+    if (!head) return;
+    line.timer = setTimeout(
+      () => {
+        line.timer = null;
+        const now = this.clock.now();
+        while (line.queue.length > 0 && line.queue.peek()!.due <= now) {
+          this.framesOut++;
+          line.io.send(line.queue.shift()!.frame);
+        }
+        this.scheduleFlush(line);
+      },
+      Math.max(0, this.clock.realMsUntil(head.due)),
+    );
+  }
+}

@@ -1,0 +1,99 @@
+// Entry point of a live device process: `node dist/runtime/live/device-main.js --lab NAME --node NODE`,
+// started by the lab supervisor inside the node's network namespace with an IPC channel. It waits for its
+// configuration, opens its ports and runs the same device core the simulator runs.
+
+import { parseArgs } from "node:util";
+import type { Device } from "../../device/contract.js";
+import { createRandom } from "../../device/prng.js";
+import type { NicConfig } from "../../nic/config.js";
+import { Nic } from "../../nic/nic.js";
+import type { SwitchConfig } from "../../switch/config.js";
+import { Switch } from "../../switch/switch.js";
+import { LiveClock } from "./clock.js";
+import { DeviceHost } from "./device-host.js";
+import { CapPort, type PortIo } from "./port-io.js";
+import type { FromDevice, InitMessage, ToDevice } from "./protocol.js";
+
+/** How often events and health go up to the supervisor, real ms. */
+const REPORT_INTERVAL_MS = 100;
+
+const { values } = parseArgs({ options: { lab: { type: "string" }, node: { type: "string" } } });
+if (!values.lab || !values.node || !process.send) {
+  process.stderr.write(
+    "device-main is started by the rocelab supervisor (--lab, --node and an IPC channel)\n",
+  );
+  process.exit(2);
+}
+process.title = `rocelab-${values.lab}-${values.node}`;
+
+const send = (m: FromDevice): void => {
+  if (process.connected) process.send!(m);
+};
+
+let host: DeviceHost | null = null;
+let device: Device | null = null;
+
+function start(init: InitMessage): void {
+  const clock = new LiveClock(BigInt(init.epoch), init.dilation);
+  const ports = new Map<number, { io: PortIo; delayNs: number }>();
+  for (const p of init.ports) ports.set(p.port, { io: new CapPort(p.ifname), delayNs: p.delayNs });
+  host = new DeviceHost(clock, ports, createRandom(init.seed, `device:${init.node}`));
+  device = createDevice(init, host);
+  host.attach(device);
+  setInterval(() => {
+    const events = host!.drainEvents();
+    if (events.length > 0) send({ type: "events", events });
+    send({ type: "health", now: clock.now(), health: host!.health() });
+  }, REPORT_INTERVAL_MS).unref();
+  send({ type: "ready", pid: process.pid });
+}
+
+function createDevice(init: InitMessage, h: DeviceHost): Device {
+  switch (init.kind) {
+    case "switch":
+      return new Switch(init.config as SwitchConfig, h.env);
+    case "nic":
+      return new Nic(init.config as NicConfig, h.env);
+    default:
+      throw new Error(`unknown device kind ${init.kind}`);
+  }
+}
+
+function shutdown(code: number): void {
+  host?.close();
+  process.exit(code);
+}
+
+process.on("message", (raw) => {
+  const m = raw as ToDevice;
+  try {
+    switch (m.type) {
+      case "init":
+        start(m);
+        break;
+      case "command": {
+        const result = device!.command(m.command, host!.clock.now());
+        host!.timers.runDue();
+        send({ type: "reply", id: m.id, result });
+        break;
+      }
+      case "stats":
+        send({ type: "stats", id: m.id, stats: device!.stats(host!.clock.now()), health: host!.health() });
+        break;
+      case "link":
+        device!.setLinkState(m.port, m.up, host!.clock.now());
+        host!.timers.runDue();
+        break;
+      case "shutdown":
+        shutdown(0);
+        break;
+    }
+  } catch (e) {
+    send({ type: "fatal", message: (e as Error).stack ?? String(e) });
+    shutdown(1);
+  }
+});
+
+// The supervisor is our only reason to exist: if it goes away (even SIGKILLed), so do we.
+process.on("disconnect", () => shutdown(0));
+process.on("SIGTERM", () => shutdown(0));

@@ -1,0 +1,59 @@
+// Messages between the lab supervisor and a live device process, over the IPC channel execa opens.
+
+import type { DeviceStats, TelemetryEvent } from "../../device/contract.js";
+
+export interface LivePort {
+  readonly port: number;
+  readonly ifname: string;
+  /** One-way propagation delay to emulate on frames leaving this port, emulated ns. */
+  readonly delayNs: number;
+}
+
+export interface InitMessage {
+  readonly type: "init";
+  readonly lab: string;
+  readonly node: string;
+  readonly kind: "switch" | "nic";
+  /** The device's resolved configuration (SwitchConfig or NicConfig), JSON-safe. */
+  readonly config: unknown;
+  readonly ports: readonly LivePort[];
+  /** process.hrtime.bigint() at emulated time 0, as a decimal string. */
+  readonly epoch: string;
+  readonly dilation: number;
+  readonly seed: number;
+}
+
+export type ToDevice =
+  | InitMessage
+  | { readonly type: "command"; readonly id: number; readonly command: unknown }
+  | { readonly type: "stats"; readonly id: number }
+  | { readonly type: "link"; readonly port: number; readonly up: boolean }
+  | { readonly type: "shutdown" };
+
+export interface Health {
+  /** Event-loop delay percentiles over the last report interval, real ms. */
+  readonly lagP50Ms: number;
+  readonly lagP99Ms: number;
+  readonly lagMaxMs: number;
+  /** How late device timers fired on average / at worst, emulated ns. */
+  readonly timerLateMeanNs: number;
+  readonly timerLateMaxNs: number;
+  readonly framesIn: number;
+  readonly framesOut: number;
+  readonly sendErrors: number;
+  /** Real CPU seconds used by the process so far. */
+  readonly cpuSeconds: number;
+  readonly rssBytes: number;
+}
+
+export interface TimedEvent extends TelemetryEvent {
+  readonly t: number;
+}
+
+export type FromDevice =
+  | { readonly type: "ready"; readonly pid: number }
+  | { readonly type: "reply"; readonly id: number; readonly result: unknown }
+  | { readonly type: "stats"; readonly id: number; readonly stats: DeviceStats; readonly health: Health }
+  | { readonly type: "events"; readonly events: readonly TimedEvent[] }
+  | { readonly type: "health"; readonly now: number; readonly health: Health }
+  | { readonly type: "fatal"; readonly message: string };

@@ -1,0 +1,85 @@
+// Device timers on a real event loop. All armed timers sit in one heap; a single Node timer wakes the
+// process for the earliest. Node timers have 1 ms resolution, so an emulated timer fires up to ~1 ms of
+// real time late (1 µs emulated at dilation 1000): devices tolerate this by catching up (TxPort sends
+// every frame whose wire time has passed). `lateness` records how late timers fire, in emulated ns.
+
+import type { TimerId } from "../../device/contract.js";
+import { EventQueue, type QueuedEvent } from "../sim/event-queue.js";
+import type { LiveClock } from "./clock.js";
+
+interface Armed extends QueuedEvent {
+  timer: TimerId;
+  gen: number;
+}
+
+export class LiveTimers {
+  private readonly heap = new EventQueue<Armed>();
+  private readonly live = new Map<TimerId, number>();
+  private gen = 0;
+  private handle: NodeJS.Timeout | null = null;
+  private wakeAt = Number.POSITIVE_INFINITY;
+  /** Sum and max of how late timers fired (emulated ns), and how many. */
+  latenessSum = 0;
+  latenessMax = 0;
+  fired = 0;
+
+  constructor(
+    private readonly clock: LiveClock,
+    private readonly fire: (timer: TimerId, now: number) => void,
+  ) {}
+
+  arm(timer: TimerId, at: number): void {
+    const gen = ++this.gen;
+    this.live.set(timer, gen);
+    this.heap.push({ t: at, seq: 0, timer, gen });
+    if (at < this.wakeAt) this.schedule();
+  }
+
+  disarm(timer: TimerId): void {
+    this.live.delete(timer);
+  }
+
+  /** Fires everything due; called by the Node timer, and after each burst of received frames. */
+  runDue(): void {
+    const now = this.clock.now();
+    while (this.heap.peekTime() <= now) {
+      const e = this.heap.pop()!;
+      if (this.live.get(e.timer) !== e.gen) continue;
+      this.live.delete(e.timer);
+      const late = now - e.t;
+      this.latenessSum += late;
+      if (late > this.latenessMax) this.latenessMax = late;
+      this.fired++;
+      this.fire(e.timer, now);
+    }
+    this.schedule();
+  }
+
+  stop(): void {
+    if (this.handle) clearTimeout(this.handle);
+    this.handle = null;
+  }
+
+  private schedule(): void {
+    // Skip cancelled entries at the top so they do not cause needless wake-ups.
+    while (this.heap.size > 0) {
+      const top = this.heap.pop()!;
+      if (this.live.get(top.timer) === top.gen) {
+        this.heap.push(top);
+        break;
+      }
+    }
+    const next = this.heap.peekTime();
+    if (next === this.wakeAt && this.handle) return;
+    if (this.handle) clearTimeout(this.handle);
+    this.handle = null;
+    this.wakeAt = next;
+    if (next === Number.POSITIVE_INFINITY) return;
+    const ms = Math.max(0, this.clock.realMsUntil(next));
+    this.handle = setTimeout(() => {
+      this.handle = null;
+      this.wakeAt = Number.POSITIVE_INFINITY;
+      this.runDue();
+    }, ms);
+  }
+}

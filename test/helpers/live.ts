@@ -1,0 +1,63 @@
+// Helpers for live tests: root check, bring-up with a clear failure, and finding what a lab left behind.
+import { execa } from "execa";
+import type { Test } from "tap";
+import type { DeviceStats } from "../../src/device/contract.js";
+import { findLabProcesses } from "../../src/lab/live/provision.js";
+
+/** Live tests need root; CI runs as root, so a non-root run fails loudly instead of skipping. */
+export function requireRoot(t: Test): void {
+  if (process.getuid?.() !== 0) {
+    t.fail("live tests need root (network namespaces, veth, raw sockets): run `sudo npm test`");
+    t.end();
+  }
+}
+
+let built = false;
+
+/** Device processes run the compiled JavaScript: make sure it is current (fast when it is). */
+async function ensureBuilt(): Promise<void> {
+  if (built) return;
+  // env(1) drops the test runner's NODE_OPTIONS, which its child_process hooks would otherwise re-add.
+  const r = await execa("env", ["-u", "NODE_OPTIONS", process.execPath, "scripts/setup", "--quiet"], {
+    reject: false,
+  });
+  if (r.exitCode !== 0) throw new Error(`scripts/setup failed: ${r.stderr}`);
+  built = true;
+}
+
+/**
+ * The compiled `rocelab` (what `sudo npm run rocelab` runs): live tests make many calls, and a TypeScript
+ * loader per call would dominate their time. env(1) keeps the test runner's NODE_OPTIONS away from it.
+ */
+export async function rl(args: readonly string[], timeoutMs = 120_000) {
+  await ensureBuilt();
+  return execa("env", ["-u", "NODE_OPTIONS", process.execPath, "dist/cli.js", ...args], {
+    reject: false,
+    timeout: timeoutMs,
+  });
+}
+
+export async function upLab(t: Test, lab: string, topology?: string): Promise<void> {
+  await ensureBuilt();
+  const r = await rl(["up", ...(topology ? [topology] : []), "--name", lab]);
+  if (r.exitCode !== 0) throw new Error(`rocelab up --name ${lab} failed (${r.exitCode}): ${r.stderr}`);
+  t.pass(`lab ${lab} is up`);
+}
+
+export async function statsOf(lab: string, node: string): Promise<DeviceStats> {
+  const r = await rl(["stats", node, "--json", "--name", lab]);
+  if (r.exitCode !== 0) throw new Error(`stats ${node}: ${r.stderr}`);
+  return (JSON.parse(r.stdout) as { stats: DeviceStats }).stats;
+}
+
+export async function labNamespaces(lab: string): Promise<string[]> {
+  const { stdout } = await execa("ip", ["netns", "list"]);
+  return stdout
+    .split("\n")
+    .map((l) => l.split(" ")[0]!)
+    .filter((n) => n.startsWith(`rl-${lab}-`));
+}
+
+export function labProcesses(lab: string): number[] {
+  return findLabProcesses(lab).map((p) => p.pid);
+}

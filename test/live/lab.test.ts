@@ -1,0 +1,241 @@
+// The live lab in real network namespaces: real processes, real veth, real frames. Needs root (CI runs as
+// root); every lab it creates is torn down, also when an assertion fails.
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { execa } from "execa";
+import t from "tap";
+import { checkCapture } from "../../src/lab/pcap-check.js";
+import { labNamespaces, labProcesses, requireRoot, rl, statsOf, upLab } from "../helpers/live.js";
+
+requireRoot(t);
+
+const LAB = "ltest";
+const teardowns: string[] = [];
+t.teardown(async () => {
+  for (const lab of teardowns) await rl(["down", "--name", lab]);
+});
+
+t.test(
+  "the default lab: ping, incast, PFC and ECN on the wire, trace, link failure, a killed switch",
+  async (t) => {
+    teardowns.push(LAB);
+    await upLab(t, LAB);
+
+    // Ordinary tools on a host's kernel work across the fabric.
+    const ping = await execa(
+      "ip",
+      ["netns", "exec", `rl-${LAB}-h1`, "ping", "-c", "3", "-W", "5", "10.1.0.15"],
+      { reject: false },
+    );
+    t.equal(ping.exitCode, 0, "h1 pings h8 through leaf1, a spine and leaf2");
+    t.match(ping.stdout, /3 received/);
+    t.notMatch(ping.stdout, /DUP/, "no duplicate replies: the kernel hears the wire only through the NIC");
+
+    // Small thresholds so a short incast meets both ECN and PFC.
+    t.equal((await rl(["inject", "preset", "aggressive", "--name", LAB])).exitCode, 0);
+    const dir = t.testdir({});
+    const captures = [
+      { at: "leaf2:eth1", file: join(dir, "leaf2-eth1.pcap") },
+      { at: "leaf2:eth6", file: join(dir, "leaf2-eth6.pcap") },
+    ];
+    const capturing = captures.map((c) =>
+      rl(["capture", c.at, "-w", c.file, "--seconds", "6", "--name", LAB]),
+    );
+    await new Promise((r) => setTimeout(r, 800));
+    const size = 4_000_000;
+    const incast = await rl([
+      "inject",
+      "incast",
+      "--to",
+      "h8",
+      "--from",
+      "4",
+      "--size",
+      String(size),
+      "--name",
+      LAB,
+    ]);
+    t.equal(incast.exitCode, 0, incast.stderr);
+    for (const c of await Promise.all(capturing)) t.equal(c.exitCode, 0, c.stderr);
+
+    // Every byte delivered exactly once, nothing lost in the lossless class.
+    const h8 = await statsOf(LAB, "h8");
+    const delivered = (h8.detail as { qps: { bytesDelivered: number }[] }).qps.reduce(
+      (a, q) => a + q.bytesDelivered,
+      0,
+    );
+    t.equal(delivered, 4 * size, "h8 received every byte of the four 4 MB WRITEs");
+    for (const h of ["h1", "h2", "h3", "h4"]) {
+      const flows = ((await statsOf(LAB, h)).detail as { flows: { bytes: number }[] }).flows;
+      t.equal(flows.length, 1, `${h}'s WRITE completed`);
+    }
+    let lossless = 0;
+    const where: string[] = [];
+    for (const sw of ["leaf1", "leaf2", "spine1", "spine2"]) {
+      const s = await statsOf(LAB, sw);
+      lossless += s.counters.dropped_lossless!;
+      const peaks = s.ports.map(
+        (p) => `${p.name} ${p.counters.pg3_headroom_peak_bytes}/${p.counters.headroom_bytes}`,
+      );
+      where.push(`${sw}: ${s.counters.dropped_lossless} dropped, PG3 headroom peak/size ${peaks.join(", ")}`);
+    }
+    t.equal(lossless, 0, `zero lossless drops (${where.join("; ")})`);
+    t.ok(h8.counters.np_cnp_sent! > 0, `h8 sent CNPs (${h8.counters.np_cnp_sent})`);
+    let handled = 0;
+    for (const h of ["h1", "h2", "h3", "h4"]) handled += (await statsOf(LAB, h)).counters.rp_cnp_handled!;
+    t.ok(handled > 0, `the senders handled CNPs (${handled})`);
+
+    // What was on the wire: our verifier and tshark agree it is well formed, with PFC and CE in it.
+    let pfc = 0;
+    let ce = 0;
+    for (const c of captures) {
+      const bytes = readFileSync(c.file);
+      const check = checkCapture(bytes);
+      t.same(check.problems, [], `${c.at}: pcap-check finds no problem in ${check.frames} frames`);
+      pfc += check.counts["pfc-xoff"] ?? 0;
+      const { stdout } = await execa("tshark", [
+        "-r",
+        c.file,
+        "--disable-protocol",
+        "rpcordma",
+        "-T",
+        "fields",
+        "-e",
+        "frame.protocols",
+        "-e",
+        "_ws.malformed",
+        "-e",
+        "_ws.expert.severity",
+        "-e",
+        "ip.dsfield.ecn",
+        "-e",
+        "macc.cbfc.pause_time.c3",
+      ]);
+      const rows = stdout.split("\n").filter((l) => l.trim() !== "");
+      t.notOk(
+        rows.some((r) => r.split("\t")[1] !== ""),
+        `${c.at}: tshark marks no frame malformed`,
+      );
+      t.notOk(
+        rows.some((r) => /error/i.test(r.split("\t")[2] ?? "")),
+        `${c.at}: tshark reports no expert error`,
+      );
+      ce += rows.filter((r) => r.split("\t")[3] === "3").length;
+      t.ok(
+        rows.some((r) => r.startsWith("eth:ethertype:ip:udp:infiniband")),
+        `${c.at}: tshark decodes RoCEv2`,
+      );
+    }
+    t.ok(pfc > 0, `PFC XOFF frames captured (${pfc})`);
+    t.ok(ce > 0, `CE-marked packets captured and decoded by tshark (${ce})`);
+
+    // The ECMP path of a 5-tuple, then the same 5-tuple after its uplink fails.
+    const traced = await rl(["trace", "h1", "h5", "--sport", "50000", "--json", "--name", LAB]);
+    t.equal(traced.exitCode, 0, traced.stderr);
+    const hops = JSON.parse(traced.stdout) as { port: string | null }[];
+    const answered = hops.filter((h) => h.port !== null).map((h) => h.port!);
+    t.equal(answered.length, 3, `three switch hops: ${answered.join(" -> ")}`);
+    t.match(answered[0]!, /^leaf1:/);
+    t.match(answered[1]!, /^spine[12]:/);
+    t.match(answered[2]!, /^leaf2:/);
+    const spine = answered[1]!.split(":")[0]!;
+    const uplink = spine === "spine1" ? "leaf1:eth1" : "leaf1:eth2";
+    t.equal((await rl(["inject", "link-down", uplink, "--name", LAB])).exitCode, 0);
+    const after = JSON.parse(
+      (await rl(["trace", "h1", "h5", "--sport", "50000", "--json", "--name", LAB])).stdout,
+    ) as {
+      port: string | null;
+    }[];
+    const other = spine === "spine1" ? "spine2" : "spine1";
+    t.match(
+      after[1]?.port ?? "",
+      new RegExp(`^${other}:`),
+      `after ${uplink} went down the flow takes ${other}`,
+    );
+    const status = JSON.parse((await rl(["status", "--json", "--name", LAB])).stdout) as {
+      links: { a: string; up: boolean }[];
+    };
+    t.equal(status.links.find((l) => l.a === uplink)?.up, false, "status shows the link down");
+    t.equal((await rl(["inject", "link-up", uplink, "--name", LAB])).exitCode, 0);
+
+    // A killed switch is reported, and comes back.
+    t.equal((await rl(["inject", "kill", "spine1", "--name", LAB])).exitCode, 0);
+    await new Promise((r) => setTimeout(r, 500));
+    const killed = JSON.parse((await rl(["status", "--json", "--name", LAB])).stdout) as {
+      devices: { node: string; status: string }[];
+    };
+    t.equal(
+      killed.devices.find((d) => d.node === "spine1")?.status,
+      "killed",
+      "status reports the killed switch",
+    );
+    const events = JSON.parse((await execa("cat", [`/run/rocelab/${LAB}/state.json`])).stdout) as {
+      devices: Record<string, { status: string }>;
+    };
+    t.equal(events.devices.spine1?.status, "killed", "the state file records it too");
+    t.equal((await rl(["inject", "restart", "spine1", "--name", LAB])).exitCode, 0);
+
+    // down leaves nothing behind.
+    const down = await rl(["down", "--name", LAB]);
+    t.equal(down.exitCode, 0, down.stderr);
+    t.same(await labNamespaces(LAB), [], "no namespaces left");
+    t.same(labProcesses(LAB), [], "no processes left");
+    t.notOk(existsSync(`/run/rocelab/${LAB}`), "no state directory left");
+    const links = await execa("ip", ["-o", "link"]);
+    t.notMatch(links.stdout, new RegExp(`rl-${LAB}`), "no interface in the root namespace refers to the lab");
+  },
+);
+
+t.test(
+  "lab hygiene: two labs coexist, a running name is refused, bad input creates nothing, down cleans up after SIGKILL",
+  async (t) => {
+    const dir = t.testdir({});
+    const small = join(dir, "pair.yaml");
+    writeFileSync(
+      small,
+      'name: pair\nnodes:\n  sw: { kind: switch }\n  a: { kind: host }\n  b: { kind: host }\nlinks:\n  - ["a:eth1", "sw:eth1"]\n  - ["b:eth1", "sw:eth2"]\n',
+    );
+    teardowns.push("lta", "ltb", "ltbad");
+    await upLab(t, "lta", small);
+    await upLab(t, "ltb", small);
+    for (const lab of ["lta", "ltb"]) {
+      const p = await execa(
+        "ip",
+        ["netns", "exec", `rl-${lab}-a`, "ping", "-c", "2", "-W", "5", "10.1.0.3"],
+        { reject: false },
+      );
+      t.equal(p.exitCode, 0, `${lab}: a pings b while the other lab runs`);
+    }
+
+    const again = await rl(["up", small, "--name", "lta"]);
+    t.equal(again.exitCode, 1, "up of a running name fails");
+    t.match(again.stderr, /already running/);
+
+    const bad = join(dir, "bad.yaml");
+    writeFileSync(
+      bad,
+      'nodes:\n  sw: { kind: switch }\n  a: { kind: host }\nlinks:\n  - ["a:eth1", "sw:eth1"]\n  - { endpoints: ["a:eth1", "nope:eth1"], rate: 100Q }\n',
+    );
+    const refused = await rl(["up", bad, "--name", "ltbad"]);
+    t.equal(refused.exitCode, 2, "bad topology: exit status 2");
+    t.match(
+      refused.stderr,
+      new RegExp(`${bad.replace(/[/.]/g, "\\$&")}:6:\\d+: links\\[1\\]\\.rate: "100Q" is not a rate`),
+    );
+    t.same(await labNamespaces("ltbad"), [], "nothing was created for the bad topology");
+    t.notOk(existsSync("/run/rocelab/ltbad"), "not even a state directory");
+
+    // SIGKILL every process of lab ltb, then down must still remove everything.
+    const pids = labProcesses("ltb");
+    t.ok(pids.length >= 4, `ltb has a supervisor and three devices (${pids.length} processes)`);
+    for (const pid of pids) process.kill(pid, "SIGKILL");
+    await new Promise((r) => setTimeout(r, 300));
+    t.ok((await labNamespaces("ltb")).length > 0, "its namespaces outlive the processes");
+    const down = await rl(["down", "--name", "ltb"]);
+    t.equal(down.exitCode, 0, down.stderr);
+    t.same(await labNamespaces("ltb"), [], "down removed the namespaces of the SIGKILLed lab");
+    t.same(labProcesses("ltb"), []);
+    t.ok((await labNamespaces("lta")).length === 3, "the other lab is untouched");
+    t.equal((await rl(["down", "--name", "lta"])).exitCode, 0);
+  },
+);
