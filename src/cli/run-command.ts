@@ -2,11 +2,22 @@
 
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { formatSummary } from "../lab/report.js";
+import { runScenarioLive } from "../lab/live/run-live.js";
+import { formatSummary, type Report } from "../lab/report.js";
 import { runScenarioSim } from "../lab/run-sim.js";
 import { loadScenario } from "../lab/scenario.js";
 import { formatDuration } from "../lab/units.js";
 import { action, UsageError } from "./errors.js";
+import { DEFAULT_DILATION } from "./lab-commands.js";
+
+interface RunOptions {
+  readonly runtime: string;
+  readonly out?: string;
+  readonly seed?: number;
+  readonly json?: boolean;
+  readonly quiet?: boolean;
+  readonly dilation: string;
+}
 
 export function registerRunCommand(program: Command): void {
   program
@@ -20,41 +31,55 @@ export function registerRunCommand(program: Command): void {
     )
     .option("--out <dir>", "where to write the report (default: out/<scenario name>)")
     .option("--seed <n>", "override the scenario's seed", (v) => Number.parseInt(v, 10))
+    .option(
+      "--dilation <n>",
+      "live runtime: emulated time runs N times slower than real time",
+      String(DEFAULT_DILATION),
+    )
     .option("--json", "print the report summary as JSON instead of the one-screen text")
     .option("--quiet", "no progress lines")
     .action(
-      action(
-        async (
-          file: string,
-          opts: { runtime: string; out?: string; seed?: number; json?: boolean; quiet?: boolean },
-        ) => {
-          let sc = loadScenario(file);
-          if (opts.seed !== undefined) {
-            if (!Number.isInteger(opts.seed) || opts.seed < 0)
-              throw new UsageError("--seed takes a non-negative integer");
-            sc = { ...sc, seed: opts.seed };
+      action(async (file: string, opts: RunOptions) => {
+        let sc = loadScenario(file);
+        if (opts.seed !== undefined) {
+          if (!Number.isInteger(opts.seed) || opts.seed < 0)
+            throw new UsageError("--seed takes a non-negative integer");
+          sc = { ...sc, seed: opts.seed };
+        }
+        const out = resolve(opts.out ?? `out/${sc.name}`);
+        let report: Report;
+        if (opts.runtime === "sim") {
+          const tty = !opts.quiet && process.stderr.isTTY;
+          report = runScenarioSim(sc, {
+            outDir: out,
+            ...(tty
+              ? {
+                  onProgress: (now: number) =>
+                    process.stderr.write(
+                      `\r${sc.name}: ${formatDuration(now)} of ${formatDuration(sc.durationNs)} emulated`,
+                    ),
+                }
+              : {}),
+          }).report;
+          if (tty) process.stderr.write("\r\x1b[K");
+        } else if (opts.runtime === "live") {
+          if (process.getuid?.() !== 0) {
+            throw new UsageError("--runtime live needs root (network namespaces, veth): run it with sudo", 1);
           }
-          const out = resolve(opts.out ?? `out/${sc.name}`);
-          if (opts.runtime === "sim") {
-            const { report } = runScenarioSim(sc, {
-              outDir: out,
-              ...(opts.quiet || !process.stderr.isTTY
-                ? {}
-                : {
-                    onProgress: (now) =>
-                      process.stderr.write(
-                        `\r${sc.name}: ${formatDuration(now)} of ${formatDuration(sc.durationNs)} emulated`,
-                      ),
-                  }),
-            });
-            if (!opts.quiet && process.stderr.isTTY) process.stderr.write("\r\x1b[K");
-            process.stdout.write(
-              opts.json ? `${JSON.stringify(report.summary, null, 2)}\n` : `${formatSummary(report, out)}\n`,
-            );
-            return;
-          }
+          const dilation = Number(opts.dilation);
+          if (!(dilation >= 1))
+            throw new UsageError(`--dilation must be a number >= 1, not "${opts.dilation}"`);
+          report = await runScenarioLive(sc, {
+            outDir: out,
+            dilation,
+            ...(opts.quiet ? {} : { onProgress: (line: string) => process.stderr.write(`${line}\n`) }),
+          });
+        } else {
           throw new UsageError(`--runtime must be sim or live, not "${opts.runtime}"`);
-        },
-      ),
+        }
+        process.stdout.write(
+          opts.json ? `${JSON.stringify(report.summary, null, 2)}\n` : `${formatSummary(report, out)}\n`,
+        );
+      }),
     );
 }

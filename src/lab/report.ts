@@ -6,6 +6,10 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { DeviceStats, Nanoseconds } from "../device/contract.js";
+import { Histogram } from "../nic/histogram.js";
+import type { NicDetail } from "../nic/nic.js";
+import type { Scenario } from "./scenario.js";
+import { SERIES_FILES } from "./series-recorder.js";
 import { formatDuration, formatRate, formatSize } from "./units.js";
 
 export interface Percentiles {
@@ -163,6 +167,40 @@ export function deviceReport(s: DeviceStats): DeviceReport {
     ports[p.name] = entry;
   }
   return { kind: s.kind, counters: { ...s.counters }, ports };
+}
+
+/** The report of a finished run, from the final stats of every device and the flow list. */
+export function assembleReport(
+  sc: Scenario,
+  stats: readonly DeviceStats[],
+  flows: readonly FlowReport[],
+  run: { readonly runtime: "sim" | "live"; readonly wallClockMs: number; readonly dilation?: number },
+): Report {
+  // One-way latency: the NICs' histograms, merged (they travel as snapshots with their buckets).
+  const latency = new Histogram();
+  for (const s of stats) {
+    const detail = s.kind === "nic" ? (s.detail as NicDetail | undefined) : undefined;
+    if (detail) latency.merge(Histogram.fromSnapshot(detail.latency));
+  }
+  const lat =
+    latency.count > 0
+      ? { p50: latency.percentile(0.5), p99: latency.percentile(0.99), p999: latency.percentile(0.999) }
+      : percentiles([]);
+  return {
+    scenario: sc.name,
+    description: sc.description,
+    runtime: run.runtime,
+    seed: sc.seed,
+    durationNs: sc.durationNs,
+    sampleNs: sc.sampleNs,
+    ...(run.dilation !== undefined ? { dilation: run.dilation } : {}),
+    topology: { name: sc.topology.name, source: sc.topology.source },
+    summary: summarise({ stats, flows, latency: lat, durationNs: sc.durationNs }),
+    flows,
+    devices: Object.fromEntries(stats.map((s) => [s.name, deviceReport(s)])),
+    files: { ...SERIES_FILES, events: "events.jsonl" },
+    wallClockMs: Math.round(run.wallClockMs),
+  };
 }
 
 /** Long-format CSV time series that only records a key when its value changed. */

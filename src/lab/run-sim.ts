@@ -3,24 +3,16 @@
 
 import type { DeviceStats } from "../device/contract.js";
 import { createRandom } from "../device/prng.js";
-import { Histogram } from "../nic/histogram.js";
 import { Nic, type NicDetail } from "../nic/nic.js";
 import { generateFlows } from "../nic/workloads.js";
 import type { SimEvent } from "../runtime/sim/simulator.js";
 import type { SwitchTunables } from "../switch/config.js";
 import { FlowDriver } from "./flow-driver.js";
 import { buildNicConfig, mergeNicSettings, resolveDcqcn } from "./nic-config.js";
-import {
-  deviceReport,
-  type FlowReport,
-  percentiles,
-  type Report,
-  Series,
-  summarise,
-  writeReport,
-} from "./report.js";
+import { assembleReport, type Report, writeReport } from "./report.js";
 import type { Scenario } from "./scenario.js";
 import type { NicSettings, SwitchSettings } from "./schema.js";
+import { SeriesRecorder } from "./series-recorder.js";
 import { SimFabric } from "./sim-fabric.js";
 import { resolveTunables } from "./switch-config.js";
 
@@ -38,14 +30,6 @@ export interface SimRunResult {
   readonly report: Report;
   readonly fabric: SimFabric;
 }
-
-export const SERIES_FILES = {
-  queueDepth: "queue-depth.csv",
-  pauseState: "pause-state.csv",
-  buffer: "buffer.csv",
-  qpRate: "qp-rate.csv",
-  flowRate: "flow-rate.csv",
-} as const;
 
 /** Runs a scenario to its end. */
 export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunResult {
@@ -122,35 +106,12 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
     });
   }
 
-  const series = {
-    queueDepth: new Series(SERIES_FILES.queueDepth, ["t_ns", "device", "port", "queue", "bytes"]),
-    pauseState: new Series(SERIES_FILES.pauseState, ["t_ns", "device", "port", "priority", "paused"]),
-    buffer: new Series(SERIES_FILES.buffer, ["t_ns", "device", "kind", "bytes"]),
-    qpRate: new Series(SERIES_FILES.qpRate, ["t_ns", "host", "qpn", "metric", "value"]),
-    flowRate: new Series(SERIES_FILES.flowRate, ["t_ns", "host", "qpn", "goodput_bps"]),
-  };
-  const lastAcked = new Map<string, number>();
-  let lastSampleAt = 0;
+  const recorder = new SeriesRecorder();
   const sample = (now: number): void => {
-    for (const [name, sw] of fabric.switches) recordSwitch(series, now, sw.stats(now), name);
-    const dt = now - lastSampleAt;
-    for (const [name, nic] of nics) {
-      const detail = nic.stats(now).detail as NicDetail;
-      for (const qp of detail.qps) {
-        series.qpRate.record(now, [name, qp.qpn, "rate_bps"], Math.round(qp.rateBps));
-        series.qpRate.record(now, [name, qp.qpn, "alpha"], qp.alpha);
-        const key = `${name}/${qp.qpn}`;
-        const acked = qp.bytesAcked + qp.readBytesReceived;
-        if (dt > 0)
-          series.flowRate.record(
-            now,
-            [name, qp.qpn],
-            Math.round(((acked - (lastAcked.get(key) ?? 0)) * 8e9) / dt),
-          );
-        lastAcked.set(key, acked);
-      }
-    }
-    lastSampleAt = now;
+    const stats: DeviceStats[] = [];
+    for (const sw of fabric.switches.values()) stats.push(sw.stats(now));
+    for (const nic of nics.values()) stats.push(nic.stats(now));
+    recorder.sample(now, stats);
   };
   for (let t = 0; t <= sc.durationNs; t += sc.sampleNs) sim.at(t, sample);
 
@@ -161,64 +122,21 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
   }
   sim.run(sc.durationNs);
 
-  const report = buildReport(sc, fabric, driver, nics, "sim", performance.now() - started);
-  if (opts.outDir) writeReport(opts.outDir, report, Object.values(series), events);
-  return { report, fabric };
-}
-
-function recordSwitch(
-  series: { queueDepth: Series; pauseState: Series; buffer: Series },
-  now: number,
-  s: DeviceStats,
-  name: string,
-): void {
-  for (const p of s.ports) {
-    for (const q of p.queues ?? []) {
-      series.queueDepth.record(now, [name, p.name, q.queue], q.depthBytes);
-      series.pauseState.record(now, [name, p.name, q.queue], q.paused ? 1 : 0);
-    }
-  }
-  series.buffer.record(now, [name, "shared"], s.counters.buffer_shared_used_bytes ?? 0);
-  series.buffer.record(now, [name, "headroom"], s.counters.buffer_headroom_used_bytes ?? 0);
-}
-
-export function buildReport(
-  sc: Scenario,
-  fabric: SimFabric,
-  driver: FlowDriver,
-  nics: ReadonlyMap<string, Nic>,
-  runtime: "sim" | "live",
-  wallClockMs: number,
-): Report {
-  const now = fabric.sim.now;
+  const now = sim.now;
   const stats: DeviceStats[] = [];
   for (const sw of fabric.switches.values()) stats.push(sw.stats(now));
   const records = new Map<string, NicDetail["flows"]>();
-  const latency = new Histogram();
   for (const [name, nic] of nics) {
     const s = nic.stats(now);
     stats.push(s);
-    const detail = s.detail as NicDetail;
-    records.set(name, detail.flows);
-    latency.merge(Histogram.fromSnapshot(detail.latency));
+    records.set(name, (s.detail as NicDetail).flows);
   }
-  const flows: FlowReport[] = driver.report(records);
-  const lat =
-    latency.count > 0
-      ? { p50: latency.percentile(0.5), p99: latency.percentile(0.99), p999: latency.percentile(0.999) }
-      : percentiles([]);
-  return {
-    scenario: sc.name,
-    description: sc.description,
-    runtime,
-    seed: sc.seed,
-    durationNs: sc.durationNs,
-    sampleNs: sc.sampleNs,
-    topology: { name: sc.topology.name, source: sc.topology.source },
-    summary: summarise({ stats, flows, latency: lat, durationNs: sc.durationNs }),
-    flows,
-    devices: Object.fromEntries(stats.map((s) => [s.name, deviceReport(s)])),
-    files: { ...SERIES_FILES, events: "events.jsonl" },
-    wallClockMs: Math.round(wallClockMs),
-  };
+  const report = assembleReport(sc, stats, driver.report(records), {
+    runtime: "sim",
+    wallClockMs: performance.now() - started,
+  });
+  if (opts.outDir) writeReport(opts.outDir, report, recorder.all, events);
+  return { report, fabric };
 }
+
+export { SERIES_FILES } from "./series-recorder.js";

@@ -16,6 +16,7 @@ import {
   type SettingsChangeSettings,
   type SwitchSettings,
   scenarioFile,
+  type TopologyFile,
   type WorkloadSettings,
 } from "./schema.js";
 import {
@@ -54,6 +55,11 @@ export interface Scenario {
   readonly durationNs: number;
   readonly sampleNs: number;
   readonly topology: Topology;
+  /**
+   * Where the topology came from, for runtimes that load it themselves (the live supervisor): "default",
+   * an absolute file path, or the topology written inline in the scenario.
+   */
+  readonly topologySource: string | TopologyFile;
   readonly overrides: SettingsChange;
   readonly timeline: readonly Step[];
 }
@@ -167,6 +173,7 @@ export function resolveScenario(parsed: ScenarioFile, file: string, doc: SourceD
     durationNs: parsed.duration,
     sampleNs: parsed.sample ?? Math.max(1000, Math.round(parsed.duration / 1000)),
     topology,
+    topologySource: typeof t === "string" ? (t === "default" ? "default" : resolve(dirname(file), t)) : t,
     overrides: parsed.overrides ? change(parsed.overrides) : { switches: [], nodes: {}, hosts: [] },
     timeline,
   };

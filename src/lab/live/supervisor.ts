@@ -1,6 +1,7 @@
 import { execa } from "execa";
 import type { DeviceStats } from "../../device/contract.js";
 import { createRandom } from "../../device/prng.js";
+import type { CompletionRecord, NicDetail } from "../../nic/nic.js";
 import { generateFlows, type WorkloadSpec } from "../../nic/workloads.js";
 import type { InitMessage, TimedEvent } from "../../runtime/live/protocol.js";
 import type { SwitchTunables } from "../../switch/config.js";
@@ -9,6 +10,7 @@ import { type AddressPlan, hostAddress, planAddresses } from "../address-plan.js
 import type { IncastRequest, UdpRequest } from "../controller.js";
 import { FlowDriver } from "../flow-driver.js";
 import { buildNicConfig, mergeNicSettings, resolveDcqcn } from "../nic-config.js";
+import type { FlowReport } from "../report.js";
 import { computeRoutes } from "../routing.js";
 import type { NicSettings, SwitchSettings } from "../schema.js";
 import { buildSwitchConfig, resolveTunables } from "../switch-config.js";
@@ -91,6 +93,8 @@ export class Supervisor {
   private readonly server: ControlServer;
   private state: LabState;
   private driver: FlowDriver;
+  /** Drivers replaced by `stopTraffic`, kept for the flow report of a scenario run. */
+  private readonly oldDrivers: FlowDriver[] = [];
   private workloadCount = 0;
   private snapshotTimer: NodeJS.Timeout | null = null;
   private stopping = false;
@@ -228,7 +232,6 @@ export class Supervisor {
       for (const e of events) {
         const stamped: LabEvent = { ...e, device: proc.node };
         this.events.push(stamped);
-        this.eventSeq++;
         if (e.kind === "flow-done" && e.detail !== undefined) this.driver.onFlowDone(Number(e.detail), e.t);
       }
       if (this.events.length > EVENT_RING) this.events.splice(0, this.events.length - EVENT_RING);
@@ -417,9 +420,13 @@ export class Supervisor {
   }
 
   /** Starts a workload now. Returns its name. */
-  startWorkload(spec: WorkloadSpec): { name: string; flows: number } {
+  /**
+   * Starts a workload now. `stream` names its random stream (a scenario run passes the simulator's, so both
+   * runtimes draw the same flows).
+   */
+  startWorkload(spec: WorkloadSpec, stream?: string): { name: string; flows: number } {
     const now = this.now();
-    const random = createRandom(this.opts.seed, `workload:${spec.name}:${this.workloadCount++}`);
+    const random = createRandom(this.opts.seed, stream ?? `workload:${spec.name}:${this.workloadCount++}`);
     const flows = generateFlows(spec, now, random, this.driver.newId);
     this.driver.add(flows);
     return { name: spec.name, flows: flows.length };
@@ -496,6 +503,7 @@ export class Supervisor {
     for (const h of this.udpHelpers.filter((x) => x.name.startsWith("udp-send"))) h.kill();
     this.driver.stop("all");
     // A fresh driver: later workloads start from a clean slate (the NICs keep their QPs).
+    this.oldDrivers.push(this.driver);
     this.driver = this.newDriver();
   }
 
@@ -521,6 +529,15 @@ export class Supervisor {
         ...(merged.rto !== undefined ? { rtoNs: merged.rto } : {}),
       });
     }
+  }
+
+  /** Every flow of every workload so far, with the NICs' completion records. */
+  async flowReport(): Promise<FlowReport[]> {
+    const records = new Map<string, CompletionRecord[]>();
+    for (const [name, s] of Object.entries(await this.allStats())) {
+      if (s.kind === "nic") records.set(name, [...(s.detail as NicDetail).flows]);
+    }
+    return [...this.oldDrivers, this.driver].flatMap((d) => d.report(records));
   }
 
   recentEvents(limit = 200): LabEvent[] {
@@ -577,7 +594,12 @@ export class Supervisor {
       case "topology":
         return topologyView(this.topo, (id) => this.downLinks.has(id));
       case "workload":
-        return this.startWorkload(a.spec as WorkloadSpec);
+        return this.startWorkload(a.spec as WorkloadSpec, a.stream as string | undefined);
+      case "stop-workloads":
+        this.driver.stop(a.names as string[]);
+        return { ok: true };
+      case "flows":
+        return this.flowReport();
       case "incast":
         return this.incast(a as unknown as IncastRequest);
       case "udp":

@@ -1,0 +1,162 @@
+// Runs a scenario in the live lab: brings up a lab of its own for the scenario's topology, applies the
+// overrides, plays the timeline against the lab's emulated clock, samples every device, and writes the
+// same report and time series as the simulator (times relative to the scenario's start). The lab is taken
+// down at the end, also on failure or Ctrl-C.
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import type { DeviceStats } from "../../device/contract.js";
+import type { LabEvent } from "../controller.js";
+import { assembleReport, type FlowReport, type Report, writeReport } from "../report.js";
+import type { Scenario } from "../scenario.js";
+import { SeriesRecorder } from "../series-recorder.js";
+import { downLab, LiveLab, upLab } from "./live-lab.js";
+import type { LabStatus } from "./supervisor.js";
+
+export interface LiveRunOptions {
+  readonly outDir?: string;
+  readonly dilation: number;
+  /** Lab name (default: a fresh "run<number>"). */
+  readonly lab?: string;
+  readonly onProgress?: (line: string) => void;
+}
+
+/** Real time between two samples: the scenario's interval, but not more often than the lab can answer. */
+const MIN_SAMPLE_REAL_MS = 100;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, Math.max(0, ms)));
+}
+
+export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promise<Report> {
+  const started = performance.now();
+  const lab = opts.lab ?? `run${process.pid % 100_000}`;
+  const progress = opts.onProgress ?? (() => {});
+  let topologyArg: string;
+  let tmp: string | null = null;
+  if (typeof sc.topologySource === "string") topologyArg = sc.topologySource;
+  else {
+    // A topology written inline in the scenario: the supervisor loads topologies from files.
+    tmp = mkdtempSync(join(tmpdir(), "rocelab-"));
+    topologyArg = join(tmp, `${sc.topology.name}.yaml`);
+    writeFileSync(topologyArg, stringify(sc.topologySource));
+  }
+  let interrupted = false;
+  const onSignal = (): void => {
+    interrupted = true;
+  };
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
+  try {
+    progress(`bringing up lab ${lab} (dilation ${opts.dilation})`);
+    await upLab({
+      lab,
+      topology: topologyArg,
+      dilation: opts.dilation,
+      seed: sc.seed,
+      onProgress: (s) => progress(`  ${s}`),
+    });
+    const client = await LiveLab.connect(lab);
+    try {
+      return await play(sc, client, opts, started, () => interrupted, progress);
+    } finally {
+      await client.close();
+    }
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    progress(`taking lab ${lab} down`);
+    await downLab(lab);
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+async function play(
+  sc: Scenario,
+  lab: LiveLab,
+  opts: LiveRunOptions,
+  started: number,
+  interrupted: () => boolean,
+  progress: (line: string) => void,
+): Promise<Report> {
+  // Overrides before any traffic, as the simulator applies them at construction.
+  if (sc.overrides.switches.length > 0) {
+    for (const s of sc.overrides.switches) await lab.request("configure-switches", { settings: s });
+  }
+  for (const [node, layers] of Object.entries(sc.overrides.nodes)) {
+    for (const s of layers) await lab.request("configure-switches", { settings: s, only: [node] });
+  }
+  for (const s of sc.overrides.hosts) await lab.request("configure-hosts", { settings: s });
+
+  const events: string[] = [];
+  const status = await lab.request<LabStatus>("status");
+  const t0 = status.now;
+  const dilation = status.dilation;
+  lab.onEvents((list: readonly LabEvent[]) => {
+    for (const e of list) events.push(JSON.stringify({ ...e, t: e.t - t0 }));
+  });
+  await lab.subscribe();
+  // Scenario time: emulated ns since t0, from the real clock (the lab's clock runs dilation times slower).
+  const wallT0 = Date.now();
+  const emulatedNow = (): number => Math.floor(((Date.now() - wallT0) * 1e6) / dilation);
+
+  const recorder = new SeriesRecorder();
+  const sampleReal = Math.max(MIN_SAMPLE_REAL_MS, (sc.sampleNs * dilation) / 1e6);
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      const snap = await lab.snapshot();
+      recorder.sample(snap.now - t0, Object.values(snap.stats));
+      await sleep(sampleReal);
+    }
+  })();
+
+  progress(
+    `playing ${sc.timeline.length} steps over ${sc.durationNs / 1e6} ms emulated (${((sc.durationNs * dilation) / 1e9).toFixed(1)} s real)`,
+  );
+  for (const step of sc.timeline) {
+    await sleep(((step.atNs - emulatedNow()) * dilation) / 1e6);
+    if (interrupted()) break;
+    switch (step.kind) {
+      case "start":
+        // The simulator's random stream for this workload, so both runtimes post the same flows.
+        await lab.request("workload", { spec: step.workload, stream: `workload:${step.workload.name}` });
+        progress(`  ${(step.atNs / 1e3).toFixed(0)} µs: started ${step.workload.name}`);
+        break;
+      case "set":
+        for (const s of step.change.switches) await lab.request("configure-switches", { settings: s });
+        for (const [node, layers] of Object.entries(step.change.nodes)) {
+          for (const s of layers) await lab.request("configure-switches", { settings: s, only: [node] });
+        }
+        for (const s of step.change.hosts) await lab.request("configure-hosts", { settings: s });
+        break;
+      case "link":
+        await lab.setLink(step.node, step.port, step.up);
+        break;
+      case "stop":
+        if (step.workloads === "all") await lab.stopTraffic();
+        else await lab.request("stop-workloads", { names: step.workloads });
+        break;
+    }
+  }
+  await sleep(((sc.durationNs - emulatedNow()) * dilation) / 1e6);
+  sampling = false;
+  await sampler;
+
+  const final = await lab.snapshot();
+  const stats: DeviceStats[] = Object.values(final.stats);
+  const flows = (await lab.request<FlowReport[]>("flows")).map((f) => ({
+    ...f,
+    startNs: f.startNs - t0,
+    endNs: f.endNs === null ? null : f.endNs - t0,
+  }));
+  const report = assembleReport(sc, stats, flows, {
+    runtime: "live",
+    wallClockMs: performance.now() - started,
+    dilation,
+  });
+  if (opts.outDir) writeReport(opts.outDir, report, recorder.all, events);
+  return report;
+}

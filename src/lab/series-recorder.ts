@@ -1,0 +1,69 @@
+// The time series every scenario run records, from device stats taken every sample interval: queue depth
+// and pause state per switch queue, buffer use per switch, and per QP the DCQCN rate, α and goodput.
+// Both runtimes feed it the same DeviceStats, so their CSV files have the same columns.
+
+import type { DeviceStats, Nanoseconds } from "../device/contract.js";
+import type { NicDetail } from "../nic/nic.js";
+import { Series } from "./report.js";
+
+export const SERIES_FILES = {
+  queueDepth: "queue-depth.csv",
+  pauseState: "pause-state.csv",
+  buffer: "buffer.csv",
+  qpRate: "qp-rate.csv",
+  flowRate: "flow-rate.csv",
+} as const;
+
+export class SeriesRecorder {
+  readonly queueDepth = new Series(SERIES_FILES.queueDepth, ["t_ns", "device", "port", "queue", "bytes"]);
+  readonly pauseState = new Series(SERIES_FILES.pauseState, ["t_ns", "device", "port", "priority", "paused"]);
+  readonly buffer = new Series(SERIES_FILES.buffer, ["t_ns", "device", "kind", "bytes"]);
+  readonly qpRate = new Series(SERIES_FILES.qpRate, ["t_ns", "host", "qpn", "metric", "value"]);
+  readonly flowRate = new Series(SERIES_FILES.flowRate, ["t_ns", "host", "qpn", "goodput_bps"]);
+  private readonly lastAcked = new Map<string, number>();
+  private lastSampleAt: number | null = null;
+
+  /** Records one sample of every device, at emulated time `now` (relative to the run's start). */
+  sample(now: Nanoseconds, stats: Iterable<DeviceStats>): void {
+    const dt = this.lastSampleAt === null ? 0 : now - this.lastSampleAt;
+    for (const s of stats) {
+      if (s.kind === "switch") this.recordSwitch(now, s);
+      else this.recordNic(now, s, dt);
+    }
+    this.lastSampleAt = now;
+  }
+
+  get all(): Series[] {
+    return [this.queueDepth, this.pauseState, this.buffer, this.qpRate, this.flowRate];
+  }
+
+  private recordSwitch(now: Nanoseconds, s: DeviceStats): void {
+    for (const p of s.ports) {
+      for (const q of p.queues ?? []) {
+        this.queueDepth.record(now, [s.name, p.name, q.queue], q.depthBytes);
+        this.pauseState.record(now, [s.name, p.name, q.queue], q.paused ? 1 : 0);
+      }
+    }
+    this.buffer.record(now, [s.name, "shared"], s.counters.buffer_shared_used_bytes ?? 0);
+    this.buffer.record(now, [s.name, "headroom"], s.counters.buffer_headroom_used_bytes ?? 0);
+  }
+
+  private recordNic(now: Nanoseconds, s: DeviceStats, dt: number): void {
+    const detail = s.detail as NicDetail | undefined;
+    if (!detail) return;
+    for (const qp of detail.qps) {
+      this.qpRate.record(now, [s.name, qp.qpn, "rate_bps"], Math.round(qp.rateBps));
+      this.qpRate.record(now, [s.name, qp.qpn, "alpha"], qp.alpha);
+      const key = `${s.name}/${qp.qpn}`;
+      const acked = qp.bytesAcked + qp.readBytesReceived;
+      if (dt > 0) {
+        this.flowRate.record(
+          now,
+          [s.name, qp.qpn],
+          Math.round(((acked - (this.lastAcked.get(key) ?? 0)) * 8e9) / dt),
+        );
+      }
+      this.lastAcked.set(key, acked);
+    }
+  }
+}
