@@ -53,7 +53,7 @@ export class SourceDocument {
       throw new ConfigError(
         file,
         this.doc.errors.map((e) => {
-          const pos = e.linePos?.[0];
+          const pos = e.linePos?.[0] ?? this.lines.linePos(e.pos[0]);
           return {
             path: "",
             message: `not valid YAML: ${e.message.split("\n")[0]}`,
