@@ -1,8 +1,9 @@
 // Turns the address plan and the NIC settings users write (scenario overrides, `set` steps) into the fully
 // resolved NicConfig a host's NIC runs with.
 
-import { type NicConfig, nicConfig } from "../nic/config.js";
+import { type NicConfig, nicConfig, type RxBufferConfig } from "../nic/config.js";
 import { type DcqcnParams, dcqcnProfile } from "../nic/dcqcn-params.js";
+import type { NicCommand } from "../nic/nic.js";
 import type { PortAddress } from "./address-plan.js";
 import type { NicSettings } from "./schema.js";
 import type { TopoLink } from "./topology.js";
@@ -28,6 +29,27 @@ export function resolveDcqcn(s: NicSettings): DcqcnParams | null {
     ...(s.minRate !== undefined ? { minRateBps: s.minRate } : {}),
   };
   return dcqcnProfile(name, overrides);
+}
+
+/** The run-time change that brings a NIC to `s` (scenario `set` steps, the live lab's configure-hosts). */
+export function nicConfigureCommand(s: NicSettings): Extract<NicCommand, { type: "configure" }> {
+  return {
+    type: "configure",
+    dcqcn: resolveDcqcn(s),
+    ...(s.ackReqEvery !== undefined ? { ackReqEvery: s.ackReqEvery } : {}),
+    ...(s.rto !== undefined ? { rtoNs: s.rto } : {}),
+    ...(s.ackDscp !== undefined ? { ackDscp: s.ackDscp } : {}),
+    ...(s.rxBuffer !== undefined ? { rxBuffer: rxBuffer(s.rxBuffer) } : {}),
+  };
+}
+
+function rxBuffer(r: NonNullable<NicSettings["rxBuffer"]>): Partial<RxBufferConfig> {
+  return {
+    enabled: r.enabled ?? true,
+    ...(r.hostIngestRate !== undefined ? { hostIngestRateBps: r.hostIngestRate } : {}),
+    ...(r.xoff !== undefined ? { xoffBytes: r.xoff } : {}),
+    ...(r.xon !== undefined ? { xonBytes: r.xon } : {}),
+  };
 }
 
 export interface NicRuntimeOptions {
@@ -60,5 +82,6 @@ export function buildNicConfig(
     ...(s.ackReqEvery !== undefined ? { ackReqEvery: s.ackReqEvery } : {}),
     ...(s.rto !== undefined ? { rtoNs: s.rto } : {}),
     ...(s.ackDscp !== undefined ? { ackDscp: s.ackDscp } : {}),
+    ...(s.rxBuffer !== undefined ? { rxBuffer: rxBuffer(s.rxBuffer) } : {}),
   });
 }

@@ -8,7 +8,7 @@ import { generateFlows } from "../nic/workloads.js";
 import type { SimEvent } from "../runtime/sim/simulator.js";
 import type { SwitchTunables } from "../switch/config.js";
 import { FlowDriver } from "./flow-driver.js";
-import { buildNicConfig, mergeNicSettings, resolveDcqcn } from "./nic-config.js";
+import { buildNicConfig, mergeNicSettings, nicConfigureCommand } from "./nic-config.js";
 import { assembleReport, type Report, writeReport } from "./report.js";
 import type { Scenario } from "./scenario.js";
 import type { NicSettings, SwitchSettings } from "./schema.js";
@@ -83,16 +83,7 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
             hostLayers.push(...step.change.hosts);
             const merged = mergeNicSettings(hostLayers);
             for (const nic of nics.values()) {
-              nic.command(
-                {
-                  type: "configure",
-                  dcqcn: resolveDcqcn(merged),
-                  ...(merged.ackReqEvery !== undefined ? { ackReqEvery: merged.ackReqEvery } : {}),
-                  ...(merged.rto !== undefined ? { rtoNs: merged.rto } : {}),
-                  ...(merged.ackDscp !== undefined ? { ackDscp: merged.ackDscp } : {}),
-                },
-                now,
-              );
+              nic.command(nicConfigureCommand(merged), now);
             }
           }
           break;

@@ -190,6 +190,16 @@ export const nicSettings = z
     rto: duration.optional(),
     /** DSCP of ACK/NAK packets (default: the data DSCP, 26). */
     ackDscp: z.number().int().min(0).max(63).optional(),
+    /** PFC from the NIC: a receive buffer drained at the host's ingest rate (PCIe) pauses the link. */
+    rxBuffer: z
+      .object({
+        enabled: z.boolean().optional(),
+        hostIngestRate: rate.optional(),
+        xoff: size.optional(),
+        xon: size.optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type NicSettings = z.infer<typeof nicSettings>;

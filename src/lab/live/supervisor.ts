@@ -9,7 +9,7 @@ import { ipToString } from "../../wire/bytes.js";
 import { type AddressPlan, hostAddress, planAddresses } from "../address-plan.js";
 import type { IncastRequest, UdpRequest } from "../controller.js";
 import { FlowDriver } from "../flow-driver.js";
-import { buildNicConfig, mergeNicSettings, resolveDcqcn } from "../nic-config.js";
+import { buildNicConfig, mergeNicSettings, nicConfigureCommand } from "../nic-config.js";
 import type { FlowReport } from "../report.js";
 import { computeRoutes } from "../routing.js";
 import type { NicSettings, SwitchSettings } from "../schema.js";
@@ -522,12 +522,7 @@ export class Supervisor {
     const merged = mergeNicSettings(this.hostLayers);
     for (const [name, d] of this.devices) {
       if (d.kind !== "nic") continue;
-      await this.command(name, {
-        type: "configure",
-        dcqcn: resolveDcqcn(merged),
-        ...(merged.ackReqEvery !== undefined ? { ackReqEvery: merged.ackReqEvery } : {}),
-        ...(merged.rto !== undefined ? { rtoNs: merged.rto } : {}),
-      });
+      await this.command(name, nicConfigureCommand(merged));
     }
   }
 
