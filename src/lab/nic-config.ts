@@ -31,11 +31,30 @@ export function resolveDcqcn(s: NicSettings): DcqcnParams | null {
   return dcqcnProfile(name, overrides);
 }
 
-/** The run-time change that brings a NIC to `s` (scenario `set` steps, the live lab's configure-hosts). */
-export function nicConfigureCommand(s: NicSettings): Extract<NicCommand, { type: "configure" }> {
+const DCQCN_KEYS = [
+  "dcqcn",
+  "cnpInterval",
+  "rpTimer",
+  "rpByteCounter",
+  "rai",
+  "rhai",
+  "g",
+  "minRate",
+] as const;
+
+/**
+ * The run-time change that brings a NIC to the merged settings `s` after `changed` was applied (scenario
+ * `set` steps, the live lab's configure-hosts). DCQCN parameters go along only when `changed` touches them:
+ * a new DCQCN configuration restarts every QP's reaction point at line rate, which a step that only changes
+ * the RTO must not do.
+ */
+export function nicConfigureCommand(
+  s: NicSettings,
+  changed: NicSettings,
+): Extract<NicCommand, { type: "configure" }> {
   return {
     type: "configure",
-    dcqcn: resolveDcqcn(s),
+    ...(DCQCN_KEYS.some((k) => changed[k] !== undefined) ? { dcqcn: resolveDcqcn(s) } : {}),
     ...(s.ackReqEvery !== undefined ? { ackReqEvery: s.ackReqEvery } : {}),
     ...(s.rto !== undefined ? { rtoNs: s.rto } : {}),
     ...(s.ackDscp !== undefined ? { ackDscp: s.ackDscp } : {}),

@@ -82,8 +82,9 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
           if (step.change.hosts.length > 0) {
             hostLayers.push(...step.change.hosts);
             const merged = mergeNicSettings(hostLayers);
+            const changed = mergeNicSettings(step.change.hosts);
             for (const nic of nics.values()) {
-              nic.command(nicConfigureCommand(merged), now);
+              nic.command(nicConfigureCommand(merged, changed), now);
             }
           }
           break;

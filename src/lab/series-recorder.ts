@@ -16,7 +16,7 @@ export const SERIES_FILES = {
 
 export class SeriesRecorder {
   readonly queueDepth = new Series(SERIES_FILES.queueDepth, ["t_ns", "device", "port", "queue", "bytes"]);
-  readonly pauseState = new Series(SERIES_FILES.pauseState, ["t_ns", "device", "port", "priority", "paused"]);
+  readonly pauseState = new Series(SERIES_FILES.pauseState, ["t_ns", "device", "port", "queue", "paused"]);
   readonly buffer = new Series(SERIES_FILES.buffer, ["t_ns", "device", "kind", "bytes"]);
   readonly qpRate = new Series(SERIES_FILES.qpRate, ["t_ns", "host", "qpn", "metric", "value"]);
   readonly flowRate = new Series(SERIES_FILES.flowRate, ["t_ns", "host", "qpn", "goodput_bps"]);

@@ -522,7 +522,7 @@ export class Supervisor {
     const merged = mergeNicSettings(this.hostLayers);
     for (const [name, d] of this.devices) {
       if (d.kind !== "nic") continue;
-      await this.command(name, nicConfigureCommand(merged));
+      await this.command(name, nicConfigureCommand(merged, settings));
     }
   }
 
