@@ -17,21 +17,7 @@ import {
   serializeIcmpError,
 } from "../../src/wire/icmp.js";
 import { IpProtocol, parseIpv4 } from "../../src/wire/ipv4.js";
-
-/** A view that throws on any index outside the buffer, so a test sees an out-of-bounds read. */
-function guarded(bytes: Uint8Array): Uint8Array {
-  return new Proxy(bytes, {
-    get(target, prop) {
-      if (typeof prop === "string" && /^-?\d+$/.test(prop)) {
-        const i = Number(prop);
-        if (i < 0 || i >= target.length) throw new RangeError(`read at ${i} of ${target.length}`);
-        return target[i];
-      }
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
-  });
-}
+import { guarded } from "../helpers/guarded.js";
 
 const H1 = parseIp("10.0.0.1")!;
 const H2 = parseIp("10.0.0.2")!;

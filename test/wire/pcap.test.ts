@@ -14,21 +14,7 @@ import {
   serializePcap,
 } from "../../src/wire/pcap.js";
 import { WireErrorCode } from "../../src/wire/result.js";
-
-/** A view that throws on any index outside the buffer, so a test sees an out-of-bounds read. */
-function guarded(bytes: Uint8Array): Uint8Array {
-  return new Proxy(bytes, {
-    get(target, prop) {
-      if (typeof prop === "string" && /^-?\d+$/.test(prop)) {
-        const i = Number(prop);
-        if (i < 0 || i >= target.length) throw new RangeError(`read at ${i} of ${target.length}`);
-        return target[i];
-      }
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
-  });
-}
+import { guarded } from "../helpers/guarded.js";
 
 // Global headers as libpcap writes them: magic, version 2.4, thiszone 0, sigfigs 0, snaplen 262144,
 // link type 1 (Ethernet), every field in the writer's byte order.

@@ -13,21 +13,7 @@ import {
   pfcPriorityEnabled,
   quantaToNs,
 } from "../../src/wire/pfc.js";
-
-/** A view that throws on any index outside the buffer, so a test sees an out-of-bounds read. */
-function guarded(bytes: Uint8Array): Uint8Array {
-  return new Proxy(bytes, {
-    get(target, prop) {
-      if (typeof prop === "string" && /^-?\d+$/.test(prop)) {
-        const i = Number(prop);
-        if (i < 0 || i >= target.length) throw new RangeError(`read at ${i} of ${target.length}`);
-        return target[i];
-      }
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
-  });
-}
+import { guarded } from "../helpers/guarded.js";
 
 const SRC = parseMac("02:00:00:00:00:01")!;
 

@@ -11,21 +11,7 @@ import {
   udpSrcPort,
   VXLAN_UDP_PORT,
 } from "../../src/wire/udp.js";
-
-/** A view that throws on any index outside the buffer, so a test sees an out-of-bounds read. */
-function guarded(bytes: Uint8Array): Uint8Array {
-  return new Proxy(bytes, {
-    get(target, prop) {
-      if (typeof prop === "string" && /^-?\d+$/.test(prop)) {
-        const i = Number(prop);
-        if (i < 0 || i >= target.length) throw new RangeError(`read at ${i} of ${target.length}`);
-        return target[i];
-      }
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
-  });
-}
+import { guarded } from "../helpers/guarded.js";
 
 // 10.0.0.1 -> 10.0.1.2, 49152 -> 5000, "hello world". Wireshark 4.0 reports the checksum 0x856e correct.
 const SRC = parseIp("10.0.0.1")!;

@@ -12,21 +12,7 @@ import {
   VXLAN_OVERHEAD,
   vxlanSourcePort,
 } from "../../src/wire/vxlan.js";
-
-/** A view that throws on any index outside the buffer, so a test sees an out-of-bounds read. */
-function guarded(bytes: Uint8Array): Uint8Array {
-  return new Proxy(bytes, {
-    get(target, prop) {
-      if (typeof prop === "string" && /^-?\d+$/.test(prop)) {
-        const i = Number(prop);
-        if (i < 0 || i >= target.length) throw new RangeError(`read at ${i} of ${target.length}`);
-        return target[i];
-      }
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
-  });
-}
+import { guarded } from "../helpers/guarded.js";
 
 // Inner frame: UDP 10.0.0.1:49152 -> 10.0.1.2:4791, DSCP 26 + ECT(0) (TOS 0x6a), "hello world".
 const INNER_ETH = "020000000002 020000000001 0800";
