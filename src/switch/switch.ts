@@ -581,7 +581,14 @@ export class Switch implements Device<SwitchCommand, SwitchReply> {
       waiting.tries++;
       this.sendArpRequest(ps, ip, now);
     }
-    if (this.pending.size > 0) this.env.arm(T_ARP * TIMER_KIND, now + ARP_RETRY_NS);
+    let peersLeft = false;
+    for (const ps of this.portList) {
+      const peerIp = this.unresolvedPeer(ps);
+      if (peerIp === null) continue;
+      this.sendArpRequest(ps, peerIp, now);
+      peersLeft = true;
+    }
+    if (this.pending.size > 0 || peersLeft) this.env.arm(T_ARP * TIMER_KIND, now + ARP_RETRY_NS);
   }
 
   private sendArpRequest(ps: PortState, targetIp: number, now: Nanoseconds): void {
@@ -601,9 +608,19 @@ export class Switch implements Device<SwitchCommand, SwitchReply> {
 
   /** Ask for the peer's MAC as soon as a port is up, so the first data packets do not wait. */
   private resolvePeer(ps: PortState, now: Nanoseconds): void {
-    if (!ps.up || ps.cfg.peer === null || ps.cfg.prefixLength !== 31) return;
+    const peerIp = this.unresolvedPeer(ps);
+    if (peerIp === null) return;
+    this.sendArpRequest(ps, peerIp, now);
+    // Keep asking until the peer answers: in a live lab it may not be listening yet when we start, and a
+    // neighbour learnt only when the first packets arrive costs the packets that overflow the ARP queue.
+    this.env.arm(T_ARP * TIMER_KIND, now + ARP_RETRY_NS);
+  }
+
+  /** The /31 peer of a port that is up and not yet resolved, or null. */
+  private unresolvedPeer(ps: PortState): number | null {
+    if (!ps.up || ps.cfg.peer === null || ps.cfg.prefixLength !== 31) return null;
     const peerIp = (ps.cfg.ip ^ 1) >>> 0;
-    if (!this.neighbors.has(peerIp)) this.sendArpRequest(ps, peerIp, now);
+    return this.neighbors.has(peerIp) || this.pending.has(peerIp) ? null : peerIp;
   }
 
   /** Queues a frame the switch itself sends (ARP) on the control queue of `ps`. */

@@ -24,6 +24,10 @@ export class RawHost implements Device<{ send: Uint8Array[] }, void> {
   pauseFrames = 0;
   /** Priority of every frame this host sends (for PFC). */
   priority = 0;
+  /** Answer ARP requests for our address (false: a host that is not listening yet). */
+  answerArp = true;
+  /** ARP requests for our address that arrived (answered or not). */
+  arpRequests = 0;
 
   constructor(
     readonly name: string,
@@ -56,7 +60,9 @@ export class RawHost implements Device<{ send: Uint8Array[] }, void> {
     }
     if (type === EtherType.ARP) {
       const arp = parseArp(frame, ethPayloadOffset(frame));
-      if (arp.ok && arp.value.op === ArpOp.Request && arp.value.targetIp === this.address.ip) {
+      const forUs = arp.ok && arp.value.op === ArpOp.Request && arp.value.targetIp === this.address.ip;
+      if (forUs) this.arpRequests++;
+      if (forUs && this.answerArp && arp.ok) {
         this.out.push(
           buildArpFrame({
             op: ArpOp.Reply,

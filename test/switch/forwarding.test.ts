@@ -127,3 +127,29 @@ t.test("one 5-tuple always takes one spine; different source ports spread", (t) 
   t.ok(up(1) + up(2) >= 20);
   t.end();
 });
+
+t.test("a switch keeps asking for a silent /31 peer until it answers, then stops", (t) => {
+  const { f, host } = fabric();
+  const h5 = host("h5");
+  h5.answerArp = false;
+  const arpRequests = () => h5.arpRequests;
+  f.sim.run(350_000);
+  const unanswered = arpRequests();
+  t.ok(unanswered >= 3, `leaf2 asked ${unanswered} times in 350 µs while h5 was silent`);
+  h5.answerArp = true;
+  f.sim.run(600_000);
+  const answered = arpRequests();
+  t.ok(answered > unanswered, "and asked again once h5 listened");
+  f.sim.run(1_000_000);
+  t.equal(arpRequests(), answered, "no more requests once the peer is resolved");
+  sendUdp(f, "h1", "h5", { at: 1_000_000 });
+  f.sim.run(1_200_000);
+  t.equal(
+    h5.received.filter((r) => r.frame[12] === 0x08 && r.frame[13] === 0x00).length,
+    1,
+    "h5 got the packet",
+  );
+  const leaf2 = f.switches.get("leaf2")!.stats(f.sim.now).counters;
+  t.equal(leaf2.drop_arp_unresolved ?? 0, 0, "nothing waited on ARP");
+  t.end();
+});
