@@ -9,6 +9,8 @@ export interface NodeView {
   readonly kind: "switch" | "host";
   /** Ports in use (N of ethN). */
   readonly ports: readonly number[];
+  /** A host's address (from the address plan); absent for switches. */
+  readonly ip?: number;
 }
 
 export interface LinkView {
@@ -98,6 +100,11 @@ export interface LabController {
   onSnapshot(listener: (s: LabSnapshot) => void): () => void;
   /** Called with telemetry events as they arrive; returns an unsubscribe function. */
   onEvents(listener: (events: readonly LabEvent[]) => void): () => void;
+  /**
+   * Called once if the lab goes away on its own (a live lab's supervisor died or was stopped from
+   * elsewhere); returns an unsubscribe function.
+   */
+  onClose(listener: (reason: string) => void): () => void;
   /** Starts an N-to-1 incast of RDMA WRITEs; resolves to the workload's name. */
   incast(req: IncastRequest): Promise<string>;
   /** Background lossy UDP from one host's kernel stack to another's. */

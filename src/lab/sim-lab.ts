@@ -45,7 +45,9 @@ export class SimLab implements LabController {
   readonly name: string;
   readonly topology: TopologyView;
   readonly fabric: SimFabric;
-  readonly dilation: number;
+  private dilationNow: number;
+  private pausedNow = false;
+  private readonly closeListeners = new Set<(reason: string) => void>();
   private readonly kernels = new Map<string, HostStack>();
   private driver: FlowDriver;
   private readonly snapshotListeners = new Set<(s: LabSnapshot) => void>();
@@ -62,7 +64,9 @@ export class SimLab implements LabController {
 
   constructor(private readonly opts: SimLabOptions) {
     this.name = opts.name ?? `sim-${opts.topology.name}`;
-    this.dilation = opts.dilation ?? 10_000;
+    const dilation = opts.dilation ?? 10_000;
+    if (!(dilation >= 1)) throw new Error(`dilation must be >= 1, not ${dilation}`);
+    this.dilationNow = dilation;
     this.seed = opts.seed ?? 1;
     const topo = opts.topology;
     this.fabric = new SimFabric(
@@ -107,29 +111,63 @@ export class SimLab implements LabController {
     });
   }
 
+  /** Real time per emulated time. */
+  get dilation(): number {
+    return this.dilationNow;
+  }
+
+  /** True while virtual time is frozen (snapshots keep flowing). */
+  get paused(): boolean {
+    return this.pausedNow;
+  }
+
   /** Starts advancing virtual time with the real clock. */
   start(): void {
     if (this.tick) return;
+    this.pausedNow = false;
+    this.rebase();
+    this.tick = setInterval(() => this.advance(), this.opts.tickMs ?? 20);
+    this.snap ??= setInterval(() => this.publish(), this.opts.snapshotMs ?? 250);
+  }
+
+  /** Freezes virtual time; snapshots keep being published so the screen stays live. */
+  pause(): void {
+    if (this.tick) clearInterval(this.tick);
+    this.tick = null;
+    this.pausedNow = true;
+    this.publish();
+  }
+
+  /** Continues virtual time from where it was frozen. */
+  resume(): void {
+    if (!this.pausedNow) return;
+    this.start();
+  }
+
+  /** Changes the pace of virtual time from now on (real time per emulated time, >= 1). */
+  setDilation(dilation: number): void {
+    if (!(dilation >= 1)) throw new Error(`dilation must be >= 1, not ${dilation}`);
+    this.rebase();
+    this.dilationNow = dilation;
+  }
+
+  /** Anchors the emulated clock to the real clock at this instant. */
+  private rebase(): void {
     this.realStart = performance.now();
     this.emulatedStart = this.fabric.sim.now;
-    this.tick = setInterval(() => this.advance(), this.opts.tickMs ?? 20);
-    this.snap = setInterval(() => this.publish(), this.opts.snapshotMs ?? 250);
   }
 
   /** Runs the simulator up to where the real clock says it should be (bounded work per slice). */
   advance(): void {
     const sim = this.fabric.sim;
     const target =
-      this.emulatedStart + Math.floor(((performance.now() - this.realStart) * 1e6) / this.dilation);
+      this.emulatedStart + Math.floor(((performance.now() - this.realStart) * 1e6) / this.dilationNow);
     const began = performance.now();
-    const step = Math.max(1000, Math.floor((MAX_WORK_MS * 1e6) / this.dilation));
+    const step = Math.max(1000, Math.floor((MAX_WORK_MS * 1e6) / this.dilationNow));
     while (sim.now < target && performance.now() - began < MAX_WORK_MS)
       sim.run(Math.min(target, sim.now + step));
-    if (sim.now < target) {
-      // Cannot keep up at this dilation: slow the emulated clock rather than fall further behind.
-      this.emulatedStart = sim.now;
-      this.realStart = performance.now();
-    }
+    // Cannot keep up at this dilation: slow the emulated clock rather than fall further behind.
+    if (sim.now < target) this.rebase();
   }
 
   private publish(): void {
@@ -152,7 +190,7 @@ export class SimLab implements LabController {
       lab: this.name,
       runtime: "sim",
       now,
-      dilation: this.dilation,
+      dilation: this.dilationNow,
       status: this.tick ? "running" : "paused",
       devices: this.opts.topology.nodes.map((n) => ({
         node: n.name,
@@ -179,6 +217,12 @@ export class SimLab implements LabController {
   onEvents(listener: (e: readonly LabEvent[]) => void): () => void {
     this.eventListeners.add(listener);
     return () => this.eventListeners.delete(listener);
+  }
+
+  /** A simulated lab only goes away when its owner closes it, so listeners are never called. */
+  onClose(listener: (reason: string) => void): () => void {
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
   }
 
   private startWorkload(spec: WorkloadSpec): string {

@@ -1,12 +1,18 @@
 // The topology as the TUI and clients see it: nodes, links and their state.
 
+import { hostAddress, planAddresses } from "./address-plan.js";
 import type { LinkView, TopologyView } from "./controller.js";
-import type { Topology } from "./topology.js";
+import { NodeKind, type Topology } from "./topology.js";
 
 export function topologyView(topo: Topology, down: (id: number) => boolean): TopologyView {
+  const plan = planAddresses(topo);
   return {
     name: topo.name,
-    nodes: topo.nodes.map((n) => ({ name: n.name, kind: n.kind, ports: n.ports })),
+    nodes: topo.nodes.map((n) =>
+      n.kind === NodeKind.Host
+        ? { name: n.name, kind: n.kind, ports: n.ports, ip: hostAddress(plan, n.name).ip }
+        : { name: n.name, kind: n.kind, ports: n.ports },
+    ),
     links: linkViews(topo, down),
   };
 }

@@ -1,5 +1,6 @@
 // The in-process lab the TUI drives with --runtime sim: the same controls as a live lab.
 import t from "tap";
+import { hostAddress } from "../../src/lab/address-plan.js";
 import type { LabEvent } from "../../src/lab/controller.js";
 import { SimLab } from "../../src/lab/sim-lab.js";
 import { defaultTopology } from "../../src/lab/topology.js";
@@ -85,6 +86,44 @@ t.test("presets reconfigure every switch", async (t) => {
     });
     t.same(sw.config.pfc.xoff, { mode: "static", bytes: 100_000 });
   }
+  await lab.close();
+  t.end();
+});
+
+t.test("pause freezes virtual time, resume continues it, setDilation changes the pace", async (t) => {
+  const lab = new SimLab({ topology: defaultTopology(), dilation: 10_000, tickMs: 5, snapshotMs: 10 });
+  const statuses: string[] = [];
+  lab.onSnapshot((s) => statuses.push(s.status));
+  lab.start();
+  await new Promise((r) => setTimeout(r, 100));
+  lab.pause();
+  t.ok(lab.paused);
+  t.equal(lab.snapshotNow().status, "paused");
+  const frozen = lab.snapshotNow().now;
+  t.ok(frozen > 0, `virtual time ran while started (${frozen} ns)`);
+  await new Promise((r) => setTimeout(r, 100));
+  t.equal(lab.snapshotNow().now, frozen, "nothing moves while paused");
+  t.equal(statuses.at(-1), "paused", "snapshots keep flowing and say paused");
+  t.throws(() => lab.setDilation(0.5), /dilation must be >= 1/);
+  lab.setDilation(1000);
+  t.equal(lab.dilation, 1000);
+  t.equal(lab.snapshotNow().now, frozen, "a new pace does not jump the clock");
+  lab.resume();
+  t.notOk(lab.paused);
+  await new Promise((r) => setTimeout(r, 100));
+  t.ok(lab.snapshotNow().now > frozen, "time moves again after resume");
+  t.equal(lab.snapshotNow().status, "running");
+  t.equal(lab.snapshotNow().dilation, 1000);
+  await lab.close();
+  t.end();
+});
+
+t.test("the topology view carries each host's address and none for switches", async (t) => {
+  const lab = new SimLab({ topology: defaultTopology() });
+  const h1 = lab.topology.nodes.find((n) => n.name === "h1")!;
+  const leaf1 = lab.topology.nodes.find((n) => n.name === "leaf1")!;
+  t.equal(h1.ip, hostAddress(lab.fabric.plan, "h1").ip);
+  t.equal(leaf1.ip, undefined);
   await lab.close();
   t.end();
 });

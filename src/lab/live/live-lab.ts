@@ -133,23 +133,28 @@ export async function upLab(opts: UpOptions): Promise<void> {
           reject(new LabError(`the lab did not come up in time; see ${logPath(opts.lab, "supervisor")}`));
         }
       }, 200);
-      client.onPush((push, data) => {
-        if (push === "progress") {
-          const step = String(data);
-          if (step === "running") {
-            clearInterval(check);
-            resolvePromise();
-          } else if (step.startsWith("failed")) {
-            clearInterval(check);
-            reject(new LabError(`the lab failed to start: ${step.slice(8)}`));
-          } else opts.onProgress?.(step);
-        }
-      });
-      void client.request<{ status: string }>("subscribe").then((s) => {
-        if (s.status === "running") {
+      // Steps broadcast before this client subscribed come back in the answer, in order; steps pushed
+      // before that answer is handled wait behind them.
+      let early: string[] | null = [];
+      const onStep = (step: string) => {
+        if (step === "running") {
           clearInterval(check);
           resolvePromise();
-        }
+        } else if (step.startsWith("failed")) {
+          clearInterval(check);
+          reject(new LabError(`the lab failed to start: ${step.slice(8)}`));
+        } else opts.onProgress?.(step);
+      };
+      client.onPush((push, data) => {
+        if (push !== "progress") return;
+        if (early) early.push(String(data));
+        else onStep(String(data));
+      });
+      void client.request<{ status: string; progress?: string[] }>("subscribe").then((s) => {
+        const pending = [...(s.progress ?? []), ...(early ?? [])];
+        early = null;
+        for (const step of pending) onStep(step);
+        if (s.status === "running") onStep("running");
       }, reject);
     });
   } finally {
@@ -184,7 +189,9 @@ export class LiveLab implements LabController {
   readonly runtime = "live" as const;
   private readonly snapshotListeners = new Set<(s: LabSnapshot) => void>();
   private readonly eventListeners = new Set<(e: readonly LabEvent[]) => void>();
+  private readonly closeListeners = new Set<(reason: string) => void>();
   private latest: LabSnapshot | null = null;
+  private closing = false;
 
   private constructor(
     readonly name: string,
@@ -197,6 +204,11 @@ export class LiveLab implements LabController {
         for (const l of this.snapshotListeners) l(this.latest);
       } else if (push === "events") {
         for (const l of this.eventListeners) l(data as LabEvent[]);
+      } else if (push === "closed" && !this.closing) {
+        const reason = labIsRunning(name)
+          ? "the lab's supervisor closed the control connection"
+          : `lab "${name}" stopped (its supervisor exited or \`rocelab down\` was run elsewhere)`;
+        for (const l of this.closeListeners) l(reason);
       }
     });
   }
@@ -227,6 +239,12 @@ export class LiveLab implements LabController {
   onEvents(listener: (e: readonly LabEvent[]) => void): () => void {
     this.eventListeners.add(listener);
     return () => this.eventListeners.delete(listener);
+  }
+
+  /** Called once if the control connection drops without `close()` (the lab went away). */
+  onClose(listener: (reason: string) => void): () => void {
+    this.closeListeners.add(listener);
+    return () => this.closeListeners.delete(listener);
   }
 
   /** Any request the supervisor understands (`stats`, `events`, `status`, ...). */
@@ -264,6 +282,7 @@ export class LiveLab implements LabController {
 
   /** Closes the connection (the lab keeps running; `downLab` stops it). */
   close(): Promise<void> {
+    this.closing = true;
     this.client.close();
     return Promise.resolve();
   }

@@ -90,6 +90,8 @@ export class Supervisor {
   private readonly switchLayers = new Map<string, SwitchSettings[]>();
   private readonly hostLayers: NicSettings[] = [];
   private readonly events: LabEvent[] = [];
+  /** Bring-up steps so far, for a client that subscribes after some were broadcast. */
+  private readonly progressLog: string[] = [];
   private readonly server: ControlServer;
   private state: LabState;
   private driver: FlowDriver;
@@ -133,6 +135,7 @@ export class Supervisor {
   }
 
   private progress(step: string): void {
+    this.progressLog.push(step);
     this.server.broadcast("progress", step);
   }
 
@@ -566,7 +569,7 @@ export class Supervisor {
         return this.status();
       case "subscribe":
         conn.subscribe();
-        return { ...this.status(), events: this.recentEvents() };
+        return { ...this.status(), events: this.recentEvents(), progress: this.progressLog };
       case "snapshot":
         return {
           ...this.status(),
