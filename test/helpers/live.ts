@@ -31,6 +31,11 @@ async function ensureBuilt(): Promise<void> {
  */
 export async function rl(args: readonly string[], timeoutMs = 120_000) {
   await ensureBuilt();
+  return rlStarted(args, timeoutMs);
+}
+
+/** Starts the compiled `rocelab` and returns the running process (call `rl` once first, to build). */
+export function rlStarted(args: readonly string[], timeoutMs = 120_000) {
   return execa("env", ["-u", "NODE_OPTIONS", process.execPath, "dist/cli.js", ...args], {
     reject: false,
     timeout: timeoutMs,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import t from "tap";
 import type { Report } from "../../src/lab/report.js";
-import { requireRoot, rl } from "../helpers/live.js";
+import { labNamespaces, labProcesses, requireRoot, rl, rlStarted } from "../helpers/live.js";
 
 requireRoot(t);
 
@@ -47,4 +47,51 @@ t.test("a scenario runs live and reports like the simulator", async (t) => {
   t.ok(readFileSync(join(out, "queue-depth.csv"), "utf8").split("\n").length > 3, "queue depth sampled");
   const { stdout } = await execa("ip", ["netns", "list"]);
   t.notMatch(stdout, /rl-run\d+-/, "the scenario's lab is gone");
+});
+
+t.test("Ctrl-C during a live run stops it early, reports what ran and takes the lab down", async (t) => {
+  const dir = t.testdir({});
+  const scenario = join(dir, "long.yaml");
+  writeFileSync(
+    scenario,
+    [
+      "name: live-long",
+      "duration: 500ms",
+      "sample: 100us",
+      "topology:",
+      "  nodes: { sw: { kind: switch }, a: { kind: host }, b: { kind: host } }",
+      '  links: [["a:eth1", "sw:eth1"], ["b:eth1", "sw:eth2"]]',
+      "timeline:",
+      "  - at: 20us",
+      "    start: { type: incast, to: b, from: [a], size: 1MB }",
+      "  - at: 400ms",
+      "    start: { type: incast, name: late, to: a, from: [b], size: 1MB }",
+      "",
+    ].join("\n"),
+  );
+  const out = join(dir, "out");
+  // 500 ms emulated would take 500 s at dilation 1000: the interrupt must end it.
+  await rl(["--version"]);
+  const run = rlStarted(["run", scenario, "--runtime", "live", "--out", out], 120_000);
+  let output = "";
+  // Progress lines go to stderr (stdout carries the summary).
+  run.stderr?.on("data", (d: Buffer) => {
+    output += d.toString();
+  });
+  const deadline = Date.now() + 60_000;
+  while (!output.includes("µs: started") && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 100));
+  t.match(output, /µs: started/, "the run got going");
+  await new Promise((r) => setTimeout(r, 2000));
+  const labName = /lab (run\d+)/.exec(output)?.[1];
+  t.ok(labName, "the run named its lab");
+  run.kill("SIGINT");
+  const r = await run;
+  t.equal(r.exitCode, 0, `the run ended cleanly: ${r.stderr}`);
+  t.match(output, /interrupted at \d+ µs emulated: reporting what ran so far/);
+  const report = JSON.parse(readFileSync(join(out, "report.json"), "utf8")) as Report;
+  t.ok(report.durationNs < 100_000_000, `the report covers the ${report.durationNs / 1e6} ms that ran`);
+  t.equal(report.summary.flowsCompleted, 1, "the first WRITE completed, the late one never started");
+  t.same(await labNamespaces(labName ?? "none"), [], "the scenario's lab is gone");
+  t.same(labProcesses(labName ?? "none"), [], "and its processes");
 });

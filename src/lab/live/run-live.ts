@@ -30,6 +30,12 @@ function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, Math.max(0, ms)));
 }
 
+/** Sleeps `ms`, waking early (within 100 ms) when `stop` turns true. */
+async function sleepUnless(ms: number, stop: () => boolean): Promise<void> {
+  const until = Date.now() + ms;
+  while (!stop() && Date.now() < until) await sleep(Math.min(100, until - Date.now()));
+}
+
 export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promise<Report> {
   const started = performance.now();
   const lab = opts.lab ?? `run${process.pid % 100_000}`;
@@ -47,8 +53,10 @@ export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promi
   const onSignal = (): void => {
     interrupted = true;
   };
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  // `on`, not `once`: execa's signal-exit hook re-raises a signal when it sees no other listener left, which
+  // would kill this process mid-run and leave the lab behind.
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
   try {
     progress(`bringing up lab ${lab} (dilation ${opts.dilation})`);
     await upLab({
@@ -117,7 +125,7 @@ async function play(
     `playing ${sc.timeline.length} steps over ${sc.durationNs / 1e6} ms emulated (${((sc.durationNs * dilation) / 1e9).toFixed(1)} s real)`,
   );
   for (const step of sc.timeline) {
-    await sleep(((step.atNs - emulatedNow()) * dilation) / 1e6);
+    await sleepUnless(((step.atNs - emulatedNow()) * dilation) / 1e6, interrupted);
     if (interrupted()) break;
     switch (step.kind) {
       case "start":
@@ -141,9 +149,13 @@ async function play(
         break;
     }
   }
-  await sleep(((sc.durationNs - emulatedNow()) * dilation) / 1e6);
+  await sleepUnless(((sc.durationNs - emulatedNow()) * dilation) / 1e6, interrupted);
   sampling = false;
   await sampler;
+  // Interrupted (Ctrl-C, SIGTERM): report what ran, over the time it ran.
+  const ran = interrupted() ? Math.min(sc.durationNs, emulatedNow()) : sc.durationNs;
+  if (ran < sc.durationNs)
+    progress(`interrupted at ${(ran / 1e3).toFixed(0)} µs emulated: reporting what ran so far`);
 
   const final = await lab.snapshot();
   const stats: DeviceStats[] = Object.values(final.stats);
@@ -152,7 +164,7 @@ async function play(
     startNs: f.startNs - t0,
     endNs: f.endNs === null ? null : f.endNs - t0,
   }));
-  const report = assembleReport(sc, stats, flows, {
+  const report = assembleReport({ ...sc, durationNs: ran }, stats, flows, {
     runtime: "live",
     wallClockMs: performance.now() - started,
     dilation,
