@@ -7,6 +7,7 @@ import { registerPcapCheckCommand } from "./cli/pcap-check-command.js";
 import { registerPlotCommand } from "./cli/plot-command.js";
 import { registerRunCommand } from "./cli/run-command.js";
 import { registerTopologyCommand } from "./cli/topology-command.js";
+import { registerTuiCommand } from "./cli/tui-command.js";
 
 const program = new Command();
 program
@@ -22,5 +23,6 @@ registerLabCommands(program);
 registerFramesCommand(program);
 registerPcapCheckCommand(program);
 registerPlotCommand(program);
+registerTuiCommand(program);
 
 await program.parseAsync(process.argv);

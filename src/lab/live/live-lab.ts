@@ -205,9 +205,8 @@ export class LiveLab implements LabController {
       } else if (push === "events") {
         for (const l of this.eventListeners) l(data as LabEvent[]);
       } else if (push === "closed" && !this.closing) {
-        const reason = labIsRunning(name)
-          ? "the lab's supervisor closed the control connection"
-          : `lab "${name}" stopped (its supervisor exited or \`rocelab down\` was run elsewhere)`;
+        // Whether the supervisor is still exiting or already gone, the lab is going away.
+        const reason = `lab "${name}" went away: its supervisor closed the control connection (it crashed, or \`rocelab down\` was run elsewhere)`;
         for (const l of this.closeListeners) l(reason);
       }
     });

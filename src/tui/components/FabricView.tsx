@@ -1,0 +1,263 @@
+// The fabric: nodes by tier (spines over leaves over hosts) with their state, fabric-wide counters, and
+// every link with its state, the utilisation of each direction, which direction PFC holds, queues, marks.
+import type { MutableRefObject, ReactElement } from "react";
+import { CONGESTED_BYTES, eventGroup, type LinkRow, type NodeState, nodeTiers, tierName } from "../derive.js";
+import { describeEvent } from "../event-text.js";
+import {
+  formatBytes,
+  formatCount,
+  formatEmulated,
+  formatPercent,
+  padLeft,
+  padRight,
+  sparkline,
+} from "../format.js";
+import { useTheme } from "../hooks/use-theme.js";
+import { type Segment, seg, type ViewLayout, type ViewLines } from "../segments.js";
+import type { DashboardState } from "../store.js";
+import { type Column, tableHeader, tableRow } from "../table.js";
+import { marker, type Theme, Tone } from "../theme.js";
+import { Lines } from "./Lines.js";
+
+/** Wide enough for sparklines and pause fractions. */
+const WIDE = 110;
+const LABEL = 8;
+
+function nodeCell(n: NodeState | undefined, name: string, theme: Theme): Segment {
+  if (!n) return seg(name, Tone.Dim);
+  if (!n.running) return seg(`${name} ${marker(theme, n.status.toUpperCase())}`, Tone.Bad);
+  const flags = `${n.pausing ? "X" : ""}${n.paused ? "P" : ""}${n.congested ? "E" : ""}${n.dropping ? "D" : ""}`;
+  const tone = n.dropping
+    ? Tone.Bad
+    : n.paused
+      ? Tone.Pause
+      : n.pausing || n.congested
+        ? Tone.Warn
+        : Tone.Good;
+  return seg(flags ? `${name}[${flags}]` : name, tone);
+}
+
+/** The tier diagram: one line per tier (more when a tier is wider than the screen), centred. */
+function tierLines(state: DashboardState, width: number, theme: Theme): Segment[][] {
+  const tiers = nodeTiers(state.topology);
+  const byName = new Map(state.nodes.map((n) => [n.name, n]));
+  const out: Segment[][] = [];
+  const room = Math.max(10, width - LABEL);
+  for (let t = tiers.length - 1; t >= 0; t--) {
+    const cells = tiers[t]!.map((name) => nodeCell(byName.get(name), name, theme));
+    // As much air between nodes as fits on one line.
+    const total = (g: number) => cells.reduce((w, c) => w + c.text.length, 0) + g * (cells.length - 1);
+    const gap = [4, 2, 1].find((g) => total(g) <= room) ?? 1;
+    let line: Segment[] = [];
+    let used = 0;
+    const lines: { segs: Segment[]; used: number }[] = [];
+    for (const cell of cells) {
+      const w = cell.text.length;
+      if (line.length > 0 && used + gap + w > room) {
+        lines.push({ segs: line, used });
+        line = [];
+        used = 0;
+      }
+      if (line.length > 0) {
+        line.push(seg(" ".repeat(gap)));
+        used += gap;
+      }
+      line.push(cell);
+      used += w;
+    }
+    if (line.length > 0) lines.push({ segs: line, used });
+    lines.forEach((l, i) => {
+      const label = i === 0 ? tierName(t, tiers.length) : "";
+      const indent = lines.length === 1 ? Math.floor((room - l.used) / 2) : 0;
+      out.push([seg(padRight(label, LABEL), Tone.Dim), seg(" ".repeat(Math.max(0, indent))), ...l.segs]);
+    });
+  }
+  return out;
+}
+
+function totalsLine(state: DashboardState, width: number): Segment[] {
+  const t = state.totals;
+  if (!t) return [seg("waiting for the first counters from the lab...", Tone.Dim)];
+  const narrow = width < 100;
+  return [
+    seg(narrow ? "XOFF sent " : "PFC XOFF sent "),
+    seg(formatCount(t.xoffSent), t.xoffSent > 0 ? Tone.Pause : undefined),
+    seg("  ECN marked "),
+    seg(formatCount(t.ecnMarked), t.ecnMarked > 0 ? Tone.Warn : undefined),
+    seg(narrow ? "  CNPs " : "  CNP sent "),
+    seg(formatCount(t.cnpSent)),
+    seg(narrow ? "/" : " handled "),
+    seg(formatCount(t.cnpHandled)),
+    seg("  drops lossless "),
+    seg(formatCount(t.droppedLossless), t.droppedLossless > 0 ? Tone.Bad : undefined),
+    seg(" lossy "),
+    seg(formatCount(t.droppedLossy), t.droppedLossy > 0 ? Tone.Warn : undefined),
+  ];
+}
+
+function paused(m: LinkRow["ab"]): boolean {
+  return m !== null && (m.pausedNow || m.pausedFrac > 0);
+}
+
+function pauseText(l: LinkRow, theme: Theme, wide: boolean): Segment {
+  const ab = paused(l.ab);
+  const ba = paused(l.ba);
+  if (!ab && !ba) return seg("");
+  const arrow = ab && ba ? "⇄" : ab ? "→" : "←";
+  let text = `${marker(theme, "PAUSED")}${arrow}`;
+  if (wide) text += ` ${formatPercent(Math.max(ab ? l.ab!.pausedFrac : 0, ba ? l.ba!.pausedFrac : 0))}`;
+  return seg(text, Tone.Pause);
+}
+
+function utilText(m: LinkRow["ab"], up: boolean): Segment {
+  if (!up || !m) return seg("-", Tone.Dim);
+  const u = m.util;
+  return seg(formatPercent(u), u !== null && u >= 0.5 ? Tone.Accent : undefined);
+}
+
+function sum(l: LinkRow, f: (m: NonNullable<LinkRow["ab"]>) => number): number {
+  return (l.ab ? f(l.ab) : 0) + (l.ba ? f(l.ba) : 0);
+}
+
+/** The link table's columns: a→b is a's egress, b→a is b's. */
+export function linkColumns(state: DashboardState, width: number, theme: Theme): Column<LinkRow>[] {
+  const wide = width >= WIDE;
+  const longest = Math.max(12, ...state.topology.links.map((l) => `${l.a} ↔ ${l.b}`.length));
+  const spark = (side: "a" | "b"): Column<LinkRow> => ({
+    header: "",
+    width: 9,
+    cell: (l) => seg(sparkline(state.history.util.get(l[side]) ?? [], 9, 1), Tone.Accent),
+  });
+  const cols: (Column<LinkRow> | null)[] = [
+    { header: "LINK (a ↔ b)", width: Math.min(longest, 28), cell: (l) => seg(`${l.a} ↔ ${l.b}`) },
+    {
+      header: "STATE",
+      width: 6,
+      cell: (l) => (l.up ? seg("up", Tone.Good) : seg(marker(theme, "DOWN"), Tone.Bad)),
+    },
+    { header: "A→B", width: 4, align: "right", cell: (l) => utilText(l.ab, l.up) },
+    wide ? spark("a") : null,
+    { header: "B→A", width: 4, align: "right", cell: (l) => utilText(l.ba, l.up) },
+    wide ? spark("b") : null,
+    { header: "PFC", width: wide ? 14 : 10, cell: (l) => pauseText(l, theme, wide) },
+    {
+      header: "QUEUE",
+      width: 7,
+      align: "right",
+      cell: (l) => {
+        const q = Math.max(l.ab?.queueBytes ?? 0, l.ba?.queueBytes ?? 0);
+        return seg(
+          q > 0 ? formatBytes(q) : "0",
+          q >= CONGESTED_BYTES ? Tone.Warn : q > 0 ? undefined : Tone.Dim,
+        );
+      },
+    },
+    {
+      header: "ECN",
+      width: 6,
+      align: "right",
+      cell: (l) => {
+        const n = sum(l, (m) => m.ecnMarked);
+        return seg(formatCount(n), sum(l, (m) => m.ecnDelta) > 0 ? Tone.Warn : n > 0 ? undefined : Tone.Dim);
+      },
+    },
+    {
+      header: "DROP",
+      width: 5,
+      align: "right",
+      cell: (l) => {
+        const n = sum(l, (m) => m.drops);
+        return seg(formatCount(n), sum(l, (m) => m.dropDelta) > 0 ? Tone.Bad : n > 0 ? undefined : Tone.Dim);
+      },
+    },
+    wide
+      ? {
+          header: "XOFF",
+          width: 5,
+          align: "right",
+          cell: (l) => {
+            const n = sum(l, (m) => m.txPause);
+            return seg(
+              formatCount(n),
+              sum(l, (m) => m.txPauseDelta) > 0 ? Tone.Pause : n > 0 ? undefined : Tone.Dim,
+            );
+          },
+        }
+      : null,
+  ];
+  return cols.filter((c): c is Column<LinkRow> => c !== null);
+}
+
+/** Recent events worth a glance on the fabric: pauses, drops, failures (not the ECN/CNP chatter). */
+function recentLines(state: DashboardState, count: number): Segment[][] {
+  const picked = state.events
+    .filter((l) => eventGroup(l.event) !== "ecn" && eventGroup(l.event) !== "flows")
+    .slice(-count);
+  const lines: Segment[][] = [[seg("recent pauses, drops and failures (4: the full log)", Tone.Heading)]];
+  if (picked.length === 0) lines.push([seg(" none yet", Tone.Dim)]);
+  for (const { event } of picked) {
+    lines.push([
+      seg(` ${padLeft(formatEmulated(event.t), 12)}  `, Tone.Dim),
+      seg(`${padRight(event.device, 8)} `),
+      seg(describeEvent(event)),
+    ]);
+  }
+  return lines;
+}
+
+/** The fabric view's lines at a size; `top` is the first link shown. */
+export function fabricLines(
+  state: DashboardState,
+  top: number,
+  width: number,
+  height: number,
+  theme: Theme,
+): ViewLines {
+  const lines: Segment[][] = [...tierLines(state, width, theme)];
+  if (height >= 16)
+    lines.push([
+      seg(
+        `${padRight("", LABEL)}[X] sends XOFF  [P] paused by PFC  [E] queue/ECN  [D] drops${width >= 90 ? "  (? all keys)" : ""}`,
+        Tone.Dim,
+      ),
+    ]);
+  lines.push([], totalsLine(state, width), []);
+  const links = state.links;
+  const cols = linkColumns(state, width, theme);
+  const fixed = lines.length + 1;
+  // Spare rows below the links (a tall screen) show the latest pauses, drops and failures.
+  const spare = height - fixed - Math.max(links.length, state.topology.links.length);
+  const recent = spare >= 5 ? recentLines(state, spare - 2) : [];
+  const page = Math.max(1, height - fixed - (recent.length > 0 ? recent.length + 1 : 0));
+  const first = Math.max(0, Math.min(top, links.length - page));
+  // More links than rows: the LINK heading says which are shown.
+  const shown =
+    links.length > page
+      ? `LINKS ${first + 1}-${Math.min(links.length, first + page)}/${links.length} ↑↓`
+      : null;
+  lines.push(tableHeader(shown ? cols.map((c, i) => (i === 0 ? { ...c, header: shown } : c)) : cols));
+  if (links.length === 0) {
+    for (const l of state.topology.links.slice(0, page)) lines.push([seg(` ${l.a} ↔ ${l.b}`, Tone.Dim)]);
+  } else {
+    for (const l of links.slice(first, first + page)) lines.push(tableRow(cols, l));
+  }
+  if (recent.length > 0) lines.push([], ...recent);
+  return { lines: lines.slice(0, height), rows: links.length, page };
+}
+
+export interface FabricViewProps {
+  readonly state: DashboardState;
+  readonly top: number;
+  readonly width: number;
+  readonly height: number;
+  /** Receives the size of the link list as drawn (for the scroll keys). */
+  readonly layout?: MutableRefObject<ViewLayout>;
+}
+
+/** The fabric view. */
+export function FabricView({ state, top, width, height, layout }: FabricViewProps): ReactElement {
+  const theme = useTheme();
+  const view = fabricLines(state, top, width, height, theme);
+  if (layout) layout.current = { rows: view.rows, page: view.page };
+  return <Lines lines={view.lines} width={width} height={height} />;
+}

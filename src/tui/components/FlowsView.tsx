@@ -1,0 +1,62 @@
+// Flows and QPs: every QP of every host with its DCQCN rate, target and α, goodput (with a sparkline), the
+// CNPs it handled or sent, and whether it is sending, receiving or paused.
+import type { MutableRefObject, ReactElement } from "react";
+import { formatBps, formatCount } from "../format.js";
+import { useTheme } from "../hooks/use-theme.js";
+import { qpHeader, qpLine } from "../qp-lines.js";
+import { type Segment, seg, type ViewLayout, type ViewLines } from "../segments.js";
+import type { DashboardState } from "../store.js";
+import { type Theme, Tone } from "../theme.js";
+import { Lines } from "./Lines.js";
+
+function summary(state: DashboardState, shown: string): Segment[] {
+  const qps = state.qps;
+  const tx = qps.filter((q) => q.role === "tx");
+  const rx = qps.filter((q) => q.role === "rx");
+  const goodput = rx.reduce((a, q) => a + (q.goodputBps ?? 0), 0);
+  const cnps = tx.reduce((a, q) => a + q.cnpHandled, 0);
+  return [
+    seg(`${qps.length} QPs: ${tx.length} sending, ${rx.length} receiving   delivered `),
+    seg(`${formatBps(goodput)}b/s`, goodput > 0 ? Tone.Accent : Tone.Dim),
+    seg("   CNPs handled "),
+    seg(formatCount(cnps), cnps > 0 ? Tone.Warn : Tone.Dim),
+    seg(shown, Tone.Dim),
+  ];
+}
+
+/** The flows view's lines; `top` is the first QP shown. */
+export function flowsLines(
+  state: DashboardState,
+  top: number,
+  width: number,
+  height: number,
+  theme: Theme,
+): ViewLines {
+  const qps = state.qps;
+  const page = Math.max(1, height - 3);
+  const first = Math.max(0, Math.min(top, qps.length - page));
+  const shown = qps.length > page ? `   (${first + 1}-${Math.min(qps.length, first + page)} shown, ↑↓)` : "";
+  const lines: Segment[][] = [summary(state, shown), [], qpHeader(state, width, theme)];
+  if (qps.length === 0) {
+    lines.push([seg(" no QPs yet: press i to start an incast, u for background UDP", Tone.Dim)]);
+  }
+  for (const q of qps.slice(first, first + page)) lines.push(qpLine(q, state, width, theme));
+  return { lines: lines.slice(0, height), rows: qps.length, page };
+}
+
+export interface FlowsViewProps {
+  readonly state: DashboardState;
+  readonly top: number;
+  readonly width: number;
+  readonly height: number;
+  /** Receives the size of the QP list as drawn (for the scroll keys). */
+  readonly layout?: MutableRefObject<ViewLayout>;
+}
+
+/** The flows view. */
+export function FlowsView({ state, top, width, height, layout }: FlowsViewProps): ReactElement {
+  const theme = useTheme();
+  const view = flowsLines(state, top, width, height, theme);
+  if (layout) layout.current = { rows: view.rows, page: view.page };
+  return <Lines lines={view.lines} width={width} height={height} />;
+}

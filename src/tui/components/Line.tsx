@@ -1,0 +1,31 @@
+// One screen line of styled segments, cut to the width: the building block of every view.
+import { Box, Text } from "ink";
+import type { ReactElement } from "react";
+import { useTheme } from "../hooks/use-theme.js";
+import { fitLine, type Segment } from "../segments.js";
+import { toneStyle } from "../theme.js";
+
+export interface LineProps {
+  readonly segments: readonly Segment[];
+  readonly width: number;
+}
+
+/** Draws `segments` on exactly one row of `width` columns. */
+export function Line({ segments, width }: LineProps): ReactElement {
+  const theme = useTheme();
+  const parts: ReactElement[] = [];
+  let column = 0;
+  for (const s of fitLine(segments, width)) {
+    parts.push(
+      <Text key={column} {...toneStyle(theme, s.tone)}>
+        {s.text}
+      </Text>,
+    );
+    column += s.text.length;
+  }
+  return (
+    <Box width={width} height={1} flexShrink={0}>
+      <Text wrap="truncate-end">{parts.length > 0 ? parts : " "}</Text>
+    </Box>
+  );
+}

@@ -1,0 +1,455 @@
+// Pure derivations from lab snapshots: what each port did between two snapshots (utilisation from wire
+// time, pause fractions from pause time, counter deltas), link rows, fabric tiers, per-QP goodput, totals.
+// All rates are over emulated time, from the counters' own `now`, so they read the same at any dilation.
+
+import type { DeviceStats, PortStats } from "../device/contract.js";
+import type { DeviceView, LabEvent, LabSnapshot, LinkView, TopologyView } from "../lab/controller.js";
+import type { NicDetail, QpStats } from "../nic/nic.js";
+import { splitEndpoint } from "./format.js";
+
+/** 802.1p priorities a port has (PFC and queue counters are kept per priority). */
+export const PRIORITIES = 8;
+
+/** A queue at least this deep counts as congested even before it marks (bytes). */
+export const CONGESTED_BYTES = 100_000;
+
+/** What one port did between two snapshots, and its state now. */
+export interface PortMetrics {
+  readonly node: string;
+  readonly port: number;
+  readonly up: boolean;
+  /** Fraction of the interval the wire was busy sending; null without an earlier sample. */
+  readonly util: number | null;
+  /** Fraction of the interval the most-paused priority of this egress was stopped by the peer's PFC. */
+  readonly pausedFrac: number;
+  /** An egress queue is stopped by a received PFC right now. */
+  readonly pausedNow: boolean;
+  /** Fraction of the interval this port held its peer paused (XOFF sent), most-paused priority. */
+  readonly xoffFrac: number;
+  /** This port holds its peer paused right now (an ingress priority group is in XOFF). */
+  readonly xoffNow: boolean;
+  /** Bytes queued for this egress now (all queues). */
+  readonly queueBytes: number;
+  /** The deepest any of its queues has been (bytes). */
+  readonly watermarkBytes: number;
+  /** CE marks on this egress, cumulative and during the interval. */
+  readonly ecnMarked: number;
+  readonly ecnDelta: number;
+  /** Drops at this egress (queue drops and WRED drops), cumulative and during the interval. */
+  readonly drops: number;
+  readonly dropDelta: number;
+  /** PFC XOFF frames this port sent / received, all priorities, cumulative. */
+  readonly txPause: number;
+  readonly rxPause: number;
+  readonly txPauseDelta: number;
+  readonly rxPauseDelta: number;
+}
+
+/** A link and what each direction did: `ab` is a's egress (traffic a→b), `ba` is b's. */
+export interface LinkRow {
+  readonly id: number;
+  readonly a: string;
+  readonly b: string;
+  readonly up: boolean;
+  readonly rateBps: number;
+  readonly ab: PortMetrics | null;
+  readonly ba: PortMetrics | null;
+}
+
+/** A node at a glance, for the fabric diagram. */
+export interface NodeState {
+  readonly name: string;
+  readonly kind: "switch" | "host";
+  /** The device process: "running", "killed", "crashed", "starting", "stopped", or "unknown". */
+  readonly status: string;
+  readonly running: boolean;
+  /** A queue built up or marked CE during the last interval. */
+  readonly congested: boolean;
+  /** It held a peer paused (sent XOFF) during the last interval. */
+  readonly pausing: boolean;
+  /** A peer paused one of its egresses during the last interval. */
+  readonly paused: boolean;
+  /** It dropped packets during the last interval. */
+  readonly dropping: boolean;
+}
+
+/** One QP of one host and how it moves. */
+export interface QpRow {
+  /** "host/qpn" */
+  readonly key: string;
+  readonly host: string;
+  readonly qpn: number;
+  /** The host at the other end (or its address when unknown). */
+  readonly peer: string;
+  /** "tx": it sends (requester), "rx": it receives, "idle": nothing moved yet. */
+  readonly role: "tx" | "rx" | "idle";
+  readonly rateBps: number;
+  readonly targetRateBps: number;
+  readonly alpha: number;
+  /** Payload bits/s acknowledged (tx) or delivered (rx) during the interval; null without an earlier sample. */
+  readonly goodputBps: number | null;
+  readonly bytes: number;
+  readonly cnpHandled: number;
+  readonly cnpSent: number;
+  readonly ecnMarked: number;
+  readonly retransmits: number;
+  readonly pending: number;
+  readonly inflight: number;
+  readonly paused: boolean;
+}
+
+/** Fabric-wide cumulative counters (they restart with a restarted device). */
+export interface FabricTotals {
+  /** PFC XOFF frames sent by switches and NICs. */
+  readonly xoffSent: number;
+  /** CE marks by switches. */
+  readonly ecnMarked: number;
+  /** CNPs sent by notification points (receivers). */
+  readonly cnpSent: number;
+  /** CNPs reaction points acted on (senders). */
+  readonly cnpHandled: number;
+  readonly droppedLossless: number;
+  readonly droppedLossy: number;
+}
+
+/** Counter `name`, 0 when absent. */
+function c(counters: Readonly<Record<string, number>>, name: string): number {
+  return counters[name] ?? 0;
+}
+
+/** cur − prev for a cumulative counter; 0 when there is no earlier value or the counter restarted. */
+export function counterDelta(cur: number, prev: number | undefined): number {
+  if (prev === undefined || cur < prev) return 0;
+  return cur - prev;
+}
+
+/** The fraction of `dtNs` a cumulative time counter advanced (0..1). */
+function timeFraction(cur: number, prev: number | undefined, dtNs: number): number {
+  if (dtNs <= 0) return 0;
+  return Math.min(1, counterDelta(cur, prev) / dtNs);
+}
+
+function sumQueues(p: PortStats, name: string): number {
+  let s = 0;
+  for (const q of p.queues ?? []) s += c(q.counters, name);
+  return s;
+}
+
+function sumPriorities(p: PortStats, name: (prio: number) => string): number {
+  let s = 0;
+  for (let prio = 0; prio < PRIORITIES; prio++) s += c(p.counters, name(prio));
+  return s;
+}
+
+/** Metrics of every port of one device, keyed "node:ethN", from its stats now and (if any) before. */
+export function portMetrics(cur: DeviceStats, prev: DeviceStats | undefined): Map<string, PortMetrics> {
+  const out = new Map<string, PortMetrics>();
+  const dt = prev ? cur.now - prev.now : 0;
+  const nic = cur.kind === "nic";
+  const detail = nic ? (cur.detail as NicDetail | undefined) : undefined;
+  for (const p of cur.ports) {
+    const before = prev?.ports.find((x) => x.port === p.port);
+    const pc = p.counters;
+    const bc = before?.counters;
+    // Pause time: the switch counts paused_ns_prio<p>, the NIC rx_prio<p>_pause_duration (mlx5 names).
+    const pausedName = (prio: number) => (nic ? `rx_prio${prio}_pause_duration` : `paused_ns_prio${prio}`);
+    const txPauseName = (prio: number) => (nic ? `tx_prio${prio}_pause` : `tx_pause_prio${prio}`);
+    const rxPauseName = (prio: number) => (nic ? `rx_prio${prio}_pause` : `rx_pause_prio${prio}`);
+    let pausedFrac = 0;
+    let xoffFrac = 0;
+    let xoffNow = false;
+    for (let prio = 0; prio < PRIORITIES; prio++) {
+      pausedFrac = Math.max(pausedFrac, timeFraction(c(pc, pausedName(prio)), bc?.[pausedName(prio)], dt));
+      xoffFrac = Math.max(
+        xoffFrac,
+        timeFraction(c(pc, `xoff_ns_prio${prio}`), bc?.[`xoff_ns_prio${prio}`], dt),
+      );
+      if (c(pc, `pg${prio}_xoff`) > 0) xoffNow = true;
+    }
+    if (nic && detail?.rxBuffer.xoff) xoffNow = true;
+    const pausedNow = nic
+      ? (detail?.qps.some((q) => q.paused) ?? false)
+      : (p.queues ?? []).some((q) => q.paused);
+    const ecnMarked = sumQueues(p, "ecn_marked");
+    const drops = sumQueues(p, "dropped") + sumQueues(p, "wred_dropped");
+    const txPause = sumPriorities(p, txPauseName);
+    const rxPause = sumPriorities(p, rxPauseName);
+    out.set(`${cur.name}:eth${p.port}`, {
+      node: cur.name,
+      port: p.port,
+      up: p.up,
+      util: before && dt > 0 ? timeFraction(c(pc, "tx_busy_ns"), bc?.tx_busy_ns, dt) : null,
+      pausedFrac,
+      pausedNow,
+      xoffFrac,
+      xoffNow,
+      queueBytes: (p.queues ?? []).reduce((a, q) => a + q.depthBytes, 0),
+      watermarkBytes: Math.max(0, ...(p.queues ?? []).map((q) => c(q.counters, "watermark_bytes"))),
+      ecnMarked,
+      ecnDelta: before ? counterDelta(ecnMarked, sumQueues(before, "ecn_marked")) : 0,
+      drops,
+      dropDelta: before
+        ? counterDelta(drops, sumQueues(before, "dropped") + sumQueues(before, "wred_dropped"))
+        : 0,
+      txPause,
+      rxPause,
+      txPauseDelta: before ? counterDelta(txPause, sumPriorities(before, txPauseName)) : 0,
+      rxPauseDelta: before ? counterDelta(rxPause, sumPriorities(before, rxPauseName)) : 0,
+    });
+  }
+  return out;
+}
+
+/** Metrics of every port in the fabric, from two consecutive snapshots. */
+export function fabricPortMetrics(cur: LabSnapshot, prev: LabSnapshot | null): Map<string, PortMetrics> {
+  const out = new Map<string, PortMetrics>();
+  for (const [node, stats] of Object.entries(cur.stats)) {
+    for (const [k, m] of portMetrics(stats, prev?.stats[node])) out.set(k, m);
+  }
+  return out;
+}
+
+/** Link rows in the snapshot's order (its links carry the current up/down state). */
+export function linkRows(links: readonly LinkView[], ports: ReadonlyMap<string, PortMetrics>): LinkRow[] {
+  return links.map((l) => ({
+    id: l.id,
+    a: l.a,
+    b: l.b,
+    up: l.up,
+    rateBps: l.rateBps,
+    ab: ports.get(l.a) ?? null,
+    ba: ports.get(l.b) ?? null,
+  }));
+}
+
+/** The link attached to `node`:eth`port`, and the far end. */
+export function peerOf(
+  links: readonly LinkView[],
+  node: string,
+  port: number,
+): { link: LinkView; peer: string } | null {
+  const me = `${node}:eth${port}`;
+  for (const l of links) {
+    if (l.a === me) return { link: l, peer: l.b };
+    if (l.b === me) return { link: l, peer: l.a };
+  }
+  return null;
+}
+
+/**
+ * Nodes by tier: tier 0 the hosts, then each node by its hop distance from the nearest host (leaves 1,
+ * spines 2, a super-spine 3). Switches no host can reach go on top. Hosts are ordered by the switch they
+ * hang off, so each leaf's hosts sit together under it.
+ */
+export function nodeTiers(topology: TopologyView): string[][] {
+  const adjacency = new Map<string, string[]>();
+  for (const n of topology.nodes) adjacency.set(n.name, []);
+  for (const l of topology.links) {
+    const a = splitEndpoint(l.a).node;
+    const b = splitEndpoint(l.b).node;
+    adjacency.get(a)?.push(b);
+    adjacency.get(b)?.push(a);
+  }
+  const distance = new Map<string, number>();
+  let frontier = topology.nodes.filter((n) => n.kind === "host").map((n) => n.name);
+  for (const h of frontier) distance.set(h, 0);
+  for (let d = 1; frontier.length > 0; d++) {
+    const next: string[] = [];
+    for (const n of frontier) {
+      for (const m of adjacency.get(n) ?? []) {
+        if (distance.has(m)) continue;
+        distance.set(m, d);
+        next.push(m);
+      }
+    }
+    frontier = next;
+  }
+  const top = Math.max(0, ...distance.values()) + 1;
+  const tiers: string[][] = [];
+  const order = new Map(topology.nodes.map((n, i) => [n.name, i]));
+  for (const n of topology.nodes) {
+    const d = distance.get(n.name) ?? top;
+    const tier = tiers[d] ?? [];
+    tier.push(n.name);
+    tiers[d] = tier;
+  }
+  const firstNeighbour = (host: string) =>
+    Math.min(...(adjacency.get(host) ?? []).map((m) => order.get(m) ?? Number.MAX_SAFE_INTEGER));
+  tiers[0]?.sort((x, y) => firstNeighbour(x) - firstNeighbour(y) || order.get(x)! - order.get(y)!);
+  return tiers.filter((t) => t !== undefined && t.length > 0);
+}
+
+/** A name for a tier by its distance from the hosts. */
+export function tierName(index: number, count: number): string {
+  if (index === 0) return "hosts";
+  if (count <= 2) return "switches";
+  if (index === 1) return "leaves";
+  if (index === 2) return "spines";
+  return `tier ${index}`;
+}
+
+/** A node's state at a glance, from its ports' metrics and its device status. */
+export function nodeStates(
+  topology: TopologyView,
+  devices: readonly DeviceView[],
+  ports: ReadonlyMap<string, PortMetrics>,
+): NodeState[] {
+  return topology.nodes.map((n) => {
+    const status = devices.find((d) => d.node === n.name)?.status ?? "unknown";
+    let congested = false;
+    let pausing = false;
+    let paused = false;
+    let dropping = false;
+    for (const p of n.ports) {
+      const m = ports.get(`${n.name}:eth${p}`);
+      if (!m) continue;
+      if (m.ecnDelta > 0 || m.queueBytes >= CONGESTED_BYTES) congested = true;
+      if (m.xoffNow || m.xoffFrac > 0 || m.txPauseDelta > 0) pausing = true;
+      if (m.pausedNow || m.pausedFrac > 0) paused = true;
+      if (m.dropDelta > 0) dropping = true;
+    }
+    return {
+      name: n.name,
+      kind: n.kind,
+      status,
+      running: status === "running",
+      congested,
+      pausing,
+      paused,
+      dropping,
+    };
+  });
+}
+
+const NATURAL = new Intl.Collator("en", { numeric: true });
+
+/** Resolves a QP's remote address to a host name. */
+export type PeerNamer = (ip: number) => string;
+
+/** The default namer: dotted quad. */
+export function dottedQuad(ip: number): string {
+  return [ip >>> 24, (ip >>> 16) & 0xff, (ip >>> 8) & 0xff, ip & 0xff].join(".");
+}
+
+/** Names addresses after the hosts of a topology (the view carries each host's address). */
+export function peerNamerOf(topology: TopologyView): PeerNamer {
+  const names = new Map<number, string>();
+  for (const n of topology.nodes) if (n.ip !== undefined) names.set(n.ip, n.name);
+  return (ip) => names.get(ip) ?? dottedQuad(ip);
+}
+
+function qpRole(q: QpStats): QpRow["role"] {
+  if (q.bytesSent > 0 || q.pendingMessages > 0 || q.inflightPackets > 0) return "tx";
+  if (q.bytesDelivered > 0 || q.readBytesReceived > 0) return "rx";
+  return "idle";
+}
+
+/** Every QP of every host, with goodput over the interval between the two snapshots. */
+export function qpRows(
+  cur: LabSnapshot,
+  prev: LabSnapshot | null,
+  peerName: PeerNamer = dottedQuad,
+): QpRow[] {
+  const rows: QpRow[] = [];
+  for (const [host, stats] of Object.entries(cur.stats)) {
+    if (stats.kind !== "nic") continue;
+    const detail = stats.detail as NicDetail | undefined;
+    if (!detail) continue;
+    const before = prev?.stats[host];
+    const beforeQps = (before?.detail as NicDetail | undefined)?.qps;
+    const dt = before ? stats.now - before.now : 0;
+    for (const q of detail.qps) {
+      const role = qpRole(q);
+      const bytes = role === "rx" ? q.bytesDelivered + q.readBytesReceived : q.bytesAcked;
+      const b = beforeQps?.find((x) => x.qpn === q.qpn);
+      const bytesBefore = b
+        ? role === "rx"
+          ? b.bytesDelivered + b.readBytesReceived
+          : b.bytesAcked
+        : undefined;
+      rows.push({
+        key: `${host}/${q.qpn}`,
+        host,
+        qpn: q.qpn,
+        peer: peerName(q.remoteIp),
+        role,
+        rateBps: q.rateBps,
+        targetRateBps: q.targetRateBps,
+        alpha: q.alpha,
+        goodputBps: b && dt > 0 ? (counterDelta(bytes, bytesBefore) * 8e9) / dt : null,
+        bytes,
+        cnpHandled: q.cnpHandled,
+        cnpSent: q.cnpSent,
+        ecnMarked: q.ecnMarked,
+        retransmits: q.retransmits,
+        pending: q.pendingMessages,
+        inflight: q.inflightPackets,
+        paused: q.paused,
+      });
+    }
+  }
+  // Hosts in natural order (h2 before h10), whatever order the devices answered in.
+  return rows.sort((x, y) => NATURAL.compare(x.host, y.host) || x.qpn - y.qpn);
+}
+
+/** Fabric-wide totals from the cumulative counters of one snapshot. */
+export function fabricTotals(s: LabSnapshot): FabricTotals {
+  let xoffSent = 0;
+  let ecnMarked = 0;
+  let cnpSent = 0;
+  let cnpHandled = 0;
+  let droppedLossless = 0;
+  let droppedLossy = 0;
+  for (const stats of Object.values(s.stats)) {
+    if (stats.kind === "switch") {
+      droppedLossless += c(stats.counters, "dropped_lossless");
+      droppedLossy += c(stats.counters, "dropped_lossy");
+      for (const p of stats.ports) {
+        xoffSent += sumPriorities(p, (prio) => `tx_pause_prio${prio}`);
+        ecnMarked += sumQueues(p, "ecn_marked");
+      }
+    } else {
+      cnpSent += c(stats.counters, "np_cnp_sent");
+      cnpHandled += c(stats.counters, "rp_cnp_handled");
+      for (const p of stats.ports) xoffSent += sumPriorities(p, (prio) => `tx_prio${prio}_pause`);
+    }
+  }
+  return { xoffSent, ecnMarked, cnpSent, cnpHandled, droppedLossless, droppedLossy };
+}
+
+/** `items` appended to `list`, keeping the newest `max` (a new array; the inputs are not touched). */
+export function appendBounded<T>(list: readonly T[], items: readonly T[], max: number): T[] {
+  const all = list.length + items.length;
+  if (all <= max) return [...list, ...items];
+  const drop = all - max;
+  return drop >= list.length ? items.slice(drop - list.length) : [...list.slice(drop), ...items];
+}
+
+/** Event groups the log can be filtered to. */
+export const EVENT_FILTERS = ["all", "pfc", "ecn", "drops", "failures", "flows"] as const;
+export type EventFilter = (typeof EVENT_FILTERS)[number];
+
+/** Which filter group an event kind belongs to. */
+export function eventGroup(e: LabEvent): Exclude<EventFilter, "all"> {
+  switch (e.kind) {
+    case "pfc-xoff":
+    case "pfc-xon":
+    case "paused-on":
+    case "paused-off":
+      return "pfc";
+    case "ecn-mark":
+    case "cnp-sent":
+    case "rate-cut":
+      return "ecn";
+    case "drop":
+      return "drops";
+    case "flow-done":
+      return "flows";
+    default:
+      return "failures";
+  }
+}
+
+export function matchesFilter(e: LabEvent, filter: EventFilter): boolean {
+  return filter === "all" || eventGroup(e) === filter;
+}

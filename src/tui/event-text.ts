@@ -1,0 +1,44 @@
+// One line of text per telemetry event, for the event log.
+
+import type { LabEvent } from "../lab/controller.js";
+import { formatBps } from "./format.js";
+
+function at(e: LabEvent, unit: "p" | "q"): string {
+  const port = e.port !== undefined ? `eth${e.port}` : "";
+  const prio = e.priority !== undefined ? ` ${unit}${e.priority}` : "";
+  return `${port}${prio}`;
+}
+
+function times(e: LabEvent): string {
+  return e.count !== undefined && e.count > 1 ? ` x${e.count}` : "";
+}
+
+/** What happened, in words an operator reads at a glance. */
+export function describeEvent(e: LabEvent): string {
+  switch (e.kind) {
+    case "pfc-xoff":
+      return `XOFF sent on ${at(e, "p")}: pausing the peer${times(e)}`;
+    case "pfc-xon":
+      return `XON sent on ${at(e, "p")}: peer released${times(e)}`;
+    case "paused-on":
+      return `paused by the peer on ${at(e, "p")}${times(e)}`;
+    case "paused-off":
+      return `pause ended on ${at(e, "p")}${times(e)}`;
+    case "drop":
+      return `dropped on ${at(e, "q")}${times(e)}${e.detail ? ` (${e.detail})` : ""}`;
+    case "ecn-mark":
+      return `CE marked on ${at(e, "q")}${times(e)}`;
+    case "cnp-sent":
+      return `CNP sent for qp ${e.qp ?? "?"}${times(e)}`;
+    case "rate-cut":
+      return `qp ${e.qp ?? "?"} rate cut to ${formatBps(e.value ?? null)}b/s${times(e)}`;
+    case "flow-done":
+      return `qp ${e.qp ?? "?"} finished flow ${e.detail ?? "?"}`;
+    case "link-down":
+      return `link DOWN ${e.detail ?? at(e, "p")}`;
+    case "link-up":
+      return `link up ${e.detail ?? at(e, "p")}`;
+    default:
+      return e.detail ?? e.kind;
+  }
+}

@@ -1,0 +1,111 @@
+// Table lines for QPs, shared by the flows view and a host's node view: DCQCN rate and α, goodput with its
+// sparkline, CNPs, and whether the QP is sending, receiving or paused.
+
+import type { QpRow } from "./derive.js";
+import { formatAlpha, formatBps, formatCount, sparkline } from "./format.js";
+import { type Segment, seg } from "./segments.js";
+import type { DashboardState } from "./store.js";
+import { type Column, tableHeader, tableRow } from "./table.js";
+import { marker, type Theme, Tone } from "./theme.js";
+
+/** Wide enough for the rate sparkline and the extra counters. */
+export const QP_WIDE = 110;
+
+/** The line rate of a host's link (bits/s), to scale its sparklines. */
+export function hostLineRate(state: DashboardState, host: string): number {
+  const l = state.topology.links.find((x) => x.a === `${host}:eth1` || x.b === `${host}:eth1`);
+  return l?.rateBps ?? 100e9;
+}
+
+function stateOf(q: QpRow, theme: Theme): Segment {
+  if (q.paused) return seg(marker(theme, "PAUSED"), Tone.Pause);
+  if (q.role === "tx" && (q.pending > 0 || q.inflight > 0)) return seg("sending", Tone.Good);
+  if (q.role === "rx" && (q.goodputBps ?? 0) > 0) return seg("receiving", Tone.Good);
+  if (q.role === "idle") return seg("idle", Tone.Dim);
+  return seg("done", Tone.Dim);
+}
+
+/** The QP table's columns at a width. */
+export function qpColumns(state: DashboardState, width: number, theme: Theme): Column<QpRow>[] {
+  const wide = width >= QP_WIDE;
+  const sender = (q: QpRow) => q.role !== "rx";
+  const line = (q: QpRow) => hostLineRate(state, q.host);
+  const cols: (Column<QpRow> | null)[] = [
+    { header: "HOST", width: 5, cell: (q) => seg(q.host) },
+    { header: "QP", width: 4, cell: (q) => seg(String(q.qpn)) },
+    { header: "PEER", width: 6, cell: (q) => seg(`${q.role === "rx" ? "←" : "→"}${q.peer}`) },
+    {
+      header: "RATE",
+      width: 7,
+      align: "right",
+      cell: (q) =>
+        seg(
+          sender(q) ? formatBps(q.rateBps) : "-",
+          sender(q) && q.rateBps < line(q) * 0.999 ? Tone.Warn : undefined,
+        ),
+    },
+    wide
+      ? {
+          header: "RATE HISTORY",
+          width: 12,
+          cell: (q) =>
+            seg(sender(q) ? sparkline(state.history.rate.get(q.key) ?? [], 12, line(q)) : "", Tone.Accent),
+        }
+      : null,
+    {
+      header: "TARGET",
+      width: 7,
+      align: "right",
+      cell: (q) => seg(sender(q) ? formatBps(q.targetRateBps) : "-"),
+    },
+    {
+      header: "ALPHA",
+      width: 5,
+      align: "right",
+      cell: (q) => seg(sender(q) ? formatAlpha(q.alpha) : "-", q.alpha > 0.1 ? Tone.Warn : undefined),
+    },
+    {
+      header: "GOODPUT",
+      width: wide ? 14 : 10,
+      cell: (q) =>
+        seg(sparkline(state.history.goodput.get(q.key) ?? [], wide ? 14 : 10, line(q)), Tone.Accent),
+    },
+    { header: "b/s", width: 7, align: "right", cell: (q) => seg(formatBps(q.goodputBps)) },
+    {
+      header: "CNP",
+      width: 6,
+      align: "right",
+      cell: (q) => {
+        const n = sender(q) ? q.cnpHandled : q.cnpSent;
+        return seg(formatCount(n), n > 0 ? Tone.Warn : Tone.Dim);
+      },
+    },
+    wide
+      ? {
+          header: "ECN",
+          width: 6,
+          align: "right",
+          cell: (q) => seg(formatCount(q.ecnMarked), q.ecnMarked > 0 ? undefined : Tone.Dim),
+        }
+      : null,
+    wide
+      ? {
+          header: "RETX",
+          width: 5,
+          align: "right",
+          cell: (q) => seg(formatCount(q.retransmits), q.retransmits > 0 ? Tone.Bad : Tone.Dim),
+        }
+      : null,
+    wide ? { header: "INFL", width: 5, align: "right", cell: (q) => seg(formatCount(q.inflight)) } : null,
+    { header: "STATE", width: 9, cell: (q) => stateOf(q, theme) },
+  ];
+  return cols.filter((c): c is Column<QpRow> => c !== null);
+}
+
+export function qpHeader(state: DashboardState, width: number, theme: Theme): Segment[] {
+  return tableHeader(qpColumns(state, width, theme));
+}
+
+export function qpLine(q: QpRow, state: DashboardState, width: number, theme: Theme): Segment[] {
+  return tableRow(qpColumns(state, width, theme), q);
+}

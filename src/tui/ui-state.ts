@@ -1,0 +1,475 @@
+// The dashboard's own state (which view, which node, scroll positions, an open prompt) and the one pure
+// function that turns a key press into the next state and, for actions, an effect on the lab. Keeping it
+// pure lets the key handling be tested without a terminal or a lab.
+
+import type { IncastRequest, ThresholdPreset, UdpRequest } from "../lab/controller.js";
+import { THRESHOLD_PRESETS } from "../lab/controller.js";
+import { formatSize, parseRate, parseSize } from "../lab/units.js";
+import { EVENT_FILTERS, type EventFilter } from "./derive.js";
+import { splitEndpoint } from "./format.js";
+
+export const TABS = ["fabric", "node", "flows", "events"] as const;
+export type Tab = (typeof TABS)[number];
+
+/** A text field of a form prompt. */
+export interface FormField {
+  readonly name: string;
+  readonly label: string;
+  readonly value: string;
+  readonly hint: string;
+}
+
+export type FormKind = "incast" | "udp";
+export type ChoiceKind = "link" | "kill" | "restart" | "preset";
+
+export type Prompt =
+  | {
+      readonly kind: FormKind;
+      readonly fields: readonly FormField[];
+      readonly focus: number;
+      readonly error: string | null;
+    }
+  | { readonly kind: ChoiceKind; readonly index: number };
+
+export interface EventsScroll {
+  readonly filter: EventFilter;
+  /** Rows scrolled up from the newest (0: following new events). */
+  readonly offset: number;
+  /** While scrolled, the log shows events up to this sequence number so it holds still. */
+  readonly frozenAt: number | null;
+}
+
+export interface UiState {
+  readonly tab: Tab;
+  readonly help: boolean;
+  readonly prompt: Prompt | null;
+  /** Index of the node shown in the node view (topology order). */
+  readonly node: number;
+  /** Selected port row in the node view. */
+  readonly port: number;
+  /** First row shown in the fabric's link table and in the flows table. */
+  readonly scroll: { readonly fabric: number; readonly flows: number };
+  readonly events: EventsScroll;
+}
+
+export const INITIAL_UI: UiState = {
+  tab: "fabric",
+  help: false,
+  prompt: null,
+  node: 0,
+  port: 0,
+  scroll: { fabric: 0, flows: 0 },
+  events: { filter: "all", offset: 0, frozenAt: null },
+};
+
+/** What the key handler needs to know about the lab and the screen. */
+export interface KeyContext {
+  readonly nodes: readonly {
+    readonly name: string;
+    readonly kind: "switch" | "host";
+    readonly status: string;
+  }[];
+  readonly links: readonly { readonly a: string; readonly b: string; readonly up: boolean }[];
+  readonly preset: ThresholdPreset;
+  readonly sim: boolean;
+  /** Rows in the current view's list (links, ports of the node, QPs, filtered events) and how many fit. */
+  readonly rows: number;
+  readonly page: number;
+  /** The newest event's sequence number. */
+  readonly eventsTotal: number;
+}
+
+/** A key as Ink reports it (only the flags we use). */
+export interface KeyPress {
+  readonly input: string;
+  readonly key: {
+    readonly upArrow?: boolean;
+    readonly downArrow?: boolean;
+    readonly leftArrow?: boolean;
+    readonly rightArrow?: boolean;
+    readonly pageUp?: boolean;
+    readonly pageDown?: boolean;
+    readonly home?: boolean;
+    readonly end?: boolean;
+    readonly return?: boolean;
+    readonly escape?: boolean;
+    readonly ctrl?: boolean;
+    readonly shift?: boolean;
+    readonly tab?: boolean;
+    readonly backspace?: boolean;
+    readonly delete?: boolean;
+    readonly meta?: boolean;
+  };
+}
+
+/**
+ * The keys in a run of characters that arrived together (typed fast, pasted, or sent by tmux). Ink splits
+ * escape sequences (arrows, Home...) into separate keys but hands over a run of plain characters, Enter,
+ * Tab and Backspace included, as one string.
+ */
+export function splitKeys(input: string): KeyPress[] {
+  return [...input].map((ch): KeyPress => {
+    switch (ch) {
+      case "\r":
+      case "\n":
+        return { input: "", key: { return: true } };
+      case "\t":
+        return { input: "", key: { tab: true } };
+      case "\u007f":
+      case "\b":
+        return { input: "", key: { backspace: true } };
+      case "\u001b":
+        return { input: "", key: { escape: true } };
+    }
+    const code = ch.charCodeAt(0);
+    // Ctrl-A..Ctrl-Z arrive as codes 1-26.
+    if (code < 0x20) return { input: String.fromCharCode(code + 96), key: { ctrl: true } };
+    return { input: ch, key: {} };
+  });
+}
+
+/** Something the lab (or the program) should do. */
+export type Effect =
+  | { readonly type: "quit" }
+  | { readonly type: "incast"; readonly req: IncastRequest }
+  | { readonly type: "udp"; readonly req: UdpRequest }
+  | { readonly type: "stop" }
+  | { readonly type: "link"; readonly node: string; readonly port: number; readonly up: boolean }
+  | { readonly type: "kill"; readonly node: string }
+  | { readonly type: "restart"; readonly node: string }
+  | { readonly type: "preset"; readonly preset: ThresholdPreset }
+  | { readonly type: "pause" }
+  | { readonly type: "speed"; readonly factor: number }
+  | { readonly type: "notice"; readonly text: string };
+
+export interface KeyResult {
+  readonly ui: UiState;
+  readonly effect: Effect | null;
+}
+
+function hostsOf(ctx: KeyContext): string[] {
+  return ctx.nodes.filter((n) => n.kind === "host").map((n) => n.name);
+}
+
+/** The incast form, prefilled: the last host receives from the first four others, 4 MB each. */
+export function incastForm(ctx: KeyContext): Prompt {
+  const hosts = hostsOf(ctx);
+  return {
+    kind: "incast",
+    focus: 0,
+    error: null,
+    fields: [
+      { name: "to", label: "receiver", value: hosts[hosts.length - 1] ?? "", hint: hosts.join(" ") },
+      {
+        name: "from",
+        label: "senders",
+        value: String(Math.max(1, Math.min(4, hosts.length - 1))),
+        hint: `1-${Math.max(1, hosts.length - 1)}, the first hosts other than the receiver`,
+      },
+      { name: "size", label: "bytes each", value: "4MB", hint: "e.g. 512KB, 4MB, 16MiB" },
+    ],
+  };
+}
+
+/** The background-UDP form, prefilled: first host to last host at 10 Gb/s. */
+export function udpForm(ctx: KeyContext): Prompt {
+  const hosts = hostsOf(ctx);
+  return {
+    kind: "udp",
+    focus: 0,
+    error: null,
+    fields: [
+      { name: "from", label: "from", value: hosts[0] ?? "", hint: hosts.join(" ") },
+      { name: "to", label: "to", value: hosts[hosts.length - 1] ?? "", hint: hosts.join(" ") },
+      { name: "rate", label: "rate", value: "10G", hint: "emulated bits/s, e.g. 500M, 10G, 40G" },
+    ],
+  };
+}
+
+/** How many choices a chooser prompt has. */
+export function choiceCount(kind: ChoiceKind, ctx: KeyContext): number {
+  switch (kind) {
+    case "link":
+      return ctx.links.length;
+    case "preset":
+      return THRESHOLD_PRESETS.length;
+    default:
+      return ctx.nodes.length;
+  }
+}
+
+function clamp(v: number, lo: number, hi: number): number {
+  return Math.max(lo, Math.min(hi, v));
+}
+
+function field(p: { fields: readonly FormField[] }, name: string): string {
+  return p.fields.find((f) => f.name === name)?.value.trim() ?? "";
+}
+
+/** Validates a form; an effect when it is good, else what is wrong. */
+export function submitForm(
+  p: Extract<Prompt, { kind: FormKind }>,
+  ctx: KeyContext,
+): Effect | { error: string } {
+  const hosts = hostsOf(ctx);
+  if (p.kind === "incast") {
+    const to = field(p, "to");
+    if (!hosts.includes(to)) return { error: `receiver must be a host: ${hosts.join(", ")}` };
+    const from = Number(field(p, "from"));
+    if (!Number.isInteger(from) || from < 1 || from > hosts.length - 1)
+      return { error: `senders must be 1-${hosts.length - 1}` };
+    const bytes = parseSize(field(p, "size"));
+    if (bytes === null || bytes <= 0) return { error: `"${field(p, "size")}" is not a size (e.g. 4MB)` };
+    return { type: "incast", req: { to, from, bytes } };
+  }
+  const from = field(p, "from");
+  const to = field(p, "to");
+  if (!hosts.includes(from)) return { error: `from must be a host: ${hosts.join(", ")}` };
+  if (!hosts.includes(to) || to === from) return { error: "to must be another host" };
+  const rateBps = parseRate(field(p, "rate"));
+  if (rateBps === null) return { error: `"${field(p, "rate")}" is not a rate (e.g. 10G)` };
+  return { type: "udp", req: { from, to, rateBps } };
+}
+
+/** The effect of choosing entry `index` of a chooser. */
+export function choose(kind: ChoiceKind, index: number, ctx: KeyContext): Effect | null {
+  switch (kind) {
+    case "link": {
+      const l = ctx.links[index];
+      if (!l) return null;
+      const { node, port } = splitEndpoint(l.a);
+      return { type: "link", node, port, up: !l.up };
+    }
+    case "preset": {
+      const preset = THRESHOLD_PRESETS[index];
+      return preset ? { type: "preset", preset } : null;
+    }
+    default: {
+      const n = ctx.nodes[index];
+      return n ? { type: kind, node: n.name } : null;
+    }
+  }
+}
+
+function openChooser(ui: UiState, kind: ChoiceKind, ctx: KeyContext): KeyResult {
+  if (choiceCount(kind, ctx) === 0)
+    return { ui, effect: { type: "notice", text: `nothing to choose for ${kind}` } };
+  let index = 0;
+  if (kind === "kill") index = clamp(ui.node, 0, ctx.nodes.length - 1);
+  if (kind === "restart") {
+    const stopped = ctx.nodes.findIndex((n) => n.status !== "running");
+    index = stopped >= 0 ? stopped : clamp(ui.node, 0, ctx.nodes.length - 1);
+  }
+  if (kind === "preset") index = (THRESHOLD_PRESETS.indexOf(ctx.preset) + 1) % THRESHOLD_PRESETS.length;
+  return { ui: { ...ui, prompt: { kind, index } }, effect: null };
+}
+
+/** Text a field takes: no control characters (those are keys, not text). */
+function printable(input: string): boolean {
+  return input.length > 0 && [...input].every((ch) => ch >= " " && ch !== "\u007f");
+}
+
+function formKey(
+  ui: UiState,
+  p: Extract<Prompt, { kind: FormKind }>,
+  press: KeyPress,
+  ctx: KeyContext,
+): KeyResult {
+  const { input, key } = press;
+  const n = p.fields.length;
+  if (key.escape) return { ui: { ...ui, prompt: null }, effect: null };
+  if (key.return) {
+    const r = submitForm(p, ctx);
+    if ("error" in r) return { ui: { ...ui, prompt: { ...p, error: r.error } }, effect: null };
+    return { ui: { ...ui, prompt: null }, effect: r };
+  }
+  if ((key.tab && key.shift) || key.upArrow)
+    return { ui: { ...ui, prompt: { ...p, focus: (p.focus + n - 1) % n } }, effect: null };
+  if (key.tab || key.downArrow)
+    return { ui: { ...ui, prompt: { ...p, focus: (p.focus + 1) % n } }, effect: null };
+  const fields = [...p.fields];
+  const f = fields[p.focus]!;
+  if (key.backspace || key.delete) {
+    fields[p.focus] = { ...f, value: f.value.slice(0, -1) };
+  } else if (key.ctrl && input === "u") {
+    fields[p.focus] = { ...f, value: "" };
+  } else if (!key.ctrl && !key.meta && printable(input)) {
+    fields[p.focus] = { ...f, value: f.value + input };
+  } else {
+    return { ui, effect: null };
+  }
+  return { ui: { ...ui, prompt: { ...p, fields, error: null } }, effect: null };
+}
+
+function chooserKey(
+  ui: UiState,
+  p: Extract<Prompt, { kind: ChoiceKind }>,
+  press: KeyPress,
+  ctx: KeyContext,
+): KeyResult {
+  const { input, key } = press;
+  const count = choiceCount(p.kind, ctx);
+  if (key.escape || input === "q") return { ui: { ...ui, prompt: null }, effect: null };
+  if (key.return) return { ui: { ...ui, prompt: null }, effect: choose(p.kind, p.index, ctx) };
+  let index = p.index;
+  if (key.upArrow || (key.tab && key.shift) || input === "k") index = (index + count - 1) % count;
+  else if (key.downArrow || key.tab || input === "j") index = (index + 1) % count;
+  else if (key.home) index = 0;
+  else if (key.end) index = count - 1;
+  else if (key.pageUp) index = Math.max(0, index - 5);
+  else if (key.pageDown) index = Math.min(count - 1, index + 5);
+  else return { ui, effect: null };
+  return { ui: { ...ui, prompt: { ...p, index } }, effect: null };
+}
+
+/** Scrolls a list whose first shown row is `top`; the list has `rows` rows of which `page` fit. */
+function scrollList(top: number, press: KeyPress, rows: number, page: number): number | null {
+  const { key } = press;
+  const max = Math.max(0, rows - page);
+  if (key.upArrow) return clamp(top - 1, 0, max);
+  if (key.downArrow) return clamp(top + 1, 0, max);
+  if (key.pageUp) return clamp(top - Math.max(1, page - 1), 0, max);
+  if (key.pageDown) return clamp(top + Math.max(1, page - 1), 0, max);
+  if (key.home) return 0;
+  if (key.end) return max;
+  return null;
+}
+
+function eventsKey(ui: UiState, press: KeyPress, ctx: KeyContext): KeyResult | null {
+  const { input, key } = press;
+  const ev = ui.events;
+  if (input === "f") {
+    const next = EVENT_FILTERS[(EVENT_FILTERS.indexOf(ev.filter) + 1) % EVENT_FILTERS.length]!;
+    return { ui: { ...ui, events: { filter: next, offset: 0, frozenAt: null } }, effect: null };
+  }
+  const max = Math.max(0, ctx.rows - ctx.page);
+  let offset: number;
+  if (key.upArrow) offset = ev.offset + 1;
+  else if (key.downArrow) offset = ev.offset - 1;
+  else if (key.pageUp) offset = ev.offset + Math.max(1, ctx.page - 1);
+  else if (key.pageDown) offset = ev.offset - Math.max(1, ctx.page - 1);
+  else if (key.home) offset = max;
+  else if (key.end) offset = 0;
+  else return null;
+  offset = clamp(offset, 0, max);
+  const frozenAt = offset === 0 ? null : (ev.frozenAt ?? ctx.eventsTotal);
+  return { ui: { ...ui, events: { ...ev, offset, frozenAt } }, effect: null };
+}
+
+/** The next state for a key press, and what to do about it. */
+export function reduceKey(ui: UiState, press: KeyPress, ctx: KeyContext): KeyResult {
+  const { input, key } = press;
+  // Ctrl-C always quits, whatever is open.
+  if (key.ctrl && input === "c") return { ui, effect: { type: "quit" } };
+  const p = ui.prompt;
+  if (p) {
+    return "fields" in p ? formKey(ui, p, press, ctx) : chooserKey(ui, p, press, ctx);
+  }
+  if (ui.help) {
+    if (key.escape || key.return || input === "?" || input === "q")
+      return { ui: { ...ui, help: false }, effect: null };
+    return { ui, effect: null };
+  }
+  if (input === "q") return { ui, effect: { type: "quit" } };
+  if (input === "?") return { ui: { ...ui, help: true }, effect: null };
+  const tab = TABS.indexOf(ui.tab);
+  if (/^[1-4]$/.test(input)) return { ui: { ...ui, tab: TABS[Number(input) - 1]! }, effect: null };
+  if (key.tab) {
+    const next = (tab + (key.shift ? TABS.length - 1 : 1)) % TABS.length;
+    return { ui: { ...ui, tab: TABS[next]! }, effect: null };
+  }
+  switch (input) {
+    case "i":
+      return { ui: { ...ui, prompt: incastForm(ctx) }, effect: null };
+    case "u":
+      return { ui: { ...ui, prompt: udpForm(ctx) }, effect: null };
+    case "s":
+      return { ui, effect: { type: "stop" } };
+    case "l":
+      return openChooser(ui, "link", ctx);
+    case "k":
+      return openChooser(ui, "kill", ctx);
+    case "r":
+      return openChooser(ui, "restart", ctx);
+    case "t":
+      return openChooser(ui, "preset", ctx);
+    case " ":
+      return {
+        ui,
+        effect: ctx.sim ? { type: "pause" } : { type: "notice", text: "a live lab cannot pause" },
+      };
+    case "+":
+    case "=":
+      return {
+        ui,
+        effect: ctx.sim
+          ? { type: "speed", factor: 0.5 }
+          : { type: "notice", text: "a live lab's dilation is fixed" },
+      };
+    case "-":
+    case "_":
+      return {
+        ui,
+        effect: ctx.sim
+          ? { type: "speed", factor: 2 }
+          : { type: "notice", text: "a live lab's dilation is fixed" },
+      };
+  }
+  switch (ui.tab) {
+    case "node": {
+      const count = ctx.nodes.length;
+      if (count > 0 && (key.rightArrow || input === "n"))
+        return { ui: { ...ui, node: (ui.node + 1) % count, port: 0 }, effect: null };
+      if (count > 0 && (key.leftArrow || input === "p"))
+        return { ui: { ...ui, node: (ui.node + count - 1) % count, port: 0 }, effect: null };
+      const last = Math.max(0, ctx.rows - 1);
+      if (key.upArrow) return { ui: { ...ui, port: clamp(ui.port - 1, 0, last) }, effect: null };
+      if (key.downArrow) return { ui: { ...ui, port: clamp(ui.port + 1, 0, last) }, effect: null };
+      if (key.home) return { ui: { ...ui, port: 0 }, effect: null };
+      if (key.end) return { ui: { ...ui, port: last }, effect: null };
+      break;
+    }
+    case "fabric":
+    case "flows": {
+      const top = scrollList(ui.scroll[ui.tab], press, ctx.rows, ctx.page);
+      if (top !== null) return { ui: { ...ui, scroll: { ...ui.scroll, [ui.tab]: top } }, effect: null };
+      break;
+    }
+    case "events": {
+      const r = eventsKey(ui, press, ctx);
+      if (r) return r;
+      break;
+    }
+  }
+  return { ui, effect: null };
+}
+
+/** A short description of an effect, for the status line while it runs. */
+export function describeEffect(e: Effect): string {
+  switch (e.type) {
+    case "incast": {
+      const n = typeof e.req.from === "number" ? e.req.from : e.req.from.length;
+      return `incast ${n} x ${formatSize(e.req.bytes)} -> ${e.req.to}`;
+    }
+    case "udp":
+      return `UDP ${e.req.from} -> ${e.req.to}`;
+    case "stop":
+      return "stopping traffic";
+    case "link":
+      return `${e.node}:eth${e.port} ${e.up ? "up" : "down"}`;
+    case "kill":
+      return `killing ${e.node}`;
+    case "restart":
+      return `restarting ${e.node}`;
+    case "preset":
+      return `preset ${e.preset}`;
+    case "pause":
+      return "pause";
+    case "speed":
+      return "speed";
+    case "notice":
+      return e.text;
+    case "quit":
+      return "quit";
+  }
+}

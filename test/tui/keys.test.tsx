@@ -1,0 +1,180 @@
+// Keys through the whole dashboard against the fake lab: each action calls the lab with the right
+// arguments and reports the outcome on the status line; navigation, help, quitting, simulation pacing.
+import t from "tap";
+import type { SimPacing } from "../../src/tui/run-effect.js";
+import { dashboard, plainLines } from "./fixtures/dashboard.js";
+import { KEY } from "./fixtures/render.js";
+
+const text = (frame: string) => plainLines(frame).join("\n");
+const statusLine = (frame: string) => plainLines(frame).at(-1) ?? "";
+
+t.test("i: incast with the defaults, after its prompt", async (t) => {
+  const d = await dashboard({ columns: 100, rows: 30 });
+  await d.ui.type("i");
+  const prompt = text(d.ui.screen());
+  t.match(prompt, /Incast: N senders write into one host/);
+  t.match(prompt, /> receiver\s+\[h8_\s*\]/, "into the last host");
+  t.match(prompt, /senders\s+\[4\s*\]/);
+  t.match(prompt, /bytes each\s+\[4MB\s*\]/);
+  t.equal(d.lab.calls.length, 0, "nothing happens before Enter");
+  await d.ui.type(KEY.enter);
+  t.same(d.lab.calls, [{ method: "incast", args: [{ to: "h8", from: 4, bytes: 4_000_000 }] }]);
+  t.match(statusLine(d.ui.screen()), /ok: incast-1: 4 senders x 4MB -> h8/);
+  t.notMatch(text(d.ui.screen()), /Incast:/, "the prompt is gone");
+  d.ui.unmount();
+});
+
+t.test("i: edited fields, a wrong value, Esc", async (t) => {
+  const d = await dashboard({ columns: 100, rows: 30 });
+  await d.ui.type("i", KEY.backspace, KEY.backspace, "h", "5", KEY.tab, KEY.backspace, "9", KEY.enter);
+  t.match(text(d.ui.screen()), /ERROR: senders must be 1-7/, "validated in the prompt");
+  t.equal(d.lab.calls.length, 0);
+  await d.ui.type(KEY.backspace, "2", KEY.tab, KEY.backspace, KEY.backspace, KEY.backspace, "1MB", KEY.enter);
+  t.same(d.lab.calls, [{ method: "incast", args: [{ to: "h5", from: 2, bytes: 1_000_000 }] }]);
+  await d.ui.type("i", KEY.escape);
+  t.notMatch(text(d.ui.screen()), /Incast:/, "Esc cancels");
+  t.equal(d.lab.calls.length, 1);
+  d.ui.unmount();
+});
+
+t.test("s, l, k, r, t, u call the lab", async (t) => {
+  const d = await dashboard({ columns: 100, rows: 30 });
+  await d.ui.type("s");
+  t.same(d.lab.calls.at(-1), { method: "stopTraffic", args: [] });
+  t.match(statusLine(d.ui.screen()), /ok: traffic stopped/);
+
+  await d.ui.type("l");
+  t.match(text(d.ui.screen()), /Link down \/ up/);
+  t.match(text(d.ui.screen()), /> leaf1:eth1 ↔ spine1:eth1\s+up \(Enter: take it DOWN\)/);
+  await d.ui.type(KEY.down, KEY.down, KEY.enter);
+  t.same(d.lab.calls.at(-1), { method: "setLink", args: ["leaf2", 1, false] }, "the third link goes down");
+  t.match(statusLine(d.ui.screen()), /ok: leaf2:eth1 DOWN/);
+
+  await d.ui.type("2", "n", "k");
+  t.match(text(d.ui.screen()), /Kill a node/);
+  t.match(text(d.ui.screen()), /> spine2\s+switch\s+running/, "the node on screen is offered");
+  await d.ui.type(KEY.enter);
+  t.same(d.lab.calls.at(-1), { method: "kill", args: ["spine2"] });
+  t.match(statusLine(d.ui.screen()), /ok: spine2 killed/);
+
+  await d.ui.type("r", KEY.enter);
+  t.same(d.lab.calls.at(-1), { method: "restart", args: ["spine2"] });
+
+  await d.ui.type("t");
+  t.match(text(d.ui.screen()), /> aggressive\s+ECN 50KB\/200KB/, "t offers the next preset");
+  await d.ui.type(KEY.enter);
+  t.same(d.lab.calls.at(-1), { method: "applyPreset", args: ["aggressive"] });
+  t.match(statusLine(d.ui.screen()), / aggressive .*ok: preset aggressive on every switch/);
+  await d.ui.type("t", KEY.enter);
+  t.same(d.lab.calls.at(-1), { method: "applyPreset", args: ["balanced"] }, "and again cycles on");
+
+  await d.ui.type("u");
+  t.match(text(d.ui.screen()), /Background UDP/);
+  await d.ui.type(KEY.tab, KEY.tab, KEY.backspace, KEY.backspace, KEY.backspace, "40G", KEY.enter);
+  t.same(d.lab.calls.at(-1), { method: "udp", args: [{ from: "h1", to: "h8", rateBps: 40e9 }] });
+  t.match(statusLine(d.ui.screen()), /ok: UDP h1 -> h8 at 40Gb\/s/);
+  d.ui.unmount();
+});
+
+t.test("a lab error is shown, never thrown", async (t) => {
+  const d = await dashboard({ columns: 100, rows: 30 });
+  d.lab.failures.set("kill", "spine1 is killed");
+  await d.ui.type("k", KEY.enter);
+  t.match(statusLine(d.ui.screen()), /ERROR: spine1 is killed/);
+  d.lab.failures.set("incast", 'the lab did not answer "incast" within 60 s');
+  await d.ui.type("i", KEY.enter);
+  t.match(statusLine(d.ui.screen()), /ERROR: the lab did not answer/);
+  await d.ui.type("2");
+  t.match(text(d.ui.screen()), /\[2 Node\]/, "and the dashboard goes on");
+  d.ui.unmount();
+});
+
+t.test("tabs, node selection, help, quit", async (t) => {
+  const d = await dashboard({ columns: 100, rows: 30 });
+  await d.ui.type("2");
+  t.match(text(d.ui.screen()), /◀ spine1 ▶/);
+  await d.ui.type(KEY.right, KEY.right, "n");
+  t.match(text(d.ui.screen()), /◀ leaf2 ▶/);
+  await d.ui.type(KEY.down);
+  t.match(text(d.ui.screen()), />eth2\s+spine2:eth2/, "↓ picks a port");
+  t.match(text(d.ui.screen()), /eth2 → spine2:eth2/, "and shows its queues");
+  await d.ui.type("p", KEY.left);
+  t.match(text(d.ui.screen()), /◀ spine2 ▶/);
+  await d.ui.type("3");
+  t.match(text(d.ui.screen()), /\[3 Flows\]/);
+  await d.ui.type("4");
+  t.match(text(d.ui.screen()), /\[4 Events\]/);
+  await d.ui.type(KEY.tab);
+  t.match(text(d.ui.screen()), /\[1 Fabric\]/, "Tab cycles");
+  await d.ui.type(KEY.shiftTab);
+  t.match(text(d.ui.screen()), /\[4 Events\]/, "Shift-Tab cycles back");
+  await d.ui.type(KEY.up);
+  t.match(text(d.ui.screen()), /scrolled: 1 up \(End follows\)/, "more events than rows: ↑ scrolls");
+  await d.ui.type(KEY.end);
+  t.match(text(d.ui.screen()), /following new events/);
+  await d.ui.type("f");
+  t.match(text(d.ui.screen()), /filter pfc/);
+  t.notMatch(text(d.ui.screen()), /rate-cut|cnp-sent/, "only PFC events");
+  await d.ui.type("?");
+  t.match(text(d.ui.screen()), /rocelab testbed: keys/);
+  await d.ui.type("i");
+  t.notMatch(text(d.ui.screen()), /Incast:/, "action keys do nothing under the help");
+  await d.ui.type(KEY.escape);
+  t.notMatch(text(d.ui.screen()), /rocelab testbed: keys/);
+  t.equal(d.quits(), 0);
+  await d.ui.type("q");
+  t.equal(d.quits(), 1, "q quits");
+  await d.ui.type("i", KEY.ctrlC);
+  t.equal(d.quits(), 2, "Ctrl-C quits, even from a prompt");
+  t.equal(d.lab.calls.length, 0, "none of this touched the lab");
+  d.ui.unmount();
+});
+
+t.test("keys arriving together are taken one by one", async (t) => {
+  const d = await dashboard({ columns: 100, rows: 30 });
+  await d.ui.type("2nnn");
+  t.match(text(d.ui.screen()), /◀ leaf2 ▶/);
+  // What tmux sends for `send-keys i BSpace BSpace h 5 Tab BSpace 6 Enter`: one chunk.
+  await d.ui.type("i\u007f\u007fh5\t\u007f6\r");
+  t.same(d.lab.calls, [{ method: "incast", args: [{ to: "h5", from: 6, bytes: 4_000_000 }] }]);
+  d.ui.unmount();
+});
+
+t.test("simulation: pause, faster, slower; a live lab says no", async (t) => {
+  let dilation = 10_000;
+  let paused = false;
+  const pacing: SimPacing = {
+    dilation: () => dilation,
+    paused: () => paused,
+    pause: () => {
+      paused = true;
+    },
+    resume: () => {
+      paused = false;
+    },
+    setDilation: (d) => {
+      dilation = d;
+    },
+  };
+  const d = await dashboard({ columns: 100, rows: 30, runtime: "sim", pacing });
+  await d.ui.type(" ");
+  t.equal(paused, true);
+  t.match(statusLine(d.ui.screen()), /sim\s+sim-default.*PAUSED.*ok: paused \(space resumes\)/);
+  await d.ui.type(" ");
+  t.equal(paused, false);
+  await d.ui.type("+");
+  t.equal(dilation, 5000, "+ halves the dilation");
+  t.match(statusLine(d.ui.screen()), /ok: dilation 5000: 1 emulated ms lasts 5\.0 real s/);
+  await d.ui.type("-", "-");
+  t.equal(dilation, 20_000);
+  for (let i = 0; i < 12; i++) await d.ui.type("+");
+  t.equal(dilation, 100, "bounded");
+  d.ui.unmount();
+
+  const live = await dashboard({ columns: 100, rows: 30 });
+  await live.ui.type(" ");
+  t.match(statusLine(live.ui.screen()), /ERROR: a live lab cannot pause/);
+  await live.ui.type("+");
+  t.match(statusLine(live.ui.screen()), /ERROR: a live lab's dilation is fixed/);
+  live.ui.unmount();
+});
