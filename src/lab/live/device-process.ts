@@ -12,11 +12,37 @@ const DEVICE_MAIN = distPath("runtime/live/device-main.js");
 const START_TIMEOUT_MS = 15_000;
 const REQUEST_TIMEOUT_MS = 10_000;
 
+/**
+ * Extra Node flags for every device process, from ROCELAB_DEVICE_NODE_ARGS (space-separated), e.g.
+ * "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a live lab: NODE_OPTIONS refuses those flags. Each must
+ * start with "--"; they are passed as arguments, never through a shell.
+ */
+export function deviceNodeArgs(env: NodeJS.ProcessEnv = process.env): string[] {
+  const text = env.ROCELAB_DEVICE_NODE_ARGS?.trim();
+  if (!text) return [];
+  const args = text.split(/\s+/);
+  for (const a of args)
+    if (!a.startsWith("--"))
+      throw new Error(`ROCELAB_DEVICE_NODE_ARGS: "${a}" is not a Node flag (each must start with --)`);
+  return args;
+}
+
 function spawnDevice(lab: string, node: string, namespace: string) {
   const log = logPath(lab, node);
   return execa(
     "ip",
-    ["netns", "exec", namespace, process.execPath, DEVICE_MAIN, "--lab", lab, "--node", node],
+    [
+      "netns",
+      "exec",
+      namespace,
+      process.execPath,
+      ...deviceNodeArgs(),
+      DEVICE_MAIN,
+      "--lab",
+      lab,
+      "--node",
+      node,
+    ],
     {
       ipc: true,
       stdin: "ignore",
