@@ -340,7 +340,8 @@ export function buildFrameCatalog(): CatalogFrame[] {
     opcode: Opcode.RdmaReadRequest,
     destQp: toH5,
     psn: readPsn,
-    ackReq: true,
+    // As the NIC sends it: the responses acknowledge a READ, so the request asks for no ACK.
+    ackReq: false,
     reth: { va: BUFFER_H5 + 0x30_0000n, rkey: RKEY_H5, dmaLength: 2 * mtu + 255 },
   });
   psn = psnAdd(psn, 3);
@@ -372,7 +373,7 @@ export function buildFrameCatalog(): CatalogFrame[] {
     opcode: Opcode.RdmaReadRequest,
     destQp: toH5,
     psn: readOnlyPsn,
-    ackReq: true,
+    ackReq: false,
     reth: { va: BUFFER_H5 + 0x40_0000n, rkey: RKEY_H5, dmaLength: 64 },
   });
   msn++;
@@ -384,7 +385,8 @@ export function buildFrameCatalog(): CatalogFrame[] {
     payload: catalogPayload(64, 1),
   });
 
-  // ACKNOWLEDGE: an ACK with a credit count (field value 8) for the last SEND, a NAK (PSN sequence error: h5
+  // ACKNOWLEDGE (the NIC itself always sends credit field 0x1f, unlimited; the catalog shows the other
+  // encodings a decoder must read): an ACK with a credit count (field value 8) for the last SEND, a NAK (PSN sequence error: h5
   // saw a PSN beyond the one it expected, so h1 must go back), and an RNR NAK (no receive posted).
   const ackedPsn = psnAdd(FIRST_PSN, 6);
   data(

@@ -458,7 +458,8 @@ export class Nic implements Device<NicCommand, NicReply> {
       if (kind === KIND_READ_REQUEST && qp.responder.hasResponses) this.kick(now);
       return;
     }
-    // Immediate data, atomics, UC/UD: not spoken here.
+    // The immediate-data variants parse but are not spoken here (atomics and UC/UD opcodes never get this
+    // far: parseRoce refuses them and they count as malformed).
     this.counters.rxIgnored++;
   }
 

@@ -96,7 +96,7 @@ for (const op of READ_RESPONSE_OPCODES) KINDS[op] = KIND_READ_RESPONSE;
 KINDS[Opcode.RdmaReadRequest] = KIND_READ_REQUEST;
 KINDS[Opcode.Acknowledge] = KIND_ACK;
 
-/** The kind of a received opcode (immediate-data variants and atomics are KIND_OTHER: not spoken). */
+/** The kind of a received opcode (the immediate-data variants are KIND_OTHER: not spoken). */
 export function opcodeKind(opcode: number): number {
   return opcode < 32 ? KINDS[opcode]! : KIND_OTHER;
 }

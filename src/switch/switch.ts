@@ -151,6 +151,8 @@ export class Switch implements Device<SwitchCommand, SwitchReply> {
   private arpSent = 0;
   private arpReceived = 0;
   private rxUnknown = 0;
+  /** 802.3x link-level PAUSE frames received (PFC ports do not obey them). */
+  private rxLinkPauseIgnored = 0;
 
   constructor(
     config: SwitchConfig,
@@ -420,14 +422,22 @@ export class Switch implements Device<SwitchCommand, SwitchReply> {
   }
 
   private receiveMacControl(ps: PortState, frame: Uint8Array, l3: number, now: Nanoseconds): void {
-    if (readMac(frame, 0) !== PFC_DST_MAC) return;
+    // Only the reserved MAC Control address is ours; anything else is counted like other foreign frames.
+    if (readMac(frame, 0) !== PFC_DST_MAC) {
+      this.rxUnknown++;
+      return;
+    }
     const parsed = parseMacControl(frame, l3);
     if (!parsed.ok) {
       this.drop(ps, -1, DropReason.Malformed, false, now);
       return;
     }
     const control = parsed.value;
-    if (control.kind !== "pfc") return; // 802.3x link pause is not configured on these ports
+    if (control.kind !== "pfc") {
+      // 802.3x link-level PAUSE is not enabled on these ports (PFC is): counted, not obeyed.
+      this.rxLinkPauseIgnored++;
+      return;
+    }
     for (let p = 0; p < PRIORITIES; p++) {
       if (!((control.enableVector >> p) & 1)) continue;
       const quanta = control.quanta[p]!;
@@ -836,6 +846,7 @@ export class Switch implements Device<SwitchCommand, SwitchReply> {
     this.arpSent = 0;
     this.arpReceived = 0;
     this.rxUnknown = 0;
+    this.rxLinkPauseIgnored = 0;
     for (const ps of this.portList) {
       ps.rxPackets = 0;
       ps.rxBytes = 0;
@@ -876,6 +887,7 @@ export class Switch implements Device<SwitchCommand, SwitchReply> {
       arp_sent: this.arpSent,
       arp_received: this.arpReceived,
       rx_not_for_us: this.rxUnknown,
+      rx_link_pause_ignored: this.rxLinkPauseIgnored,
     };
     for (const reason of DROP_REASONS) counters[`drop_${reason}`] = this.drops.get(reason) ?? 0;
     const ports: PortStats[] = this.portList.map((ps) => {

@@ -1,6 +1,7 @@
-// ICMP for IPv4 (RFC 792): echo request and reply, and the two errors a router sends, time exceeded
-// (what makes traceroute work through our switches) and destination unreachable (including RFC 1191's
-// fragmentation-needed, which carries the next-hop MTU). Errors quote the offending datagram's IP header
+// ICMP for IPv4 (RFC 792): echo request and reply, and the two common router errors: time exceeded (what
+// makes traceroute work through our switches, which send it) and destination unreachable (including RFC
+// 1191's fragmentation-needed, which carries the next-hop MTU; the codec has it, the switch drops a packet
+// without a route silently). Errors quote the offending datagram's IP header
 // and the first 8 bytes of its payload, enough for the sender to match its ports.
 
 import { type Ipv4Address, internetChecksum, type MacAddress, readU16, writeU16, writeU32 } from "./bytes.js";

@@ -1,6 +1,7 @@
 // LLDP (IEEE 802.1AB): a sequence of TLVs, each a 16-bit header (7-bit type, 9-bit length) and a value.
 // An LLDPDU starts with Chassis ID, Port ID and TTL in that order and ends with an End TLV. We decode the
-// TLVs our LLDP agent uses and hand back the rest (system capabilities, organisationally specific, ...)
+// mandatory TLVs and the common optional ones (the codec is ready for the LLDP agent that path navigation
+// will need; no device sends LLDP yet) and hand back the rest (system capabilities, organisationally specific, ...)
 // as raw bytes, so a frame from a real neighbour is never refused for carrying more than we know.
 
 import {

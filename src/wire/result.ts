@@ -52,7 +52,7 @@ export function need(
   return null;
 }
 
-/** Formats an error as one line: `ipv4 bad-checksum at 14: ...`. */
+/** Formats an error as one line: `ipv4 bad-checksum at byte 14: ...`. */
 export function formatWireError(e: WireError): string {
   return `${e.protocol} ${e.code} at byte ${e.offset}: ${e.message}`;
 }

@@ -5,6 +5,7 @@ import { defaultTopology } from "../../src/lab/topology.js";
 import { internetChecksum, ipToString, readMac } from "../../src/wire/bytes.js";
 import { IcmpType, parseIcmp } from "../../src/wire/icmp.js";
 import { parseIpv4 } from "../../src/wire/ipv4.js";
+import { buildPauseFrame } from "../../src/wire/pfc.js";
 import { udpFrame } from "../helpers/frames.js";
 import { RawHost } from "../helpers/raw-host.js";
 
@@ -151,5 +152,22 @@ t.test("a switch keeps asking for a silent /31 peer until it answers, then stops
   );
   const leaf2 = f.switches.get("leaf2")!.stats(f.sim.now).counters;
   t.equal(leaf2.drop_arp_unresolved ?? 0, 0, "nothing waited on ARP");
+  t.end();
+});
+
+t.test("802.3x link PAUSE is counted and not obeyed: the ports run PFC", (t) => {
+  const { f, host } = fabric();
+  const h5 = hostAddress(f.plan, "h5");
+  const pause = buildPauseFrame({ src: h5.mac, quanta: 0xffff });
+  f.sim.at(40_000, (now) => host("h5").command({ send: [pause] }, now));
+  sendUdp(f, "h1", "h5", { at: 50_000 });
+  f.sim.run(200_000);
+  const leaf2 = f.switches.get("leaf2")!.stats(f.sim.now).counters;
+  t.equal(leaf2.rx_link_pause_ignored, 1, "counted");
+  t.equal(
+    host("h5").received.filter((r) => r.frame[12] === 0x08 && r.frame[13] === 0x00).length,
+    1,
+    "leaf2 still sends to h5",
+  );
   t.end();
 });
