@@ -178,6 +178,11 @@ t.test(
     // down leaves nothing behind.
     const down = await rl(["down", "--name", LAB]);
     t.equal(down.exitCode, 0, down.stderr);
+    t.match(
+      down.stdout,
+      /lab ltest is down \(13 processes stopped, 12 namespaces removed\)/,
+      "down says what it removed",
+    );
     t.same(await labNamespaces(LAB), [], "no namespaces left");
     t.same(labProcesses(LAB), [], "no processes left");
     t.notOk(existsSync(`/run/rocelab/${LAB}`), "no state directory left");
@@ -233,6 +238,11 @@ t.test(
     t.ok((await labNamespaces("ltb")).length > 0, "its namespaces outlive the processes");
     const down = await rl(["down", "--name", "ltb"]);
     t.equal(down.exitCode, 0, down.stderr);
+    t.match(
+      down.stdout,
+      /lab ltb is down \(0 processes stopped, 3 namespaces removed\)/,
+      "only namespaces were left",
+    );
     t.same(await labNamespaces("ltb"), [], "down removed the namespaces of the SIGKILLed lab");
     t.same(labProcesses("ltb"), []);
     t.ok((await labNamespaces("lta")).length === 3, "the other lab is untouched");

@@ -14,9 +14,9 @@ import type {
   UdpRequest,
 } from "../controller.js";
 import { ControlClient } from "./control.js";
-import { controlSocketPath, labDir, logPath } from "./names.js";
+import { controlSocketPath, labDir, labOfNamespace, logPath } from "./names.js";
 import { distPath } from "./paths.js";
-import { findLabProcesses, teardown } from "./provision.js";
+import { findLabProcesses, listNamespaces, teardown } from "./provision.js";
 import { alive, readState } from "./state.js";
 
 const SUPERVISOR_MAIN = distPath("lab/live/supervisor-main.js");
@@ -162,11 +162,18 @@ export async function upLab(opts: UpOptions): Promise<void> {
   }
 }
 
-/** Stops a lab: asks its supervisor first, then removes whatever is left. */
+/**
+ * Stops a lab: asks its supervisor first, then removes whatever is left. The counts are what the lab had
+ * when `down` began (the supervisor removes most of it itself; `teardown` only what it left).
+ */
 export async function downLab(
   lab: string,
   onProgress?: (step: string) => void,
 ): Promise<{ killed: number; namespaces: number }> {
+  const before = {
+    killed: findLabProcesses(lab).length,
+    namespaces: (await listNamespaces(lab)).filter((ns) => labOfNamespace(ns, [lab]) === lab).length,
+  };
   const socket = controlSocketPath(lab);
   if (labIsRunning(lab) && existsSync(socket)) {
     try {
@@ -181,7 +188,11 @@ export async function downLab(
       // Unresponsive supervisor: the teardown below kills it.
     }
   }
-  return teardown(lab, onProgress);
+  const after = await teardown(lab, onProgress);
+  return {
+    killed: Math.max(before.killed, after.killed),
+    namespaces: Math.max(before.namespaces, after.namespaces),
+  };
 }
 
 /** A LabController over a running lab's control socket. */
