@@ -48,6 +48,26 @@ function totals(s: string): { xoff: number; ecn: number } | null {
   return m ? { xoff: Number(m[1]), ecn: Number(m[2]) } : null;
 }
 
+/**
+ * Starts `rocelab tui` in a fresh detached 120×40 tmux session (after removing leftovers of an earlier
+ * run), and makes the test tear both down. The shell prints the exit status and keeps the pane open.
+ */
+async function startTestbed(t: Test): Promise<void> {
+  t.teardown(async () => {
+    await tmux(["kill-server"]);
+    await rl(["down", "--name", LAB]);
+  });
+  // Current dist (device processes run it), and no leftovers of an earlier run.
+  await rl(["down", "--name", LAB]);
+  await tmux(["kill-server"]);
+  // env(1) drops the test runner's NODE_OPTIONS (its loader and coverage hooks would follow the
+  // compiled command and every device process it starts).
+  const command = `env -u NODE_OPTIONS ${process.execPath} dist/cli.js tui --name ${LAB}; echo "${EXIT_MARK}$?"; sleep 300`;
+  const size = ["-x", "120", "-y", "40"];
+  const r = await tmux(["new-session", "-d", "-s", SESSION, ...size, "-c", process.cwd(), command]);
+  t.equal(r.exitCode, 0, `tmux started: ${r.stderr}`);
+}
+
 const tmuxInstalled =
   (await execa("tmux", ["-V"], { reject: false }).catch(() => ({ exitCode: 1 }))).exitCode === 0;
 
@@ -59,31 +79,8 @@ if (process.getuid?.() !== 0) {
   t.test(
     "sudo npm run testbed: fabric, incast from the keyboard, counters move, q tears the lab down",
     async (t) => {
-      t.teardown(async () => {
-        await tmux(["kill-server"]);
-        await rl(["down", "--name", LAB]);
-      });
-      // Current dist (device processes run it), and no leftovers of an earlier run.
-      await rl(["down", "--name", LAB]);
-      await tmux(["kill-server"]);
       const started = Date.now();
-      // env(1) drops the test runner's NODE_OPTIONS (its loader and coverage hooks would follow the
-      // compiled command and every device process it starts).
-      const command = `env -u NODE_OPTIONS ${process.execPath} dist/cli.js tui --name ${LAB}; echo "${EXIT_MARK}$?"; sleep 300`;
-      const r = await tmux([
-        "new-session",
-        "-d",
-        "-s",
-        SESSION,
-        "-x",
-        "120",
-        "-y",
-        "40",
-        "-c",
-        process.cwd(),
-        command,
-      ]);
-      t.equal(r.exitCode, 0, `tmux started: ${r.stderr}`);
+      await startTestbed(t);
 
       const fabric = await waitFor(
         t,
@@ -154,25 +151,7 @@ if (process.getuid?.() !== 0) {
   );
 
   t.test("a lab stopped from elsewhere ends the testbed at once, which cleans up and says why", async (t) => {
-    t.teardown(async () => {
-      await tmux(["kill-server"]);
-      await rl(["down", "--name", LAB]);
-    });
-    const command = `env -u NODE_OPTIONS ${process.execPath} dist/cli.js tui --name ${LAB}; echo "${EXIT_MARK}$?"; sleep 300`;
-    const r = await tmux([
-      "new-session",
-      "-d",
-      "-s",
-      SESSION,
-      "-x",
-      "120",
-      "-y",
-      "40",
-      "-c",
-      process.cwd(),
-      command,
-    ]);
-    t.equal(r.exitCode, 0, `tmux started: ${r.stderr}`);
+    await startTestbed(t);
     await waitFor(t, "the fabric view appears", (s) => s.includes("[1 Fabric]"), 60_000);
     const down = await rl(["down", "--name", LAB]);
     t.equal(down.exitCode, 0, `rocelab down from another terminal: ${down.stderr}`);

@@ -1,6 +1,6 @@
 // The fabric: nodes by tier (spines over leaves over hosts) with their state, fabric-wide counters, and
 // every link with its state, the utilisation of each direction, which direction PFC holds, queues, marks.
-import type { MutableRefObject, ReactElement } from "react";
+import type { ReactElement } from "react";
 import { CONGESTED_BYTES, eventGroup, type LinkRow, type NodeState, nodeTiers, tierName } from "../derive.js";
 import { describeEvent } from "../event-text.js";
 import {
@@ -12,12 +12,11 @@ import {
   padRight,
   sparkline,
 } from "../format.js";
-import { useTheme } from "../hooks/use-theme.js";
-import { type Segment, seg, type ViewLayout, type ViewLines } from "../segments.js";
+import { type Segment, seg, type ViewLines } from "../segments.js";
 import type { DashboardState } from "../store.js";
 import { type Column, tableHeader, tableRow } from "../table.js";
 import { marker, type Theme, Tone } from "../theme.js";
-import { Lines } from "./Lines.js";
+import { ScrolledLines, type ScrolledViewProps } from "./ScrolledLines.js";
 
 /** Wide enough for sparklines and pause fractions. */
 const WIDE = 110;
@@ -245,19 +244,9 @@ export function fabricLines(
   return { lines: lines.slice(0, height), rows: links.length, page };
 }
 
-export interface FabricViewProps {
-  readonly state: DashboardState;
-  readonly top: number;
-  readonly width: number;
-  readonly height: number;
-  /** Receives the size of the link list as drawn (for the scroll keys). */
-  readonly layout?: MutableRefObject<ViewLayout>;
-}
+export type FabricViewProps = ScrolledViewProps;
 
-/** The fabric view. */
-export function FabricView({ state, top, width, height, layout }: FabricViewProps): ReactElement {
-  const theme = useTheme();
-  const view = fabricLines(state, top, width, height, theme);
-  if (layout) layout.current = { rows: view.rows, page: view.page };
-  return <Lines lines={view.lines} width={width} height={height} />;
+/** The fabric view (the link list scrolls). */
+export function FabricView(props: FabricViewProps): ReactElement {
+  return <ScrolledLines {...props} linesOf={fabricLines} />;
 }

@@ -1,13 +1,12 @@
 // Flows and QPs: every QP of every host with its DCQCN rate, target and α, goodput (with a sparkline), the
 // CNPs it handled or sent, and whether it is sending, receiving or paused.
-import type { MutableRefObject, ReactElement } from "react";
+import type { ReactElement } from "react";
 import { formatBps, formatCount } from "../format.js";
-import { useTheme } from "../hooks/use-theme.js";
 import { qpHeader, qpLine } from "../qp-lines.js";
-import { type Segment, seg, type ViewLayout, type ViewLines } from "../segments.js";
+import { type Segment, seg, type ViewLines } from "../segments.js";
 import type { DashboardState } from "../store.js";
 import { type Theme, Tone } from "../theme.js";
-import { Lines } from "./Lines.js";
+import { ScrolledLines, type ScrolledViewProps } from "./ScrolledLines.js";
 
 function summary(state: DashboardState, shown: string): Segment[] {
   const qps = state.qps;
@@ -44,19 +43,9 @@ export function flowsLines(
   return { lines: lines.slice(0, height), rows: qps.length, page };
 }
 
-export interface FlowsViewProps {
-  readonly state: DashboardState;
-  readonly top: number;
-  readonly width: number;
-  readonly height: number;
-  /** Receives the size of the QP list as drawn (for the scroll keys). */
-  readonly layout?: MutableRefObject<ViewLayout>;
-}
+export type FlowsViewProps = ScrolledViewProps;
 
-/** The flows view. */
-export function FlowsView({ state, top, width, height, layout }: FlowsViewProps): ReactElement {
-  const theme = useTheme();
-  const view = flowsLines(state, top, width, height, theme);
-  if (layout) layout.current = { rows: view.rows, page: view.page };
-  return <Lines lines={view.lines} width={width} height={height} />;
+/** The flows view (the QP list scrolls). */
+export function FlowsView(props: FlowsViewProps): ReactElement {
+  return <ScrolledLines {...props} linesOf={flowsLines} />;
 }
