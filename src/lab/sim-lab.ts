@@ -19,6 +19,7 @@ import type {
   UdpRequest,
 } from "./controller.js";
 import { FlowDriver } from "./flow-driver.js";
+import { Listeners } from "./listeners.js";
 import { buildNicConfig } from "./nic-config.js";
 import { SimFabric } from "./sim-fabric.js";
 import { resolveTunables } from "./switch-config.js";
@@ -47,11 +48,11 @@ export class SimLab implements LabController {
   readonly fabric: SimFabric;
   private dilationNow: number;
   private pausedNow = false;
-  private readonly closeListeners = new Set<(reason: string) => void>();
+  private readonly closeListeners = new Listeners<string>();
   private readonly kernels = new Map<string, HostStack>();
   private driver: FlowDriver;
-  private readonly snapshotListeners = new Set<(s: LabSnapshot) => void>();
-  private readonly eventListeners = new Set<(e: readonly LabEvent[]) => void>();
+  private readonly snapshotListeners = new Listeners<LabSnapshot>();
+  private readonly eventListeners = new Listeners<readonly LabEvent[]>();
   private pendingEvents: LabEvent[] = [];
   private readonly status = new Map<string, string>();
   private readonly restarts = new Map<string, number>();
@@ -173,10 +174,10 @@ export class SimLab implements LabController {
   private publish(): void {
     const events = this.pendingEvents;
     this.pendingEvents = [];
-    if (events.length > 0) for (const l of this.eventListeners) l(events);
+    if (events.length > 0) this.eventListeners.emit(events);
     if (this.snapshotListeners.size === 0) return;
     const s = this.snapshotNow();
-    for (const l of this.snapshotListeners) l(s);
+    this.snapshotListeners.emit(s);
   }
 
   snapshotNow(): LabSnapshot {
@@ -210,19 +211,16 @@ export class SimLab implements LabController {
   }
 
   onSnapshot(listener: (s: LabSnapshot) => void): () => void {
-    this.snapshotListeners.add(listener);
-    return () => this.snapshotListeners.delete(listener);
+    return this.snapshotListeners.add(listener);
   }
 
   onEvents(listener: (e: readonly LabEvent[]) => void): () => void {
-    this.eventListeners.add(listener);
-    return () => this.eventListeners.delete(listener);
+    return this.eventListeners.add(listener);
   }
 
   /** A simulated lab only goes away when its owner closes it, so listeners are never called. */
   onClose(listener: (reason: string) => void): () => void {
-    this.closeListeners.add(listener);
-    return () => this.closeListeners.delete(listener);
+    return this.closeListeners.add(listener);
   }
 
   private startWorkload(spec: WorkloadSpec): string {

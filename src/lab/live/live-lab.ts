@@ -13,6 +13,7 @@ import type {
   TopologyView,
   UdpRequest,
 } from "../controller.js";
+import { Listeners } from "../listeners.js";
 import { ControlClient } from "./control.js";
 import { controlSocketPath, labDir, labOfNamespace, logPath } from "./names.js";
 import { distPath } from "./paths.js";
@@ -198,9 +199,9 @@ export async function downLab(
 /** A LabController over a running lab's control socket. */
 export class LiveLab implements LabController {
   readonly runtime = "live" as const;
-  private readonly snapshotListeners = new Set<(s: LabSnapshot) => void>();
-  private readonly eventListeners = new Set<(e: readonly LabEvent[]) => void>();
-  private readonly closeListeners = new Set<(reason: string) => void>();
+  private readonly snapshotListeners = new Listeners<LabSnapshot>();
+  private readonly eventListeners = new Listeners<readonly LabEvent[]>();
+  private readonly closeListeners = new Listeners<string>();
   private latest: LabSnapshot | null = null;
   private closing = false;
 
@@ -212,13 +213,13 @@ export class LiveLab implements LabController {
     client.onPush((push, data) => {
       if (push === "snapshot") {
         this.latest = { ...(data as Omit<LabSnapshot, "runtime">), runtime: "live" };
-        for (const l of this.snapshotListeners) l(this.latest);
+        this.snapshotListeners.emit(this.latest);
       } else if (push === "events") {
-        for (const l of this.eventListeners) l(data as LabEvent[]);
+        this.eventListeners.emit(data as LabEvent[]);
       } else if (push === "closed" && !this.closing) {
         // Whether the supervisor is still exiting or already gone, the lab is going away.
         const reason = `lab "${name}" went away: its supervisor closed the control connection (it crashed, or \`rocelab down\` was run elsewhere)`;
-        for (const l of this.closeListeners) l(reason);
+        this.closeListeners.emit(reason);
       }
     });
   }
@@ -242,19 +243,16 @@ export class LiveLab implements LabController {
   }
 
   onSnapshot(listener: (s: LabSnapshot) => void): () => void {
-    this.snapshotListeners.add(listener);
-    return () => this.snapshotListeners.delete(listener);
+    return this.snapshotListeners.add(listener);
   }
 
   onEvents(listener: (e: readonly LabEvent[]) => void): () => void {
-    this.eventListeners.add(listener);
-    return () => this.eventListeners.delete(listener);
+    return this.eventListeners.add(listener);
   }
 
   /** Called once if the control connection drops without `close()` (the lab went away). */
   onClose(listener: (reason: string) => void): () => void {
-    this.closeListeners.add(listener);
-    return () => this.closeListeners.delete(listener);
+    return this.closeListeners.add(listener);
   }
 
   /** Any request the supervisor understands (`stats`, `events`, `status`, ...). */
