@@ -12,7 +12,8 @@ export function hashString(text: string): number {
   return fmix32(h);
 }
 
-function fmix32(x: number): number {
+/** murmur3's 32-bit finaliser (also ECMP's seed mixer). */
+export function fmix32(x: number): number {
   let h = x >>> 0;
   h ^= h >>> 16;
   h = Math.imul(h, 0x85ebca6b);

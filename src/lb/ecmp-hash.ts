@@ -6,6 +6,7 @@
 // the seed is mixed in through a non-linear finaliser (murmur3's fmix32) after the CRC.
 
 import { crc32 } from "node:zlib";
+import { fmix32 } from "../device/prng.js";
 
 export const FIELD_SRC_IP = 1;
 export const FIELD_DST_IP = 2;
@@ -31,17 +32,6 @@ export function crc16(buf: Uint8Array, len = buf.length): number {
   let crc = 0;
   for (let i = 0; i < len; i++) crc = (crc >>> 8) ^ CRC16_TABLE[(crc ^ buf[i]!) & 0xff]!;
   return crc;
-}
-
-/** murmur3's 32-bit finaliser. */
-export function fmix32(x: number): number {
-  let h = x >>> 0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
 }
 
 /** A reusable hasher: fields and algorithm fixed, one scratch buffer, no allocation per packet. */

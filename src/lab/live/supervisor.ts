@@ -3,11 +3,11 @@ import type { DeviceStats } from "../../device/contract.js";
 import { createRandom } from "../../device/prng.js";
 import type { CompletionRecord, NicDetail } from "../../nic/nic.js";
 import { generateFlows, type WorkloadSpec } from "../../nic/workloads.js";
-import type { InitMessage, TimedEvent } from "../../runtime/live/protocol.js";
+import type { InitMessage } from "../../runtime/live/protocol.js";
 import type { SwitchTunables } from "../../switch/config.js";
 import { ipToString } from "../../wire/bytes.js";
 import { type AddressPlan, hostAddress, planAddresses } from "../address-plan.js";
-import type { IncastRequest, UdpRequest } from "../controller.js";
+import type { IncastRequest, LabEvent, LinkView, UdpRequest } from "../controller.js";
 import { FlowDriver } from "../flow-driver.js";
 import { buildNicConfig, mergeNicSettings, nicConfigureCommand } from "../nic-config.js";
 import type { FlowReport } from "../report.js";
@@ -33,10 +33,6 @@ const EVENT_RING = 2000;
 /** Snapshot push interval to subscribed clients, real ms. */
 const SNAPSHOT_MS = 500;
 
-export interface LabEvent extends TimedEvent {
-  readonly device: string;
-}
-
 export interface DeviceView {
   readonly node: string;
   readonly kind: "switch" | "nic";
@@ -44,15 +40,6 @@ export interface DeviceView {
   readonly pid: number | null;
   readonly restarts: number;
   readonly health: DeviceProcess["health"];
-}
-
-export interface LinkView {
-  readonly id: number;
-  readonly a: string;
-  readonly b: string;
-  readonly up: boolean;
-  readonly rateBps: number;
-  readonly delayNs: number;
 }
 
 export interface LabStatus {
