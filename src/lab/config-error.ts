@@ -1,6 +1,7 @@
 // Errors in user input: each problem names the file, the line and column, the path inside the document
 // and what is allowed. Nothing is created before input validates.
 
+import { readFileSync } from "node:fs";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
 
@@ -63,6 +64,17 @@ export class SourceDocument {
       );
     }
     this.data = this.doc.toJS();
+  }
+
+  /** Reads and parses a YAML file; an unreadable file or bad YAML is a ConfigError naming the file. */
+  static read(file: string): SourceDocument {
+    let text: string;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch (e) {
+      throw new ConfigError(file, [{ path: "", message: `cannot read the file: ${(e as Error).message}` }]);
+    }
+    return new SourceDocument(file, text);
   }
 
   /** A problem at `path`, located at the deepest node of the path that exists in the source. */

@@ -3,6 +3,7 @@
 // CLI's inject commands use it too.
 
 import type { DeviceStats, TelemetryEvent } from "../device/contract.js";
+import type { WorkloadSpec } from "../nic/workloads.js";
 
 export interface NodeView {
   readonly name: string;
@@ -77,6 +78,30 @@ export interface IncastRequest {
   /** Bytes per sender. */
   readonly bytes: number;
   readonly qps?: number;
+}
+
+/**
+ * The workload an incast request asks for, among `hosts`: senders are the first N hosts other than `to`,
+ * or the named ones. Throws with a user-facing message when the request names a non-host, makes the
+ * receiver a sender, or has no sender.
+ */
+export function incastWorkload(req: IncastRequest, hosts: readonly string[], name: string): WorkloadSpec {
+  if (!hosts.includes(req.to)) throw new Error(`${req.to} is not a host (hosts: ${hosts.join(", ")})`);
+  const from = typeof req.from === "number" ? hosts.filter((h) => h !== req.to).slice(0, req.from) : req.from;
+  for (const h of from)
+    if (!hosts.includes(h) || h === req.to) throw new Error(`${h} cannot send to ${req.to}`);
+  if (from.length === 0) throw new Error("an incast needs at least one sender");
+  return {
+    type: "incast",
+    name,
+    to: req.to,
+    from,
+    bytes: req.bytes,
+    op: "write",
+    qps: req.qps ?? 1,
+    repeat: 1,
+    intervalNs: 0,
+  };
 }
 
 export interface UdpRequest {

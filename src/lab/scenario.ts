@@ -1,7 +1,6 @@
 // Scenarios: a topology, overrides, a timeline and a duration. Loaded and checked here, then run by either
 // runtime (run-sim.ts, and the live lab) into the same report format.
 
-import { readFileSync } from "node:fs";
 import { basename, dirname, extname, resolve } from "node:path";
 import {
   type RdmaOp,
@@ -65,13 +64,7 @@ export interface Scenario {
 }
 
 export function loadScenario(file: string): Scenario {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    throw new ConfigError(file, [{ path: "", message: `cannot read the file: ${(e as Error).message}` }]);
-  }
-  const doc = new SourceDocument(file, text);
+  const doc = SourceDocument.read(file);
   return resolveScenario(doc.parse(scenarioFile), file, doc);
 }
 

@@ -9,14 +9,15 @@ import { HostStack } from "../nic/host-stack.js";
 import { Nic } from "../nic/nic.js";
 import { generateFlows, type WorkloadSpec } from "../nic/workloads.js";
 import { hostAddress } from "./address-plan.js";
-import type {
-  IncastRequest,
-  LabController,
-  LabEvent,
-  LabSnapshot,
-  ThresholdPreset,
-  TopologyView,
-  UdpRequest,
+import {
+  type IncastRequest,
+  incastWorkload,
+  type LabController,
+  type LabEvent,
+  type LabSnapshot,
+  type ThresholdPreset,
+  type TopologyView,
+  type UdpRequest,
 } from "./controller.js";
 import { FlowDriver } from "./flow-driver.js";
 import { Listeners } from "./listeners.js";
@@ -232,22 +233,14 @@ export class SimLab implements LabController {
 
   incast(req: IncastRequest): Promise<string> {
     const all = hosts(this.opts.topology).map((h) => h.name);
-    if (!all.includes(req.to)) return Promise.reject(new Error(`${req.to} is not a host`));
-    const from = typeof req.from === "number" ? all.filter((h) => h !== req.to).slice(0, req.from) : req.from;
-    const name = `incast-${++this.workloads}`;
-    return Promise.resolve(
-      this.startWorkload({
-        type: "incast",
-        name,
-        to: req.to,
-        from,
-        bytes: req.bytes,
-        op: "write",
-        qps: req.qps ?? 1,
-        repeat: 1,
-        intervalNs: 0,
-      }),
-    );
+    let spec: WorkloadSpec;
+    try {
+      spec = incastWorkload(req, all, `incast-${this.workloads + 1}`);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    this.workloads++;
+    return Promise.resolve(this.startWorkload(spec));
   }
 
   udp(req: UdpRequest): Promise<void> {

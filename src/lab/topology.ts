@@ -1,7 +1,6 @@
 // Topologies: loading a containerlab-like YAML file (or the built-in default fabric), checking that it
 // hangs together, and the resolved form every other part of the lab uses.
 
-import { readFileSync } from "node:fs";
 import { basename, extname } from "node:path";
 import { ConfigError, type ConfigProblem, SourceDocument } from "./config-error.js";
 import { type SwitchSettings, type TopologyFile, topologyFile } from "./schema.js";
@@ -93,13 +92,7 @@ export function defaultTopology(): Topology {
 
 /** Reads and validates a topology file; throws ConfigError naming file, line and path on any problem. */
 export function loadTopology(file: string): Topology {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (e) {
-    throw new ConfigError(file, [{ path: "", message: `cannot read the file: ${(e as Error).message}` }]);
-  }
-  const doc = new SourceDocument(file, text);
+  const doc = SourceDocument.read(file);
   const parsed = doc.parse(topologyFile);
   return resolveTopology(parsed, file, doc, basename(file, extname(file)));
 }

@@ -9,21 +9,7 @@ import { pcapHeader, serializePcap } from "../../src/wire/pcap.js";
 import { buildPfcFrame } from "../../src/wire/pfc.js";
 import { buildVxlanFrame, vxlanSourcePort } from "../../src/wire/vxlan.js";
 import { rocelab } from "../helpers/cli.js";
-
-/** A view that throws on any index outside the buffer, so a test sees an out-of-bounds read. */
-function guarded(bytes: Uint8Array): Uint8Array {
-  return new Proxy(bytes, {
-    get(target, prop) {
-      if (typeof prop === "string" && /^-?\d+$/.test(prop)) {
-        const i = Number(prop);
-        if (i < 0 || i >= target.length) throw new RangeError(`read at ${i} of ${target.length}`);
-        return target[i];
-      }
-      const v = Reflect.get(target, prop, target);
-      return typeof v === "function" ? v.bind(target) : v;
-    },
-  });
-}
+import { guarded } from "../helpers/guarded.js";
 
 /** The test object tap hands a subtest (the last overload of `t.test` takes just the callback). */
 type TapTest = Parameters<Parameters<typeof t.test>[0]>[0];

@@ -2,20 +2,16 @@
 // sends at known times, and the bytes of the CNPs it sends.
 
 import t from "tap";
-import type { PortAddress } from "../../src/lab/address-plan.js";
-import { nicConfig } from "../../src/nic/config.js";
 import { CnpPacer } from "../../src/nic/dcqcn-np.js";
 import { type DcqcnParams, dcqcnProfile } from "../../src/nic/dcqcn-params.js";
 import { rkeyFor } from "../../src/nic/frames.js";
-import { Nic } from "../../src/nic/nic.js";
 import { PayloadFactory } from "../../src/nic/payload.js";
 import { Simulator } from "../../src/runtime/sim/simulator.js";
 import { parseIp, readMac, readU16 } from "../../src/wire/bytes.js";
 import { verifyIcrcV2 } from "../../src/wire/icrc.js";
 import { Ecn, parseIpv4 } from "../../src/wire/ipv4.js";
 import { buildRoceV2Frame, Opcode } from "../../src/wire/roce.js";
-import { RawHost } from "../helpers/raw-host.js";
-import { roceOf } from "./support/pair.js";
+import { nicWithRawPeer, roceOf } from "./support/pair.js";
 
 t.test("immediate-then-periodic: first CNP at once, then one at the end of each marked interval", (t) => {
   const p = new CnpPacer(50_000, "immediate-then-periodic");
@@ -55,6 +51,7 @@ const MAC_R = 0x02_00_00_00_00_0b;
 const IP_N = parseIp("10.1.0.1")!;
 const IP_R = parseIp("10.1.0.2")!;
 const DELAY = 1000;
+const ADDRESSES = { macNic: MAC_N, ipNic: IP_N, macRaw: MAC_R, ipRaw: IP_R, delayNs: DELAY };
 
 interface Marked {
   readonly qpn: number;
@@ -65,25 +62,7 @@ interface Marked {
 /** A NIC with QPs 10 and 11 (peers 20 and 21 on a raw host) receiving one WRITE ONLY per entry at `at`. */
 function npRun(dcqcn: DcqcnParams | null, packets: readonly Marked[], until: number) {
   const sim = new Simulator({ seed: 3 });
-  const nic = sim.addDevice(
-    "nic",
-    (env) =>
-      new Nic(
-        nicConfig({ name: "nic", port: { mac: MAC_N, ip: IP_N, rateBps: 100e9 }, gatewayMac: MAC_R, dcqcn }),
-        env,
-      ),
-  );
-  const address: PortAddress = {
-    node: "raw",
-    port: 1,
-    mac: MAC_R,
-    ip: IP_R,
-    prefixLength: 31,
-    peerIp: IP_N,
-    peerMac: MAC_N,
-  };
-  const raw = sim.addDevice("raw", (env) => new RawHost("raw", address, 100e9, env, false));
-  sim.connect({ a: { device: "nic", port: 1 }, b: { device: "raw", port: 1 }, delayNs: DELAY });
+  const { nic, raw } = nicWithRawPeer(sim, ADDRESSES, { dcqcn });
   for (const qpn of [10, 11]) {
     const r = nic.command({ type: "create-qp", qpn, remoteQpn: qpn + 10, remoteIp: IP_R }, 0);
     if (!r.ok) throw new Error(r.error);

@@ -2,10 +2,8 @@
 // explicit resumes work, and the optional receive buffer pauses the link partner when the host is slow.
 
 import t from "tap";
-import type { PortAddress } from "../../src/lab/address-plan.js";
-import { type NicConfigInit, nicConfig } from "../../src/nic/config.js";
+import type { NicConfigInit } from "../../src/nic/config.js";
 import { rkeyFor } from "../../src/nic/frames.js";
-import { Nic } from "../../src/nic/nic.js";
 import { PayloadFactory } from "../../src/nic/payload.js";
 import type { SimEvent } from "../../src/runtime/sim/simulator.js";
 import { Simulator } from "../../src/runtime/sim/simulator.js";
@@ -13,8 +11,7 @@ import { parseIp } from "../../src/wire/bytes.js";
 import { Ecn } from "../../src/wire/ipv4.js";
 import { buildPfcFrame } from "../../src/wire/pfc.js";
 import { buildRoceV2Frame, Opcode } from "../../src/wire/roce.js";
-import { RawHost } from "../helpers/raw-host.js";
-import { connect, must, pair, qpStats, roceOf, runUntil } from "./support/pair.js";
+import { connect, must, nicWithRawPeer, pair, qpStats, roceOf, runUntil } from "./support/pair.js";
 
 const MAC_N = 0x02_00_00_00_00_0a;
 const MAC_R = 0x02_00_00_00_00_0b;
@@ -32,25 +29,11 @@ interface Sent {
 /** A NIC writing 4 MB to a raw host that sends it PFC frames and CE-marked requests at given times. */
 function setup(nic: Partial<NicConfigInit>) {
   const sim = new Simulator({ seed: 5 });
-  const n = sim.addDevice(
-    "nic",
-    (env) =>
-      new Nic(
-        nicConfig({ name: "nic", port: { mac: MAC_N, ip: IP_N, rateBps: 100e9 }, gatewayMac: MAC_R, ...nic }),
-        env,
-      ),
+  const { nic: n, raw } = nicWithRawPeer(
+    sim,
+    { macNic: MAC_N, ipNic: IP_N, macRaw: MAC_R, ipRaw: IP_R, delayNs: DELAY },
+    nic,
   );
-  const address: PortAddress = {
-    node: "raw",
-    port: 1,
-    mac: MAC_R,
-    ip: IP_R,
-    prefixLength: 31,
-    peerIp: IP_N,
-    peerMac: MAC_N,
-  };
-  const raw = sim.addDevice("raw", (env) => new RawHost("raw", address, 100e9, env, false));
-  sim.connect({ a: { device: "nic", port: 1 }, b: { device: "raw", port: 1 }, delayNs: DELAY });
   must(n, { type: "create-qp", qpn: 1, remoteQpn: 101, remoteIp: IP_R });
   must(n, { type: "post", qpn: 1, op: "write", bytes: 4 << 20, flowId: "w" });
   const sent: Sent[] = [];

@@ -34,6 +34,7 @@ import {
   serializeRoceTransport,
   serializeRoceV2Frame,
 } from "../../src/wire/roce.js";
+import { NVIDIA_CNP, WRITE_ONLY_FRAME } from "../helpers/vectors.js";
 
 const MAC_A = 0x02_00_00_00_00_01;
 const MAC_B = 0x02_00_00_00_00_02;
@@ -41,24 +42,6 @@ const IP_A = parseIp("10.0.0.1")!;
 const IP_B = parseIp("10.0.0.2")!;
 /** Ethernet 14 + IPv4 20 + UDP 8: where the BTH of an untagged RoCEv2 frame starts. */
 const BTH_AT = 42;
-
-// The second vector of reference/protocol.md §1.6 (RC RDMA WRITE ONLY, built and dissected by tshark there).
-const WRITE_ONLY_FRAME =
-  "020000000002 020000000001 0800" +
-  "4502004400014000401126a40a0000010a000002" +
-  "c12312b700300000" +
-  "0a00ffff0000001180000064" +
-  "00007f0000001000 00001234 00000008" +
-  "4142434445464748" +
-  "b4a97a15";
-
-// NVIDIA's CNP example (§1.6): the IPv4 packet, without Ethernet.
-const NVIDIA_CNP =
-  "4589003c98c640002011692716161608 16161607" +
-  "dbae12b700280000" +
-  "8100ffff400000d200000000" +
-  "00".repeat(16) +
-  "dafc1bef";
 
 const text = (s: string) => new TextEncoder().encode(s);
 

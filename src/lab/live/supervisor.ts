@@ -7,7 +7,13 @@ import type { InitMessage } from "../../runtime/live/protocol.js";
 import type { SwitchTunables } from "../../switch/config.js";
 import { ipToString } from "../../wire/bytes.js";
 import { type AddressPlan, hostAddress, planAddresses } from "../address-plan.js";
-import type { IncastRequest, LabEvent, LinkView, UdpRequest } from "../controller.js";
+import {
+  type IncastRequest,
+  incastWorkload,
+  type LabEvent,
+  type LinkView,
+  type UdpRequest,
+} from "../controller.js";
 import { FlowDriver } from "../flow-driver.js";
 import { buildNicConfig, mergeNicSettings, nicConfigureCommand } from "../nic-config.js";
 import type { FlowReport } from "../report.js";
@@ -425,22 +431,7 @@ export class Supervisor {
   /** An N-to-1 incast of RDMA WRITEs, started now. */
   incast(req: IncastRequest): { name: string; flows: number } {
     const all = this.topo.nodes.filter((n) => n.kind === NodeKind.Host).map((n) => n.name);
-    if (!all.includes(req.to)) throw new Error(`${req.to} is not a host (hosts: ${all.join(", ")})`);
-    const from = typeof req.from === "number" ? all.filter((h) => h !== req.to).slice(0, req.from) : req.from;
-    for (const h of from)
-      if (!all.includes(h) || h === req.to) throw new Error(`${h} cannot send to ${req.to}`);
-    if (from.length === 0) throw new Error("an incast needs at least one sender");
-    return this.startWorkload({
-      type: "incast",
-      name: `incast-${this.workloadCount + 1}`,
-      to: req.to,
-      from,
-      bytes: req.bytes,
-      op: "write",
-      qps: req.qps ?? 1,
-      repeat: 1,
-      intervalNs: 0,
-    });
+    return this.startWorkload(incastWorkload(req, all, `incast-${this.workloadCount + 1}`));
   }
 
   /**

@@ -2,6 +2,7 @@
 // and small accessors for their stats.
 
 import type { Device, DeviceEnv, DeviceStats, Nanoseconds } from "../../../src/device/contract.js";
+import type { PortAddress } from "../../../src/lab/address-plan.js";
 import { type NicConfigInit, nicConfig } from "../../../src/nic/config.js";
 import {
   type CompletionRecord,
@@ -14,6 +15,7 @@ import { Simulator } from "../../../src/runtime/sim/simulator.js";
 import { parseIp } from "../../../src/wire/bytes.js";
 import { EtherType, ethType } from "../../../src/wire/ethernet.js";
 import { parseRoce, type RoceHeaders } from "../../../src/wire/roce.js";
+import { RawHost } from "../../helpers/raw-host.js";
 
 export const MAC_A = 0x02_00_00_00_0a_01;
 export const MAC_B = 0x02_00_00_00_0b_01;
@@ -183,4 +185,49 @@ export function runUntil(
 
 export function flowsOf(nic: Nic): readonly CompletionRecord[] {
   return nic.completions;
+}
+
+/** Addresses of a NIC and the raw host facing it. */
+export interface RawPeerAddresses {
+  readonly macNic: number;
+  readonly ipNic: number;
+  readonly macRaw: number;
+  readonly ipRaw: number;
+  readonly delayNs: number;
+}
+
+/**
+ * A NIC (100 Gb/s) wired to a RawHost that does not obey PFC: the raw side plays the switch or the peer,
+ * sending exactly the frames a test builds and recording what the NIC sends.
+ */
+export function nicWithRawPeer(
+  sim: Simulator,
+  a: RawPeerAddresses,
+  nic: Partial<NicConfigInit> = {},
+): { nic: Nic; raw: RawHost } {
+  const n = sim.addDevice(
+    "nic",
+    (env) =>
+      new Nic(
+        nicConfig({
+          name: "nic",
+          port: { mac: a.macNic, ip: a.ipNic, rateBps: RATE },
+          gatewayMac: a.macRaw,
+          ...nic,
+        }),
+        env,
+      ),
+  );
+  const address: PortAddress = {
+    node: "raw",
+    port: 1,
+    mac: a.macRaw,
+    ip: a.ipRaw,
+    prefixLength: 31,
+    peerIp: a.ipNic,
+    peerMac: a.macNic,
+  };
+  const raw = sim.addDevice("raw", (env) => new RawHost("raw", address, RATE, env, false));
+  sim.connect({ a: { device: "nic", port: 1 }, b: { device: "raw", port: 1 }, delayNs: a.delayNs });
+  return { nic: n, raw };
 }
