@@ -9,7 +9,7 @@
 // Exits 1 when anything differs and names the first difference of each experiment.
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -64,7 +64,8 @@ try {
     const want = JSON.parse(readFileSync(join(exp, dir, "report.json"), "utf8"));
     const got = JSON.parse(readFileSync(join(out, "report.json"), "utf8"));
     let diff =
-      firstDifference(want.summary, got.summary, "summary") ?? firstDifference(want.flows, got.flows, "flows");
+      firstDifference(want.summary, got.summary, "summary") ??
+      firstDifference(want.flows, got.flows, "flows");
     if (!diff) {
       for (const f of readdirSync(join(exp, dir)).filter((n) => n.endsWith(".csv"))) {
         const w = readFileSync(join(exp, dir, f), "utf8");
