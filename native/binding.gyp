@@ -1,0 +1,9 @@
+{
+  "targets": [
+    {
+      "target_name": "rocelab_native",
+      "sources": ["src/addon.c", "src/shm.c"],
+      "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
+    }
+  ]
+}

@@ -1,0 +1,26 @@
+// The project's native addon (native/, built by scripts/setup with node-gyp): what a live device process
+// needs from the platform that Node does not offer. Loaded lazily, so the simulator and the CLI never
+// need it.
+
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+export interface NativeAddon {
+  /** Maps `path` (created 0600 and grown to `bytes` when needed) MAP_SHARED into an ArrayBuffer. */
+  mapShared(path: string, bytes: number): ArrayBuffer;
+}
+
+/** The same path from src/runtime/live/ (tests) and dist/runtime/live/ (device processes). */
+const ADDON = fileURLToPath(new URL("../../../native/build/Release/rocelab_native.node", import.meta.url));
+
+let loaded: NativeAddon | null = null;
+
+export function nativeAddon(): NativeAddon {
+  if (loaded) return loaded;
+  if (!existsSync(ADDON)) {
+    throw new Error(`the native addon is not built (${ADDON}): run \`npm run setup\` (node scripts/setup)`);
+  }
+  loaded = createRequire(import.meta.url)(ADDON) as NativeAddon;
+  return loaded;
+}
