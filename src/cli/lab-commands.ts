@@ -3,6 +3,7 @@ import { execa } from "execa";
 import type { DeviceStats } from "../device/contract.js";
 import { hostAddress, planAddresses } from "../lab/address-plan.js";
 import { THRESHOLD_PRESETS, type ThresholdPreset } from "../lab/controller.js";
+import { type ClockMode, DEFAULT_CLOCK_MODE, parseClockMode } from "../lab/live/clock-plan.js";
 import { downLab, LabError, LiveLab, upLab } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem, nsName } from "../lab/live/names.js";
 import { distPath } from "../lab/live/paths.js";
@@ -76,13 +77,27 @@ export function registerLabCommands(program: Command): void {
     .option("--name <name>", "lab name (prefix of everything the lab creates)", DEFAULT_LAB)
     .option("--dilation <n>", "emulated time runs N times slower than real time", String(DEFAULT_DILATION))
     .option("--seed <n>", "seed of the devices' random choices", "1")
+    .option(
+      "--clock <mode>",
+      "synced: devices wait for their neighbours, so a busy machine slows the lab instead of changing it; free: each device follows the real clock alone",
+      DEFAULT_CLOCK_MODE,
+    )
     .action(
       action(
-        async (topology: string | undefined, opts: { name?: string; dilation: string; seed: string }) => {
+        async (
+          topology: string | undefined,
+          opts: { name?: string; dilation: string; seed: string; clock: string },
+        ) => {
           const name = labName(opts);
           const dilation = Number(opts.dilation);
           if (!(dilation >= 1))
             throw new UsageError(`--dilation must be a number >= 1, not "${opts.dilation}"`);
+          let clock: ClockMode;
+          try {
+            clock = parseClockMode(opts.clock, "--clock");
+          } catch (e) {
+            throw new UsageError((e as Error).message);
+          }
           // Validate before anything is created.
           const topo = loadTopologyArg(topology);
           requireRoot("rocelab up");
@@ -92,6 +107,7 @@ export function registerLabCommands(program: Command): void {
             topology: topology ?? "default",
             dilation,
             seed: Number(opts.seed),
+            clock,
             onProgress: (s) => process.stderr.write(`  ${s}\n`),
           }).catch((e: Error) => {
             throw e instanceof LabError ? new UsageError(e.message, 1) : e;
@@ -447,12 +463,15 @@ function formatStatus(s: LabStatus): string {
   const lines = [
     `lab ${s.lab}: ${s.status}, topology ${s.topology}, dilation ${s.dilation}, emulated time ${formatDuration(s.now)}`,
     "",
-    "device      kind    status    pid      restarts  loop lag p99  timer late  cpu",
+    "device      kind    status    pid      restarts  loop lag p99  timer late  cpu      clock held  holds  silent>grace (worst)",
   ];
   for (const d of s.devices) {
     const h = d.health;
+    const sync = h?.sync
+      ? `${formatDuration(h.sync.heldNs).padEnd(11)} ${String(h.sync.holds).padEnd(6)} ${h.sync.graceExceeded} (${h.sync.worstSilenceMs.toFixed(1)} ms)`
+      : "-";
     lines.push(
-      `${d.node.padEnd(11)} ${d.kind.padEnd(7)} ${d.status.padEnd(9)} ${String(d.pid ?? "-").padEnd(8)} ${String(d.restarts).padEnd(9)} ${h ? `${h.lagP99Ms.toFixed(1)} ms`.padEnd(13) : "-".padEnd(13)} ${h ? formatDuration(Math.round(h.timerLateMeanNs)).padEnd(11) : "-".padEnd(11)} ${h ? `${h.cpuSeconds.toFixed(1)} s` : "-"}`,
+      `${d.node.padEnd(11)} ${d.kind.padEnd(7)} ${d.status.padEnd(9)} ${String(d.pid ?? "-").padEnd(8)} ${String(d.restarts).padEnd(9)} ${h ? `${h.lagP99Ms.toFixed(1)} ms`.padEnd(13) : "-".padEnd(13)} ${h ? formatDuration(Math.round(h.timerLateMeanNs)).padEnd(11) : "-".padEnd(11)} ${(h ? `${h.cpuSeconds.toFixed(1)} s` : "-").padEnd(8)} ${sync}`,
     );
   }
   lines.push("", "links:");

@@ -14,6 +14,7 @@ import type {
   UdpRequest,
 } from "../controller.js";
 import { Listeners } from "../listeners.js";
+import { type ClockMode, DEFAULT_CLOCK_MODE } from "./clock-plan.js";
 import { ControlClient } from "./control.js";
 import { controlSocketPath, labDir, labOfNamespace, logPath } from "./names.js";
 import { distPath } from "./paths.js";
@@ -42,6 +43,8 @@ export interface UpOptions {
   readonly dilation: number;
   readonly seed?: number;
   readonly convergenceNs?: number;
+  /** How the devices' clocks run (default DEFAULT_CLOCK_MODE: synchronised). */
+  readonly clock?: ClockMode;
   /** Progress lines as the lab comes up. */
   readonly onProgress?: (step: string) => void;
   readonly timeoutMs?: number;
@@ -99,6 +102,8 @@ export async function upLab(opts: UpOptions): Promise<void> {
       String(opts.seed ?? 1),
       "--convergence",
       String(opts.convergenceNs ?? 0),
+      "--clock",
+      opts.clock ?? DEFAULT_CLOCK_MODE,
     ],
     { detached: true, stdio: ["ignore", log, log], env: cleanNodeEnv() },
   );

@@ -40,6 +40,11 @@ export function statePath(lab: string): string {
   return join(labDir(lab), "state.json");
 }
 
+/** The clock table synced device clocks share (mapped by every device process of the lab). */
+export function clockTablePath(lab: string): string {
+  return join(labDir(lab), "clock");
+}
+
 export function controlSocketPath(lab: string): string {
   return join(labDir(lab), "control.sock");
 }

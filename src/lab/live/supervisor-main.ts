@@ -4,6 +4,7 @@
 
 import { parseArgs } from "node:util";
 import { defaultTopology, loadTopology } from "../topology.js";
+import { DEFAULT_CLOCK_MODE, parseClockMode } from "./clock-plan.js";
 import { Supervisor } from "./supervisor.js";
 
 const { values } = parseArgs({
@@ -13,6 +14,7 @@ const { values } = parseArgs({
     dilation: { type: "string" },
     seed: { type: "string", default: "1" },
     convergence: { type: "string", default: "0" },
+    clock: { type: "string", default: DEFAULT_CLOCK_MODE },
   },
 });
 if (!values.lab || !values.dilation) {
@@ -28,6 +30,7 @@ const supervisor = new Supervisor({
   dilation: Number(values.dilation),
   seed: Number(values.seed),
   convergenceNs: Number(values.convergence),
+  clock: parseClockMode(values.clock, "--clock"),
 });
 
 let exiting = false;

@@ -3,7 +3,9 @@ import type { DeviceStats } from "../../device/contract.js";
 import { createRandom } from "../../device/prng.js";
 import type { CompletionRecord, NicDetail } from "../../nic/nic.js";
 import { generateFlows, type WorkloadSpec } from "../../nic/workloads.js";
-import type { InitMessage } from "../../runtime/live/protocol.js";
+import { ClockTable, clockTableBytes, DeviceState } from "../../runtime/live/clock-table.js";
+import { nativeAddon } from "../../runtime/live/native.js";
+import type { InitMessage, SyncInit } from "../../runtime/live/protocol.js";
 import type { SwitchTunables } from "../../switch/config.js";
 import { ipToString } from "../../wire/bytes.js";
 import { type AddressPlan, hostAddress, planAddresses } from "../address-plan.js";
@@ -22,9 +24,10 @@ import type { NicSettings, SwitchSettings } from "../schema.js";
 import { buildSwitchConfig, resolveTunables } from "../switch-config.js";
 import { linkAt, NodeKind, type Topology } from "../topology.js";
 import { topologyView } from "../topology-view.js";
+import { ClockMode, type ClockPlan, planClock } from "./clock-plan.js";
 import { type ControlConnection, ControlServer } from "./control.js";
 import { DeviceProcess } from "./device-process.js";
-import { controlSocketPath, HOST_NIC_IF, logPath, NIC_HOST_PORT, nsName } from "./names.js";
+import { clockTablePath, controlSocketPath, HOST_NIC_IF, logPath, NIC_HOST_PORT, nsName } from "./names.js";
 import { distPath } from "./paths.js";
 import { provision, teardown } from "./provision.js";
 import { type LabState, writeState } from "./state.js";
@@ -70,7 +73,14 @@ export interface SupervisorOptions {
   readonly seed: number;
   /** Emulated time routes take to converge after a link change. */
   readonly convergenceNs?: number;
+  /** "synced": devices keep one emulated time between them (clock-table.ts); "free": each its own. */
+  readonly clock?: ClockMode;
+  /** Synced clocks: real ms a device with work is taken to keep running after its last sign of life. */
+  readonly syncGraceMs?: number;
 }
+
+/** Default grace of synced clocks: above a busy device's usual gap between turns (Node timers, ~1 ms). */
+export const DEFAULT_SYNC_GRACE_MS = 2;
 
 export class Supervisor {
   readonly lab: string;
@@ -78,6 +88,10 @@ export class Supervisor {
   readonly plan: AddressPlan;
   readonly dilation: number;
   private readonly epoch = process.hrtime.bigint();
+  readonly clockMode: ClockMode;
+  private readonly syncGraceMs: number;
+  private readonly clockPlan: ClockPlan;
+  private clockTable: ClockTable | null = null;
   private readonly devices = new Map<string, DeviceProcess>();
   private readonly downLinks = new Set<number>();
   private readonly switchLayers = new Map<string, SwitchSettings[]>();
@@ -102,6 +116,9 @@ export class Supervisor {
     this.topo = opts.topology;
     this.plan = planAddresses(opts.topology);
     this.dilation = opts.dilation;
+    this.clockMode = opts.clock ?? ClockMode.Free;
+    this.syncGraceMs = opts.syncGraceMs ?? DEFAULT_SYNC_GRACE_MS;
+    this.clockPlan = planClock(this.topo);
     for (const n of this.topo.nodes)
       if (n.kind === NodeKind.Switch) this.switchLayers.set(n.name, [this.liveSlack()]);
     this.state = {
@@ -122,9 +139,39 @@ export class Supervisor {
     this.driver = this.newDriver();
   }
 
-  /** Emulated now, from the shared epoch. */
+  /**
+   * The lab's emulated now. Free-running clocks: from the shared epoch. Synced clocks: the slowest running
+   * device's clock, so that scenario steps and workloads start when the devices are there.
+   */
   now(): number {
-    return Math.floor(Number(process.hrtime.bigint() - this.epoch) / this.dilation);
+    const real = Number(process.hrtime.bigint() - this.epoch);
+    const free = Math.floor(real / this.dilation);
+    if (this.clockTable === null) return free;
+    let slowest = Number.POSITIVE_INFINITY;
+    for (let d = 0; d < this.clockTable.devices; d++) {
+      const e = this.clockTable.estimate(d, real, this.dilation, this.syncGraceMs * 1e6);
+      if (e < slowest) slowest = e;
+    }
+    return slowest === Number.POSITIVE_INFINITY ? free : Math.max(0, slowest);
+  }
+
+  private createClockTable(): void {
+    if (this.clockMode !== ClockMode.Synced) return;
+    const devices = this.clockPlan.device.size;
+    const bytes = clockTableBytes(devices, this.clockPlan.linkTo.length);
+    const buffer = nativeAddon().mapShared(clockTablePath(this.lab), bytes);
+    this.clockTable = ClockTable.format(buffer, devices, this.clockPlan.linkTo);
+  }
+
+  private syncFor(node: string): SyncInit | undefined {
+    if (this.clockTable === null) return undefined;
+    return {
+      table: clockTablePath(this.lab),
+      bytes: this.clockTable.words.byteLength,
+      device: this.clockPlan.device.get(node)!,
+      ports: this.clockPlan.ports.get(node)!,
+      graceMs: this.syncGraceMs,
+    };
   }
 
   private progress(step: string): void {
@@ -149,7 +196,10 @@ export class Supervisor {
       await provision(this.lab, this.topo, this.plan, (s) => this.progress(s));
       this.state.status = "starting";
       writeState(this.state);
-      this.progress(`starting ${this.topo.nodes.length} device processes (dilation ${this.dilation})`);
+      this.createClockTable();
+      this.progress(
+        `starting ${this.topo.nodes.length} device processes (dilation ${this.dilation}, ${this.clockMode} clocks)`,
+      );
       const routes = computeRoutes(this.topo, this.plan, this.downLinks);
       for (const n of this.topo.nodes) {
         const proc = new DeviceProcess(
@@ -185,6 +235,7 @@ export class Supervisor {
       epoch: this.epoch.toString(),
       dilation: this.dilation,
       seed: this.opts.seed,
+      ...(this.clockTable !== null ? { sync: this.syncFor(node)! } : {}),
     };
     if (n.kind === NodeKind.Switch) {
       const config = buildSwitchConfig(
@@ -237,6 +288,8 @@ export class Supervisor {
       );
     });
     proc.on("exit", (status, code, signal) => {
+      // A dead device constrains no clock (its links are silent; a restart takes the row again).
+      this.clockTable?.setState(this.clockPlan.device.get(proc.node)!, DeviceState.Gone);
       if (this.stopping) return;
       const info: LabEvent = {
         t: this.now(),

@@ -1,10 +1,44 @@
-// The live runtime's clock: emulated ns = (monotonic ns − epoch) / dilation.
+// The live runtime's clocks. Free-running: emulated ns = (monotonic ns − epoch) / dilation.
 //
 // Every device process of a lab uses the same epoch (CLOCK_MONOTONIC is system-wide, also across network
 // namespaces), so their emulated times agree. Dilation D stretches emulated time: at D = 1000 a 100 Gb/s
 // emulated link carries 100 Mb/s of real frames and a 1 µs emulated timer waits 1 ms of real time.
+// synced-clock.ts adds the other kind: a clock that also waits for the device's neighbours.
 
-export class LiveClock {
+/** What the device host needs from a clock. */
+export interface DeviceClock {
+  readonly dilation: number;
+  /** Current emulated time, integer ns; never goes backwards. */
+  now(): number;
+  /** Real milliseconds until emulated time `at` (<= 0 when it has passed). */
+  realMsUntil(at: number): number;
+  /** Real nanoseconds an emulated duration takes. */
+  realNs(emulatedNs: number): number;
+  /** A frame left on `port` / was read from `port` (synchronised clocks count them). */
+  sent(port: number): void;
+  read(port: number): void;
+  /** End of a turn of the event loop: the device next runs on its own at emulated `wakeAt` (+Inf: never). */
+  publish(wakeAt: number): void;
+  /** How often the host should call tick() even when idle, real ms (null: never). */
+  readonly heartbeatMs: number | null;
+  tick(): void;
+  /** What synchronisation cost (null for a free-running clock). */
+  syncStats(): SyncStats | null;
+  close(): void;
+}
+
+export interface SyncStats {
+  /** Emulated ns the clock has held in total: how far it is behind the dilated real clock. */
+  readonly heldNs: number;
+  /** Times the clock was held back by a neighbour. */
+  readonly holds: number;
+  /** Times a neighbour with work had not published for longer than the grace period. */
+  readonly graceExceeded: number;
+  /** Longest such silence seen, real ms. */
+  readonly worstSilenceMs: number;
+}
+
+export class LiveClock implements DeviceClock {
   constructor(
     /** process.hrtime.bigint() value that is emulated time 0. */
     readonly epoch: bigint,
@@ -13,18 +47,25 @@ export class LiveClock {
     if (!(dilation >= 1)) throw new Error(`dilation must be >= 1, got ${dilation}`);
   }
 
-  /** Current emulated time, integer ns. */
   now(): number {
     return Math.floor(Number(process.hrtime.bigint() - this.epoch) / this.dilation);
   }
 
-  /** Real milliseconds until emulated time `at` (<= 0 when it has passed). */
   realMsUntil(at: number): number {
     return ((at - this.now()) * this.dilation) / 1e6;
   }
 
-  /** Real nanoseconds an emulated duration takes. */
   realNs(emulatedNs: number): number {
     return emulatedNs * this.dilation;
   }
+
+  sent(): void {}
+  read(): void {}
+  publish(): void {}
+  readonly heartbeatMs = null;
+  tick(): void {}
+  syncStats(): null {
+    return null;
+  }
+  close(): void {}
 }

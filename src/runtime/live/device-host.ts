@@ -6,7 +6,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Device, DeviceEnv, TelemetryEvent, TimerId } from "../../device/contract.js";
 import { Fifo } from "../../device/fifo.js";
 import type { Random } from "../../device/prng.js";
-import type { LiveClock } from "./clock.js";
+import type { DeviceClock } from "./clock.js";
 import type { PortIo } from "./port-io.js";
 import type { Health, TimedEvent } from "./protocol.js";
 import { LiveTimers } from "./timers.js";
@@ -18,6 +18,7 @@ const LAG_RESOLUTION_MS = 1;
 const MIN_DELAY_REAL_MS = 0.25;
 
 interface DelayLine {
+  readonly port: number;
   readonly io: PortIo;
   readonly delayNs: number;
   readonly queue: Fifo<{ due: number; frame: Uint8Array }>;
@@ -31,19 +32,25 @@ export class DeviceHost {
   private readonly lines = new Map<number, DelayLine>();
   private events: TimedEvent[] = [];
   private readonly lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
+  private heartbeat: NodeJS.Timeout | null = null;
   framesIn = 0;
   framesOut = 0;
 
   constructor(
-    readonly clock: LiveClock,
+    readonly clock: DeviceClock,
     ports: ReadonlyMap<number, { io: PortIo; delayNs: number }>,
     random: Random,
   ) {
-    this.timers = new LiveTimers(clock, (timer, now) => this.device?.fire(timer, now));
+    this.timers = new LiveTimers(
+      clock,
+      (timer, now) => this.device?.fire(timer, now),
+      () => this.publish(),
+    );
     for (const [port, { io, delayNs }] of ports) {
-      this.lines.set(port, { io, delayNs, queue: new Fifo(), timer: null });
+      this.lines.set(port, { port, io, delayNs, queue: new Fifo(), timer: null });
       io.onFrame((frame) => {
         this.framesIn++;
+        this.clock.read(port);
         this.device?.receive(port, frame, this.clock.now());
         this.timers.runDue();
       });
@@ -58,6 +65,13 @@ export class DeviceHost {
       random: random.next,
     };
     this.lag.enable();
+    if (clock.heartbeatMs !== null) {
+      this.heartbeat = setInterval(() => {
+        this.clock.tick();
+        this.timers.runDue();
+      }, clock.heartbeatMs);
+      this.heartbeat.unref();
+    }
   }
 
   attach(device: Device): void {
@@ -74,6 +88,7 @@ export class DeviceHost {
   }
 
   health(): Health {
+    const sync = this.clock.syncStats();
     const h: Health = {
       lagP50Ms: Math.max(0, this.lag.percentile(50) / 1e6 - LAG_RESOLUTION_MS),
       lagP99Ms: Math.max(0, this.lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS),
@@ -85,18 +100,31 @@ export class DeviceHost {
       sendErrors: [...this.lines.values()].reduce((a, l) => a + l.io.sendErrors, 0),
       cpuSeconds: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
       rssBytes: process.memoryUsage.rss(),
+      ...(sync !== null ? { sync } : {}),
     };
     this.lag.reset();
     return h;
   }
 
   close(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.clock.close();
     this.timers.stop();
     this.lag.disable();
     for (const line of this.lines.values()) {
       if (line.timer) clearTimeout(line.timer);
       line.io.close();
     }
+  }
+
+  /** Tells the clock when this device next runs on its own: a device timer or a frame due on a link. */
+  private publish(): void {
+    let wake = this.timers.nextAt;
+    for (const line of this.lines.values()) {
+      const head = line.queue.peek();
+      if (head !== undefined && head.due < wake) wake = head.due;
+    }
+    this.clock.publish(wake);
   }
 
   private transmit(port: number, frame: Uint8Array): void {
@@ -106,6 +134,7 @@ export class DeviceHost {
     if (realMs < MIN_DELAY_REAL_MS && line.queue.length === 0) {
       this.framesOut++;
       line.io.send(frame);
+      this.clock.sent(port);
       return;
     }
     line.queue.push({ due: this.clock.now() + line.delayNs, frame });
@@ -122,8 +151,10 @@ export class DeviceHost {
         while (line.queue.length > 0 && line.queue.peek()!.due <= now) {
           this.framesOut++;
           line.io.send(line.queue.shift()!.frame);
+          this.clock.sent(line.port);
         }
         this.scheduleFlush(line);
+        this.publish();
       },
       Math.max(0, this.clock.realMsUntil(head.due)),
     );

@@ -9,10 +9,13 @@ import type { NicConfig } from "../../nic/config.js";
 import { Nic } from "../../nic/nic.js";
 import type { SwitchConfig } from "../../switch/config.js";
 import { Switch } from "../../switch/switch.js";
-import { LiveClock } from "./clock.js";
+import { type DeviceClock, LiveClock } from "./clock.js";
+import { ClockTable } from "./clock-table.js";
 import { DeviceHost } from "./device-host.js";
+import { nativeAddon } from "./native.js";
 import { CapPort, type PortIo } from "./port-io.js";
-import type { FromDevice, InitMessage, ToDevice } from "./protocol.js";
+import type { FromDevice, InitMessage, SyncInit, ToDevice } from "./protocol.js";
+import { SyncedClock } from "./synced-clock.js";
 
 /** How often events and health go up to the supervisor, real ms. */
 const REPORT_INTERVAL_MS = 100;
@@ -34,7 +37,7 @@ let host: DeviceHost | null = null;
 let device: Device | null = null;
 
 function start(init: InitMessage): void {
-  const clock = new LiveClock(BigInt(init.epoch), init.dilation);
+  const clock = createClock(init.epoch, init.dilation, init.sync);
   const ports = new Map<number, { io: PortIo; delayNs: number }>();
   for (const p of init.ports) ports.set(p.port, { io: new CapPort(p.ifname), delayNs: p.delayNs });
   host = new DeviceHost(clock, ports, createRandom(init.seed, `device:${init.node}`));
@@ -46,6 +49,12 @@ function start(init: InitMessage): void {
     send({ type: "health", now: clock.now(), health: host!.health() });
   }, REPORT_INTERVAL_MS).unref();
   send({ type: "ready", pid: process.pid });
+}
+
+function createClock(epoch: string, dilation: number, sync: SyncInit | undefined): DeviceClock {
+  if (sync === undefined) return new LiveClock(BigInt(epoch), dilation);
+  const table = new ClockTable(nativeAddon().mapShared(sync.table, sync.bytes));
+  return new SyncedClock(BigInt(epoch), dilation, table, sync.device, sync.ports, sync.graceMs * 1e6);
 }
 
 function createDevice(init: InitMessage, h: DeviceHost): Device {

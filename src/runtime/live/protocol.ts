@@ -1,6 +1,8 @@
 // Messages between the lab supervisor and a live device process, over the IPC channel execa opens.
 
 import type { DeviceStats, TelemetryEvent } from "../../device/contract.js";
+import type { SyncStats } from "./clock.js";
+import type { SyncedPort } from "./synced-clock.js";
 
 export interface LivePort {
   readonly port: number;
@@ -21,6 +23,19 @@ export interface InitMessage {
   readonly epoch: string;
   readonly dilation: number;
   readonly seed: number;
+  /** Synchronised clocks (`--clock synced`); absent: a free-running dilated clock. */
+  readonly sync?: SyncInit;
+}
+
+export interface SyncInit {
+  /** The lab's clock table (clock-table.ts), a file the supervisor created. */
+  readonly table: string;
+  readonly bytes: number;
+  /** This device's index in the table. */
+  readonly device: number;
+  readonly ports: readonly SyncedPort[];
+  /** Real ms a neighbour with work is assumed to keep running after its last sign of life. */
+  readonly graceMs: number;
 }
 
 export type ToDevice =
@@ -44,6 +59,8 @@ export interface Health {
   /** Real CPU seconds used by the process so far. */
   readonly cpuSeconds: number;
   readonly rssBytes: number;
+  /** What synchronised clocks cost so far (absent with a free-running clock). */
+  readonly sync?: SyncStats;
 }
 
 export interface TimedEvent extends TelemetryEvent {

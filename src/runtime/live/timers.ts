@@ -5,7 +5,7 @@
 
 import type { TimerId } from "../../device/contract.js";
 import { EventQueue, type QueuedEvent } from "../sim/event-queue.js";
-import type { LiveClock } from "./clock.js";
+import type { DeviceClock } from "./clock.js";
 
 interface Armed extends QueuedEvent {
   timer: TimerId;
@@ -24,9 +24,16 @@ export class LiveTimers {
   fired = 0;
 
   constructor(
-    private readonly clock: LiveClock,
+    private readonly clock: DeviceClock,
     private readonly fire: (timer: TimerId, now: number) => void,
+    /** Called at the end of every run of due timers (the device host publishes its clock there). */
+    private readonly afterRun: () => void = () => {},
   ) {}
+
+  /** Emulated time of the earliest armed timer (+Inf when none). */
+  get nextAt(): number {
+    return this.wakeAt;
+  }
 
   arm(timer: TimerId, at: number): void {
     const gen = ++this.gen;
@@ -38,6 +45,8 @@ export class LiveTimers {
   disarm(timer: TimerId): void {
     this.live.delete(timer);
   }
+
+  private readonly runDueNow = (): void => this.runDue();
 
   /** Fires everything due; called by the Node timer, and after each burst of received frames. */
   runDue(): void {
@@ -53,6 +62,7 @@ export class LiveTimers {
       this.fire(e.timer, now);
     }
     this.schedule();
+    this.afterRun();
   }
 
   stop(): void {
@@ -79,7 +89,10 @@ export class LiveTimers {
     this.handle = setTimeout(() => {
       this.handle = null;
       this.wakeAt = Number.POSITIVE_INFINITY;
-      this.runDue();
+      // Inputs first: Node runs timers before it polls for I/O, so a process that was not scheduled for a
+      // while would fire its timers (and transmit) before reading the frames that arrived meanwhile, a
+      // PFC pause among them. setImmediate runs after the poll phase has delivered those frames.
+      setImmediate(this.runDueNow);
     }, ms);
   }
 }

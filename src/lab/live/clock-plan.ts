@@ -1,0 +1,43 @@
+// Where each device and each link direction of a lab sits in the clock table (runtime/live/clock-table.ts):
+// devices in topology order, and for every link two directions, a→b then b→a, each indexed by its
+// receiver. The supervisor creates the table from this plan and hands every device its own row.
+
+import type { SyncedPort } from "../../runtime/live/synced-clock.js";
+import type { Topology } from "../topology.js";
+
+export const ClockMode = { Free: "free", Synced: "synced" } as const;
+export type ClockMode = (typeof ClockMode)[keyof typeof ClockMode];
+
+export const DEFAULT_CLOCK_MODE: ClockMode = ClockMode.Synced;
+
+export function parseClockMode(text: string, where: string): ClockMode {
+  if (text === ClockMode.Free || text === ClockMode.Synced) return text;
+  throw new Error(`${where} must be "synced" or "free", not "${text}"`);
+}
+
+export interface ClockPlan {
+  readonly device: ReadonlyMap<string, number>;
+  /** linkTo[l]: the device that receives on link direction l. */
+  readonly linkTo: readonly number[];
+  /** The synchronised ports of each node (the NIC's host port is not one: it is not an emulated link). */
+  readonly ports: ReadonlyMap<string, readonly SyncedPort[]>;
+}
+
+export function planClock(topo: Topology): ClockPlan {
+  const device = new Map(topo.nodes.map((n, i) => [n.name, i]));
+  const linkTo: number[] = [];
+  const ports = new Map<string, SyncedPort[]>(topo.nodes.map((n) => [n.name, []]));
+  for (const link of topo.links) {
+    const a = device.get(link.a.node)!;
+    const b = device.get(link.b.node)!;
+    const toB = linkTo.push(b) - 1;
+    const toA = linkTo.push(a) - 1;
+    ports
+      .get(link.a.node)!
+      .push({ port: link.a.port, rxLink: toA, txLink: toB, peer: b, delayNs: link.delayNs });
+    ports
+      .get(link.b.node)!
+      .push({ port: link.b.port, rxLink: toB, txLink: toA, peer: a, delayNs: link.delayNs });
+  }
+  return { device, linkTo, ports };
+}

@@ -1,0 +1,186 @@
+// The lab's clock table: a small block of memory shared by every device process of a live lab (a file
+// under the lab's /run directory, mapped MAP_SHARED by the native addon), where each device publishes how
+// far its emulated clock has got, and each link counts the frames put on it and taken off it.
+//
+// It is what lets the devices keep one emulated time between them on a busy machine (synced-clock.ts):
+// a device may run ahead of a neighbour by at most the link's delay, the lookahead of conservative
+// parallel discrete-event simulation (Chandy and Misra, "Distributed Simulation: A Case Study in Design
+// and Verification of Distributed Programs", IEEE TSE 5(5), 1979; Fujimoto, "Parallel and Distributed
+// Simulation Systems", Wiley 2000, ch. 3). A process that the OS does not run stops publishing, and its
+// neighbours wait for it instead of flooding it with frames it would have paused.
+//
+// Layout (Float64 words; every field has exactly one writer, so no atomics are needed):
+//   header   [0] magic, [1] devices, [2] links
+//   device d at DEVICE_BASE + d * DEVICE_WORDS:
+//     STATE    0 absent (not started yet), 1 running, 2 gone (killed or crashed: constrains nobody)
+//     PUB_REAL real ns since the epoch when the device last published   (written before PUB)
+//     PUB      the device's emulated time then, ns
+//     OFFSET   how far the device's clock is behind the dilated real clock, emulated ns (only grows)
+//     WAKE     real ns since the epoch at which the device will run next on its own (timer), or +Inf
+//   link l (one direction; written by its sender except READ) at linkBase + l * LINK_WORDS:
+//     SENT     frames the sender handed to the kernel
+//     READ     frames the receiver took off the port (written by the receiver)
+//     FIRST    real ns since the epoch when the link last went from empty to non-empty
+//     TO       index of the receiving device (written once, by whoever creates the table)
+
+export const CLOCK_TABLE_MAGIC = 0x524c434b; // "RLCK"
+
+export const DeviceState = { Absent: 0, Running: 1, Gone: 2 } as const;
+export type DeviceState = (typeof DeviceState)[keyof typeof DeviceState];
+
+const HEADER_WORDS = 8;
+const DEVICE_WORDS = 8;
+const LINK_WORDS = 4;
+const STATE = 0;
+const PUB_REAL = 1;
+const PUB = 2;
+const OFFSET = 3;
+const WAKE = 4;
+const SENT = 0;
+const READ = 1;
+const FIRST = 2;
+const TO = 3;
+
+export function clockTableBytes(devices: number, links: number): number {
+  return (HEADER_WORDS + devices * DEVICE_WORDS + links * LINK_WORDS) * 8;
+}
+
+/** One view of the table. Indices of devices and links are the lab's (see Supervisor). */
+export class ClockTable {
+  readonly words: Float64Array;
+  readonly devices: number;
+  readonly links: number;
+  private readonly linkBase: number;
+  /** Incoming link indices of each device (derived from TO). */
+  private readonly incoming: number[][];
+
+  constructor(buffer: ArrayBuffer) {
+    this.words = new Float64Array(buffer);
+    if (this.words[0] !== CLOCK_TABLE_MAGIC) throw new Error("not a rocelab clock table (bad magic)");
+    this.devices = this.words[1]!;
+    this.links = this.words[2]!;
+    if (buffer.byteLength < clockTableBytes(this.devices, this.links)) {
+      throw new Error("clock table is shorter than its header says");
+    }
+    this.linkBase = HEADER_WORDS + this.devices * DEVICE_WORDS;
+    this.incoming = Array.from({ length: this.devices }, () => []);
+    for (let l = 0; l < this.links; l++) this.incoming[this.linkTo(l)]?.push(l);
+  }
+
+  /** Writes an empty table for `linkTo.length` links (linkTo[l]: receiving device) into `buffer`. */
+  static format(buffer: ArrayBuffer, devices: number, linkTo: readonly number[]): ClockTable {
+    const w = new Float64Array(buffer);
+    w.fill(0, 0, clockTableBytes(devices, linkTo.length) / 8);
+    w[0] = CLOCK_TABLE_MAGIC;
+    w[1] = devices;
+    w[2] = linkTo.length;
+    for (let d = 0; d < devices; d++) w[HEADER_WORDS + d * DEVICE_WORDS + WAKE] = Number.POSITIVE_INFINITY;
+    const base = HEADER_WORDS + devices * DEVICE_WORDS;
+    linkTo.forEach((to, l) => {
+      w[base + l * LINK_WORDS + TO] = to;
+    });
+    return new ClockTable(buffer);
+  }
+
+  linkTo(l: number): number {
+    return this.words[this.linkBase + l * LINK_WORDS + TO]!;
+  }
+
+  state(d: number): DeviceState {
+    return this.words[HEADER_WORDS + d * DEVICE_WORDS + STATE] as DeviceState;
+  }
+
+  setState(d: number, state: DeviceState): void {
+    this.words[HEADER_WORDS + d * DEVICE_WORDS + STATE] = state;
+  }
+
+  /** Device `d` says: at real time `real` my clock read `emulated`; I next run on my own at `wake`. */
+  publish(d: number, real: number, emulated: number, offset: number, wake: number): void {
+    const b = HEADER_WORDS + d * DEVICE_WORDS;
+    const w = this.words;
+    w[b + OFFSET] = offset;
+    w[b + WAKE] = wake;
+    // PUB_REAL before PUB: a reader that catches the pair half-written sees an older PUB with a newer
+    // PUB_REAL, which under-estimates the device's progress (safe), never the reverse.
+    w[b + PUB_REAL] = real;
+    w[b + PUB] = emulated;
+  }
+
+  published(d: number): { real: number; emulated: number; offset: number; wake: number } {
+    const b = HEADER_WORDS + d * DEVICE_WORDS;
+    const w = this.words;
+    return { real: w[b + PUB_REAL]!, emulated: w[b + PUB]!, offset: w[b + OFFSET]!, wake: w[b + WAKE]! };
+  }
+
+  /** The sender of link `l` put a frame on it at real time `real`. */
+  noteSent(l: number, real: number): void {
+    const b = this.linkBase + l * LINK_WORDS;
+    const w = this.words;
+    if (w[b + SENT] === w[b + READ]) w[b + FIRST] = real;
+    w[b + SENT]!++;
+  }
+
+  /** The receiver of link `l` took a frame off it. */
+  noteRead(l: number): void {
+    this.words[this.linkBase + l * LINK_WORDS + READ]!++;
+  }
+
+  /**
+   * The receiver of link `l` has read everything that was on it before `sentBefore` was observed (frames
+   * the kernel dropped would otherwise count as unread forever).
+   */
+  settle(l: number, sentBefore: number): void {
+    const b = this.linkBase + l * LINK_WORDS + READ;
+    if (this.words[b]! < sentBefore) this.words[b] = sentBefore;
+  }
+
+  sent(l: number): number {
+    return this.words[this.linkBase + l * LINK_WORDS + SENT]!;
+  }
+
+  /**
+   * A lower bound on device `d`'s emulated clock at real time `real` (ns since the epoch), or +Inf when it
+   * constrains nobody (absent or gone). `dilation` converts real to emulated ns; `graceNs` (real ns) is how
+   * long a device that has work is assumed to keep up after its last sign of life.
+   *
+   * A device with nothing to do (no unread frame on any incoming link, and its own next wake-up still in
+   * the future) follows the real clock. A device with work has been running since that work appeared, or
+   * since it last published, whichever is later, for at most `graceNs`; beyond that it is taken to be
+   * stalled where it was.
+   */
+  estimate(d: number, real: number, dilation: number, graceNs: number): number {
+    const b = HEADER_WORDS + d * DEVICE_WORDS;
+    const w = this.words;
+    if (w[b + STATE] !== DeviceState.Running) return Number.POSITIVE_INFINITY;
+    const offset = w[b + OFFSET]!;
+    const active = this.activeSince(d);
+    if (real < active) return Math.floor(real / dilation) - offset;
+    const pubReal = w[b + PUB_REAL]!;
+    const sincePub = w[b + PUB]! + Math.min(Math.max(0, real - pubReal), graceNs) / dilation;
+    const sinceActive = Math.floor(active / dilation) - offset + Math.min(real - active, graceNs) / dilation;
+    return Math.floor(Math.max(sincePub, sinceActive));
+  }
+
+  /**
+   * How long device `d` has had work without showing a sign of life, real ns at real time `real` (0 when
+   * it is idle, absent or gone, or has published since its work appeared).
+   */
+  silence(d: number, real: number): number {
+    const b = HEADER_WORDS + d * DEVICE_WORDS;
+    if (this.words[b + STATE] !== DeviceState.Running) return 0;
+    const active = this.activeSince(d);
+    if (real < active) return 0;
+    return Math.max(0, real - Math.max(active, this.words[b + PUB_REAL]!));
+  }
+
+  /** Real time since which device `d` has had something to do: its own wake-up or an unread frame. */
+  private activeSince(d: number): number {
+    const w = this.words;
+    let active = w[HEADER_WORDS + d * DEVICE_WORDS + WAKE]!;
+    for (const l of this.incoming[d]!) {
+      const lb = this.linkBase + l * LINK_WORDS;
+      if (w[lb + SENT]! > w[lb + READ]! && w[lb + FIRST]! < active) active = w[lb + FIRST]!;
+    }
+    return active;
+  }
+}

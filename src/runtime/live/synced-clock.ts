@@ -1,0 +1,170 @@
+// A device clock that keeps pace with the device's neighbours: conservative synchronisation over the
+// lab's clock table (clock-table.ts), with each link's propagation delay as the lookahead.
+//
+// The clock runs like the free-running one (dilated real time) except that it never passes
+//     min over neighbours n of (estimate of n's clock + delay of the link to n).
+// When it would, the clock holds: its offset behind real time grows by the time held, and it goes on from
+// there. A device that the OS does not run (a busy machine) thus slows its neighbours, and theirs, instead
+// of receiving frames they would not have sent had its PFC pause arrived in time: the lab runs slower than
+// its dilation, and the emulated network stays what it would be on an idle machine. How long and how
+// often the clock held, and how often a neighbour's silence outlasted the grace period (then the bound is
+// only as good as the grace), are reported in the device's health.
+
+import type { DeviceClock, SyncStats } from "./clock.js";
+import type { ClockTable } from "./clock-table.js";
+import { DeviceState } from "./clock-table.js";
+
+/** How soon a held clock looks again at its neighbours, real ms (Node timers have 1 ms resolution). */
+export const SYNC_POLL_MS = 1;
+/** How often an idle device settles its link counters (and shows it is alive), real ms. */
+export const SYNC_HEARTBEAT_MS = 20;
+
+export interface SyncedPort {
+  readonly port: number;
+  /** Link index of frames arriving on this port (this device reads them). */
+  readonly rxLink: number;
+  /** Link index of frames leaving on this port (this device sends them). */
+  readonly txLink: number;
+  /** Device index of the neighbour. */
+  readonly peer: number;
+  readonly delayNs: number;
+}
+
+export class SyncedClock implements DeviceClock {
+  readonly heartbeatMs = SYNC_HEARTBEAT_MS;
+  private offset = 0;
+  private last = 0;
+  private lastReal = 0;
+  private held = false;
+  private holds = 0;
+  private graceExceeded = 0;
+  private worstSilenceNs = 0;
+  private readonly rxLink: Int32Array;
+  private readonly txLink: Int32Array;
+  private readonly peers: readonly SyncedPort[];
+  private readonly settleAt: Float64Array;
+  /** Per neighbour (index into peers): whether its silence is past the grace period right now. */
+  private readonly overdue: Uint8Array;
+
+  constructor(
+    readonly epoch: bigint,
+    readonly dilation: number,
+    private readonly table: ClockTable,
+    private readonly self: number,
+    ports: readonly SyncedPort[],
+    /** Real ns a neighbour with work is assumed to keep running after its last publication. */
+    private readonly graceNs: number,
+  ) {
+    if (!(dilation >= 1)) throw new Error(`dilation must be >= 1, got ${dilation}`);
+    const maxPort = Math.max(0, ...ports.map((p) => p.port));
+    this.rxLink = new Int32Array(maxPort + 1).fill(-1);
+    this.txLink = new Int32Array(maxPort + 1).fill(-1);
+    for (const p of ports) {
+      this.rxLink[p.port] = p.rxLink;
+      this.txLink[p.port] = p.txLink;
+    }
+    this.peers = ports;
+    this.settleAt = new Float64Array(table.links);
+    this.overdue = new Uint8Array(ports.length);
+    // Frames left on our incoming links by a previous process of this device are not ours to read.
+    for (const p of ports) table.settle(p.rxLink, table.sent(p.rxLink));
+    this.lastReal = this.real();
+    // A restarted device starts where its neighbours are, not where the real clock is.
+    this.last = Math.max(0, Math.min(Math.floor(this.lastReal / dilation), this.bound(this.lastReal)));
+    this.offset = Math.floor(this.lastReal / dilation) - this.last;
+    table.publish(self, this.lastReal, this.last, this.offset, Number.POSITIVE_INFINITY);
+    table.setState(self, DeviceState.Running);
+  }
+
+  now(): number {
+    const real = this.real();
+    const t = Math.floor(real / this.dilation) - this.offset;
+    this.lastReal = real;
+    if (t <= this.last) return this.last;
+    const b = this.bound(real);
+    if (t > b) {
+      const to = Math.max(b, this.last);
+      this.offset += t - to;
+      if (!this.held) this.holds++;
+      this.held = true;
+      this.last = to;
+      return to;
+    }
+    this.held = false;
+    this.last = t;
+    return t;
+  }
+
+  realMsUntil(at: number): number {
+    const ms = ((at + this.offset) * this.dilation - this.real()) / 1e6;
+    return this.held ? Math.min(ms, SYNC_POLL_MS) : ms;
+  }
+
+  realNs(emulatedNs: number): number {
+    return emulatedNs * this.dilation;
+  }
+
+  sent(port: number): void {
+    const l = this.txLink[port] ?? -1;
+    if (l >= 0) this.table.noteSent(l, this.real());
+  }
+
+  read(port: number): void {
+    const l = this.rxLink[port] ?? -1;
+    if (l >= 0) this.table.noteRead(l);
+  }
+
+  publish(wakeAt: number): void {
+    // A timer that is due but held back converts to a real time in the past: the device has work now.
+    const wake = wakeAt === Number.POSITIVE_INFINITY ? wakeAt : (wakeAt + this.offset) * this.dilation;
+    this.table.publish(this.self, this.lastReal, this.last, this.offset, wake);
+  }
+
+  /**
+   * Called every few tens of real ms: frames counted as sent to us before the previous call that we have
+   * not read were lost by the kernel (a full ring); stop counting them as unread.
+   */
+  tick(): void {
+    for (const p of this.peers) {
+      const before = this.settleAt[p.rxLink]!;
+      if (before > 0) this.table.settle(p.rxLink, before);
+      this.settleAt[p.rxLink] = this.table.sent(p.rxLink);
+    }
+  }
+
+  /** The device stops: it constrains nobody any more. */
+  close(): void {
+    this.table.setState(this.self, DeviceState.Gone);
+  }
+
+  syncStats(): SyncStats {
+    return {
+      heldNs: this.offset,
+      holds: this.holds,
+      graceExceeded: this.graceExceeded,
+      worstSilenceMs: this.worstSilenceNs / 1e6,
+    };
+  }
+
+  private real(): number {
+    return Number(process.hrtime.bigint() - this.epoch);
+  }
+
+  private bound(real: number): number {
+    let b = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.peers.length; i++) {
+      const p = this.peers[i]!;
+      const e = this.table.estimate(p.peer, real, this.dilation, this.graceNs);
+      if (e + p.delayNs < b) b = e + p.delayNs;
+      const silence = this.table.silence(p.peer, real);
+      if (silence > this.graceNs) {
+        if (!this.overdue[i]) this.graceExceeded++;
+        this.overdue[i] = 1;
+        if (silence > this.worstSilenceNs) this.worstSilenceNs = silence;
+      } else {
+        this.overdue[i] = 0;
+      }
+    }
+    return b;
+  }
+}
