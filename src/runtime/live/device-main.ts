@@ -54,7 +54,9 @@ function start(init: InitMessage): void {
 function createClock(epoch: string, dilation: number, sync: SyncInit | undefined): DeviceClock {
   if (sync === undefined) return new LiveClock(BigInt(epoch), dilation);
   const table = new ClockTable(nativeAddon().mapShared(sync.table, sync.bytes));
-  return new SyncedClock(BigInt(epoch), dilation, table, sync.device, sync.ports, sync.graceMs * 1e6);
+  const start = BigInt(epoch);
+  const real = (): number => Number(process.hrtime.bigint() - start);
+  return new SyncedClock(real, dilation, table, sync.device, sync.ports, sync.graceMs * 1e6);
 }
 
 function createDevice(init: InitMessage, h: DeviceHost): Device {

@@ -47,7 +47,8 @@ export class SyncedClock implements DeviceClock {
   private readonly overdue: Uint8Array;
 
   constructor(
-    readonly epoch: bigint,
+    /** Real ns since the lab's epoch (process.hrtime based in a device process; a fake in tests). */
+    private readonly real: () => number,
     readonly dilation: number,
     private readonly table: ClockTable,
     private readonly self: number,
@@ -144,10 +145,6 @@ export class SyncedClock implements DeviceClock {
       graceExceeded: this.graceExceeded,
       worstSilenceMs: this.worstSilenceNs / 1e6,
     };
-  }
-
-  private real(): number {
-    return Number(process.hrtime.bigint() - this.epoch);
   }
 
   private bound(real: number): number {

@@ -1,0 +1,154 @@
+// Synchronised live clocks over the shared clock table, with a fake real clock: a device never runs ahead
+// of a neighbour by more than the link delay (plus the grace the neighbour is given), an idle neighbour
+// does not hold anyone, a stalled one does, and a dead one stops counting.
+import t from "tap";
+import { ClockTable, clockTableBytes, DeviceState } from "../../src/runtime/live/clock-table.js";
+import { SyncedClock } from "../../src/runtime/live/synced-clock.js";
+
+const D = 1000; // dilation: 1 real ms = 1 emulated µs
+const DELAY = 1000; // emulated ns on the one link
+const GRACE = 2e6; // real ns
+const MS = 1e6; // real ns
+
+/** Two devices, A (0) and B (1), joined by one link: direction 0 is A→B (B reads it), 1 is B→A. */
+function pair() {
+  const table = ClockTable.format(new ArrayBuffer(clockTableBytes(2, 2)), 2, [1, 0]);
+  let real = 100 * MS;
+  const clock = () => real;
+  const a = new SyncedClock(
+    clock,
+    D,
+    table,
+    0,
+    [{ port: 1, rxLink: 1, txLink: 0, peer: 1, delayNs: DELAY }],
+    GRACE,
+  );
+  const b = new SyncedClock(
+    clock,
+    D,
+    table,
+    1,
+    [{ port: 1, rxLink: 0, txLink: 1, peer: 0, delayNs: DELAY }],
+    GRACE,
+  );
+  return {
+    table,
+    a,
+    b,
+    advance: (ns: number) => {
+      real += ns;
+    },
+  };
+}
+
+t.test("the table's layout: magic, sizes, receivers; a foreign buffer is refused", async (t) => {
+  const table = ClockTable.format(new ArrayBuffer(clockTableBytes(3, 4)), 3, [1, 0, 2, 1]);
+  t.equal(table.devices, 3);
+  t.equal(table.links, 4);
+  t.same(
+    [0, 1, 2, 3].map((l) => table.linkTo(l)),
+    [1, 0, 2, 1],
+  );
+  t.equal(table.state(2), DeviceState.Absent);
+  t.throws(() => new ClockTable(new ArrayBuffer(64)), /bad magic/);
+  const again = new ClockTable(table.words.buffer as ArrayBuffer);
+  t.equal(again.links, 4, "a second view of the same memory reads the same table");
+});
+
+t.test("an idle neighbour follows the real clock and holds nobody", async (t) => {
+  const { a, b, advance } = pair();
+  a.publish(Number.POSITIVE_INFINITY);
+  b.publish(Number.POSITIVE_INFINITY);
+  advance(50 * MS);
+  const ta = a.now();
+  t.equal(ta, 150_000, "A at real/D: B has no timer and no unread frame");
+  t.equal(a.syncStats().heldNs, 0);
+  t.equal(a.syncStats().holds, 0);
+});
+
+t.test("a neighbour with work that stops publishing holds us at its clock + grace + delay", async (t) => {
+  const { a, b, table, advance } = pair();
+  // B has a timer due 0.5 ms (real) from now, then the OS stops running it.
+  b.publish(b.now() + 500);
+  advance(50 * MS);
+  const t1 = a.now();
+  a.publish(t1 + 10); // A has work too (a timer just after)
+  // B followed the real clock until its timer was due (100.5 ms real), then is trusted for the 2 ms grace.
+  t.equal(t1, 100_500 + GRACE / D + DELAY, "held where B could at most be, plus the link delay");
+  t.ok(a.syncStats().heldNs > 0, "the hold shows in heldNs");
+  t.equal(a.syncStats().holds, 1);
+  t.equal(a.syncStats().graceExceeded, 1, "B's silence outlasted the grace");
+  t.ok(a.syncStats().worstSilenceMs > 40);
+  advance(10 * MS);
+  t.equal(a.now(), t1, "still held while B is silent");
+  t.equal(a.realMsUntil(t1 + 100_000), 1, "a held clock polls again within a millisecond");
+  // B runs again: it catches up to A's bound and publishes; A goes on from where it was, not from real/D.
+  advance(1 * MS);
+  const tb = b.now();
+  b.publish(Number.POSITIVE_INFINITY);
+  // A published a timer 10 ns after t1: it counts as busy from then, trusted for the grace.
+  t.ok(tb <= t1 + 10 + GRACE / D + DELAY, `B (${tb}) did not pass A (${t1}) by more than delay + grace`);
+  t.ok(tb > 100_500, "B moved on from where it stalled");
+  advance(1 * MS);
+  const t2 = a.now();
+  t.ok(t2 > t1, "A moves again");
+  t.ok(t2 <= tb + DELAY + (1 * MS) / D, `A (${t2}) within the delay of B (${tb}) and B's time since`);
+  t.equal(table.state(1), DeviceState.Running);
+});
+
+t.test("unread frames make an idle neighbour busy from the moment the first one was sent", async (t) => {
+  const { a, b, advance } = pair();
+  a.publish(Number.POSITIVE_INFINITY);
+  b.publish(Number.POSITIVE_INFINITY);
+  advance(10 * MS);
+  a.now();
+  a.sent(1); // a frame towards B at 110 ms real; B does not run to read it
+  const sentAt = a.now();
+  advance(30 * MS);
+  const held = a.now();
+  a.publish(held + 10);
+  t.equal(held, sentAt + GRACE / D + DELAY, "B was current until the frame came, then trusted for the grace");
+  // B reads it and publishes: A is free again.
+  b.read(1);
+  const tb = b.now();
+  b.publish(Number.POSITIVE_INFINITY);
+  advance(1 * MS);
+  t.ok(a.now() > held, "released once B read the frame");
+  t.ok(tb <= held + DELAY + GRACE / D);
+});
+
+t.test("frames the kernel lost stop counting as unread after two heartbeats", async (t) => {
+  const { a, b, advance } = pair();
+  a.publish(Number.POSITIVE_INFINITY);
+  b.publish(Number.POSITIVE_INFINITY);
+  a.sent(1); // lost: B never reads it
+  b.tick(); // first heartbeat notes what had been sent
+  b.tick(); // second: everything sent before the first is settled
+  advance(30 * MS);
+  t.equal(a.now(), 130_000, "B counts as idle again, and A follows the real clock");
+});
+
+t.test(
+  "a device that is gone constrains nobody; a restarted one starts at its neighbours' time",
+  async (t) => {
+    const { a, b, table, advance } = pair();
+    a.publish(Number.POSITIVE_INFINITY);
+    b.publish(b.now()); // B has work now...
+    b.close(); // ...and dies
+    advance(20 * MS);
+    t.equal(a.now(), 120_000, "A is not held by a dead B");
+    // A gets held by nothing; now A stalls with work, and B's new process starts.
+    a.publish(a.now());
+    advance(20 * MS);
+    const fresh = new SyncedClock(
+      () => 140 * MS,
+      D,
+      table,
+      1,
+      [{ port: 1, rxLink: 0, txLink: 1, peer: 0, delayNs: DELAY }],
+      GRACE,
+    );
+    t.equal(fresh.now(), 120_000 + GRACE / D + DELAY, "the new B starts where A could be, not at real/D");
+    t.equal(table.state(1), DeviceState.Running);
+  },
+);
