@@ -106,9 +106,20 @@ async function play(
     for (const e of list) events.push(JSON.stringify({ ...e, t: e.t - t0 }));
   });
   await lab.subscribe();
-  // Scenario time: emulated ns since t0, from the real clock (the lab's clock runs dilation times slower).
-  const wallT0 = Date.now();
-  const emulatedNow = (): number => Math.floor(((Date.now() - wallT0) * 1e6) / dilation);
+  // Scenario time: emulated ns since t0 on the lab's clock. With synced clocks the lab runs slower than
+  // real time / dilation when the machine is busy, so the supervisor is asked (its now is the slowest
+  // device's clock); between questions the wait is what real time alone would need.
+  let labNow = 0;
+  const refreshNow = async (): Promise<number> => {
+    labNow = (await lab.request<LabStatus>("status")).now - t0;
+    return labNow;
+  };
+  /** Waits until the lab's clock reaches scenario time `at` (or `stop` turns true). */
+  const waitFor = async (at: number, stop: () => boolean): Promise<void> => {
+    while (!stop() && (await refreshNow()) < at) {
+      await sleepUnless(Math.min(200, ((at - labNow) * dilation) / 1e6), stop);
+    }
+  };
 
   const recorder = new SeriesRecorder();
   const sampleReal = Math.max(MIN_SAMPLE_REAL_MS, (sc.sampleNs * dilation) / 1e6);
@@ -125,7 +136,7 @@ async function play(
     `playing ${sc.timeline.length} steps over ${sc.durationNs / 1e6} ms emulated (${((sc.durationNs * dilation) / 1e9).toFixed(1)} s real)`,
   );
   for (const step of sc.timeline) {
-    await sleepUnless(((step.atNs - emulatedNow()) * dilation) / 1e6, interrupted);
+    await waitFor(step.atNs, interrupted);
     if (interrupted()) break;
     switch (step.kind) {
       case "start":
@@ -149,11 +160,11 @@ async function play(
         break;
     }
   }
-  await sleepUnless(((sc.durationNs - emulatedNow()) * dilation) / 1e6, interrupted);
+  await waitFor(sc.durationNs, interrupted);
   sampling = false;
   await sampler;
   // Interrupted (Ctrl-C, SIGTERM): report what ran, over the time it ran.
-  const ran = interrupted() ? Math.min(sc.durationNs, emulatedNow()) : sc.durationNs;
+  const ran = interrupted() ? Math.min(sc.durationNs, await refreshNow()) : sc.durationNs;
   if (ran < sc.durationNs)
     progress(`interrupted at ${(ran / 1e3).toFixed(0)} µs emulated: reporting what ran so far`);
 

@@ -462,8 +462,14 @@ export class Supervisor {
         });
       },
       schedule: (at, fn) => {
-        const ms = Math.max(0, ((at - this.now()) * this.dilation) / 1e6);
-        setTimeout(() => fn(this.now()), ms);
+        // The lab's clock may run slower than real time (synced clocks on a busy machine): wait again
+        // until it is there.
+        const wait = (): void => {
+          const now = this.now();
+          if (now >= at) fn(now);
+          else setTimeout(wait, Math.max(1, ((at - now) * this.dilation) / 1e6));
+        };
+        wait();
       },
     });
   }
