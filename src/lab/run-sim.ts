@@ -9,10 +9,10 @@ import type { SimEvent } from "../runtime/sim/simulator.js";
 import type { SwitchTunables } from "../switch/config.js";
 import { FlowDriver } from "./flow-driver.js";
 import { buildNicConfig, mergeNicSettings, nicConfigureCommand } from "./nic-config.js";
-import { assembleReport, type Report, writeReport } from "./report.js";
+import { assembleReport, type Report, writeReport } from "./report/report.js";
+import { SeriesRecorder } from "./report/series-recorder.js";
 import type { Scenario } from "./scenario.js";
 import type { NicSettings, SwitchSettings } from "./schema.js";
-import { SeriesRecorder } from "./series-recorder.js";
 import { SimFabric } from "./sim-fabric.js";
 import { resolveTunables } from "./switch-config.js";
 
@@ -130,5 +130,3 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
   if (opts.outDir) writeReport(opts.outDir, report, recorder.all, events);
   return { report, fabric };
 }
-
-export { SERIES_FILES } from "./series-recorder.js";

@@ -10,8 +10,8 @@ import {
   type ReportFiles,
   renderSvg,
   stepPoints,
-} from "../../src/lab/plots.js";
-import type { FlowReport, Report } from "../../src/lab/report.js";
+} from "../../src/lab/report/plots.js";
+import type { FlowReport, Report } from "../../src/lab/report/report.js";
 
 function flow(id: number, workload: string, fctNs: number | null): FlowReport {
   return {

@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import type { DeviceStats } from "../../device/contract.js";
 import type { LabEvent } from "../controller.js";
-import { assembleReport, type FlowReport, type Report, writeReport } from "../report.js";
+import { assembleReport, type FlowReport, type Report, writeReport } from "../report/report.js";
+import { SeriesRecorder } from "../report/series-recorder.js";
 import type { Scenario } from "../scenario.js";
-import { SeriesRecorder } from "../series-recorder.js";
 import { downLab, LiveLab, upLab } from "./live-lab.js";
 import type { LabStatus } from "./supervisor.js";
 

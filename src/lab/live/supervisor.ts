@@ -16,7 +16,7 @@ import {
 } from "../controller.js";
 import { FlowDriver } from "../flow-driver.js";
 import { buildNicConfig, mergeNicSettings, nicConfigureCommand } from "../nic-config.js";
-import type { FlowReport } from "../report.js";
+import type { FlowReport } from "../report/report.js";
 import { computeRoutes } from "../routing.js";
 import type { NicSettings, SwitchSettings } from "../schema.js";
 import { buildSwitchConfig, resolveTunables } from "../switch-config.js";
