@@ -5,7 +5,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import { type ReportFiles, renderPlots } from "../lab/report/plots.js";
+import type { ReportFiles } from "../lab/report/plot-kit.js";
+import { renderPlots } from "../lab/report/plots.js";
 import type { Report } from "../lab/report/report.js";
 import { SERIES_FILES } from "../lab/report/series-recorder.js";
 import { action, UsageError } from "./errors.js";
