@@ -30,7 +30,7 @@ export interface WaitClock {
 }
 
 /** The random stream of a workload's flows (the same in both runtimes). */
-export function workloadStream(spec: WorkloadSpec): string {
+function workloadStream(spec: WorkloadSpec): string {
   return `workload:${spec.name}`;
 }
 
@@ -57,14 +57,14 @@ function unknownKind(step: Step, index: number | null): Error {
 }
 
 /** Hands one step to the lab. */
-export function runStep<R extends void | Promise<void>>(lab: TimelineLab<R>, step: Step): R {
+function runStep<R extends void | Promise<void>>(lab: TimelineLab<R>, step: Step): R {
   const run = handlers<R>()[step.kind] as ((lab: TimelineLab<R>, step: Step) => R) | undefined;
   if (run === undefined) throw unknownKind(step, null);
   return run(lab, step);
 }
 
 /** Throws, naming the step, if a timeline holds a step this runner does not know. */
-export function checkTimeline(timeline: readonly Step[]): void {
+function checkTimeline(timeline: readonly Step[]): void {
   for (const [i, step] of timeline.entries()) if (!STEP_KINDS.includes(step.kind)) throw unknownKind(step, i);
 }
 
