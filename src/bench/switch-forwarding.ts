@@ -41,6 +41,7 @@ import { distPath } from "../lab/live/paths.js";
 import { findLabProcesses, interfaceMtu, listNamespaces, teardown } from "../lab/live/provision.js";
 import { computeRoutes } from "../lab/routing.js";
 import { topologyFile } from "../lab/schema.js";
+import { resolveTunables } from "../lab/settings-layers.js";
 import { buildSwitchConfig, maxFrameBytes } from "../lab/switch-config.js";
 import { DEFAULT_MTU, resolveTopology } from "../lab/topology.js";
 import { formatRate, parseRate } from "../lab/units.js";
@@ -522,7 +523,7 @@ async function runLevels(
 
 async function startSwitch(f: Fabric, opts: Options): Promise<DeviceProcess> {
   const routes = computeRoutes(f.topo, f.plan).get("sw") ?? [];
-  const config = buildSwitchConfig(f.topo, f.plan, routes, "sw");
+  const config = buildSwitchConfig(f.topo, f.plan, routes, "sw", resolveTunables(f.topo, "sw"));
   const init: InitMessage = {
     type: "init",
     lab: BENCH_LAB,

@@ -3,7 +3,7 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { runScenarioLive } from "../lab/live/run-live.js";
-import { formatSummary, type Report } from "../lab/report.js";
+import { formatSummary, type Report } from "../lab/report/report.js";
 import { runScenarioSim } from "../lab/run-sim.js";
 import { loadScenario } from "../lab/scenario.js";
 import { formatDuration } from "../lab/units.js";

@@ -6,7 +6,7 @@
 import type { CompletionRecord, NicCommand } from "../nic/nic.js";
 import type { FlowSpec } from "../nic/workloads.js";
 import { type AddressPlan, hostAddress } from "./address-plan.js";
-import type { FlowReport } from "./report.js";
+import type { FlowReport } from "./report/report.js";
 
 /** What the driver needs from a runtime. */
 export interface FlowRuntime {

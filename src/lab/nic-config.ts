@@ -1,5 +1,5 @@
-// Turns the address plan and the NIC settings users write (scenario overrides, `set` steps) into the fully
-// resolved NicConfig a host's NIC runs with.
+// Turns the address plan and the NIC settings users write (merged by settings-layers.ts) into the fully
+// resolved NicConfig a host's NIC runs with, and into the run-time change of a running NIC.
 
 import { type NicConfig, nicConfig, type RxBufferConfig } from "../nic/config.js";
 import { type DcqcnParams, dcqcnProfile } from "../nic/dcqcn-params.js";
@@ -10,11 +10,6 @@ import type { TopoLink } from "./topology.js";
 
 /** DCQCN profile of hosts that do not choose one: ConnectX's firmware defaults, as shipped. */
 export const DEFAULT_DCQCN_PROFILE = "nvidia";
-
-/** Merges layers of settings, later ones winning. */
-export function mergeNicSettings(layers: readonly NicSettings[]): NicSettings {
-  return Object.assign({}, ...layers) as NicSettings;
-}
 
 export function resolveDcqcn(s: NicSettings): DcqcnParams | null {
   const name = s.dcqcn ?? DEFAULT_DCQCN_PROFILE;
@@ -87,10 +82,9 @@ export interface NicPlacement {
 
 export function buildNicConfig(
   { host, address: addr, link, mtu }: NicPlacement,
-  layers: readonly NicSettings[],
+  s: NicSettings,
   runtime: NicRuntimeOptions,
 ): NicConfig {
-  const s = mergeNicSettings(layers);
   return nicConfig({
     name: host,
     port: { mac: addr.mac, ip: addr.ip, rateBps: link.rateBps, delayNs: link.delayNs },

@@ -6,15 +6,14 @@ import { createRandom } from "../device/prng.js";
 import { Nic, type NicDetail } from "../nic/nic.js";
 import { generateFlows } from "../nic/workloads.js";
 import type { SimEvent } from "../runtime/sim/simulator.js";
-import type { SwitchTunables } from "../switch/config.js";
 import { FlowDriver } from "./flow-driver.js";
-import { buildNicConfig, mergeNicSettings, nicConfigureCommand } from "./nic-config.js";
-import { assembleReport, type Report, writeReport } from "./report.js";
+import { buildNicConfig } from "./nic-config.js";
+import { assembleReport, type Report, writeReport } from "./report/report.js";
+import { SeriesRecorder } from "./report/series-recorder.js";
 import type { Scenario } from "./scenario.js";
-import type { NicSettings, SwitchSettings } from "./schema.js";
-import { SeriesRecorder } from "./series-recorder.js";
+import { SettingsLayers } from "./settings-layers.js";
 import { SimFabric } from "./sim-fabric.js";
-import { resolveTunables } from "./switch-config.js";
+import { runTimeline, type TimelineLab } from "./timeline.js";
 
 export interface SimRunOptions {
   /** Write report.json, the CSV series and events.jsonl here. */
@@ -35,17 +34,15 @@ export interface SimRunResult {
 export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunResult {
   const started = performance.now();
   const topo = sc.topology;
-  const hostLayers: NicSettings[] = [...sc.overrides.hosts];
-  const switchLayers = new Map<string, SwitchSettings[]>();
-  for (const n of topo.nodes) {
-    if (n.kind === "switch")
-      switchLayers.set(n.name, [...sc.overrides.switches, ...(sc.overrides.nodes[n.name] ?? [])]);
-  }
+  const settings = new SettingsLayers(topo, sc.overrides);
   const fabric = new SimFabric(
     topo,
     (host, address, link, env) =>
-      new Nic(buildNicConfig({ host, address, link, mtu: topo.mtu }, hostLayers, { answerArp: true }), env),
-    { seed: sc.seed, switchSettings: sc.overrides.switches, nodeSettings: sc.overrides.nodes },
+      new Nic(
+        buildNicConfig({ host, address, link, mtu: topo.mtu }, settings.hostSettings(), { answerArp: true }),
+        env,
+      ),
+    { seed: sc.seed, settings },
   );
   const sim = fabric.sim;
   const nics = fabric.hosts as Map<string, Nic>;
@@ -64,39 +61,20 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
     if (e.kind === "flow-done" && e.detail !== undefined) driver.onFlowDone(Number(e.detail), e.t);
   });
 
-  for (const step of sc.timeline) {
-    sim.at(step.atNs, (now) => {
-      switch (step.kind) {
-        case "start": {
-          const random = createRandom(sc.seed, `workload:${step.workload.name}`);
-          driver.add(generateFlows(step.workload, now, random, driver.newId));
-          break;
-        }
-        case "set":
-          for (const [name, sw] of fabric.switches) {
-            const layers = switchLayers.get(name)!;
-            layers.push(...step.change.switches, ...(step.change.nodes[name] ?? []));
-            const tunables: Partial<SwitchTunables> = resolveTunables(topo, name, layers);
-            sw.command({ type: "configure", tunables }, now);
-          }
-          if (step.change.hosts.length > 0) {
-            hostLayers.push(...step.change.hosts);
-            const merged = mergeNicSettings(hostLayers);
-            const changed = mergeNicSettings(step.change.hosts);
-            for (const nic of nics.values()) {
-              nic.command(nicConfigureCommand(merged, changed), now);
-            }
-          }
-          break;
-        case "link":
-          fabric.setLinkUp(fabric.linkId(step.node, step.port), step.up);
-          break;
-        case "stop":
-          driver.stop(step.workloads);
-          break;
-      }
-    });
-  }
+  // Every step becomes a virtual-time event now, before the samples: at equal times a step runs first.
+  const lab: TimelineLab<void> = {
+    startWorkload: (atNs, spec, stream) =>
+      driver.add(generateFlows(spec, atNs, createRandom(sc.seed, stream), driver.newId)),
+    applySettings: (atNs, change) => {
+      fabric.configureSwitches(change);
+      if (change.hosts.length === 0) return;
+      const configure = settings.hostConfigure(change.hosts);
+      for (const nic of nics.values()) nic.command(configure, atNs);
+    },
+    setLink: (_atNs, node, port, up) => fabric.setLinkUp(fabric.linkId(node, port), up),
+    stopWorkloads: (_atNs, workloads) => driver.stop(workloads),
+  };
+  runTimeline(sc.timeline, lab, { at: (atNs, run) => sim.at(atNs, run) });
 
   const recorder = new SeriesRecorder();
   const sample = (now: number): void => {
@@ -130,5 +108,3 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
   if (opts.outDir) writeReport(opts.outDir, report, recorder.all, events);
   return { report, fabric };
 }
-
-export { SERIES_FILES } from "./series-recorder.js";

@@ -10,7 +10,6 @@ import {
 } from "../nic/workloads.js";
 import { ConfigError, type ConfigProblem, SourceDocument } from "./config-error.js";
 import {
-  type NicSettings,
   type ScenarioFile,
   type SettingsChangeSettings,
   type SwitchSettings,
@@ -18,6 +17,7 @@ import {
   type TopologyFile,
   type WorkloadSettings,
 } from "./schema.js";
+import { NO_CHANGE, type SettingsChange } from "./settings-layers.js";
 import {
   defaultTopology,
   hosts,
@@ -27,12 +27,6 @@ import {
   resolveTopology,
   type Topology,
 } from "./topology.js";
-
-export interface SettingsChange {
-  readonly switches: readonly SwitchSettings[];
-  readonly nodes: Readonly<Record<string, readonly SwitchSettings[]>>;
-  readonly hosts: readonly NicSettings[];
-}
 
 export type Step =
   | { readonly atNs: number; readonly kind: "start"; readonly workload: WorkloadSpec }
@@ -167,7 +161,7 @@ export function resolveScenario(parsed: ScenarioFile, file: string, doc: SourceD
     sampleNs: parsed.sample ?? Math.max(1000, Math.round(parsed.duration / 1000)),
     topology,
     topologySource: typeof t === "string" ? (t === "default" ? "default" : resolve(dirname(file), t)) : t,
-    overrides: parsed.overrides ? change(parsed.overrides) : { switches: [], nodes: {}, hosts: [] },
+    overrides: parsed.overrides ? change(parsed.overrides) : NO_CHANGE,
     timeline,
   };
 }

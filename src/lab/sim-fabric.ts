@@ -7,7 +7,7 @@ import { type SimLink, Simulator } from "../runtime/sim/simulator.js";
 import { Switch } from "../switch/switch.js";
 import { type AddressPlan, type PortAddress, planAddresses, portKey } from "./address-plan.js";
 import { computeRoutes } from "./routing.js";
-import type { SwitchSettings } from "./schema.js";
+import { type SettingsChange, SettingsLayers } from "./settings-layers.js";
 import { buildSwitchConfig } from "./switch-config.js";
 import { NodeKind, type TopoLink, type Topology } from "./topology.js";
 
@@ -15,10 +15,8 @@ export type HostFactory = (host: string, address: PortAddress, link: TopoLink, e
 
 export interface SimFabricOptions {
   readonly seed?: number | string;
-  /** Extra switch settings for every switch (scenario overrides), applied last. */
-  readonly switchSettings?: readonly SwitchSettings[];
-  /** Extra switch settings per switch name. */
-  readonly nodeSettings?: Readonly<Record<string, readonly SwitchSettings[]>>;
+  /** The lab's settings layers above the topology (scenario overrides and later changes); none by default. */
+  readonly settings?: SettingsLayers;
   /** Emulated time the fabric takes to converge after a link change before new routes are installed. */
   readonly convergenceNs?: number;
 }
@@ -28,10 +26,11 @@ export class SimFabric {
   readonly plan: AddressPlan;
   readonly switches = new Map<string, Switch>();
   readonly hosts = new Map<string, Device>();
+  /** The settings layers the switches are built with, and rebuilt with on restart. */
+  readonly settings: SettingsLayers;
   private readonly simLinks = new Map<number, SimLink>();
   private readonly down = new Set<number>();
   private readonly convergenceNs: number;
-  private readonly switchExtra = new Map<string, SwitchSettings[]>();
 
   constructor(
     readonly topo: Topology,
@@ -41,12 +40,17 @@ export class SimFabric {
     this.sim = new Simulator({ seed: opts.seed ?? 1 });
     this.plan = planAddresses(topo);
     this.convergenceNs = opts.convergenceNs ?? 0;
+    this.settings = opts.settings ?? new SettingsLayers(topo);
     const routes = computeRoutes(topo, this.plan);
     for (const node of topo.nodes) {
       if (node.kind === NodeKind.Switch) {
-        const extra = [...(opts.switchSettings ?? []), ...(opts.nodeSettings?.[node.name] ?? [])];
-        this.switchExtra.set(node.name, extra);
-        const cfg = buildSwitchConfig(topo, this.plan, routes.get(node.name) ?? [], node.name, extra);
+        const cfg = buildSwitchConfig(
+          topo,
+          this.plan,
+          routes.get(node.name) ?? [],
+          node.name,
+          this.settings.switchTunables(node.name),
+        );
         this.switches.set(
           node.name,
           this.sim.addDevice(node.name, (env) => new Switch(cfg, env)),
@@ -104,9 +108,12 @@ export class SimFabric {
     return this.down.has(id);
   }
 
-  /** Switch settings layered on top of the topology for `name` (scenario overrides and later changes). */
-  switchLayers(name: string): SwitchSettings[] {
-    return this.switchExtra.get(name)!;
+  /** Puts `change` on top of the settings layers and reconfigures every switch with what results. */
+  configureSwitches(change: SettingsChange): void {
+    this.settings.push(change);
+    const now = this.sim.now;
+    for (const [name, sw] of this.switches)
+      sw.command({ type: "configure", tunables: this.settings.switchTunables(name) }, now);
   }
 
   /** Kills a node as a crashed process would die: its links stay up, it just stops answering. */
@@ -125,7 +132,7 @@ export class SimFabric {
         this.plan,
         routes.get(name) ?? [],
         name,
-        this.switchExtra.get(name)!,
+        this.settings.switchTunables(name),
       );
       this.switches.set(
         name,

@@ -22,8 +22,8 @@ import {
 import { FlowDriver } from "./flow-driver.js";
 import { Listeners } from "./listeners.js";
 import { buildNicConfig } from "./nic-config.js";
+import { switchChange } from "./settings-layers.js";
 import { SimFabric } from "./sim-fabric.js";
-import { resolveTunables } from "./switch-config.js";
 import { hosts, NodeKind, type Topology } from "./topology.js";
 import { linkViews, topologyView } from "./topology-view.js";
 
@@ -76,7 +76,7 @@ export class SimLab implements LabController {
       (host, address, link, env) =>
         new Nic(
           {
-            ...buildNicConfig({ host, address, link, mtu: topo.mtu }, [], { answerArp: false }),
+            ...buildNicConfig({ host, address, link, mtu: topo.mtu }, {}, { answerArp: false }),
             hostPort: true,
           },
           env,
@@ -306,14 +306,9 @@ export class SimLab implements LabController {
   }
 
   applyPreset(preset: ThresholdPreset): Promise<void> {
-    const now = this.fabric.sim.now;
-    for (const [name, sw] of this.fabric.switches) {
-      const layers = this.fabric.switchLayers(name);
-      layers.push({ profile: preset });
-      sw.command({ type: "configure", tunables: resolveTunables(this.opts.topology, name, layers) }, now);
-    }
+    this.fabric.configureSwitches(switchChange({ profile: preset }));
     this.pendingEvents.push({
-      t: now,
+      t: this.fabric.sim.now,
       device: "lab",
       kind: "info",
       detail: `switch preset ${preset} applied`,

@@ -1,17 +1,8 @@
-// Turns what users write (topology defaults, profiles, node settings, scenario overrides) into the fully
-// resolved SwitchConfig a switch core runs with.
+// Turns what users write for a switch into what its core runs with: one settings layer applied to tunables
+// (the layers themselves are stacked by settings-layers.ts), and the whole SwitchConfig of a node.
 
-import { hashString } from "../device/prng.js";
-import {
-  defaultTunables,
-  type EcnQueueConfig,
-  type PortConfig,
-  type Route,
-  type SwitchConfig,
-  type SwitchTunables,
-} from "../switch/config.js";
+import type { EcnQueueConfig, PortConfig, Route, SwitchConfig, SwitchTunables } from "../switch/config.js";
 import { type AddressPlan, portKey } from "./address-plan.js";
-import { BUILT_IN_PROFILE_SETTINGS } from "./profiles.js";
 import type { SwitchSettings } from "./schema.js";
 import { linkAt, nodeByName, type Topology } from "./topology.js";
 
@@ -69,43 +60,12 @@ export function applySwitchSettings(t: SwitchTunables, s: SwitchSettings): Switc
   };
 }
 
-/** Settings of a named profile: the topology's own first, then the built-in ones. */
-export function profileSettings(topo: Topology, name: string): SwitchSettings {
-  const own = topo.profiles[name];
-  if (own !== undefined) return own;
-  const builtIn = BUILT_IN_PROFILE_SETTINGS[name];
-  if (builtIn === undefined) throw new Error(`unknown switch profile ${name}`);
-  return builtIn;
-}
-
-/** The tunables of switch `name`: defaults, profile, topology defaults, node settings, then `extra`. */
-export function resolveTunables(
-  topo: Topology,
-  name: string,
-  extra: readonly SwitchSettings[] = [],
-): SwitchTunables {
-  const node = nodeByName(topo, name);
-  if (!node) throw new Error(`no node ${name}`);
-  const { profile: defaultProfile, ...defaults } = topo.defaultSwitch;
-  const { profile: nodeProfile, ...own } = node.settings;
-  let t = defaultTunables(hashString(name));
-  t = applySwitchSettings(t, profileSettings(topo, nodeProfile ?? defaultProfile ?? "default"));
-  t = applySwitchSettings(t, defaults);
-  t = applySwitchSettings(t, own);
-  for (const layer of extra) {
-    const { profile, ...rest } = layer;
-    if (profile !== undefined) t = applySwitchSettings(t, profileSettings(topo, profile));
-    t = applySwitchSettings(t, rest);
-  }
-  return t;
-}
-
 export function buildSwitchConfig(
   topo: Topology,
   plan: AddressPlan,
   routes: readonly Route[],
   name: string,
-  extra: readonly SwitchSettings[] = [],
+  tunables: SwitchTunables,
 ): SwitchConfig {
   const node = nodeByName(topo, name)!;
   const kinds = new Map(topo.nodes.map((n) => [n.name, n.kind]));
@@ -128,6 +88,6 @@ export function buildSwitchConfig(
     ports,
     routes,
     maxFrameBytes: maxFrameBytes(topo.mtu),
-    ...resolveTunables(topo, name, extra),
+    ...tunables,
   };
 }

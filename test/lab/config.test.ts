@@ -7,7 +7,7 @@ import { planAddresses, portKey } from "../../src/lab/address-plan.js";
 import { ConfigError } from "../../src/lab/config-error.js";
 import { computeRoutes } from "../../src/lab/routing.js";
 import { loadScenario } from "../../src/lab/scenario.js";
-import { resolveTunables } from "../../src/lab/switch-config.js";
+import { resolveTunables } from "../../src/lab/settings-layers.js";
 import { defaultTopology, loadTopology } from "../../src/lab/topology.js";
 import { ipToString, macToString } from "../../src/wire/bytes.js";
 

@@ -17,7 +17,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import t from "tap";
-import type { Report } from "../../src/lab/report.js";
+import type { Report } from "../../src/lab/report/report.js";
 import { runScenarioSim } from "../../src/lab/run-sim.js";
 import { loadScenario, type Scenario } from "../../src/lab/scenario.js";
 import type { SimEvent } from "../../src/runtime/sim/simulator.js";

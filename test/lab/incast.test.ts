@@ -1,7 +1,7 @@
 // The switch issue's lossless promise, in virtual time: 16-to-1 incast with PFC holds without a single
 // lossless drop and pushes back hop by hop; without PFC, or with headroom below the link's BDP, it drops.
 import t from "tap";
-import type { Report } from "../../src/lab/report.js";
+import type { Report } from "../../src/lab/report/report.js";
 import { runScenarioSim } from "../../src/lab/run-sim.js";
 import { loadScenario, type Scenario } from "../../src/lab/scenario.js";
 

@@ -5,13 +5,12 @@ import {
   MAX_SERIES,
   PLOT_FILES,
   type PlotSpec,
-  pauseIntervalsFromEvents,
-  planPlots,
   type ReportFiles,
-  renderSvg,
   stepPoints,
-} from "../../src/lab/plots.js";
-import type { FlowReport, Report } from "../../src/lab/report.js";
+} from "../../src/lab/report/plot-kit.js";
+import { planPlots, renderSvg } from "../../src/lab/report/plots.js";
+import { pauseIntervalsFromEvents } from "../../src/lab/report/queue-plots.js";
+import type { FlowReport, Report } from "../../src/lab/report/report.js";
 
 function flow(id: number, workload: string, fctNs: number | null): FlowReport {
   return {

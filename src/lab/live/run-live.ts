@@ -9,9 +9,10 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import type { DeviceStats } from "../../device/contract.js";
 import type { LabEvent } from "../controller.js";
-import { assembleReport, type FlowReport, type Report, writeReport } from "../report.js";
+import { assembleReport, type FlowReport, type Report, writeReport } from "../report/report.js";
+import { SeriesRecorder } from "../report/series-recorder.js";
 import type { Scenario } from "../scenario.js";
-import { SeriesRecorder } from "../series-recorder.js";
+import { runTimeline, type TimelineLab } from "../timeline.js";
 import { downLab, LiveLab, upLab } from "./live-lab.js";
 import type { LabStatus } from "./supervisor.js";
 
@@ -81,6 +82,29 @@ export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promi
   }
 }
 
+/** The timeline's steps as requests to a running lab's supervisor. */
+function liveTimelineLab(lab: LiveLab, progress: (line: string) => void): TimelineLab<Promise<void>> {
+  return {
+    async startWorkload(atNs, spec, stream) {
+      await lab.request("workload", { spec, stream });
+      progress(`  ${(atNs / 1e3).toFixed(0)} µs: started ${spec.name}`);
+    },
+    // One request per layer, in the order the simulator stacks them (settings-layers.ts).
+    async applySettings(_atNs, change) {
+      for (const s of change.switches) await lab.request("configure-switches", { settings: s });
+      for (const [node, layers] of Object.entries(change.nodes)) {
+        for (const s of layers) await lab.request("configure-switches", { settings: s, only: [node] });
+      }
+      for (const s of change.hosts) await lab.request("configure-hosts", { settings: s });
+    },
+    setLink: (_atNs, node, port, up) => lab.setLink(node, port, up),
+    async stopWorkloads(_atNs, workloads) {
+      if (workloads === "all") await lab.stopTraffic();
+      else await lab.request("stop-workloads", { names: workloads });
+    },
+  };
+}
+
 async function play(
   sc: Scenario,
   lab: LiveLab,
@@ -89,14 +113,9 @@ async function play(
   interrupted: () => boolean,
   progress: (line: string) => void,
 ): Promise<Report> {
+  const timelineLab = liveTimelineLab(lab, progress);
   // Overrides before any traffic, as the simulator applies them at construction.
-  if (sc.overrides.switches.length > 0) {
-    for (const s of sc.overrides.switches) await lab.request("configure-switches", { settings: s });
-  }
-  for (const [node, layers] of Object.entries(sc.overrides.nodes)) {
-    for (const s of layers) await lab.request("configure-switches", { settings: s, only: [node] });
-  }
-  for (const s of sc.overrides.hosts) await lab.request("configure-hosts", { settings: s });
+  await timelineLab.applySettings(0, sc.overrides);
 
   const events: string[] = [];
   const status = await lab.request<LabStatus>("status");
@@ -135,31 +154,15 @@ async function play(
   progress(
     `playing ${sc.timeline.length} steps over ${sc.durationNs / 1e6} ms emulated (${((sc.durationNs * dilation) / 1e9).toFixed(1)} s real)`,
   );
-  for (const step of sc.timeline) {
-    await waitFor(step.atNs, interrupted);
-    if (interrupted()) break;
-    switch (step.kind) {
-      case "start":
-        // The simulator's random stream for this workload, so both runtimes post the same flows.
-        await lab.request("workload", { spec: step.workload, stream: `workload:${step.workload.name}` });
-        progress(`  ${(step.atNs / 1e3).toFixed(0)} µs: started ${step.workload.name}`);
-        break;
-      case "set":
-        for (const s of step.change.switches) await lab.request("configure-switches", { settings: s });
-        for (const [node, layers] of Object.entries(step.change.nodes)) {
-          for (const s of layers) await lab.request("configure-switches", { settings: s, only: [node] });
-        }
-        for (const s of step.change.hosts) await lab.request("configure-hosts", { settings: s });
-        break;
-      case "link":
-        await lab.setLink(step.node, step.port, step.up);
-        break;
-      case "stop":
-        if (step.workloads === "all") await lab.stopTraffic();
-        else await lab.request("stop-workloads", { names: step.workloads });
-        break;
-    }
-  }
+  // Real time: wait for the lab's clock to reach each step's emulated time, then await it.
+  await runTimeline(sc.timeline, timelineLab, {
+    at: async (atNs, run) => {
+      await waitFor(atNs, interrupted);
+      if (interrupted()) return false;
+      await run();
+      return true;
+    },
+  });
   await waitFor(sc.durationNs, interrupted);
   sampling = false;
   await sampler;

@@ -17,11 +17,12 @@ import {
   type UdpRequest,
 } from "../controller.js";
 import { FlowDriver } from "../flow-driver.js";
-import { buildNicConfig, mergeNicSettings, nicConfigureCommand } from "../nic-config.js";
-import type { FlowReport } from "../report.js";
+import { buildNicConfig } from "../nic-config.js";
+import type { FlowReport } from "../report/report.js";
 import { computeRoutes } from "../routing.js";
 import type { NicSettings, SwitchSettings } from "../schema.js";
-import { buildSwitchConfig, resolveTunables } from "../switch-config.js";
+import { hostChange, SettingsLayers, switchChange } from "../settings-layers.js";
+import { buildSwitchConfig } from "../switch-config.js";
 import { linkAt, NodeKind, type Topology } from "../topology.js";
 import { topologyView } from "../topology-view.js";
 import { ClockMode, type ClockPlan, planClock } from "./clock-plan.js";
@@ -94,8 +95,7 @@ export class Supervisor {
   private clockTable: ClockTable | null = null;
   private readonly devices = new Map<string, DeviceProcess>();
   private readonly downLinks = new Set<number>();
-  private readonly switchLayers = new Map<string, SwitchSettings[]>();
-  private readonly hostLayers: NicSettings[] = [];
+  private readonly settings: SettingsLayers;
   private readonly events: LabEvent[] = [];
   /** Bring-up steps so far, for a client that subscribes after some were broadcast. */
   private readonly progressLog: string[] = [];
@@ -119,8 +119,7 @@ export class Supervisor {
     this.clockMode = opts.clock ?? ClockMode.Free;
     this.syncGraceMs = opts.syncGraceMs ?? DEFAULT_SYNC_GRACE_MS;
     this.clockPlan = planClock(this.topo);
-    for (const n of this.topo.nodes)
-      if (n.kind === NodeKind.Switch) this.switchLayers.set(n.name, [this.liveSlack()]);
+    this.settings = new SettingsLayers(this.topo, switchChange(this.liveSlack()));
     this.state = {
       lab: this.lab,
       createdAt: new Date().toISOString(),
@@ -243,7 +242,7 @@ export class Supervisor {
         this.plan,
         routes.get(node) ?? [],
         node,
-        this.switchLayers.get(node)!,
+        this.settings.switchTunables(node),
       );
       const ports = n.ports.map((port) => ({
         port,
@@ -257,7 +256,7 @@ export class Supervisor {
     const config = {
       ...buildNicConfig(
         { host: node, address: hostAddress(this.plan, node), link, mtu: this.topo.mtu },
-        this.hostLayers,
+        this.settings.hostSettings(),
         { answerArp: false },
       ),
       hostPort: true,
@@ -549,20 +548,20 @@ export class Supervisor {
 
   /** Applies switch settings (a profile or explicit values) to every switch, or to some. */
   async configureSwitches(settings: SwitchSettings, only?: readonly string[]): Promise<void> {
-    for (const [name, layers] of this.switchLayers) {
+    this.settings.push(switchChange(settings, only));
+    for (const name of this.settings.switches) {
       if (only && !only.includes(name)) continue;
-      layers.push(settings);
-      const tunables: Partial<SwitchTunables> = resolveTunables(this.topo, name, layers);
+      const tunables: Partial<SwitchTunables> = this.settings.switchTunables(name);
       await this.command(name, { type: "configure", tunables });
     }
   }
 
   async configureHosts(settings: NicSettings): Promise<void> {
-    this.hostLayers.push(settings);
-    const merged = mergeNicSettings(this.hostLayers);
+    this.settings.push(hostChange(settings));
+    const configure = this.settings.hostConfigure([settings]);
     for (const [name, d] of this.devices) {
       if (d.kind !== "nic") continue;
-      await this.command(name, nicConfigureCommand(merged, settings));
+      await this.command(name, configure);
     }
   }
 

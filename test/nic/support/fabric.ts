@@ -3,6 +3,7 @@
 
 import { hostAddress } from "../../../src/lab/address-plan.js";
 import type { SwitchSettings } from "../../../src/lab/schema.js";
+import { NO_CHANGE, SettingsLayers } from "../../../src/lab/settings-layers.js";
 import { SimFabric } from "../../../src/lab/sim-fabric.js";
 import { defaultTopology } from "../../../src/lab/topology.js";
 import { type NicConfigInit, nicConfig } from "../../../src/nic/config.js";
@@ -33,7 +34,12 @@ export function nicFabric(opts: FabricOptions): { f: SimFabric; nic: (host: stri
         }),
         env,
       ),
-    { seed: opts.seed ?? 7, ...(opts.switchSettings ? { switchSettings: opts.switchSettings } : {}) },
+    {
+      seed: opts.seed ?? 7,
+      ...(opts.switchSettings
+        ? { settings: new SettingsLayers(topo, { ...NO_CHANGE, switches: opts.switchSettings }) }
+        : {}),
+    },
   );
   return { f, nic: (host) => f.hosts.get(host) as Nic };
 }

@@ -5,12 +5,12 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { DeviceStats, Nanoseconds } from "../device/contract.js";
-import { Histogram } from "../nic/histogram.js";
-import type { NicDetail } from "../nic/nic.js";
-import type { Scenario } from "./scenario.js";
-import { SERIES_FILES } from "./series-recorder.js";
-import { formatDuration, formatRate, formatSize } from "./units.js";
+import type { DeviceStats } from "../../device/contract.js";
+import { Histogram } from "../../nic/histogram.js";
+import type { NicDetail } from "../../nic/nic.js";
+import type { Scenario } from "../scenario.js";
+import { formatDuration, formatRate, formatSize } from "../units.js";
+import { SERIES_FILES, type Series } from "./series-recorder.js";
 
 export interface Percentiles {
   readonly p50: number;
@@ -201,36 +201,6 @@ export function assembleReport(
     files: { ...SERIES_FILES, events: "events.jsonl" },
     wallClockMs: Math.round(run.wallClockMs),
   };
-}
-
-/** Long-format CSV time series that only records a key when its value changed. */
-export class Series {
-  private readonly rows: string[] = [];
-  private readonly last = new Map<string, number>();
-
-  constructor(
-    readonly file: string,
-    private readonly header: readonly string[],
-  ) {}
-
-  /** Records `value` for `key` (the leading columns) at time `t` if it changed since the last sample. */
-  record(t: Nanoseconds, key: readonly (string | number)[], value: number): void {
-    const k = key.join(",");
-    if (this.last.get(k) === value) return;
-    this.last.set(k, value);
-    this.rows.push(`${t},${k},${Number.isInteger(value) ? value : value.toPrecision(6)}`);
-  }
-
-  get length(): number {
-    return this.rows.length;
-  }
-
-  write(dir: string): void {
-    writeFileSync(
-      join(dir, this.file),
-      `${this.header.join(",")}\n${this.rows.join("\n")}${this.rows.length ? "\n" : ""}`,
-    );
-  }
 }
 
 export function writeReport(

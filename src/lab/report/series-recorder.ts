@@ -2,9 +2,10 @@
 // and pause state per switch queue, buffer use per switch, and per QP the DCQCN rate, α and goodput.
 // Both runtimes feed it the same DeviceStats, so their CSV files have the same columns.
 
-import type { DeviceStats, Nanoseconds } from "../device/contract.js";
-import type { NicDetail } from "../nic/nic.js";
-import { Series } from "./report.js";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { DeviceStats, Nanoseconds } from "../../device/contract.js";
+import type { NicDetail } from "../../nic/nic.js";
 
 export const SERIES_FILES = {
   queueDepth: "queue-depth.csv",
@@ -13,6 +14,36 @@ export const SERIES_FILES = {
   qpRate: "qp-rate.csv",
   flowRate: "flow-rate.csv",
 } as const;
+
+/** Long-format CSV time series that only records a key when its value changed. */
+export class Series {
+  private readonly rows: string[] = [];
+  private readonly last = new Map<string, number>();
+
+  constructor(
+    readonly file: string,
+    private readonly header: readonly string[],
+  ) {}
+
+  /** Records `value` for `key` (the leading columns) at time `t` if it changed since the last sample. */
+  record(t: Nanoseconds, key: readonly (string | number)[], value: number): void {
+    const k = key.join(",");
+    if (this.last.get(k) === value) return;
+    this.last.set(k, value);
+    this.rows.push(`${t},${k},${Number.isInteger(value) ? value : value.toPrecision(6)}`);
+  }
+
+  get length(): number {
+    return this.rows.length;
+  }
+
+  write(dir: string): void {
+    writeFileSync(
+      join(dir, this.file),
+      `${this.header.join(",")}\n${this.rows.join("\n")}${this.rows.length ? "\n" : ""}`,
+    );
+  }
+}
 
 export class SeriesRecorder {
   readonly queueDepth = new Series(SERIES_FILES.queueDepth, ["t_ns", "device", "port", "queue", "bytes"]);

@@ -1,0 +1,69 @@
+// Charts of a scenario report. `rocelab run` writes report.json, long-format CSV time series and events.jsonl;
+// this module turns their text into vega-lite specs (the charts in queue-plots.ts and flow-plots.ts, their
+// common pieces in plot-kit.ts) and renders them to SVG with vega, headless (renderer "none": no canvas, no
+// browser). Pure: it reads nothing from disk and writes nothing; the plot command
+// (src/cli/plot-command.ts) does the file work.
+//
+// Every chart keeps to at most MAX_SERIES series and says in its title which ones it picked and why, because
+// a fabric has hundreds of queues and QPs and a chart of all of them shows nothing. Time axes are in µs for
+// runs up to 2 ms and in ms beyond; sizes in decimal KB or MB (as scenario files write them); rates in Gb/s.
+
+import { parse, View } from "vega";
+import { compile, type TopLevelSpec } from "vega-lite";
+import { dcqcnPlot, fctCdfPlot, goodputPlot } from "./flow-plots.js";
+import { PLOT_FILES, type PlotPlan, type PlotSpec, type ReportFiles } from "./plot-kit.js";
+import { pfcPausePlot, queueDepthPlot } from "./queue-plots.js";
+
+/** The charts this report supports, as vega-lite specs (pure and synchronous). */
+export function planPlots(files: ReportFiles): PlotPlan {
+  const plots: PlotSpec[] = [];
+  const skipped: { file: string; reason: string }[] = [];
+  const builders: [string, (f: ReportFiles) => PlotSpec | string][] = [
+    [PLOT_FILES.queueDepth, queueDepthPlot],
+    [PLOT_FILES.pfcPause, pfcPausePlot],
+    [PLOT_FILES.dcqcn, dcqcnPlot],
+    [PLOT_FILES.goodput, goodputPlot],
+    [PLOT_FILES.fctCdf, fctCdfPlot],
+  ];
+  for (const [file, build] of builders) {
+    const result = build(files);
+    if (typeof result === "string") skipped.push({ file, reason: result });
+    else plots.push(result);
+  }
+  return { plots, skipped };
+}
+
+/** Renders a vega-lite spec to an SVG document, headless, with the chart's title as the SVG's <title>. */
+export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  const view = new View(parse(compile(spec).spec), { renderer: "none" });
+  let svg: string;
+  try {
+    svg = await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+  const t = spec.title;
+  const text =
+    typeof t === "string" ? t : t && typeof t === "object" && "text" in t ? String(t.text) : "chart";
+  const open = svg.indexOf(">") + 1;
+  // Vega still puts WAI-ARIA graphics roles on its group and title elements; HTML linters (Biome checks the
+  // committed SVGs) read a role on <g> as an interactive element made non-interactive. The <title> names
+  // the chart for assistive technology instead.
+  const body = svg.slice(open).replace(/ role="graphics-(?:object|symbol|document)"/g, "");
+  return `${svg.slice(0, open)}<title>${escapeXml(text)}</title>${body}`;
+}
+
+function escapeXml(s: string): string {
+  return s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** Every chart of a report, rendered: file name (in DIR/plots/), title and SVG text. */
+export async function renderPlots(files: ReportFiles): Promise<{
+  readonly rendered: readonly (PlotSpec & { readonly svg: string })[];
+  readonly skipped: PlotPlan["skipped"];
+}> {
+  const plan = planPlots(files);
+  const rendered: (PlotSpec & { svg: string })[] = [];
+  for (const p of plan.plots) rendered.push({ ...p, svg: await renderSvg(p.spec) });
+  return { rendered, skipped: plan.skipped };
+}
