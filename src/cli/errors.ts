@@ -1,6 +1,7 @@
 // User-facing errors: a clear message and an exit status, never a stack trace for a mistake in input.
 
 import { ConfigError } from "../lab/config-error.js";
+import { type ClockMode, parseClockMode } from "../lab/live/clock-plan.js";
 import { RemoteError } from "../lab/live/control.js";
 import { LabError } from "../lab/live/live-lab.js";
 
@@ -37,4 +38,13 @@ export function action<A extends unknown[]>(
       }
     }
   };
+}
+
+/** `--clock synced|free`, or a usage error that says what is allowed. */
+export function clockOption(text: string): ClockMode {
+  try {
+    return parseClockMode(text, "--clock");
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
 }

@@ -3,7 +3,7 @@ import { execa } from "execa";
 import type { DeviceStats } from "../device/contract.js";
 import { hostAddress, planAddresses } from "../lab/address-plan.js";
 import { THRESHOLD_PRESETS, type ThresholdPreset } from "../lab/controller.js";
-import { type ClockMode, DEFAULT_CLOCK_MODE, parseClockMode } from "../lab/live/clock-plan.js";
+import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { downLab, LabError, LiveLab, upLab } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem, nsName } from "../lab/live/names.js";
 import { distPath } from "../lab/live/paths.js";
@@ -12,7 +12,7 @@ import type { LabStatus } from "../lab/live/supervisor.js";
 import { NodeKind } from "../lab/topology.js";
 import { formatDuration, formatRate, formatSize, parseRate, parseSize } from "../lab/units.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
-import { action, UsageError } from "./errors.js";
+import { action, clockOption, UsageError } from "./errors.js";
 import { loadTopologyArg } from "./topology-command.js";
 
 const TRACE_TOOL = distPath("runtime/live/trace-tool.js");
@@ -92,12 +92,7 @@ export function registerLabCommands(program: Command): void {
           const dilation = Number(opts.dilation);
           if (!(dilation >= 1))
             throw new UsageError(`--dilation must be a number >= 1, not "${opts.dilation}"`);
-          let clock: ClockMode;
-          try {
-            clock = parseClockMode(opts.clock, "--clock");
-          } catch (e) {
-            throw new UsageError((e as Error).message);
-          }
+          const clock = clockOption(opts.clock);
           // Validate before anything is created.
           const topo = loadTopologyArg(topology);
           requireRoot("rocelab up");

@@ -2,12 +2,13 @@
 
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { runScenarioLive } from "../lab/live/run-live.js";
 import { formatSummary, type Report } from "../lab/report/report.js";
 import { runScenarioSim } from "../lab/run-sim.js";
 import { loadScenario } from "../lab/scenario.js";
 import { formatDuration } from "../lab/units.js";
-import { action, UsageError } from "./errors.js";
+import { action, clockOption, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
 
 interface RunOptions {
@@ -17,6 +18,7 @@ interface RunOptions {
   readonly json?: boolean;
   readonly quiet?: boolean;
   readonly dilation: string;
+  readonly clock: string;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -35,6 +37,11 @@ export function registerRunCommand(program: Command): void {
       "--dilation <n>",
       "live runtime: emulated time runs N times slower than real time",
       String(DEFAULT_DILATION),
+    )
+    .option(
+      "--clock <mode>",
+      "live runtime: synced (devices wait for their neighbours: a busy machine slows the run instead of changing it) or free",
+      DEFAULT_CLOCK_MODE,
     )
     .option("--json", "print the report summary as JSON instead of the one-screen text")
     .option("--quiet", "no progress lines")
@@ -72,6 +79,7 @@ export function registerRunCommand(program: Command): void {
           report = await runScenarioLive(sc, {
             outDir: out,
             dilation,
+            clock: clockOption(opts.clock),
             ...(opts.quiet ? {} : { onProgress: (line: string) => process.stderr.write(`${line}\n`) }),
           });
         } else {

@@ -5,6 +5,7 @@
 
 import type { Command } from "commander";
 import type { LabController } from "../lab/controller.js";
+import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { downLab, LabError, LiveLab, labHasLeftovers, labIsRunning, upLab } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem } from "../lab/live/names.js";
 import { SimLab } from "../lab/sim-lab.js";
@@ -12,7 +13,7 @@ import { NodeKind, type Topology } from "../lab/topology.js";
 import { formatDuration } from "../lab/units.js";
 import type { SimPacing } from "../tui/run-effect.js";
 import type { DashboardStore } from "../tui/store.js";
-import { action, UsageError } from "./errors.js";
+import { action, clockOption, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
 import { loadTopologyArg } from "./topology-command.js";
 
@@ -32,6 +33,7 @@ interface TuiOptions {
   name?: string;
   dilation?: string;
   seed: string;
+  clock: string;
 }
 
 /** Writes a line for the user; a terminal that went away (SIGHUP) must not stop the teardown. */
@@ -142,6 +144,7 @@ async function runLive(topology: string | undefined, topo: Topology, opts: TuiOp
   const problem = labNameProblem(name);
   if (problem) throw new UsageError(problem);
   const dilation = parseDilation(opts.dilation, DEFAULT_DILATION);
+  const clock = clockOption(opts.clock);
   if (process.getuid?.() !== 0) {
     throw new UsageError(
       "rocelab tui needs root for a live lab (network namespaces, veth, raw sockets): run it with sudo, or watch a simulated fabric without root: rocelab tui --runtime sim",
@@ -179,6 +182,7 @@ async function runLive(topology: string | undefined, topo: Topology, opts: TuiOp
       topology: topology ?? "default",
       dilation,
       seed: Number(opts.seed),
+      clock,
       onProgress: step,
     });
     step(`connecting the dashboard (up in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
@@ -285,6 +289,11 @@ export function registerTuiCommand(program: Command): void {
       `emulated time runs N times slower than real time (default: live ${DEFAULT_DILATION}, sim ${DEFAULT_SIM_DILATION})`,
     )
     .option("--seed <n>", "seed of the devices' random choices", "1")
+    .option(
+      "--clock <mode>",
+      "live: synced (devices wait for their neighbours: a busy machine slows the lab instead of changing it) or free",
+      DEFAULT_CLOCK_MODE,
+    )
     .action(
       action(async (topology: string | undefined, opts: TuiOptions) => {
         if (opts.runtime !== "live" && opts.runtime !== "sim")

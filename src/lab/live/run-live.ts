@@ -13,12 +13,15 @@ import { assembleReport, type FlowReport, type Report, writeReport } from "../re
 import { SeriesRecorder } from "../report/series-recorder.js";
 import type { Scenario } from "../scenario.js";
 import { runTimeline, type TimelineLab } from "../timeline.js";
+import type { ClockMode } from "./clock-plan.js";
 import { downLab, LiveLab, upLab } from "./live-lab.js";
 import type { LabStatus } from "./supervisor.js";
 
 export interface LiveRunOptions {
   readonly outDir?: string;
   readonly dilation: number;
+  /** How the devices' clocks run (default: synced). */
+  readonly clock?: ClockMode;
   /** Lab name (default: a fresh "run<number>"). */
   readonly lab?: string;
   readonly onProgress?: (line: string) => void;
@@ -64,6 +67,7 @@ export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promi
       lab,
       topology: topologyArg,
       dilation: opts.dilation,
+      ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
       seed: sc.seed,
       onProgress: (s) => progress(`  ${s}`),
     });
