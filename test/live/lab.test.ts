@@ -4,7 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import t from "tap";
-import { checkCapture } from "../../src/lab/pcap-check.js";
+import { checkCapture } from "../../src/verify/pcap-check.js";
 import { labNamespaces, labProcesses, requireRoot, rl, statsOf, upLab } from "../helpers/live.js";
 
 requireRoot(t);

@@ -4,7 +4,7 @@
 
 import type { Device, DeviceEnv, Nanoseconds, TelemetryEvent, TimerId } from "../../device/contract.js";
 import { createRandom, type Random } from "../../device/prng.js";
-import { EventQueue, type QueuedEvent } from "./event-queue.js";
+import { EventQueue, type QueuedEvent } from "../../device/event-queue.js";
 
 export interface Endpoint {
   readonly device: string;

@@ -29,9 +29,9 @@ import {
 } from "../wire/roce.js";
 import { buildRoceV1Frame } from "../wire/rocev1.js";
 import { buildVxlanFrame, vxlanSourcePort } from "../wire/vxlan.js";
-import { hostAddress, macFor, planAddresses, portKey } from "./address-plan.js";
+import { hostAddress, macFor, planAddresses, portKey } from "../lab/address-plan.js";
 import type { FrameKind } from "./pcap-check.js";
-import { defaultTopology, nodeByName } from "./topology.js";
+import { defaultTopology, nodeByName } from "../lab/topology.js";
 
 /**
  * What an outside decoder must read in a catalog frame. Every field is optional except `kind` and
