@@ -3,14 +3,10 @@
 
 import type { Device, DeviceEnv, DeviceStats, Nanoseconds } from "../../../src/device/contract.js";
 import type { PortAddress } from "../../../src/lab/address-plan.js";
+import type { NicCommand } from "../../../src/nic/commands.js";
 import { type NicConfigInit, nicConfig } from "../../../src/nic/config.js";
-import {
-  type CompletionRecord,
-  Nic,
-  type NicCommand,
-  type NicDetail,
-  type QpStats,
-} from "../../../src/nic/nic.js";
+import { Nic } from "../../../src/nic/nic.js";
+import type { CompletionRecord, NicDetail, QpStats } from "../../../src/nic/stats-types.js";
 import { Simulator } from "../../../src/runtime/sim/simulator.js";
 import { parseIp } from "../../../src/wire/bytes.js";
 import { EtherType, ethType } from "../../../src/wire/ethernet.js";
