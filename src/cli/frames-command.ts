@@ -3,7 +3,7 @@
 
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
-import { buildFrameCatalog } from "../lab/frame-catalog.js";
+import { buildFrameCatalog } from "../verify/frame-catalog.js";
 import { serializePcap } from "../wire/pcap.js";
 import { type CommandIo, fsErrorReason, processIo } from "./pcap-check-command.js";
 

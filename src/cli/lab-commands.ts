@@ -1,8 +1,8 @@
 import type { Command } from "commander";
 import { execa } from "execa";
-import type { DeviceStats } from "../device/contract.js";
 import { hostAddress, planAddresses } from "../lab/address-plan.js";
 import { THRESHOLD_PRESETS, type ThresholdPreset } from "../lab/controller.js";
+import type { AnyDeviceStats } from "../lab/device-stats.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { downLab, LabError, LiveLab, upLab } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem, nsName } from "../lab/live/names.js";
@@ -186,7 +186,7 @@ export function registerLabCommands(program: Command): void {
               `no node ${node} in lab ${lab.name} (nodes: ${lab.topology.nodes.map((n) => n.name).join(", ")})`,
             );
           }
-          const r = await lab.request<{ stats: DeviceStats; health: unknown }>("stats", { node });
+          const r = await lab.request<{ stats: AnyDeviceStats; health: unknown }>("stats", { node });
           print(opts.json, r, () => formatStats(r.stats, opts.all ?? false));
         });
       }),
@@ -477,7 +477,7 @@ function formatStatus(s: LabStatus): string {
   return lines.join("\n");
 }
 
-function formatStats(s: DeviceStats, all: boolean): string {
+function formatStats(s: AnyDeviceStats, all: boolean): string {
   const keep = (v: number) => all || v !== 0;
   const lines = [`${s.name} (${s.kind}) at ${formatDuration(s.now)} emulated`, ""];
   const device = Object.entries(s.counters).filter(([, v]) => keep(v));

@@ -33,7 +33,7 @@ export interface DeviceEnv {
   random(): number;
 }
 
-export interface Device<Command = unknown, Reply = unknown> {
+export interface Device<Command = unknown, Reply = unknown, Stats extends DeviceStats = DeviceStats> {
   readonly name: string;
   /** Called once, at time `now`, before any frame: arm initial timers. */
   start(now: Nanoseconds): void;
@@ -46,7 +46,7 @@ export interface Device<Command = unknown, Reply = unknown> {
   /** Control plane: change a parameter, start a workload, ... */
   command(cmd: Command, now: Nanoseconds): Reply;
   /** Counters and state, for reports, `rocelab stats` and the TUI. Cheap enough to call every few µs. */
-  stats(now: Nanoseconds): DeviceStats;
+  stats(now: Nanoseconds): Stats;
 }
 
 export const EventKind = {
@@ -102,12 +102,20 @@ export interface PortStats {
   readonly queues?: readonly QueueStats[];
 }
 
-export interface DeviceStats {
-  readonly kind: "switch" | "nic";
+/**
+ * What every device's stats() has in common. Each device kind extends it with its own `kind` literal and
+ * typed `detail` (switch/stats-types.ts, nic/stats-types.ts); the lab and the TUI read the union of those
+ * (lab/device-stats.ts), so they narrow on `kind` instead of casting `detail`.
+ */
+export interface DeviceStatsBase {
+  readonly kind: string;
   readonly name: string;
   readonly now: Nanoseconds;
   readonly counters: Counters;
   readonly ports: readonly PortStats[];
-  /** Device-specific detail (per-QP DCQCN state on NICs, buffer pools on switches). */
+  /** Device-specific detail (per-QP DCQCN state on NICs), typed by the device kind's stats type. */
   readonly detail?: unknown;
 }
+
+/** Any device's stats, as the runtimes carry them without knowing the device kind. */
+export type DeviceStats = DeviceStatsBase;

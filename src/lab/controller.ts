@@ -2,8 +2,9 @@
 // supervisor's control socket) or a virtual-time run in this process. The TUI is written against it; the
 // CLI's inject commands use it too.
 
-import type { DeviceStats, TelemetryEvent } from "../device/contract.js";
+import type { TelemetryEvent } from "../device/contract.js";
 import type { WorkloadSpec } from "../nic/workloads.js";
+import type { AnyDeviceStats } from "./device-stats.js";
 
 export interface NodeView {
   readonly name: string;
@@ -65,7 +66,7 @@ export interface LabSnapshot {
   readonly devices: readonly DeviceView[];
   readonly links: readonly LinkView[];
   /** Counters of every running device. */
-  readonly stats: Readonly<Record<string, DeviceStats>>;
+  readonly stats: Readonly<Record<string, AnyDeviceStats>>;
 }
 
 export const THRESHOLD_PRESETS = ["default", "aggressive", "balanced", "conservative"] as const;

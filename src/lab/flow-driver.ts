@@ -3,7 +3,8 @@
 // steps) when their predecessors complete, stops workloads, and turns NIC completion records into the
 // report's flow list.
 
-import type { CompletionRecord, NicCommand } from "../nic/nic.js";
+import type { NicCommand } from "../nic/commands.js";
+import type { CompletionRecord } from "../nic/stats-types.js";
 import type { FlowSpec } from "../nic/workloads.js";
 import { type AddressPlan, hostAddress } from "./address-plan.js";
 import type { FlowReport } from "./report/report.js";

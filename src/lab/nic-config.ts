@@ -1,9 +1,9 @@
 // Turns the address plan and the NIC settings users write (merged by settings-layers.ts) into the fully
 // resolved NicConfig a host's NIC runs with, and into the run-time change of a running NIC.
 
+import type { NicCommand } from "../nic/commands.js";
 import { type NicConfig, nicConfig, type RxBufferConfig } from "../nic/config.js";
 import { type DcqcnParams, dcqcnProfile } from "../nic/dcqcn-params.js";
-import type { NicCommand } from "../nic/nic.js";
 import type { PortAddress } from "./address-plan.js";
 import type { NicSettings } from "./schema.js";
 import type { TopoLink } from "./topology.js";

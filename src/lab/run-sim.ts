@@ -1,11 +1,12 @@
 // Runs a scenario in the virtual-time runtime: the whole fabric in this process, deterministic for its
 // seed, producing the same report and time series as a live run.
 
-import type { DeviceStats } from "../device/contract.js";
 import { createRandom } from "../device/prng.js";
-import { Nic, type NicDetail } from "../nic/nic.js";
+import { Nic } from "../nic/nic.js";
+import type { NicDetail } from "../nic/stats-types.js";
 import { generateFlows } from "../nic/workloads.js";
 import type { SimEvent } from "../runtime/sim/simulator.js";
+import type { AnyDeviceStats } from "./device-stats.js";
 import { FlowDriver } from "./flow-driver.js";
 import { buildNicConfig } from "./nic-config.js";
 import { assembleReport, type Report, writeReport } from "./report/report.js";
@@ -78,7 +79,7 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
 
   const recorder = new SeriesRecorder();
   const sample = (now: number): void => {
-    const stats: DeviceStats[] = [];
+    const stats: AnyDeviceStats[] = [];
     for (const sw of fabric.switches.values()) stats.push(sw.stats(now));
     for (const nic of nics.values()) stats.push(nic.stats(now));
     recorder.sample(now, stats);
@@ -93,13 +94,13 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
   sim.run(sc.durationNs);
 
   const now = sim.now;
-  const stats: DeviceStats[] = [];
+  const stats: AnyDeviceStats[] = [];
   for (const sw of fabric.switches.values()) stats.push(sw.stats(now));
   const records = new Map<string, NicDetail["flows"]>();
   for (const [name, nic] of nics) {
     const s = nic.stats(now);
     stats.push(s);
-    records.set(name, (s.detail as NicDetail).flows);
+    records.set(name, s.detail.flows);
   }
   const report = assembleReport(sc, stats, driver.report(records), {
     runtime: "sim",

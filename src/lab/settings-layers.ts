@@ -10,7 +10,7 @@
 // resolved settings back; nothing else stacks settings.
 
 import { hashString } from "../device/prng.js";
-import type { NicCommand } from "../nic/nic.js";
+import type { NicCommand } from "../nic/commands.js";
 import { defaultTunables, type SwitchTunables } from "../switch/config.js";
 import { nicConfigureCommand } from "./nic-config.js";
 import { BUILT_IN_PROFILE_SETTINGS } from "./profiles.js";

@@ -3,6 +3,7 @@
 // link per topology link. Keeps the routing in step with link failures, as a routing protocol would.
 
 import type { Device, DeviceEnv } from "../device/contract.js";
+import type { NicStats } from "../nic/stats-types.js";
 import { type SimLink, Simulator } from "../runtime/sim/simulator.js";
 import { Switch } from "../switch/switch.js";
 import { type AddressPlan, type PortAddress, planAddresses, portKey } from "./address-plan.js";
@@ -11,7 +12,9 @@ import { type SettingsChange, SettingsLayers } from "./settings-layers.js";
 import { buildSwitchConfig } from "./switch-config.js";
 import { NodeKind, type TopoLink, type Topology } from "./topology.js";
 
-export type HostFactory = (host: string, address: PortAddress, link: TopoLink, env: DeviceEnv) => Device;
+/** A host device: a NIC (or anything that reports as one). */
+export type HostDevice = Device<unknown, unknown, NicStats>;
+export type HostFactory = (host: string, address: PortAddress, link: TopoLink, env: DeviceEnv) => HostDevice;
 
 export interface SimFabricOptions {
   readonly seed?: number | string;
@@ -25,7 +28,7 @@ export class SimFabric {
   readonly sim: Simulator;
   readonly plan: AddressPlan;
   readonly switches = new Map<string, Switch>();
-  readonly hosts = new Map<string, Device>();
+  readonly hosts = new Map<string, HostDevice>();
   /** The settings layers the switches are built with, and rebuilt with on restart. */
   readonly settings: SettingsLayers;
   private readonly simLinks = new Map<number, SimLink>();

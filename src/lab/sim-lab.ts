@@ -3,7 +3,6 @@
 // queues build and pauses spread in the TUI and inject incasts, failures and presets from the keyboard.
 // Every host has a kernel stack behind its NIC (HostStack), as in the live lab.
 
-import type { DeviceStats } from "../device/contract.js";
 import { createRandom } from "../device/prng.js";
 import { HostStack } from "../nic/host-stack.js";
 import { Nic } from "../nic/nic.js";
@@ -19,6 +18,7 @@ import {
   type TopologyView,
   type UdpRequest,
 } from "./controller.js";
+import type { AnyDeviceStats } from "./device-stats.js";
 import { FlowDriver } from "./flow-driver.js";
 import { Listeners } from "./listeners.js";
 import { buildNicConfig } from "./nic-config.js";
@@ -183,7 +183,7 @@ export class SimLab implements LabController {
 
   snapshotNow(): LabSnapshot {
     const now = this.fabric.sim.now;
-    const stats: Record<string, DeviceStats> = {};
+    const stats: Record<string, AnyDeviceStats> = {};
     for (const [name, sw] of this.fabric.switches)
       if (this.status.get(name) === "running") stats[name] = sw.stats(now);
     for (const [name, nic] of this.fabric.hosts)

@@ -1,10 +1,12 @@
 // The responder half of an RC queue pair: the expected PSN, in-order acceptance of WRITE and SEND packets,
-// coalesced ACKs on AckReq, one NAK per gap, duplicate handling, and READ execution (streaming responses
-// at the QP's own, DCQCN-paced, rate).
+// coalesced ACKs on AckReq, duplicate handling, and READ execution (streaming responses at the QP's own,
+// DCQCN-paced, rate). Whether a PSN is in order, a duplicate or out of order (and NAKed) is decided by the
+// QP's ReceiveOrder (receive-order.ts; go-back-N by default).
 
 import type { Nanoseconds } from "../device/contract.js";
 import { AethSyndrome, psnAdd, psnDiff } from "../wire/roce.js";
 import { rkeyFor } from "./frames.js";
+import { Arrival, GoBackN, type ReceiveOrder } from "./receive-order.js";
 import {
   KIND_READ_REQUEST,
   KIND_SEND,
@@ -49,8 +51,6 @@ export class Responder {
   /** A NAK is owed for `nakPsn`. */
   nakPending = false;
   nakPsn = 0;
-  /** A NAK went out for the current gap; stay silent until ePsn arrives. */
-  private nakOutstanding = false;
   /** Kind (KIND_WRITE / KIND_SEND) of the multi-packet message in progress, or NONE. */
   private inMessage = NONE;
   /** WRITE: bytes the RETH announced that have not arrived yet. */
@@ -66,6 +66,7 @@ export class Responder {
     private readonly link: QpLink,
     /** The PSN the peer's requester starts at. */
     startPsn: number,
+    private readonly order: ReceiveOrder = new GoBackN(link.settings),
   ) {
     this.ePsn = startPsn;
   }
@@ -88,17 +89,16 @@ export class Responder {
     rkey: number,
   ): RequestResult {
     const counters = this.link.counters;
-    const d = psnDiff(psn, this.ePsn);
-    if (d > 0) {
+    const arrival = this.order.arrive(psn, this.ePsn);
+    if (arrival === Arrival.OutOfOrder || arrival === Arrival.OutOfOrderNak) {
       counters.outOfSequence++;
-      if (!this.nakOutstanding || !this.link.settings.nakRetryGuard) {
-        this.nakOutstanding = true;
+      if (arrival === Arrival.OutOfOrderNak) {
         this.nakPending = true;
         this.nakPsn = this.ePsn;
       }
       return RequestResult.OutOfSequence;
     }
-    if (d < 0) {
+    if (arrival === Arrival.Duplicate) {
       counters.duplicateRequest++;
       if (kind === KIND_READ_REQUEST) this.restartRead(psn, dmaLength);
       else if (ackReq) this.ackPending = true;
@@ -110,7 +110,7 @@ export class Responder {
       this.jobs.push({ psn, npkts, bytes: dmaLength, sent: 0 });
       this.ePsn = psnAdd(this.ePsn, npkts);
       this.msn = (this.msn + 1) & 0xff_ffff;
-      this.nakOutstanding = false;
+      this.order.advanced();
       counters.rxReadRequests++;
       return RequestResult.Accepted;
     }
@@ -131,7 +131,7 @@ export class Responder {
       this.writeRemaining -= length;
     }
     this.ePsn = psnAdd(this.ePsn, 1);
-    this.nakOutstanding = false;
+    this.order.advanced();
     this.bytesDelivered += length;
     if (opens) {
       if (kind === KIND_WRITE) counters.rxWriteRequests++;

@@ -9,7 +9,7 @@
 // MAC rewrite and TTL decrement happen when the packet is queued; the ECN bits change in place with an
 // incremental checksum update, so the ICRC of a RoCE packet stays valid (it masks TOS, TTL and checksum).
 
-import type { Counters, Device, DeviceEnv, DeviceStats, Nanoseconds, PortStats } from "../device/contract.js";
+import type { Counters, Device, DeviceEnv, Nanoseconds, PortStats } from "../device/contract.js";
 import { EventKind } from "../device/contract.js";
 import { EventLimiter } from "../device/event-limiter.js";
 import { Fifo } from "../device/fifo.js";
@@ -57,6 +57,7 @@ import { EcnAction, ecnDecision } from "./ecn.js";
 import { Fib } from "./fib.js";
 import { autoHeadroomBytes, DropReason, Mmu } from "./mmu.js";
 import { EgressScheduler, type QueuedPacket } from "./scheduler.js";
+import type { SwitchStats } from "./stats-types.js";
 
 export type SwitchCommand =
   /** Replace whole sections of the run-time configuration (each given section is complete). */
@@ -130,7 +131,7 @@ class PortState {
   }
 }
 
-export class Switch implements Device<SwitchCommand, SwitchReply> {
+export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats> {
   readonly name: string;
   private cfg: SwitchConfig;
   private readonly ports: (PortState | undefined)[] = [];
@@ -874,7 +875,7 @@ export class Switch implements Device<SwitchCommand, SwitchReply> {
   // ---------------------------------------------------------------------------------------------------
   // Observability
 
-  stats(now: Nanoseconds): DeviceStats {
+  stats(now: Nanoseconds): SwitchStats {
     const counters: Counters = {
       dropped_lossless: this.droppedLossless,
       dropped_lossy: this.droppedLossy,

@@ -2,9 +2,10 @@
 // time, pause fractions from pause time, counter deltas), link rows, fabric tiers, per-QP goodput, totals.
 // All rates are over emulated time, from the counters' own `now`, so they read the same at any dilation.
 
-import type { DeviceStats, PortStats } from "../device/contract.js";
+import type { PortStats } from "../device/contract.js";
 import type { DeviceView, LabEvent, LabSnapshot, LinkView, TopologyView } from "../lab/controller.js";
-import type { NicDetail, QpStats } from "../nic/nic.js";
+import type { AnyDeviceStats } from "../lab/device-stats.js";
+import type { QpStats } from "../nic/stats-types.js";
 import { splitEndpoint } from "./format.js";
 
 /** 802.1p priorities a port has (PFC and queue counters are kept per priority). */
@@ -142,11 +143,11 @@ function sumPriorities(p: PortStats, name: (prio: number) => string): number {
 }
 
 /** Metrics of every port of one device, keyed "node:ethN", from its stats now and (if any) before. */
-export function portMetrics(cur: DeviceStats, prev: DeviceStats | undefined): Map<string, PortMetrics> {
+export function portMetrics(cur: AnyDeviceStats, prev: AnyDeviceStats | undefined): Map<string, PortMetrics> {
   const out = new Map<string, PortMetrics>();
   const dt = prev ? cur.now - prev.now : 0;
   const nic = cur.kind === "nic";
-  const detail = nic ? (cur.detail as NicDetail | undefined) : undefined;
+  const detail = cur.kind === "nic" ? cur.detail : undefined;
   for (const p of cur.ports) {
     const before = prev?.ports.find((x) => x.port === p.port);
     const pc = p.counters;
@@ -353,10 +354,9 @@ export function qpRows(
   const rows: QpRow[] = [];
   for (const [host, stats] of Object.entries(cur.stats)) {
     if (stats.kind !== "nic") continue;
-    const detail = stats.detail as NicDetail | undefined;
-    if (!detail) continue;
+    const detail = stats.detail;
     const before = prev?.stats[host];
-    const beforeQps = (before?.detail as NicDetail | undefined)?.qps;
+    const beforeQps = before?.kind === "nic" ? before.detail.qps : undefined;
     const dt = before ? stats.now - before.now : 0;
     for (const q of detail.qps) {
       const role = qpRole(q);

@@ -1,8 +1,9 @@
 // Helpers for live tests: root check, bring-up with a clear failure, and finding what a lab left behind.
 import { execa } from "execa";
 import type { Test } from "tap";
-import type { DeviceStats } from "../../src/device/contract.js";
+import type { AnyDeviceStats } from "../../src/lab/device-stats.js";
 import { findLabProcesses } from "../../src/lab/live/provision.js";
+import type { NicStats } from "../../src/nic/stats-types.js";
 
 /** Live tests need root; CI runs as root, so a non-root run fails loudly instead of skipping. */
 export function requireRoot(t: Test): void {
@@ -49,10 +50,17 @@ export async function upLab(t: Test, lab: string, topology?: string): Promise<vo
   t.pass(`lab ${lab} is up`);
 }
 
-export async function statsOf(lab: string, node: string): Promise<DeviceStats> {
+export async function statsOf(lab: string, node: string): Promise<AnyDeviceStats> {
   const r = await rl(["stats", node, "--json", "--name", lab]);
   if (r.exitCode !== 0) throw new Error(`stats ${node}: ${r.stderr}`);
-  return (JSON.parse(r.stdout) as { stats: DeviceStats }).stats;
+  return (JSON.parse(r.stdout) as { stats: AnyDeviceStats }).stats;
+}
+
+/** The stats of a host's NIC (fails if `node` is not a NIC). */
+export async function nicStatsOf(lab: string, node: string): Promise<NicStats> {
+  const s = await statsOf(lab, node);
+  if (s.kind !== "nic") throw new Error(`${node} is a ${s.kind}, not a NIC`);
+  return s;
 }
 
 export async function labNamespaces(lab: string): Promise<string[]> {

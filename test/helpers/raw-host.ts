@@ -2,10 +2,12 @@
 // sends whatever frames the test hands it (at line rate, through a real TxPort). Not an RDMA NIC: the
 // switch tests need precise control over the bytes a host sends.
 
-import type { Device, DeviceEnv, DeviceStats, Nanoseconds } from "../../src/device/contract.js";
+import type { Device, DeviceEnv, Nanoseconds } from "../../src/device/contract.js";
 import { Fifo } from "../../src/device/fifo.js";
 import { TxPort } from "../../src/device/tx-port.js";
 import type { PortAddress } from "../../src/lab/address-plan.js";
+import { Histogram } from "../../src/nic/histogram.js";
+import type { NicStats } from "../../src/nic/stats-types.js";
 import { ArpOp, buildArpFrame, parseArp } from "../../src/wire/arp.js";
 import { EtherType, ethPayloadOffset, ethType } from "../../src/wire/ethernet.js";
 import { parsePfcFrame, quantaToNs } from "../../src/wire/pfc.js";
@@ -14,6 +16,8 @@ export interface Received {
   readonly t: Nanoseconds;
   readonly frame: Uint8Array;
 }
+
+const NO_BUFFER = { bytes: 0, peakBytes: 0, xoff: false } as const;
 
 export class RawHost implements Device<{ send: Uint8Array[] }, void> {
   readonly received: Received[] = [];
@@ -102,7 +106,16 @@ export class RawHost implements Device<{ send: Uint8Array[] }, void> {
     return this.out.shift()!;
   }
 
-  stats(now: Nanoseconds): DeviceStats {
-    return { kind: "nic", name: this.name, now, counters: { received: this.received.length }, ports: [] };
+  /** Reports as a NIC without QPs, so a lab can hold it where a NIC would be. */
+  stats(now: Nanoseconds): NicStats {
+    const detail = { qps: [], flows: [], latency: new Histogram().snapshot(), rxBuffer: NO_BUFFER };
+    return {
+      kind: "nic",
+      name: this.name,
+      now,
+      counters: { received: this.received.length },
+      ports: [],
+      detail,
+    };
   }
 }

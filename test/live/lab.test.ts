@@ -4,9 +4,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import t from "tap";
-import { checkCapture } from "../../src/lab/pcap-check.js";
+import { checkCapture } from "../../src/verify/pcap-check.js";
 import { cpuHog } from "../helpers/hog.js";
-import { labNamespaces, labProcesses, requireRoot, rl, statsOf, upLab } from "../helpers/live.js";
+import { labNamespaces, labProcesses, nicStatsOf, requireRoot, rl, statsOf, upLab } from "../helpers/live.js";
 
 requireRoot(t);
 
@@ -63,14 +63,11 @@ t.test(
     for (const c of await Promise.all(capturing)) t.equal(c.exitCode, 0, c.stderr);
 
     // Every byte delivered exactly once, nothing lost in the lossless class.
-    const h8 = await statsOf(LAB, "h8");
-    const delivered = (h8.detail as { qps: { bytesDelivered: number }[] }).qps.reduce(
-      (a, q) => a + q.bytesDelivered,
-      0,
-    );
+    const h8 = await nicStatsOf(LAB, "h8");
+    const delivered = h8.detail.qps.reduce((a, q) => a + q.bytesDelivered, 0);
     t.equal(delivered, 4 * size, "h8 received every byte of the four 4 MB WRITEs");
     for (const h of ["h1", "h2", "h3", "h4"]) {
-      const flows = ((await statsOf(LAB, h)).detail as { flows: { bytes: number }[] }).flows;
+      const flows = (await nicStatsOf(LAB, h)).detail.flows;
       t.equal(flows.length, 1, `${h}'s WRITE completed`);
     }
     let lossless = 0;

@@ -9,8 +9,8 @@ import { execa } from "execa";
 import t from "tap";
 import { registerFramesCommand } from "../../src/cli/frames-command.js";
 import type { CommandIo } from "../../src/cli/pcap-check-command.js";
-import { buildFrameCatalog, type FrameExpectation } from "../../src/lab/frame-catalog.js";
-import { checkCapture } from "../../src/lab/pcap-check.js";
+import { buildFrameCatalog, type FrameExpectation } from "../../src/verify/frame-catalog.js";
+import { checkCapture } from "../../src/verify/pcap-check.js";
 import { parsePcap, serializePcap } from "../../src/wire/pcap.js";
 
 const MISSING =

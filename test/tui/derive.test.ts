@@ -1,7 +1,7 @@
 // Derivations from snapshots: utilisation from wire time, pause fractions, counter deltas, tiers, goodput.
 import t from "tap";
-import type { DeviceStats } from "../../src/device/contract.js";
 import type { LabEvent, LabSnapshot, TopologyView } from "../../src/lab/controller.js";
+import type { SwitchStats } from "../../src/switch/stats-types.js";
 import {
   appendBounded,
   counterDelta,
@@ -23,7 +23,7 @@ function switchStats(
   port: Record<string, number>,
   queue: Record<string, number>,
   depth = 0,
-): DeviceStats {
+): SwitchStats {
   return {
     kind: "switch",
     name: "leaf1",

@@ -3,8 +3,8 @@
 
 import { EventEmitter } from "node:events";
 import { execa } from "execa";
-import type { DeviceStats } from "../../device/contract.js";
 import type { FromDevice, Health, InitMessage, TimedEvent, ToDevice } from "../../runtime/live/protocol.js";
+import type { AnyDeviceStats } from "../device-stats.js";
 import { logPath } from "./names.js";
 import { distPath } from "./paths.js";
 
@@ -162,7 +162,7 @@ export class DeviceProcess extends EventEmitter<DeviceProcessEvents> {
   }
 
   request(message: { type: "command"; command: unknown }): Promise<unknown>;
-  request(message: { type: "stats" }): Promise<{ stats: DeviceStats; health: Health }>;
+  request(message: { type: "stats" }): Promise<{ stats: AnyDeviceStats; health: Health }>;
   request(message: { type: "command"; command: unknown } | { type: "stats" }): Promise<unknown> {
     if (this.status !== "running" || !this.child?.connected) {
       return Promise.reject(new Error(`${this.node} is ${this.status}`));

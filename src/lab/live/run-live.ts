@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
-import type { DeviceStats } from "../../device/contract.js";
 import type { LabEvent } from "../controller.js";
+import type { AnyDeviceStats } from "../device-stats.js";
 import { assembleReport, type FlowReport, type Report, writeReport } from "../report/report.js";
 import { SeriesRecorder } from "../report/series-recorder.js";
 import type { Scenario } from "../scenario.js";
@@ -176,7 +176,7 @@ async function play(
     progress(`interrupted at ${(ran / 1e3).toFixed(0)} µs emulated: reporting what ran so far`);
 
   const final = await lab.snapshot();
-  const stats: DeviceStats[] = Object.values(final.stats);
+  const stats: AnyDeviceStats[] = Object.values(final.stats);
   const flows = (await lab.request<FlowReport[]>("flows")).map((f) => ({
     ...f,
     startNs: f.startNs - t0,

@@ -1,7 +1,6 @@
 import { execa } from "execa";
-import type { DeviceStats } from "../../device/contract.js";
 import { createRandom } from "../../device/prng.js";
-import type { CompletionRecord, NicDetail } from "../../nic/nic.js";
+import type { CompletionRecord } from "../../nic/stats-types.js";
 import { generateFlows, type WorkloadSpec } from "../../nic/workloads.js";
 import { ClockTable, clockTableBytes, DeviceState } from "../../runtime/live/clock-table.js";
 import { nativeAddon } from "../../runtime/live/native.js";
@@ -16,6 +15,7 @@ import {
   type LinkView,
   type UdpRequest,
 } from "../controller.js";
+import type { AnyDeviceStats } from "../device-stats.js";
 import { FlowDriver } from "../flow-driver.js";
 import { buildNicConfig } from "../nic-config.js";
 import type { FlowReport } from "../report/report.js";
@@ -63,7 +63,7 @@ export interface LabStatus {
 }
 
 export interface Snapshot extends LabStatus {
-  readonly stats: Record<string, DeviceStats>;
+  readonly stats: Record<string, AnyDeviceStats>;
   readonly events: readonly LabEvent[];
 }
 
@@ -350,12 +350,12 @@ export class Supervisor {
     return d;
   }
 
-  async stats(node: string): Promise<{ stats: DeviceStats; health: unknown }> {
+  async stats(node: string): Promise<{ stats: AnyDeviceStats; health: unknown }> {
     return this.device(node).request({ type: "stats" });
   }
 
-  async allStats(): Promise<Record<string, DeviceStats>> {
-    const out: Record<string, DeviceStats> = {};
+  async allStats(): Promise<Record<string, AnyDeviceStats>> {
+    const out: Record<string, AnyDeviceStats> = {};
     await Promise.all(
       [...this.devices.values()]
         .filter((d) => d.status === "running")
@@ -569,7 +569,7 @@ export class Supervisor {
   async flowReport(): Promise<FlowReport[]> {
     const records = new Map<string, CompletionRecord[]>();
     for (const [name, s] of Object.entries(await this.allStats())) {
-      if (s.kind === "nic") records.set(name, [...(s.detail as NicDetail).flows]);
+      if (s.kind === "nic") records.set(name, [...s.detail.flows]);
     }
     return [...this.oldDrivers, this.driver].flatMap((d) => d.report(records));
   }

@@ -5,9 +5,8 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { DeviceStats } from "../../device/contract.js";
 import { Histogram } from "../../nic/histogram.js";
-import type { NicDetail } from "../../nic/nic.js";
+import type { AnyDeviceStats } from "../device-stats.js";
 import type { Scenario } from "../scenario.js";
 import { formatDuration, formatRate, formatSize } from "../units.js";
 import { SERIES_FILES, type Series } from "./series-recorder.js";
@@ -95,7 +94,11 @@ export function percentiles(values: readonly number[]): Percentiles {
   return { p50: percentile(values, 0.5), p99: percentile(values, 0.99), p999: percentile(values, 0.999) };
 }
 
-function sumCounters(stats: readonly DeviceStats[], pick: (name: string) => boolean, ports = true): number {
+function sumCounters(
+  stats: readonly AnyDeviceStats[],
+  pick: (name: string) => boolean,
+  ports = true,
+): number {
   let total = 0;
   for (const s of stats) {
     for (const [k, v] of Object.entries(s.counters)) if (pick(k)) total += v;
@@ -106,7 +109,7 @@ function sumCounters(stats: readonly DeviceStats[], pick: (name: string) => bool
 }
 
 export interface SummaryInputs {
-  readonly stats: readonly DeviceStats[];
+  readonly stats: readonly AnyDeviceStats[];
   readonly flows: readonly FlowReport[];
   readonly latency: Percentiles;
   readonly durationNs: number;
@@ -151,7 +154,7 @@ export function summarise({ stats, flows, latency, durationNs }: SummaryInputs):
   };
 }
 
-export function deviceReport(s: DeviceStats): DeviceReport {
+export function deviceReport(s: AnyDeviceStats): DeviceReport {
   const ports: DeviceReport["ports"] = {};
   for (const p of s.ports) {
     const entry: Record<string, number> & { queues?: Record<string, Record<string, number>> } = {
@@ -172,14 +175,14 @@ export function deviceReport(s: DeviceStats): DeviceReport {
 /** The report of a finished run, from the final stats of every device and the flow list. */
 export function assembleReport(
   sc: Scenario,
-  stats: readonly DeviceStats[],
+  stats: readonly AnyDeviceStats[],
   flows: readonly FlowReport[],
   run: { readonly runtime: "sim" | "live"; readonly wallClockMs: number; readonly dilation?: number },
 ): Report {
   // One-way latency: the NICs' histograms, merged (they travel as snapshots with their buckets).
   const latency = new Histogram();
   for (const s of stats) {
-    const detail = s.kind === "nic" ? (s.detail as NicDetail | undefined) : undefined;
+    const detail = s.kind === "nic" ? s.detail : undefined;
     if (detail) latency.merge(Histogram.fromSnapshot(detail.latency));
   }
   const lat =

@@ -1,11 +1,13 @@
 // The time series every scenario run records, from device stats taken every sample interval: queue depth
 // and pause state per switch queue, buffer use per switch, and per QP the DCQCN rate, α and goodput.
-// Both runtimes feed it the same DeviceStats, so their CSV files have the same columns.
+// Both runtimes feed it the same AnyDeviceStats, so their CSV files have the same columns.
 
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { DeviceStats, Nanoseconds } from "../../device/contract.js";
-import type { NicDetail } from "../../nic/nic.js";
+import type { Nanoseconds } from "../../device/contract.js";
+import type { NicStats } from "../../nic/stats-types.js";
+import type { SwitchStats } from "../../switch/stats-types.js";
+import type { AnyDeviceStats } from "../device-stats.js";
 
 export const SERIES_FILES = {
   queueDepth: "queue-depth.csv",
@@ -55,7 +57,7 @@ export class SeriesRecorder {
   private lastSampleAt: number | null = null;
 
   /** Records one sample of every device, at emulated time `now` (relative to the run's start). */
-  sample(now: Nanoseconds, stats: Iterable<DeviceStats>): void {
+  sample(now: Nanoseconds, stats: Iterable<AnyDeviceStats>): void {
     const dt = this.lastSampleAt === null ? 0 : now - this.lastSampleAt;
     for (const s of stats) {
       if (s.kind === "switch") this.recordSwitch(now, s);
@@ -68,7 +70,7 @@ export class SeriesRecorder {
     return [this.queueDepth, this.pauseState, this.buffer, this.qpRate, this.flowRate];
   }
 
-  private recordSwitch(now: Nanoseconds, s: DeviceStats): void {
+  private recordSwitch(now: Nanoseconds, s: SwitchStats): void {
     for (const p of s.ports) {
       for (const q of p.queues ?? []) {
         this.queueDepth.record(now, [s.name, p.name, q.queue], q.depthBytes);
@@ -79,10 +81,8 @@ export class SeriesRecorder {
     this.buffer.record(now, [s.name, "headroom"], s.counters.buffer_headroom_used_bytes ?? 0);
   }
 
-  private recordNic(now: Nanoseconds, s: DeviceStats, dt: number): void {
-    const detail = s.detail as NicDetail | undefined;
-    if (!detail) return;
-    for (const qp of detail.qps) {
+  private recordNic(now: Nanoseconds, s: NicStats, dt: number): void {
+    for (const qp of s.detail.qps) {
       this.qpRate.record(now, [s.name, qp.qpn, "rate_bps"], Math.round(qp.rateBps));
       this.qpRate.record(now, [s.name, qp.qpn, "alpha"], qp.alpha);
       const key = `${s.name}/${qp.qpn}`;

@@ -4,7 +4,7 @@
 // every frame whose wire time has passed). `lateness` records how late timers fire, in emulated ns.
 
 import type { TimerId } from "../../device/contract.js";
-import { EventQueue, type QueuedEvent } from "../sim/event-queue.js";
+import { EventQueue, type QueuedEvent } from "../../device/event-queue.js";
 import type { DeviceClock } from "./clock.js";
 
 interface Armed extends QueuedEvent {

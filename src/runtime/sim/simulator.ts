@@ -3,8 +3,8 @@
 // same run, bit for bit. Frames are the devices' real bytes; the simulator only moves them.
 
 import type { Device, DeviceEnv, Nanoseconds, TelemetryEvent, TimerId } from "../../device/contract.js";
+import { EventQueue, type QueuedEvent } from "../../device/event-queue.js";
 import { createRandom, type Random } from "../../device/prng.js";
-import { EventQueue, type QueuedEvent } from "./event-queue.js";
 
 export interface Endpoint {
   readonly device: string;

@@ -2,8 +2,9 @@
 // the key counters of each port, and the queues of the selected port. A host: its NIC's port, counters
 // (CNPs, ECN, pauses, retransmissions) and QPs.
 import type { MutableRefObject, ReactElement } from "react";
-import type { DeviceStats, PortStats, QueueStats } from "../../device/contract.js";
-import type { NicDetail } from "../../nic/nic.js";
+import type { PortStats, QueueStats } from "../../device/contract.js";
+import type { NicStats } from "../../nic/stats-types.js";
+import type { SwitchStats } from "../../switch/stats-types.js";
 import { type PortMetrics, PRIORITIES, peerOf } from "../derive.js";
 import { describeEvent } from "../event-text.js";
 import {
@@ -65,7 +66,7 @@ function activeQueues(p: PortStats): QueueStats[] {
 
 function switchLines(
   state: DashboardState,
-  stats: DeviceStats,
+  stats: SwitchStats,
   portIndex: number,
   width: number,
   height: number,
@@ -270,13 +271,13 @@ function sumPrio(k: Readonly<Record<string, number>>, name: (p: number) => strin
 
 function nicLines(
   state: DashboardState,
-  stats: DeviceStats,
+  stats: NicStats,
   width: number,
   height: number,
   theme: Theme,
 ): Segment[][] {
   const lines: Segment[][] = [];
-  const detail = stats.detail as NicDetail | undefined;
+  const detail = stats.detail;
   const p = stats.ports[0];
   if (p) {
     const m = state.ports.get(`${stats.name}:eth${p.port}`);

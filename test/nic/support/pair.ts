@@ -3,14 +3,10 @@
 
 import type { Device, DeviceEnv, DeviceStats, Nanoseconds } from "../../../src/device/contract.js";
 import type { PortAddress } from "../../../src/lab/address-plan.js";
+import type { NicCommand } from "../../../src/nic/commands.js";
 import { type NicConfigInit, nicConfig } from "../../../src/nic/config.js";
-import {
-  type CompletionRecord,
-  Nic,
-  type NicCommand,
-  type NicDetail,
-  type QpStats,
-} from "../../../src/nic/nic.js";
+import { Nic } from "../../../src/nic/nic.js";
+import type { CompletionRecord, NicDetail, NicStats, QpStats } from "../../../src/nic/stats-types.js";
 import { Simulator } from "../../../src/runtime/sim/simulator.js";
 import { parseIp } from "../../../src/wire/bytes.js";
 import { EtherType, ethType } from "../../../src/wire/ethernet.js";
@@ -162,8 +158,8 @@ export function connect(
   });
 }
 
-export function detail(stats: DeviceStats): NicDetail {
-  return stats.detail as NicDetail;
+export function detail(stats: NicStats): NicDetail {
+  return stats.detail;
 }
 
 export function qpStats(nic: Nic, qpn: number, now: Nanoseconds): QpStats {

@@ -2,8 +2,14 @@ import { crc32 } from "node:zlib";
 import { Command } from "commander";
 import t from "tap";
 import { type CommandIo, registerPcapCheckCommand, runPcapCheck } from "../../src/cli/pcap-check-command.js";
-import { buildFrameCatalog } from "../../src/lab/frame-catalog.js";
-import { checkCapture, checkFrame, checkFrames, FRAME_KINDS, FrameKind } from "../../src/lab/pcap-check.js";
+import { buildFrameCatalog } from "../../src/verify/frame-catalog.js";
+import {
+  checkCapture,
+  checkFrame,
+  checkFrames,
+  FRAME_KINDS,
+  FrameKind,
+} from "../../src/verify/pcap-check.js";
 import { readU16, writeU16 } from "../../src/wire/bytes.js";
 import { pcapHeader, serializePcap } from "../../src/wire/pcap.js";
 import { buildPfcFrame } from "../../src/wire/pfc.js";

@@ -8,6 +8,8 @@
 // leave h5 addressed to leaf2:eth3. Switch-made frames (PFC, ARP replies, LLDP, ICMP) come from the port
 // that sends them.
 
+import { hostAddress, macFor, planAddresses, portKey } from "../lab/address-plan.js";
+import { defaultTopology, nodeByName } from "../lab/topology.js";
 import { ArpOp, buildArpFrame } from "../wire/arp.js";
 import { type MacAddress, writeMac } from "../wire/bytes.js";
 import { buildIcmpFrame, IcmpTimeExceededCode, IcmpType } from "../wire/icmp.js";
@@ -29,9 +31,7 @@ import {
 } from "../wire/roce.js";
 import { buildRoceV1Frame } from "../wire/rocev1.js";
 import { buildVxlanFrame, vxlanSourcePort } from "../wire/vxlan.js";
-import { hostAddress, macFor, planAddresses, portKey } from "./address-plan.js";
 import type { FrameKind } from "./pcap-check.js";
-import { defaultTopology, nodeByName } from "./topology.js";
 
 /**
  * What an outside decoder must read in a catalog frame. Every field is optional except `kind` and

@@ -1,0 +1,120 @@
+// The NIC's control plane: the commands a runtime or the lab sends it, and the checks that turn a
+// command into what the NIC applies (a QP's parameters, the next configuration).
+
+import type { Nanoseconds } from "../device/contract.js";
+import type { Ipv4Address } from "../wire/bytes.js";
+import { PSN_MASK, roceUdpSourcePort } from "../wire/roce.js";
+import type { NicConfig, RxBufferConfig } from "./config.js";
+import type { DcqcnParams } from "./dcqcn-params.js";
+import type { QpInit } from "./qp.js";
+import type { MsgOpName } from "./transport.js";
+
+export type NicCommand =
+  /** Create an RC QP connected to `remoteQpn` at `remoteIp`. */
+  | {
+      readonly type: "create-qp";
+      readonly qpn: number;
+      readonly remoteQpn: number;
+      readonly remoteIp: Ipv4Address;
+      /** Default roceUdpSourcePort(qpn, remoteQpn), in 0xC000–0xFFFF. */
+      readonly udpSrcPort?: number;
+      /** Our first send PSN (default 0). */
+      readonly startPsn?: number;
+      /** The peer's first send PSN, which our responder expects (default 0). */
+      readonly remoteStartPsn?: number;
+    }
+  /** Post a work request; `at` in the future schedules it (the NIC arms its own timer). */
+  | {
+      readonly type: "post";
+      readonly qpn: number;
+      readonly op: MsgOpName;
+      readonly bytes: number;
+      readonly flowId: string;
+      readonly at?: Nanoseconds;
+    }
+  /** Change run-time settings. A new `dcqcn` restarts every QP's reaction point at line rate. */
+  | {
+      readonly type: "configure";
+      readonly dcqcn?: DcqcnParams | null;
+      readonly ackReqEvery?: number;
+      readonly rtoNs?: Nanoseconds;
+      readonly maxInflightPackets?: number;
+      readonly nakRetryGuard?: boolean;
+      readonly verifyPayload?: boolean;
+      readonly answerArp?: boolean;
+      readonly ackDscp?: number;
+      readonly rxBuffer?: Partial<RxBufferConfig>;
+    }
+  /** Drop every work request not yet started and cancel scheduled posts (started ones run to the end). */
+  | { readonly type: "stop" }
+  | { readonly type: "clear-counters" };
+
+export type NicReply =
+  | { readonly ok: true; readonly udpSrcPort?: number; readonly dropped?: number }
+  | { readonly ok: false; readonly error: string };
+
+export type CreateQp = Extract<NicCommand, { type: "create-qp" }>;
+export type Configure = Extract<NicCommand, { type: "configure" }>;
+
+export function fail(error: string): NicReply {
+  return { ok: false, error };
+}
+
+/** The QP that `cmd` asks for, in the next slot of `existing` (at most `limit` QPs), or why not. */
+export function qpInit(
+  cmd: CreateQp,
+  existing: ReadonlyMap<number, unknown>,
+  limit: number,
+): QpInit | string {
+  const isQpn = (n: number) => Number.isInteger(n) && n > 0 && n <= 0xff_ffff;
+  const isPsn = (n: number) => Number.isInteger(n) && n >= 0 && n <= PSN_MASK;
+  if (!isQpn(cmd.qpn) || !isQpn(cmd.remoteQpn)) return "QP numbers must be integers in 1..2^24-1";
+  if (existing.has(cmd.qpn)) return `QP ${cmd.qpn} already exists`;
+  if (existing.size >= limit) return "too many QPs";
+  if (!Number.isInteger(cmd.remoteIp) || cmd.remoteIp < 0 || cmd.remoteIp > 0xffff_ffff) {
+    return "remoteIp must be an IPv4 address as a number";
+  }
+  const udpSrcPort = cmd.udpSrcPort ?? roceUdpSourcePort(cmd.qpn, cmd.remoteQpn);
+  if (!Number.isInteger(udpSrcPort) || udpSrcPort < 1 || udpSrcPort > 0xffff) {
+    return `UDP source port ${udpSrcPort} is not in 1..65535`;
+  }
+  const startPsn = cmd.startPsn ?? 0;
+  const remoteStartPsn = cmd.remoteStartPsn ?? 0;
+  if (!isPsn(startPsn) || !isPsn(remoteStartPsn)) return "PSNs are integers in 0..2^24-1";
+  return {
+    slot: existing.size,
+    qpn: cmd.qpn,
+    remoteQpn: cmd.remoteQpn,
+    remoteIp: cmd.remoteIp >>> 0,
+    udpSrcPort,
+    startPsn,
+    remoteStartPsn,
+  };
+}
+
+/** The configuration after `cmd`, or why it is refused. */
+export function nextConfig(c: NicConfig, cmd: Configure): NicConfig | string {
+  const next: NicConfig = {
+    ...c,
+    dcqcn: cmd.dcqcn === undefined ? c.dcqcn : cmd.dcqcn,
+    ackReqEvery: cmd.ackReqEvery ?? c.ackReqEvery,
+    rtoNs: cmd.rtoNs ?? c.rtoNs,
+    maxInflightPackets: cmd.maxInflightPackets ?? c.maxInflightPackets,
+    nakRetryGuard: cmd.nakRetryGuard ?? c.nakRetryGuard,
+    verifyPayload: cmd.verifyPayload ?? c.verifyPayload,
+    answerArp: cmd.answerArp ?? c.answerArp,
+    ackDscp: cmd.ackDscp ?? c.ackDscp,
+    rxBuffer: { ...c.rxBuffer, ...cmd.rxBuffer },
+  };
+  if (!Number.isInteger(next.ackReqEvery) || next.ackReqEvery < 1) return "ackReqEvery must be >= 1";
+  if (!(next.rtoNs > 0)) return "rtoNs must be positive";
+  if (!Number.isInteger(next.maxInflightPackets) || next.maxInflightPackets < 1) {
+    return "maxInflightPackets must be >= 1";
+  }
+  if (!Number.isInteger(next.ackDscp) || next.ackDscp < 0 || next.ackDscp > 63) return "ackDscp not in 0..63";
+  const rx = next.rxBuffer;
+  if (rx.enabled && (!(rx.hostIngestRateBps > 0) || rx.xonBytes >= rx.xoffBytes || rx.xonBytes < 0)) {
+    return "rxBuffer needs a positive ingest rate and 0 <= xonBytes < xoffBytes";
+  }
+  return next;
+}

@@ -1,0 +1,95 @@
+// The NIC's stats(): the flat counter table (mlx5 names, see counters.ts), the port table (`ethtool -S`
+// style: MAC counters with the RDMA ones beside them) and the NIC detail (per-QP state, completions,
+// latency, receive buffer).
+
+import type { Counters, Nanoseconds, PortStats } from "../device/contract.js";
+import type { TxPort } from "../device/tx-port.js";
+import { PRIORITIES } from "./config.js";
+import type { HostPort } from "./host-port.js";
+import { DROP_REASONS, PORT } from "./nic-ids.js";
+import type { NicShared } from "./nic-shared.js";
+import type { PauseState } from "./pause-state.js";
+import type { QueuePair } from "./qp.js";
+import type { ReceivePath } from "./receive-path.js";
+import type { RxBuffer } from "./rx-buffer.js";
+import type { NicDetail, NicStats, QpStats } from "./stats-types.js";
+
+/** The parts of a NIC whose counters its stats report. */
+export interface NicParts {
+  readonly name: string;
+  readonly shared: NicShared;
+  readonly port: TxPort;
+  readonly rx: ReceivePath;
+  readonly rxBuffer: RxBuffer;
+  readonly host: HostPort;
+  readonly pause: PauseState;
+}
+
+export function nicStats(n: NicParts, up: boolean, now: Nanoseconds): NicStats {
+  const { shared: s, port: tx, rx, rxBuffer, host, pause } = n;
+  const counters: Counters = s.counters.toCounters();
+  counters.tx_packets = tx.txFrames;
+  counters.tx_bytes = tx.txBytes;
+  counters.rx_packets = rx.rxPackets;
+  counters.rx_bytes = rx.rxBytes;
+  for (let i = 0; i < DROP_REASONS.length; i++) counters[`drop_${DROP_REASONS[i]}`] = s.drops[i]!;
+  const port: Counters = {
+    rx_packets: rx.rxPackets,
+    rx_bytes: rx.rxBytes,
+    tx_packets: tx.txFrames,
+    tx_bytes: tx.txBytes,
+    tx_busy_ns: tx.busyNs,
+    tx_stalled_ns: tx.stalledNs,
+    rx_buffer_bytes: rxBuffer.bytes,
+    rx_buffer_peak_bytes: rxBuffer.peakBytes,
+    host_rx_frames: host.toHostFrames,
+    host_tx_frames: host.fromHostFrames,
+    host_tx_dropped: host.txDropped,
+  };
+  for (let p = 0; p < PRIORITIES; p++) {
+    port[`rx_prio${p}_pause`] = pause.rxPause[p]!;
+    port[`rx_prio${p}_resume`] = pause.rxResume[p]!;
+    port[`rx_prio${p}_pause_duration`] = pause.pausedNs(p, now);
+    port[`rx_prio${p}_pause_transition`] = pause.rxPauseTransitions[p]!;
+    port[`tx_prio${p}_pause`] = rxBuffer.txPause[p]!;
+    port[`tx_prio${p}_resume`] = rxBuffer.txResume[p]!;
+  }
+  // The port table also carries the device counters, as `ethtool -S` shows RDMA counters beside MAC ones.
+  for (const [k, v] of Object.entries(counters)) if (!(k in port)) port[k] = v;
+  const ports: PortStats[] = [{ port: PORT, name: "eth1", up, counters: port }];
+  const paused = pause.isPaused(s.dataPrio);
+  const detail: NicDetail = {
+    qps: s.qps.map((qp) => qpStats(s, qp, paused, now)),
+    flows: [...s.flows],
+    latency: s.latency.snapshot(),
+    rxBuffer: { bytes: rxBuffer.bytes, peakBytes: rxBuffer.peakBytes, xoff: rxBuffer.xoff },
+  };
+  return { kind: "nic", name: n.name, now, counters, ports, detail };
+}
+
+function qpStats(s: NicShared, qp: QueuePair, paused: boolean, now: Nanoseconds): QpStats {
+  const rp = qp.rp;
+  const r = qp.requester;
+  const lineRate = s.lineRate;
+  return {
+    qpn: qp.qpn,
+    remoteQpn: qp.remoteQpn,
+    remoteIp: qp.remoteIp,
+    udpSrcPort: qp.udpSrcPort,
+    rateBps: qp.rate(lineRate),
+    targetRateBps: rp === null ? lineRate : rp.target,
+    alpha: rp === null ? 0 : rp.alpha(now),
+    bytesSent: r.bytesSent + qp.responder.bytesSent,
+    bytesAcked: r.bytesAcked,
+    bytesDelivered: qp.responder.bytesDelivered,
+    readBytesReceived: r.readBytesReceived,
+    retransmits: r.retransmits,
+    cnpHandled: rp === null ? 0 : rp.cnpHandled,
+    cnpIgnored: qp.cnpIgnored,
+    cnpSent: qp.cnpSent,
+    ecnMarked: qp.ecnMarked,
+    inflightPackets: r.inflightPackets,
+    pendingMessages: r.pendingMessages,
+    paused,
+  };
+}

@@ -1,0 +1,78 @@
+// Work requests: `post` hands one to its QP's requester now, or keeps it until its time (`at`), on one
+// timer armed at the earliest scheduled post; `stop` drops what has not started.
+
+import type { Nanoseconds } from "../device/contract.js";
+import { fail, type NicCommand, type NicReply } from "./commands.js";
+import { T_POST, TIMER_KIND } from "./nic-ids.js";
+import type { Kick, NicShared } from "./nic-shared.js";
+import { MSG_OP_NAMES, type MsgOp } from "./transport.js";
+
+const MAX_MESSAGE_BYTES = 0xffff_ffff;
+
+interface ScheduledPost {
+  readonly at: Nanoseconds;
+  readonly qpn: number;
+  readonly op: MsgOp;
+  readonly bytes: number;
+  readonly flowId: string;
+}
+
+export class PostQueue {
+  /** Sorted by time (stable for equal times: posts run in the order they were given). */
+  private scheduled: ScheduledPost[] = [];
+
+  constructor(
+    private readonly s: NicShared,
+    private readonly kick: Kick,
+  ) {}
+
+  post(cmd: Extract<NicCommand, { type: "post" }>, now: Nanoseconds): NicReply {
+    const qp = this.s.qpByNum.get(cmd.qpn);
+    if (qp === undefined) return fail(`no QP ${cmd.qpn}`);
+    const op = MSG_OP_NAMES.indexOf(cmd.op) as MsgOp | -1;
+    if (op === -1) return fail(`op ${String(cmd.op)} is not one of ${MSG_OP_NAMES.join(", ")}`);
+    if (!Number.isInteger(cmd.bytes) || cmd.bytes < 1 || cmd.bytes > MAX_MESSAGE_BYTES) {
+      return fail(`bytes ${cmd.bytes} is not an integer in 1..${MAX_MESSAGE_BYTES}`);
+    }
+    if (typeof cmd.flowId !== "string") return fail("flowId must be a string");
+    const at = cmd.at ?? now;
+    if (!(at >= 0)) return fail(`at ${at} is not a time`);
+    if (at > now) {
+      this.schedule({ at, qpn: cmd.qpn, op, bytes: cmd.bytes, flowId: cmd.flowId });
+      return { ok: true };
+    }
+    qp.requester.post(op, cmd.bytes, cmd.flowId, now);
+    this.kick(now);
+    return { ok: true };
+  }
+
+  private schedule(p: ScheduledPost): void {
+    let i = this.scheduled.length;
+    while (i > 0 && this.scheduled[i - 1]!.at > p.at) i--;
+    this.scheduled.splice(i, 0, p);
+    if (i === 0) this.s.env.arm(T_POST * TIMER_KIND, Math.ceil(p.at));
+  }
+
+  /** The post timer fired: hand every due post to its QP. */
+  onTimer(now: Nanoseconds): void {
+    let n = 0;
+    while (n < this.scheduled.length && this.scheduled[n]!.at <= now) {
+      const p = this.scheduled[n++]!;
+      // `postedAt` is when the request was due, so a late timer in the live runtime does not shorten FCT.
+      this.s.qpByNum.get(p.qpn)?.requester.post(p.op, p.bytes, p.flowId, p.at);
+    }
+    this.scheduled.splice(0, n);
+    const next = this.scheduled[0];
+    if (next !== undefined) this.s.env.arm(T_POST * TIMER_KIND, Math.ceil(next.at));
+    this.kick(now);
+  }
+
+  /** Cancel scheduled posts and drop every work request not yet started; returns how many were dropped. */
+  stop(): number {
+    this.scheduled = [];
+    this.s.env.disarm(T_POST * TIMER_KIND);
+    let dropped = 0;
+    for (const qp of this.s.qps) dropped += qp.requester.stop();
+    return dropped;
+  }
+}

@@ -1,0 +1,250 @@
+// The receive path: port → [receive buffer, PFC XOFF/XON] → parse (Ethernet, IPv4, UDP 4791, ICRC, BTH)
+// → CNP: the QP's reaction point | ACK/NAK and READ responses: the QP's requester | WRITE/SEND/READ
+// requests: the QP's responder; CE marks feed the QP's notification point. With a host port, what is not
+// RoCE for us goes up to the host stack.
+
+import type { Nanoseconds } from "../device/contract.js";
+import { EventKind } from "../device/contract.js";
+import { ArpOp, buildArpFrame, parseArp } from "../wire/arp.js";
+import { BROADCAST_MAC, internetChecksum, readMac } from "../wire/bytes.js";
+import { EtherType, ethPayloadOffset, ethType } from "../wire/ethernet.js";
+import { verifyIcrcV2 } from "../wire/icrc.js";
+import {
+  Ecn,
+  IpProtocol,
+  ipv4Dst,
+  ipv4Ecn,
+  ipv4HeaderLength,
+  ipv4Protocol,
+  ipv4TotalLength,
+} from "../wire/ipv4.js";
+import { AethSyndrome, aethKind, Opcode, parseRoce, type RoceHeaders } from "../wire/roce.js";
+import { ROCEV2_UDP_PORT, udpDstPort, udpLength } from "../wire/udp.js";
+import type { HostPort } from "./host-port.js";
+import { DropReason, KEY_MISMATCH } from "./nic-ids.js";
+import type { NicShared } from "./nic-shared.js";
+import type { PauseState } from "./pause-state.js";
+import { payloadSentAt, TIMESTAMP_LENGTH } from "./payload.js";
+import type { QueuePair } from "./qp.js";
+import type { RateControl } from "./rate-control.js";
+import { ResponseResult } from "./requester.js";
+import { RequestResult } from "./responder.js";
+import type { RxBuffer } from "./rx-buffer.js";
+import {
+  KIND_ACK,
+  KIND_READ_REQUEST,
+  KIND_READ_RESPONSE,
+  KIND_SEND,
+  KIND_WRITE,
+  opcodeKind,
+} from "./transport.js";
+import type { TxArbiter } from "./tx-arbiter.js";
+
+/** ACKs, NAKs or responses may have opened the window, completed work or asked for a resend. */
+export type RequesterEvent = (qp: QueuePair, now: Nanoseconds) => void;
+
+export class ReceivePath {
+  rxPackets = 0;
+  rxBytes = 0;
+
+  constructor(
+    private readonly s: NicShared,
+    private readonly tx: TxArbiter,
+    private readonly rate: RateControl,
+    private readonly pause: PauseState,
+    private readonly host: HostPort,
+    private readonly rxBuffer: RxBuffer,
+    private readonly requesterEvent: RequesterEvent,
+  ) {}
+
+  /** A frame from the wire (the port is up). */
+  fromWire(frame: Uint8Array, now: Nanoseconds): void {
+    this.rxPackets++;
+    this.rxBytes += frame.length;
+    if (frame.length < 14) {
+      this.s.drop(DropReason.Malformed, now);
+      return;
+    }
+    // The MAC consumes PFC before anything is buffered.
+    if (ethType(frame) === EtherType.MacControl) {
+      this.pause.receive(frame, now);
+      return;
+    }
+    if (this.s.cfg.rxBuffer.enabled) {
+      this.rxBuffer.push(frame, now);
+      return;
+    }
+    this.process(frame, now);
+  }
+
+  /** A frame past the receive buffer. */
+  process(frame: Uint8Array, now: Nanoseconds): void {
+    const type = ethType(frame);
+    const l3 = ethPayloadOffset(frame);
+    const cfg = this.s.cfg;
+    if (cfg.hostPort && !this.host.isRoceForUs(frame, type, l3)) {
+      this.host.toHost(frame);
+      return;
+    }
+    if (type === EtherType.ARP) {
+      this.receiveArp(frame, l3, now);
+      return;
+    }
+    if (type !== EtherType.IPv4 || readMac(frame, 0) !== cfg.port.mac) {
+      this.s.counters.rxIgnored++;
+      return;
+    }
+    this.receiveIpv4(frame, l3, now);
+  }
+
+  private receiveIpv4(frame: Uint8Array, ip: number, now: Nanoseconds): void {
+    const s = this.s;
+    if (
+      frame.length < ip + 20 ||
+      frame[ip]! >>> 4 !== 4 ||
+      ipv4HeaderLength(frame, ip) < 20 ||
+      ip + ipv4TotalLength(frame, ip) > frame.length ||
+      internetChecksum(frame, ip, ipv4HeaderLength(frame, ip)) !== 0
+    ) {
+      s.drop(DropReason.Malformed, now);
+      return;
+    }
+    if (ipv4Dst(frame, ip) !== s.cfg.port.ip || ipv4Protocol(frame, ip) !== IpProtocol.UDP) {
+      s.counters.rxIgnored++;
+      return;
+    }
+    const end = ip + ipv4TotalLength(frame, ip);
+    const udp = ip + ipv4HeaderLength(frame, ip);
+    if (udp + 8 > end) {
+      s.drop(DropReason.Malformed, now);
+      return;
+    }
+    if (udpDstPort(frame, udp) !== ROCEV2_UDP_PORT) {
+      s.counters.rxIgnored++;
+      return;
+    }
+    if (udp + udpLength(frame, udp) !== end) {
+      s.drop(DropReason.Malformed, now);
+      return;
+    }
+    if (!verifyIcrcV2(frame, ip, end)) {
+      s.counters.rxIcrcErrors++;
+      s.drop(DropReason.Icrc, now);
+      return;
+    }
+    const parsed = parseRoce(frame, udp + 8, end);
+    if (!parsed.ok) {
+      s.drop(DropReason.Malformed, now);
+      return;
+    }
+    this.receiveRoce(parsed.value, frame, ipv4Ecn(frame, ip) === Ecn.Ce, now);
+  }
+
+  private receiveRoce(h: RoceHeaders, frame: Uint8Array, ce: boolean, now: Nanoseconds): void {
+    const s = this.s;
+    const bth = h.bth;
+    if (bth.opcode === Opcode.Cnp) {
+      this.rate.receiveCnp(bth.destQp, now);
+      return;
+    }
+    const qp = s.qpByNum.get(bth.destQp);
+    if (qp === undefined) {
+      s.counters.rxUnknownQp++;
+      s.drop(DropReason.UnknownQp, now);
+      return;
+    }
+    const kind = opcodeKind(bth.opcode);
+    if (kind === KIND_ACK) {
+      this.receiveAck(qp, h, now);
+      return;
+    }
+    if (kind === KIND_READ_RESPONSE) {
+      if (ce) this.rate.marked(qp, now);
+      this.inspect(qp, frame, h, now);
+      const r = qp.requester.onReadResponse(bth.psn, h.payloadLength, now);
+      if (r === ResponseResult.Duplicate) s.counters.duplicateResponse++;
+      else if (r === ResponseResult.Invalid) s.drop(DropReason.InvalidRequest, now);
+      this.requesterEvent(qp, now);
+      return;
+    }
+    if (kind === KIND_WRITE || kind === KIND_SEND || kind === KIND_READ_REQUEST) {
+      if (ce) this.rate.marked(qp, now);
+      if (kind !== KIND_READ_REQUEST) this.inspect(qp, frame, h, now);
+      const reth = h.reth;
+      const r = qp.responder.onRequest(
+        kind,
+        bth.opcode,
+        bth.psn,
+        bth.ackReq,
+        h.payloadLength,
+        reth === null ? -1 : reth.dmaLength,
+        reth === null ? -1 : reth.rkey,
+      );
+      if (r === RequestResult.Invalid) s.drop(DropReason.InvalidRequest, now);
+      if (qp.responder.ackPending || qp.responder.nakPending) this.tx.queueAck(qp, now);
+      if (kind === KIND_READ_REQUEST && qp.responder.hasResponses) this.tx.kick(now);
+      return;
+    }
+    // The immediate-data variants parse but are not spoken here (atomics and UC/UD opcodes never get this
+    // far: parseRoce refuses them and they count as malformed).
+    s.counters.rxIgnored++;
+  }
+
+  private receiveAck(qp: QueuePair, h: RoceHeaders, now: Nanoseconds): void {
+    const aeth = h.aeth!;
+    this.s.counters.acksReceived++;
+    const kind = aethKind(aeth.syndrome);
+    if (kind === "ack") qp.requester.onAck(h.bth.psn, now);
+    else if (kind === "nak" && aeth.syndrome === AethSyndrome.NakPsnSequenceError) {
+      this.s.counters.packetSeqErr++;
+      qp.requester.onNak(h.bth.psn, now);
+    }
+    this.requesterEvent(qp, now);
+  }
+
+  /** Every received data packet (in order or not): one-way delay sample and payload pattern check. */
+  private inspect(qp: QueuePair, frame: Uint8Array, h: RoceHeaders, now: Nanoseconds): void {
+    const s = this.s;
+    const off = h.payloadOffset;
+    const len = h.payloadLength;
+    if (len >= TIMESTAMP_LENGTH) s.latency.record(now - payloadSentAt(frame, off));
+    if (s.cfg.verifyPayload && len > 0 && !s.builder.payloads.verify(frame, off, len, qp.qpn, h.bth.psn)) {
+      // The ICRC passed, so these are the bytes the peer sent: a transport bug, not corruption on the wire.
+      s.counters.payloadMismatch++;
+      const count = s.limiter.admit(KEY_MISMATCH + qp.slot, now);
+      if (count > 0) s.env.emit({ kind: EventKind.Info, qp: qp.qpn, count, detail: "payload-mismatch" });
+    }
+  }
+
+  private receiveArp(frame: Uint8Array, l3: number, now: Nanoseconds): void {
+    const s = this.s;
+    const parsed = parseArp(frame, l3);
+    if (!parsed.ok) {
+      s.drop(DropReason.Malformed, now);
+      return;
+    }
+    const arp = parsed.value;
+    const dst = readMac(frame, 0);
+    const port = s.cfg.port;
+    if (
+      !s.cfg.answerArp ||
+      arp.op !== ArpOp.Request ||
+      arp.targetIp !== port.ip ||
+      (dst !== BROADCAST_MAC && dst !== port.mac)
+    ) {
+      s.counters.rxIgnored++;
+      return;
+    }
+    this.tx.pushUrgent(
+      buildArpFrame({
+        op: ArpOp.Reply,
+        senderMac: port.mac,
+        senderIp: port.ip,
+        targetMac: arp.senderMac,
+        targetIp: arp.senderIp,
+      }),
+    );
+    s.counters.arpRepliesSent++;
+    this.tx.kick(now);
+  }
+}

@@ -1,0 +1,129 @@
+// The transmit arbiter: what the port sends next when its wire frees up. PFC and ARP replies first, then
+// CNPs, then ACK/NAKs (each skipped while PFC pauses its priority), then host-stack frames and RDMA data
+// taking turns. Data is round robin over QPs that have something to send, whose priority is not paused,
+// that are inside maxInflightPackets and whose pacer allows; when QPs wait only on their pacers, one
+// wake-up timer is armed at the earliest next-send time.
+
+import type { Nanoseconds } from "../device/contract.js";
+import { Fifo } from "../device/fifo.js";
+import type { HostPort } from "./host-port.js";
+import { T_WAKE, TIMER_KIND } from "./nic-ids.js";
+import type { Kick, NicShared } from "./nic-shared.js";
+import type { PauseState } from "./pause-state.js";
+import { PACE_SLACK_NS, type QueuePair } from "./qp.js";
+
+/** Called for every data frame the arbiter hands to the wire (pacing, DCQCN byte counter, RTO). */
+export type DataSent = (qp: QueuePair, frame: Uint8Array, now: Nanoseconds) => void;
+
+export class TxArbiter {
+  /** Frames never held by PFC: PFC and ARP replies. */
+  private readonly urgent = new Fifo<Uint8Array>();
+  private readonly cnps = new Fifo<Uint8Array>();
+  /** QPs that owe an ACK or NAK (built when the wire takes it, so several requests coalesce into one). */
+  private readonly ackQueue = new Fifo<QueuePair>();
+  private rr = 0;
+  private wakeAt = -1;
+  /** Alternate between the host stack's frames and RDMA data, so neither starves the other. */
+  private hostTurn = false;
+
+  constructor(
+    private readonly s: NicShared,
+    private readonly pause: PauseState,
+    private readonly host: HostPort,
+    readonly kick: Kick,
+    private readonly dataSent: DataSent,
+  ) {}
+
+  /** Queue a PFC or ARP frame (the caller kicks the port). */
+  pushUrgent(frame: Uint8Array): void {
+    this.urgent.push(frame);
+  }
+
+  /** Queue a CNP (the caller kicks the port). */
+  pushCnp(frame: Uint8Array): void {
+    this.cnps.push(frame);
+  }
+
+  queueAck(qp: QueuePair, now: Nanoseconds): void {
+    if (qp.inAckQueue) return;
+    qp.inAckQueue = true;
+    this.ackQueue.push(qp);
+    this.kick(now);
+  }
+
+  /** The wake-up timer fired: the pacers may allow a QP now. */
+  onWake(now: Nanoseconds): void {
+    this.wakeAt = -1;
+    this.kick(now);
+  }
+
+  /** The link went down: PFC, ARP replies and CNPs are not worth keeping (the transport resends data). */
+  linkDown(): void {
+    this.urgent.drain();
+    this.cnps.drain();
+  }
+
+  /** The next frame for the wire, or null (TxPort's pull). */
+  choose(now: Nanoseconds): Uint8Array | null {
+    const s = this.s;
+    const paused = this.pause.paused;
+    const urgent = this.urgent.shift();
+    if (urgent !== undefined) return urgent;
+    if (!((paused >> s.cnpPrio) & 1)) {
+      const cnp = this.cnps.shift();
+      if (cnp !== undefined) return cnp;
+    }
+    if (!((paused >> s.ackPrio) & 1)) {
+      for (let qp = this.ackQueue.shift(); qp !== undefined; qp = this.ackQueue.shift()) {
+        qp.inAckQueue = false;
+        const frame = qp.responder.takeAckFrame();
+        if (qp.responder.ackPending || qp.responder.nakPending) this.queueAck(qp, now);
+        if (frame !== null) return frame;
+      }
+    }
+    // Host-stack frames and RDMA data take turns while both have something to send.
+    if (this.hostTurn) {
+      const host = this.host.take(this.pause.paused);
+      if (host !== null) {
+        this.hostTurn = false;
+        return host;
+      }
+    }
+    const data = this.pullData(now);
+    if (data !== null) {
+      this.hostTurn = true;
+      return data;
+    }
+    return this.host.take(this.pause.paused);
+  }
+
+  private pullData(now: Nanoseconds): Uint8Array | null {
+    if ((this.pause.paused >> this.s.dataPrio) & 1) return null;
+    const qps = this.s.qps;
+    const n = qps.length;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < n; i++) {
+      const idx = (this.rr + i) % n;
+      const qp = qps[idx]!;
+      if (!qp.hasData()) continue;
+      if (qp.nextSendAt > now + PACE_SLACK_NS) {
+        if (qp.nextSendAt < earliest) earliest = qp.nextSendAt;
+        continue;
+      }
+      const frame = qp.nextFrame(now);
+      if (frame === null) continue;
+      this.rr = (idx + 1) % n;
+      this.dataSent(qp, frame, now);
+      return frame;
+    }
+    if (earliest !== Number.POSITIVE_INFINITY) this.armWake(Math.ceil(earliest - PACE_SLACK_NS), now);
+    return null;
+  }
+
+  private armWake(at: Nanoseconds, now: Nanoseconds): void {
+    const t = Math.max(at, now + 1);
+    if (this.wakeAt >= 0 && this.wakeAt <= t && this.wakeAt > now) return;
+    this.wakeAt = t;
+    this.s.env.arm(T_WAKE * TIMER_KIND, t);
+  }
+}
