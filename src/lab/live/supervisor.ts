@@ -81,7 +81,7 @@ export interface SupervisorOptions {
 }
 
 /** Default grace of synced clocks: above a busy device's usual gap between turns (Node timers, ~1 ms). */
-export const DEFAULT_SYNC_GRACE_MS = 2;
+export const DEFAULT_SYNC_GRACE_MS = 1;
 
 export class Supervisor {
   readonly lab: string;

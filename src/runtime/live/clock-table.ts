@@ -138,6 +138,10 @@ export class ClockTable {
     return this.words[this.linkBase + l * LINK_WORDS + SENT]!;
   }
 
+  read(l: number): number {
+    return this.words[this.linkBase + l * LINK_WORDS + READ]!;
+  }
+
   /**
    * A lower bound on device `d`'s emulated clock at real time `real` (ns since the epoch), or +Inf when it
    * constrains nobody (absent or gone). `dilation` converts real to emulated ns; `graceNs` (real ns) is how

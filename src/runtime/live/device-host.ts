@@ -52,7 +52,7 @@ export class DeviceHost {
         this.framesIn++;
         this.clock.read(port);
         this.device?.receive(port, frame, this.clock.now());
-        this.timers.runDue();
+        this.runSoon();
       });
     }
     this.env = {
@@ -66,13 +66,32 @@ export class DeviceHost {
     };
     this.lag.enable();
     if (clock.heartbeatMs !== null) {
-      this.heartbeat = setInterval(() => {
+      // After the poll phase, like the timers: what arrived during a stall is read before the tick.
+      const beat = (): void => {
         this.clock.tick();
         this.timers.runDue();
-      }, clock.heartbeatMs);
+      };
+      this.heartbeat = setInterval(() => setImmediate(beat), clock.heartbeatMs);
       this.heartbeat.unref();
     }
   }
+
+  /**
+   * Runs due timers once the frames that are ready have all been read (setImmediate runs after the I/O
+   * poll phase): a timer made due by a late wake-up must not transmit before a pause frame further down
+   * the same batch has been seen.
+   */
+  private runSoon(): void {
+    if (this.runScheduled) return;
+    this.runScheduled = true;
+    setImmediate(this.runScheduledNow);
+  }
+
+  private runScheduled = false;
+  private readonly runScheduledNow = (): void => {
+    this.runScheduled = false;
+    this.timers.runDue();
+  };
 
   attach(device: Device): void {
     this.device = device;

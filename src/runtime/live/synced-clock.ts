@@ -16,8 +16,8 @@ import { DeviceState } from "./clock-table.js";
 
 /** How soon a held clock looks again at its neighbours, real ms (Node timers have 1 ms resolution). */
 export const SYNC_POLL_MS = 1;
-/** How often an idle device settles its link counters (and shows it is alive), real ms. */
-export const SYNC_HEARTBEAT_MS = 20;
+/** How often a device settles its link counters (frames the kernel lost), real ms. */
+export const SYNC_HEARTBEAT_MS = 50;
 
 export interface SyncedPort {
   readonly port: number;
@@ -42,7 +42,9 @@ export class SyncedClock implements DeviceClock {
   private readonly rxLink: Int32Array;
   private readonly txLink: Int32Array;
   private readonly peers: readonly SyncedPort[];
+  /** Per incoming link: SENT and READ as the previous heartbeat saw them. */
   private readonly settleAt: Float64Array;
+  private readonly readAt: Float64Array;
   /** Per neighbour (index into peers): whether its silence is past the grace period right now. */
   private readonly overdue: Uint8Array;
 
@@ -66,6 +68,7 @@ export class SyncedClock implements DeviceClock {
     }
     this.peers = ports;
     this.settleAt = new Float64Array(table.links);
+    this.readAt = new Float64Array(table.links).fill(-1);
     this.overdue = new Uint8Array(ports.length);
     // Frames left on our incoming links by a previous process of this device are not ours to read.
     for (const p of ports) table.settle(p.rxLink, table.sent(p.rxLink));
@@ -122,14 +125,20 @@ export class SyncedClock implements DeviceClock {
   }
 
   /**
-   * Called every few tens of real ms: frames counted as sent to us before the previous call that we have
-   * not read were lost by the kernel (a full ring); stop counting them as unread.
+   * Called every few tens of real ms, after the event loop has polled the ports: frames counted as sent
+   * to us before the previous call, on a link from which we have read nothing since, were lost by the
+   * kernel (a full ring); stop counting them as unread. A link we did read from is left alone: its frames
+   * are coming (after a stall the backlog is read before this runs), and settling them would make the
+   * read count overtake the sent count and the device look idle while it has work.
    */
   tick(): void {
     for (const p of this.peers) {
-      const before = this.settleAt[p.rxLink]!;
-      if (before > 0) this.table.settle(p.rxLink, before);
-      this.settleAt[p.rxLink] = this.table.sent(p.rxLink);
+      const l = p.rxLink;
+      const read = this.table.read(l);
+      const before = this.settleAt[l]!;
+      if (read === this.readAt[l] && before > read) this.table.settle(l, before);
+      this.readAt[l] = this.table.read(l);
+      this.settleAt[l] = this.table.sent(l);
     }
   }
 
