@@ -12,7 +12,7 @@ import type { Health, TimedEvent } from "./protocol.js";
 import { LiveTimers } from "./timers.js";
 
 /** Event-loop delay sampling interval; samples include it, so it is subtracted from what we report. */
-const LAG_RESOLUTION_MS = 1;
+const LAG_RESOLUTION_MS = 50;
 
 /** Below this much real time, a link's emulated delay is not worth a timer (Node timers are 1 ms). */
 const MIN_DELAY_REAL_MS = 0.25;

@@ -17,8 +17,10 @@ import { CapPort, type PortIo } from "./port-io.js";
 import type { FromDevice, InitMessage, SyncInit, ToDevice } from "./protocol.js";
 import { SyncedClock } from "./synced-clock.js";
 
-/** How often events and health go up to the supervisor, real ms. */
+/** How often events and health go up to the supervisor while the device moves frames, real ms. */
 const REPORT_INTERVAL_MS = 100;
+/** How often an idle device (no frame in or out, no event) still reports its health, real ms. */
+const IDLE_REPORT_INTERVAL_MS = 2000;
 
 const { values } = parseArgs({ options: { lab: { type: "string" }, node: { type: "string" } } });
 if (!values.lab || !values.node || !process.send) {
@@ -43,9 +45,17 @@ function start(init: InitMessage): void {
   host = new DeviceHost(clock, ports, createRandom(init.seed, `device:${init.node}`));
   device = createDevice(init, host);
   host.attach(device);
+  // Pushed on change: an idle lab of a dozen processes must not keep the supervisor busy parsing health.
+  let traffic = -1;
+  let reportedAt = 0;
   setInterval(() => {
     const events = host!.drainEvents();
     if (events.length > 0) send({ type: "events", events });
+    const moved = host!.framesIn + host!.framesOut;
+    const now = performance.now();
+    if (events.length === 0 && moved === traffic && now - reportedAt < IDLE_REPORT_INTERVAL_MS) return;
+    traffic = moved;
+    reportedAt = now;
     send({ type: "health", now: clock.now(), health: host!.health() });
   }, REPORT_INTERVAL_MS).unref();
   send({ type: "ready", pid: process.pid });

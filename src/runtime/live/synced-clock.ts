@@ -17,7 +17,7 @@ import { DeviceState } from "./clock-table.js";
 /** How soon a held clock looks again at its neighbours, real ms (Node timers have 1 ms resolution). */
 export const SYNC_POLL_MS = 1;
 /** How often a device settles its link counters (frames the kernel lost), real ms. */
-export const SYNC_HEARTBEAT_MS = 50;
+export const SYNC_HEARTBEAT_MS = 200;
 
 export interface SyncedPort {
   readonly port: number;
