@@ -456,7 +456,7 @@ export async function captureFrames(
 
 function formatStatus(s: LabStatus): string {
   const lines = [
-    `lab ${s.lab}: ${s.status}, topology ${s.topology}, dilation ${s.dilation}, emulated time ${formatDuration(s.now)}`,
+    `lab ${s.lab}: ${s.status}, topology ${s.topology}, dilation ${s.dilation}, emulated time ${formatDuration(s.now)}, ${s.clock} clocks${s.clock === "synced" ? ` (${formatDuration(s.behindNs)} behind real time / dilation)` : ""}`,
     "",
     "device      kind    status    pid      restarts  loop lag p99  timer late  cpu      clock held  holds  silent>grace (worst)",
   ];

@@ -63,6 +63,8 @@ export interface LabSnapshot {
   /** Live: real time per emulated time. Sim: real seconds per emulated ms of pacing, for display. */
   readonly dilation: number;
   readonly status: string;
+  /** Live, synced clocks: how far the lab's clock is behind real time / dilation (a busy machine), ns. */
+  readonly behindNs?: number;
   readonly devices: readonly DeviceView[];
   readonly links: readonly LinkView[];
   /** Counters of every running device. */

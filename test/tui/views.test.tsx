@@ -23,6 +23,17 @@ function checkFits(t: Test, frame: string, columns: number, rows: number): strin
   return lines;
 }
 
+t.test("the status line says how far a busy machine has slowed a synced live lab", async (t) => {
+  const fx = await incastFixture();
+  const slowed = fx.during.map((s) => ({ ...s, behindNs: 812_000 }));
+  const wide = await dashboard({ columns: 120, rows: 40, snapshots: slowed });
+  t.match(plainLines(wide.ui.screen()).at(-1), /dilation 10000 .* behind 812\.000us/);
+  wide.ui.unmount();
+  const onTime = await dashboard({ columns: 120, rows: 40 });
+  t.notMatch(plainLines(onTime.ui.screen()).at(-1), /behind/, "nothing when the lab keeps up");
+  onTime.ui.unmount();
+});
+
 for (const { columns, rows } of SIZES) {
   t.test(`fabric view at ${columns}x${rows}`, async (t) => {
     const d = await dashboard({ columns, rows });

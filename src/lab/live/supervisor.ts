@@ -58,6 +58,9 @@ export interface LabStatus {
   readonly topology: string;
   readonly dilation: number;
   readonly now: number;
+  /** How the devices' clocks run, and how far the lab's clock is behind real time / dilation (ns). */
+  readonly clock: ClockMode;
+  readonly behindNs: number;
   readonly devices: readonly DeviceView[];
   readonly links: readonly LinkView[];
 }
@@ -318,12 +321,15 @@ export class Supervisor {
   }
 
   status(): LabStatus {
+    const now = this.now();
     return {
       lab: this.lab,
       status: this.state.status,
       topology: this.topo.source,
       dilation: this.dilation,
-      now: this.now(),
+      now,
+      clock: this.clockMode,
+      behindNs: Math.max(0, Math.floor(Number(process.hrtime.bigint() - this.epoch) / this.dilation) - now),
       devices: [...this.devices.values()].map((d) => ({
         node: d.node,
         kind: d.kind,

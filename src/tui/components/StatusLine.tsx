@@ -25,6 +25,10 @@ export function StatusLine({ state, width }: StatusLineProps): ReactElement {
     seg(narrow ? ` x${s ? s.dilation : "-"} ` : ` dilation ${s ? s.dilation : "-"} `),
     seg(narrow ? ` ${state.preset} ` : ` preset ${state.preset} `),
   ];
+  // Synced live clocks: what a busy machine has cost so far (the lab waits rather than drops).
+  if (s?.behindNs !== undefined && s.behindNs >= 1000 && !narrow) {
+    out.push(seg(` behind ${formatEmulated(s.behindNs)} `, Tone.Dim));
+  }
   if (state.paused) out.push(seg(` ${marker(theme, "PAUSED")} `, Tone.Warn));
   if (s && s.status !== "running" && !state.paused) out.push(seg(` lab ${s.status} `, Tone.Warn));
   out.push(seg("│ ", Tone.Dim));
