@@ -19,6 +19,8 @@ export interface DeviceClock {
   read(port: number): void;
   /** End of a turn of the event loop: the device next runs on its own at emulated `wakeAt` (+Inf: never). */
   publish(wakeAt: number): void;
+  /** Where the host's next own event is (emulated; +Inf when none): a synced clock does not run past it. */
+  followOwnEvents(next: () => number): void;
   /** How often the host should call tick() even when idle, real ms (null: never). */
   readonly heartbeatMs: number | null;
   tick(): void;
@@ -61,6 +63,7 @@ export class LiveClock implements DeviceClock {
 
   sent(): void {}
   read(): void {}
+  followOwnEvents(): void {}
   publish(): void {}
   readonly heartbeatMs = null;
   tick(): void {}

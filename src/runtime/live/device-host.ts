@@ -30,6 +30,8 @@ export class DeviceHost {
   readonly timers: LiveTimers;
   private device: Device | null = null;
   private readonly lines = new Map<number, DelayLine>();
+  /** The same lines, for loops on the hot path (no iterator per call). */
+  private readonly lineList: DelayLine[] = [];
   private events: TimedEvent[] = [];
   private readonly lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
   private heartbeat: NodeJS.Timeout | null = null;
@@ -65,6 +67,8 @@ export class DeviceHost {
       random: random.next,
     };
     this.lag.enable();
+    this.lineList.push(...this.lines.values());
+    clock.followOwnEvents(this.nextOwnEvent);
     if (clock.heartbeatMs !== null) {
       // After the poll phase, like the timers: what arrived during a stall is read before the tick.
       const beat = (): void => {
@@ -136,14 +140,18 @@ export class DeviceHost {
     }
   }
 
-  /** Tells the clock when this device next runs on its own: a device timer or a frame due on a link. */
-  private publish(): void {
+  /** When this device next runs on its own: a device timer or a frame due on a link (emulated ns). */
+  private readonly nextOwnEvent = (): number => {
     let wake = this.timers.nextAt;
-    for (const line of this.lines.values()) {
-      const head = line.queue.peek();
+    for (let i = 0; i < this.lineList.length; i++) {
+      const head = this.lineList[i]!.queue.peek();
       if (head !== undefined && head.due < wake) wake = head.due;
     }
-    this.clock.publish(wake);
+    return wake;
+  };
+
+  private publish(): void {
+    this.clock.publish(this.nextOwnEvent());
   }
 
   private transmit(port: number, frame: Uint8Array): void {

@@ -2,7 +2,8 @@
 // lab's clock table (clock-table.ts), with each link's propagation delay as the lookahead.
 //
 // The clock runs like the free-running one (dilated real time) except that it never passes
-//     min over neighbours n of (estimate of n's clock + delay of the link to n).
+//     min over neighbours n of (estimate of n's clock + delay of the link to n),
+// nor the device's own next event (timer, frame due on a link) by more than a port may catch up.
 // When it would, the clock holds: its offset behind real time grows by the time held, and it goes on from
 // there. A device that the OS does not run (a busy machine) thus slows its neighbours, and theirs, instead
 // of receiving frames they would not have sent had its PFC pause arrived in time: the lab runs slower than
@@ -10,6 +11,7 @@
 // often the clock held, and how often a neighbour's silence outlasted the grace period (then the bound is
 // only as good as the grace), are reported in the device's health.
 
+import { MAX_CATCH_UP_NS } from "../../device/tx-port.js";
 import type { DeviceClock, SyncStats } from "./clock.js";
 import type { ClockTable } from "./clock-table.js";
 import { DeviceState } from "./clock-table.js";
@@ -32,6 +34,7 @@ export interface SyncedPort {
 
 export class SyncedClock implements DeviceClock {
   readonly heartbeatMs = SYNC_HEARTBEAT_MS;
+  private ownNext: () => number = () => Number.POSITIVE_INFINITY;
   private offset = 0;
   private last = 0;
   private lastReal = 0;
@@ -85,7 +88,9 @@ export class SyncedClock implements DeviceClock {
     const t = Math.floor(real / this.dilation) - this.offset;
     this.lastReal = real;
     if (t <= this.last) return this.last;
-    const b = this.bound(real);
+    // Nor past the device's own next event by more than a port may catch up: a process that wakes late
+    // fires its timers at their times (the lab slows) instead of losing wire time or bunching frames.
+    const b = Math.min(this.bound(real), this.ownNext() + MAX_CATCH_UP_NS);
     if (t > b) {
       const to = Math.max(b, this.last);
       this.offset += t - to;
@@ -97,6 +102,10 @@ export class SyncedClock implements DeviceClock {
     this.held = false;
     this.last = t;
     return t;
+  }
+
+  followOwnEvents(next: () => number): void {
+    this.ownNext = next;
   }
 
   realMsUntil(at: number): number {
