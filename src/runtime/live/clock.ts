@@ -11,11 +11,19 @@ export class LiveClock {
     readonly dilation: number,
   ) {
     if (!(dilation >= 1)) throw new Error(`dilation must be >= 1, got ${dilation}`);
+    this.epochNs = Number(epoch);
   }
+
+  private readonly epochNs: number;
 
   /** Current emulated time, integer ns. */
   now(): number {
     return Math.floor(Number(process.hrtime.bigint() - this.epoch) / this.dilation);
+  }
+
+  /** Emulated time of a CLOCK_MONOTONIC instant (a process.hrtime.bigint() value, as ns), integer ns. */
+  emulatedAt(hrtimeNs: number): number {
+    return Math.floor((hrtimeNs - this.epochNs) / this.dilation);
   }
 
   /** Real milliseconds until emulated time `at` (<= 0 when it has passed). */

@@ -11,7 +11,7 @@ import type { SwitchConfig } from "../../switch/config.js";
 import { Switch } from "../../switch/switch.js";
 import { LiveClock } from "./clock.js";
 import { DeviceHost } from "./device-host.js";
-import { CapPort, type PortIo } from "./port-io.js";
+import { openPort, type PortIo, portBackend } from "./port-io.js";
 import type { FromDevice, InitMessage, ToDevice } from "./protocol.js";
 
 /** How often events and health go up to the supervisor, real ms. */
@@ -36,7 +36,11 @@ let device: Device | null = null;
 function start(init: InitMessage): void {
   const clock = new LiveClock(BigInt(init.epoch), init.dilation);
   const ports = new Map<number, { io: PortIo; delayNs: number }>();
-  for (const p of init.ports) ports.set(p.port, { io: new CapPort(p.ifname), delayNs: p.delayNs });
+  const backend = portBackend(init.portIo);
+  const rateBps = lineRateBps(init);
+  for (const p of init.ports) {
+    ports.set(p.port, { io: openPort(p.ifname, backend, rateBps, init.dilation), delayNs: p.delayNs });
+  }
   host = new DeviceHost(clock, ports, createRandom(init.seed, `device:${init.node}`));
   device = createDevice(init, host);
   host.attach(device);
@@ -46,6 +50,13 @@ function start(init: InitMessage): void {
     send({ type: "health", now: clock.now(), health: host!.health() });
   }, REPORT_INTERVAL_MS).unref();
   send({ type: "ready", pid: process.pid });
+}
+
+/** The fastest port of the device (ring sizes follow it; a NIC's host-stack port runs at its wire rate). */
+function lineRateBps(init: InitMessage): number {
+  return init.kind === "switch"
+    ? Math.max(...(init.config as SwitchConfig).ports.map((p) => p.rateBps))
+    : (init.config as NicConfig).port.rateBps;
 }
 
 function createDevice(init: InitMessage, h: DeviceHost): Device {

@@ -21,6 +21,8 @@ export interface InitMessage {
   readonly epoch: string;
   readonly dilation: number;
   readonly seed: number;
+  /** Port I/O backend (port-io.ts); absent: ROCELAB_PORT_IO, else "ring". */
+  readonly portIo?: "ring" | "pcap";
 }
 
 export type ToDevice =
