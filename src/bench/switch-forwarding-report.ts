@@ -306,10 +306,12 @@ export function report(opts: ReportOptions, results: ReadonlyMap<string, LevelRe
       (r) => r.forwardedFps,
     );
     const share =
-      ls && lk ? `, ${fmt((ls.offeredFps / lk.offeredFps) * 100, 0)} % of the kernel's ${bound}` : "";
+      ls !== null && lk !== null
+        ? ` (${fmt((ls / lk) * 100, 0)} % of the kernel's ${bound}${fmtInt(lk)})`
+        : "";
     print(
-      `switch process, ${backend}: lossless (every level up to it lost ≤ ${LOSSLESS_FRACTION * 100} %) up to ` +
-        `${ls ? fmtInt(ls.offeredFps) : "no level"} fps${share}; forwarding ${fmt(netSw, 2)} µs per frame ` +
+      `switch process, ${backend}: ${ls !== null ? `lossless up to ${fmtInt(ls)} fps${share}` : "lost at every level"}` +
+        ` (≤ ${LOSSLESS_FRACTION * 100} % lost there and below); forwarding ${fmt(netSw, 2)} µs per frame ` +
         `(fitted, all processes; the switch process alone ${fmt(alone, 2)} µs), kernel/userspace = ` +
         `${fmt(netKern / netSw, 3)}`,
     );
