@@ -3,15 +3,17 @@
 // batches through one sendmmsg() per flush. See docs/live-lab.md ("Port I/O") for why this shape.
 //
 //   packetOpen(ifname, snaplen, ringBytes, times: Float64Array, lens: Uint32Array,
-//              txSlab: Uint8Array, txLens: Uint32Array, onReadable: () => void) -> handle
+//              onReadable: () => void) -> handle
 //                                          snaplen 0: the interface's MTU + 14 + 4 (one VLAN tag). Frames
 //                                          longer than snaplen are dropped (counted in packetStats).
-//   packetRecv(handle) -> Buffer | null   up to times.length frames packed back to back in one fresh Buffer;
+//   packetRecv(handle) -> Buffer | null   up to times.length frames (and CHUNK_BYTES) packed back to back in
+//                                          one Buffer of its own (a recycled chunk);
 //                                          lens[i] their lengths, times[i] their kernel arrival times as
 //                                          CLOCK_MONOTONIC ns (process.hrtime's base), lens[times.length]
 //                                          the count. null when the ring is empty.
-//   packetSend(handle, n) -> errors       sends the first n frames of txSlab (lengths txLens[0..n)) with one
-//                                          sendmmsg() per run of successes; returns the frames refused.
+//   packetSend(handle, frames: Uint8Array[], n) -> errors
+//                                          sends frames[0..n) (n <= 1024) straight from their own memory,
+//                                          one sendmmsg() per run of successes; returns the frames refused.
 //   packetStats(handle) -> { drops, truncated, slots, slotBytes }
 //                                          drops: frames the kernel dropped (ring full), cumulative;
 //                                          truncated: frames longer than snaplen, skipped; the ring's geometry.
@@ -28,6 +30,7 @@
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +44,11 @@
 // Receive ring geometry: 64 KiB blocks (the kernel allocates each block contiguously, order 4).
 #define BLOCK_BYTES (64 * 1024)
 #define MAX_TX_BATCH 1024
+// Received batches are copied into chunks of this size, recycled through a process-wide free list when JS
+// lets go of them: a fresh allocation per batch would be mmap()ed and page-faulted every time (measured:
+// about a sixth of the switch process's time). A batch stops early when its next frame would not fit.
+#define CHUNK_BYTES (256 * 1024)
+#define MAX_FREE_CHUNKS 32
 
 typedef struct {
   napi_env env;
@@ -53,11 +61,7 @@ typedef struct {
   double *times;
   uint32_t *lens;
   uint32_t batch;
-  uint8_t *tx;
-  size_t tx_len;
-  uint32_t *tx_lens;
-  uint32_t tx_max;
-  napi_ref refs[5];  // times, lens, txSlab, txLens, onReadable
+  napi_ref refs[3];  // times, lens, onReadable
   napi_async_context async;
   uv_poll_t poll;
   int open;
@@ -66,6 +70,31 @@ typedef struct {
   struct mmsghdr msgs[MAX_TX_BATCH];
   struct iovec iov[MAX_TX_BATCH];
 } port_t;
+
+static struct {
+  pthread_mutex_t lock;
+  void *free[MAX_FREE_CHUNKS];
+  int nfree;
+} pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static void *chunk_get(void) {
+  void *c = NULL;
+  pthread_mutex_lock(&pool.lock);
+  if (pool.nfree > 0) c = pool.free[--pool.nfree];
+  pthread_mutex_unlock(&pool.lock);
+  return c != NULL ? c : malloc(CHUNK_BYTES);
+}
+
+// Runs when the batch's Buffer is collected (Node calls it on the JS thread; the lock costs nothing).
+static void chunk_put(napi_env env, void *data, void *hint) {
+  pthread_mutex_lock(&pool.lock);
+  if (pool.nfree < MAX_FREE_CHUNKS) {
+    pool.free[pool.nfree++] = data;
+    data = NULL;
+  }
+  pthread_mutex_unlock(&pool.lock);
+  free(data);
+}
 
 static int64_t clock_ns(clockid_t id) {
   struct timespec ts;
@@ -92,7 +121,7 @@ static void call_readable(port_t *p) {
   if (napi_open_handle_scope(env, &scope) != napi_ok) return;
   napi_value fn, recv, result;
   // make_callback wants an object as `this`: the global one (onReadable is an arrow function anyway).
-  if (napi_get_reference_value(env, p->refs[4], &fn) == napi_ok && fn != NULL &&
+  if (napi_get_reference_value(env, p->refs[2], &fn) == napi_ok && fn != NULL &&
       napi_get_global(env, &recv) == napi_ok) {
     // make_callback (not call_function): Node drains process.nextTick and microtasks after it, which is
     // where the port flushes what the device sent while handling the batch.
@@ -131,7 +160,7 @@ static void port_close(port_t *p) {
   if (!p->open) return;
   p->open = 0;
   uv_poll_stop(&p->poll);
-  for (int i = 0; i < 5; i++) napi_delete_reference(p->env, p->refs[i]);
+  for (int i = 0; i < 3; i++) napi_delete_reference(p->env, p->refs[i]);
   napi_async_destroy(p->env, p->async);
   munmap(p->ring, p->ring_len);
   close(p->fd);
@@ -210,10 +239,10 @@ static int setup_socket(port_t *p, const char *ifname, size_t ring_bytes) {
 }
 
 static napi_value packet_open(napi_env env, napi_callback_info info) {
-  size_t argc = 8;
-  napi_value argv[8];
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 8) {
-    napi_throw_type_error(env, NULL, "packetOpen(ifname, snaplen, ringBytes, times, lens, txSlab, txLens, fn)");
+  size_t argc = 6;
+  napi_value argv[6];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 6) {
+    napi_throw_type_error(env, NULL, "packetOpen(ifname, snaplen, ringBytes, times, lens, onReadable)");
     return NULL;
   }
   char ifname[IF_NAMESIZE + 1];
@@ -234,19 +263,15 @@ static napi_value packet_open(napi_env env, napi_callback_info info) {
   p->fd = -1;
   p->ring = MAP_FAILED;
   p->snaplen = snaplen;
-  size_t times_n, lens_n, txl_n;
+  size_t times_n, lens_n;
   if (!typed(env, argv[3], napi_float64_array, (void **)&p->times, &times_n) ||
-      !typed(env, argv[4], napi_uint32_array, (void **)&p->lens, &lens_n) ||
-      !typed(env, argv[5], napi_uint8_array, (void **)&p->tx, &p->tx_len) ||
-      !typed(env, argv[6], napi_uint32_array, (void **)&p->tx_lens, &txl_n) || lens_n != times_n + 1 ||
-      times_n == 0 || txl_n == 0) {
+      !typed(env, argv[4], napi_uint32_array, (void **)&p->lens, &lens_n) || lens_n != times_n + 1 ||
+      times_n == 0) {
     free(p);
-    napi_throw_type_error(env, NULL, "packetOpen: times Float64Array(n), lens Uint32Array(n+1), txSlab "
-                                     "Uint8Array, txLens Uint32Array");
+    napi_throw_type_error(env, NULL, "packetOpen: times Float64Array(n), lens Uint32Array(n + 1)");
     return NULL;
   }
   p->batch = (uint32_t)times_n;
-  p->tx_max = txl_n < MAX_TX_BATCH ? (uint32_t)txl_n : MAX_TX_BATCH;
   if (setup_socket(p, ifname, ring_bytes) != 0) {
     int saved = errno;
     if (p->ring != MAP_FAILED) munmap(p->ring, p->ring_len);
@@ -257,7 +282,7 @@ static napi_value packet_open(napi_env env, napi_callback_info info) {
     snprintf(what, sizeof what, "AF_PACKET on %s", ifname);
     return rl_throw_errno(env, what);
   }
-  for (int i = 0; i < 5; i++) napi_create_reference(env, argv[3 + i], 1, &p->refs[i]);
+  for (int i = 0; i < 3; i++) napi_create_reference(env, argv[3 + i], 1, &p->refs[i]);
   napi_value resource, name;
   napi_create_object(env, &resource);
   napi_create_string_utf8(env, "rocelab.packet", NAPI_AUTO_LENGTH, &name);
@@ -284,6 +309,7 @@ static napi_value packet_recv(napi_env env, napi_callback_info info) {
   while (count < p->batch) {
     struct tpacket2_hdr *h = slot(p, i);
     if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER)) break;
+    if (total + h->tp_snaplen > CHUNK_BYTES) break;
     total += h->tp_snaplen;
     count++;
     i = (i + 1) % p->frame_nr;
@@ -294,8 +320,15 @@ static napi_value packet_recv(napi_env env, napi_callback_info info) {
     napi_get_null(env, &out);
     return out;
   }
-  uint8_t *data;
-  if (napi_create_buffer(env, total, (void **)&data, &out) != napi_ok) return NULL;
+  uint8_t *data = chunk_get();
+  if (data == NULL) {
+    napi_throw_error(env, NULL, "packetRecv: out of memory");
+    return NULL;
+  }
+  if (napi_create_external_buffer(env, total, data, chunk_put, NULL, &out) != napi_ok) {
+    chunk_put(env, data, NULL);
+    return NULL;
+  }
   int64_t offset = realtime_offset();
   uint32_t kept = 0, at = 0;
   for (uint32_t k = 0; k < count; k++) {
@@ -318,28 +351,30 @@ static napi_value packet_recv(napi_env env, napi_callback_info info) {
 }
 
 static napi_value packet_send(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
-  napi_value argv[2];
+  size_t argc = 3;
+  napi_value argv[3];
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
-  port_t *p = argc == 2 ? get_port(env, argv[0]) : NULL;
+  port_t *p = argc == 3 ? get_port(env, argv[0]) : NULL;
   if (p == NULL) return NULL;
   uint32_t n;
-  if (napi_get_value_uint32(env, argv[1], &n) != napi_ok || n > p->tx_max) {
+  if (napi_get_value_uint32(env, argv[2], &n) != napi_ok || n > MAX_TX_BATCH) {
     napi_throw_range_error(env, NULL, "packetSend: count out of range");
     return NULL;
   }
-  size_t at = 0;
+  // The frames are the caller's (the runtime owns what a device transmits): no copy before the kernel's.
   for (uint32_t k = 0; k < n; k++) {
-    if (at + p->tx_lens[k] > p->tx_len) {
-      napi_throw_range_error(env, NULL, "packetSend: frames exceed the slab");
+    napi_value v;
+    size_t len;
+    void *data;
+    if (napi_get_element(env, argv[1], k, &v) != napi_ok || !typed(env, v, napi_uint8_array, &data, &len)) {
+      napi_throw_type_error(env, NULL, "packetSend: frames must be Uint8Arrays");
       return NULL;
     }
-    p->iov[k].iov_base = p->tx + at;
-    p->iov[k].iov_len = p->tx_lens[k];
+    p->iov[k].iov_base = data;
+    p->iov[k].iov_len = len;
     memset(&p->msgs[k], 0, sizeof p->msgs[k]);
     p->msgs[k].msg_hdr.msg_iov = &p->iov[k];
     p->msgs[k].msg_hdr.msg_iovlen = 1;
-    at += p->tx_lens[k];
   }
   uint32_t errors = 0, k = 0;
   while (k < n) {

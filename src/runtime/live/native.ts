@@ -16,12 +16,10 @@ export interface NativeAddon {
     ringBytes: number,
     times: Float64Array,
     lens: Uint32Array,
-    txSlab: Uint8Array,
-    txLens: Uint32Array,
     onReadable: () => void,
   ): PacketHandle;
   packetRecv(handle: PacketHandle): Buffer | null;
-  packetSend(handle: PacketHandle, count: number): number;
+  packetSend(handle: PacketHandle, frames: readonly (Uint8Array | undefined)[], count: number): number;
   packetStats(handle: PacketHandle): PacketStats;
   packetClose(handle: PacketHandle): void;
 }

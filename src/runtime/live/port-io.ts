@@ -28,9 +28,9 @@ export type FrameHandler = (frame: Uint8Array, arrivalNs: number) => void;
 export interface PortIo {
   readonly ifname: string;
   /**
-   * Puts a frame on the wire (the frame is copied at once; the caller may reuse it). The ring backend
-   * queues it and sends at the end of the current event-loop callback (process.nextTick), with every other
-   * frame queued meanwhile, in one system call; pcap sends at once.
+   * Puts a frame on the wire. The frame is the port's from here on (DeviceEnv.transmit's ownership rule):
+   * the ring backend sends it, without copying, at the end of the current event-loop callback
+   * (process.nextTick) with every other frame queued meanwhile, in one system call; pcap sends at once.
    */
   send(frame: Uint8Array): void;
   /** Sends what send() queued, now. */

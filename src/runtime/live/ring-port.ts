@@ -7,9 +7,8 @@ import type { FrameHandler, PortIo } from "./port-io.js";
 
 /** Frames handed to the device per wake-up: then the event loop gets its turn (timers, IPC, other ports). */
 export const RX_BATCH = 64;
-/** Frames (and bytes) gathered before a send is forced; normally the end of the turn flushes first. */
-const TX_BATCH = 128;
-const TX_SLAB_BYTES = 512 * 1024;
+/** Frames gathered before a send is forced; normally the end of the turn flushes first. */
+const TX_BATCH = 256;
 
 /** Real seconds of back-to-back full-size frames at line rate the receive ring absorbs. */
 export const RING_SECONDS = 0.2;
@@ -31,10 +30,9 @@ export class RingPort implements PortIo {
   private readonly times = new Float64Array(RX_BATCH);
   /** lens[RX_BATCH] is the count of the last batch. */
   private readonly lens = new Uint32Array(RX_BATCH + 1);
-  private readonly tx = new Uint8Array(TX_SLAB_BYTES);
-  private readonly txLens = new Uint32Array(TX_BATCH);
+  /** Frames waiting for the flush: the runtime owns what a device transmits, so they are not copied. */
+  private readonly tx: (Uint8Array | undefined)[] = new Array(TX_BATCH).fill(undefined);
   private txCount = 0;
-  private txBytes = 0;
   private flushQueued = false;
   private handler: FrameHandler | null = null;
   private closed = false;
@@ -45,30 +43,17 @@ export class RingPort implements PortIo {
     ringBytes: number,
   ) {
     this.addon = nativeAddon();
-    this.handle = this.addon.packetOpen(
-      ifname,
-      0,
-      ringBytes,
-      this.times,
-      this.lens,
-      this.tx,
-      this.txLens,
-      this.onReadable,
-    );
+    this.handle = this.addon.packetOpen(ifname, 0, ringBytes, this.times, this.lens, this.onReadable);
   }
 
-  /** Queues the frame (copied now); it leaves with the rest of this turn's frames in one system call. */
+  /**
+   * Queues the frame, which must not change until it is sent (the device gave it away, see
+   * DeviceEnv.transmit); it leaves with the rest of this turn's frames in one system call.
+   */
   send(frame: Uint8Array): void {
-    const len = frame.length;
     if (this.closed) return;
-    if (len > this.tx.length) {
-      this.sendErrors++;
-      return;
-    }
-    if (this.txCount === TX_BATCH || this.txBytes + len > this.tx.length) this.flush();
-    this.tx.set(frame, this.txBytes);
-    this.txLens[this.txCount++] = len;
-    this.txBytes += len;
+    if (this.txCount === TX_BATCH) this.flush();
+    this.tx[this.txCount++] = frame;
     if (!this.flushQueued) {
       this.flushQueued = true;
       process.nextTick(this.flushTick);
@@ -77,9 +62,10 @@ export class RingPort implements PortIo {
 
   flush(): void {
     if (this.txCount === 0 || this.closed) return;
-    this.sendErrors += this.addon.packetSend(this.handle, this.txCount);
+    this.sendErrors += this.addon.packetSend(this.handle, this.tx, this.txCount);
+    // Let go of the frames: their receive chunks go back to the pool when nothing else holds them.
+    this.tx.fill(undefined, 0, this.txCount);
     this.txCount = 0;
-    this.txBytes = 0;
   }
 
   onFrame(handler: FrameHandler): void {
