@@ -137,6 +137,14 @@ static void call_readable(port_t *p) {
 static void on_poll(uv_poll_t *h, int status, int events) {
   port_t *p = h->data;
   if (!p->open) return;
+  if (status < 0) {
+    // A socket error (ENETDOWN when the interface went down; the kernel re-attaches the socket when it
+    // comes back up). libuv stops the handle on POLLERR: take the error off the socket and poll again.
+    int err;
+    socklen_t len = sizeof err;
+    getsockopt(p->fd, SOL_SOCKET, SO_ERROR, &err, &len);
+    uv_poll_start(&p->poll, UV_READABLE, on_poll);
+  }
   // Level-triggered: while frames remain in the ring after a bounded batch, libuv calls us again on the
   // next loop iteration, after timers and I/O of others have had their turn.
   call_readable(p);

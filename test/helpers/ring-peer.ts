@@ -1,6 +1,7 @@
 // Run by test/runtime/ring-port.test.ts inside its own namespace (both ends of one veth pair, `a` and `b`):
 // sends numbered frames from `a` through the ring backend, reads them on `b`, and one reply back, then
 // prints what it saw as one JSON line. The test makes the assertions.
+import { execa } from "execa";
 import { RingPort } from "../../src/runtime/live/ring-port.js";
 
 /** A local experimental EtherType: nothing else on the veth uses it (the kernel's own frames are ignored). */
@@ -16,7 +17,11 @@ export interface PeerReport {
   readonly replySeen: number;
   readonly sendErrors: number;
   readonly drops: number;
+  /** Frames b received of AFTER_FLAP sent after b's interface went down and up again. */
+  readonly afterFlap: number;
 }
+
+export const AFTER_FLAP = 10;
 
 const MAC_A = [0x02, 0, 0, 0, 0, 0x0a];
 const MAC_B = [0x02, 0, 0, 0, 0, 0x0b];
@@ -71,6 +76,16 @@ async function main(count: number): Promise<void> {
   while (replySeen === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
   // Give a looped-back copy of a's own frames time to show up, if the backend were to deliver one.
   await new Promise((r) => setTimeout(r, 100));
+  // The interface goes down and up (the socket gets ENETDOWN meanwhile): the port must hear again after.
+  await execa("ip", ["link", "set", "dev", "b", "down"]);
+  await execa("ip", ["link", "set", "dev", "b", "up"]);
+  await new Promise((r) => setTimeout(r, 200));
+  const beforeFlap = received.length;
+  for (let seq = count + 1; seq <= count + AFTER_FLAP; seq++) a.send(testFrame(seq, MAC_A, MAC_B));
+  const flapUntil = Date.now() + 2000;
+  while (received.length < beforeFlap + AFTER_FLAP && Date.now() < flapUntil) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
   const report: PeerReport = {
     sendStartNs,
     sendEndNs,
@@ -79,7 +94,9 @@ async function main(count: number): Promise<void> {
     replySeen,
     sendErrors: a.sendErrors + b.sendErrors,
     drops: a.stats().drops + b.stats().drops,
+    afterFlap: received.length - beforeFlap,
   };
+  received.length = beforeFlap;
   a.close();
   b.close();
   process.stdout.write(`${JSON.stringify(report)}\n`);

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import t from "tap";
 import { MAX_RING_BYTES, MIN_RING_BYTES, ringBytesFor } from "../../src/runtime/live/ring-port.js";
-import type { PeerReport } from "../helpers/ring-peer.js";
+import { AFTER_FLAP, type PeerReport } from "../helpers/ring-peer.js";
 
 const FRAMES = 1000;
 
@@ -79,5 +79,6 @@ t.test(
     t.equal(report.replySeen, 1, "but does see what its peer sends");
     t.equal(report.sendErrors, 0, "no send errors");
     t.equal(report.drops, 0, "no ring drops");
+    t.equal(report.afterFlap, AFTER_FLAP, "and the port still receives after its interface went down and up");
   },
 );
