@@ -29,6 +29,8 @@
 #include <errno.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
+#include <linux/virtio_net.h>
+#include <endian.h>
 #include <net/if.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -52,7 +54,8 @@
 
 typedef struct {
   napi_env env;
-  int fd;
+  int fd;     // receives (the ring); never sends
+  int tx_fd;  // sends (PACKET_VNET_HDR, see setup_tx); bound with protocol 0, so it receives nothing
   uint8_t *ring;
   size_t ring_len;
   uint32_t frame_size, frames_per_block, frame_nr, next;
@@ -68,7 +71,8 @@ typedef struct {
   int uv_closed, finalized;  // the struct is freed when both libuv and the JS handle are done with it
   uint64_t drops, truncated;
   struct mmsghdr msgs[MAX_TX_BATCH];
-  struct iovec iov[MAX_TX_BATCH];
+  struct iovec iov[2 * MAX_TX_BATCH];
+  struct virtio_net_hdr vnet[MAX_TX_BATCH];
 } port_t;
 
 static struct {
@@ -172,6 +176,7 @@ static void port_close(port_t *p) {
   napi_async_destroy(p->env, p->async);
   munmap(p->ring, p->ring_len);
   close(p->fd);
+  close(p->tx_fd);
   uv_close((uv_handle_t *)&p->poll, on_closed);
 }
 
@@ -192,6 +197,19 @@ static int typed(napi_env env, napi_value v, napi_typedarray_type want, void **d
   if (napi_is_typedarray(env, v, &is) != napi_ok || !is) return 0;
   if (napi_get_typedarray_info(env, v, &type, len, data, &ab, &off) != napi_ok) return 0;
   return type == want;
+}
+
+// The sending socket. Frames longer than a page would otherwise be built as paged skbs, which the kernel
+// then copies a second time to linearise them for a device without scatter-gather (the lab turns it off):
+// a virtio_net_hdr whose hdr_len is the whole frame makes packet_snd() allocate one linear skb instead.
+static int setup_tx(port_t *p, int ifindex) {
+  int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -1;
+  p->tx_fd = fd;
+  int v = 1;
+  if (setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &v, sizeof v) != 0) return -1;
+  struct sockaddr_ll sll = {.sll_family = AF_PACKET, .sll_protocol = 0, .sll_ifindex = ifindex};
+  return bind(fd, (struct sockaddr *)&sll, sizeof sll);
 }
 
 static int setup_socket(port_t *p, const char *ifname, size_t ring_bytes) {
@@ -243,7 +261,7 @@ static int setup_socket(port_t *p, const char *ifname, size_t ring_bytes) {
   // Promiscuous like libpcap: PFC and LLDP go to multicast MACs, forwarded frames to other hosts' MACs.
   struct packet_mreq mr = {.mr_ifindex = ifindex, .mr_type = PACKET_MR_PROMISC};
   if (setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &mr, sizeof mr) != 0) return -1;
-  return 0;
+  return setup_tx(p, ifindex);
 }
 
 static napi_value packet_open(napi_env env, napi_callback_info info) {
@@ -269,6 +287,7 @@ static napi_value packet_open(napi_env env, napi_callback_info info) {
   }
   p->env = env;
   p->fd = -1;
+  p->tx_fd = -1;
   p->ring = MAP_FAILED;
   p->snaplen = snaplen;
   size_t times_n, lens_n;
@@ -284,6 +303,7 @@ static napi_value packet_open(napi_env env, napi_callback_info info) {
     int saved = errno;
     if (p->ring != MAP_FAILED) munmap(p->ring, p->ring_len);
     if (p->fd >= 0) close(p->fd);
+    if (p->tx_fd >= 0) close(p->tx_fd);
     free(p);
     errno = saved;
     char what[64];
@@ -378,15 +398,23 @@ static napi_value packet_send(napi_env env, napi_callback_info info) {
       napi_throw_type_error(env, NULL, "packetSend: frames must be Uint8Arrays");
       return NULL;
     }
-    p->iov[k].iov_base = data;
-    p->iov[k].iov_len = len;
+    if (len > 0xffff) {
+      napi_throw_range_error(env, NULL, "packetSend: frame longer than 65535 bytes");
+      return NULL;
+    }
+    memset(&p->vnet[k], 0, sizeof p->vnet[k]);
+    p->vnet[k].hdr_len = htole16((uint16_t)len);  // virtio is little-endian for packet sockets
+    p->iov[2 * k].iov_base = &p->vnet[k];
+    p->iov[2 * k].iov_len = sizeof p->vnet[k];
+    p->iov[2 * k + 1].iov_base = data;
+    p->iov[2 * k + 1].iov_len = len;
     memset(&p->msgs[k], 0, sizeof p->msgs[k]);
-    p->msgs[k].msg_hdr.msg_iov = &p->iov[k];
-    p->msgs[k].msg_hdr.msg_iovlen = 1;
+    p->msgs[k].msg_hdr.msg_iov = &p->iov[2 * k];
+    p->msgs[k].msg_hdr.msg_iovlen = 2;
   }
   uint32_t errors = 0, k = 0;
   while (k < n) {
-    int r = sendmmsg(p->fd, p->msgs + k, n - k, MSG_DONTWAIT);
+    int r = sendmmsg(p->tx_fd, p->msgs + k, n - k, MSG_DONTWAIT);
     if (r > 0) {
       k += (uint32_t)r;
     } else if (r < 0 && errno == EINTR) {
