@@ -13,6 +13,7 @@ napi_value rl_throw_errno(napi_env env, const char *what) {
 
 static napi_value init(napi_env env, napi_value exports) {
   if (rl_register_shm(env, exports) != napi_ok) return NULL;
+  if (rl_register_packet(env, exports) != napi_ok) return NULL;
   return exports;
 }
 

@@ -10,5 +10,6 @@ napi_value rl_throw_errno(napi_env env, const char *what);
 
 // Each part of the addon adds its functions to `exports`.
 napi_status rl_register_shm(napi_env env, napi_value exports);
+napi_status rl_register_packet(napi_env env, napi_value exports);
 
 #endif

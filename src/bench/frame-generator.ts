@@ -1,16 +1,21 @@
 // The traffic source of the switch-forwarding benchmark: a process inside the generator's namespace that puts
 // one pre-built frame on its port, over and over, at the rate it is told. Started by the benchmark with an IPC
-// channel: `ip netns exec rl-<lab>-gen node dist/bench/frame-generator.js --lab <lab> --ifname eth1`. It is
-// not a benchmark itself (the launcher does not list it).
+// channel: `ip netns exec rl-<lab>-gen node dist/bench/frame-generator.js --lab <lab> --ifname eth1
+// [--io ring|pcap]`. It is not a benchmark itself (the launcher does not list it).
 //
-// Frames go out through libpcap (`cap`) like the lab's own ports, with one Buffer and no per-frame
-// allocation, so that the generator spends as little of the machine's 2 CPUs as a Node sender can. Pacing is
-// by bursts: every timer tick (Node timers wake every ~1 ms) it sends what the schedule says is due. A real
-// NIC paces per frame; here a burst of rate/1000 frames leaves at once, which the receiver's capture ring
-// absorbs (and which is the arrival pattern the lab's own processes produce).
+// Two ways out, no per-frame allocation in either:
+//   ring (default)  the project's AF_PACKET addon (native/src/packet.c): each burst is one sendmmsg() of up
+//                   to 1024 messages that all point at the same frame, so the
+//                   generator costs the kernel's work and almost nothing else. It is what lets the kernel
+//                   phase find the kernel's own limit rather than the generator's.
+//   pcap            libpcap (`cap`) like the lab's fallback ports: one send() per frame from one Buffer.
+// Pacing is by bursts: every timer tick (Node timers wake every ~1 ms) it sends what the schedule says is
+// due. A real NIC paces per frame; here a burst of rate/1000 frames leaves at once, which the receiver's
+// ring absorbs (and which is the arrival pattern the lab's own processes produce).
 
 import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
+import { nativeAddon } from "../runtime/live/native.js";
 
 /** Parent -> generator. */
 export type ToGenerator =
@@ -36,18 +41,14 @@ export type FromGenerator =
     }
   | { readonly type: "fatal"; readonly message: string };
 
-interface CapHandle {
-  open(device: string, filter: string, bufferSize: number, buffer: Buffer): string;
-  send(buffer: Buffer, length?: number): void;
-  close(): void;
-}
-
 /** Never more than this much of the schedule is made up at once after the generator fell behind. */
 const MAX_DEBT_S = 0.01;
 /** Frames sent between yields when running flat out. */
 const FLAT_OUT_BATCH = 256;
 
-const { values } = parseArgs({ options: { lab: { type: "string" }, ifname: { type: "string" } } });
+const { values } = parseArgs({
+  options: { lab: { type: "string" }, ifname: { type: "string" }, io: { type: "string" } },
+});
 if (!values.lab || !values.ifname || !process.send) {
   process.stderr.write(
     "frame-generator is started by the switch-forwarding benchmark (--lab, --ifname, IPC)\n",
@@ -61,32 +62,92 @@ const send = (m: FromGenerator): void => {
   if (process.connected) process.send!(m);
 };
 
-const require = createRequire(import.meta.url);
-const { Cap } = require("cap") as { Cap: new () => CapHandle };
-const cap = new Cap();
-// cap keeps only a raw pointer to this buffer (tooling.md trap 1): it must stay referenced while open.
-const rxBuffer = Buffer.alloc(2048);
-// A filter that matches nothing (an unused EtherType): the generator never needs to read its port.
-cap.open(values.ifname, "ether proto 0x88b5", 1024 * 1024, rxBuffer);
+/** Puts `count` copies of the frame on the wire; returns how many the kernel refused. */
+type Sender = { init(frame: Buffer): void; send(count: number): number; close(): void };
 
-let frame = Buffer.alloc(0);
+/** Copies of the frame one sendmmsg() carries at most (the addon's limit). */
+const RING_BURST = 1024;
+
+function ringSender(ifname: string): Sender {
+  const addon = nativeAddon();
+  const times = new Float64Array(1);
+  const lens = new Uint32Array(2);
+  let burst: Uint8Array[] = [];
+  // The generator never reads its port: whatever arrives (nothing, normally) is taken off the ring.
+  const drain = (): void => {
+    addon.packetRecv(handle);
+  };
+  const handle = addon.packetOpen(ifname, 0, 1024 * 1024, times, lens, drain);
+  return {
+    init(frame) {
+      // The same frame, RING_BURST times: the kernel copies it from here for every send.
+      burst = new Array(RING_BURST).fill(frame);
+    },
+    send(count) {
+      let errors = 0;
+      for (let left = count; left > 0; left -= RING_BURST) {
+        errors += addon.packetSend(handle, burst, Math.min(left, RING_BURST));
+      }
+      return errors;
+    },
+    close() {
+      addon.packetClose(handle);
+    },
+  };
+}
+
+interface CapHandle {
+  open(device: string, filter: string, bufferSize: number, buffer: Buffer): string;
+  send(buffer: Buffer, length?: number): void;
+  close(): void;
+}
+
+function pcapSender(ifname: string): Sender {
+  const require = createRequire(import.meta.url);
+  const { Cap } = require("cap") as { Cap: new () => CapHandle };
+  const cap = new Cap();
+  // cap keeps only a raw pointer to this buffer (tooling.md trap 1): it must stay referenced while open.
+  const rxBuffer = Buffer.alloc(2048);
+  // A filter that matches nothing (an unused EtherType): the generator never needs to read its port.
+  cap.open(ifname, "ether proto 0x88b5", 1024 * 1024, rxBuffer);
+  let frame: Buffer = Buffer.alloc(0);
+  return {
+    init(f) {
+      frame = f;
+    },
+    send(count) {
+      let errors = 0;
+      for (let i = 0; i < count; i++) {
+        try {
+          cap.send(frame, frame.length);
+        } catch {
+          errors++;
+        }
+      }
+      return errors;
+    },
+    close() {
+      cap.close();
+      // Referenced here, so it lives exactly as long as the handle.
+      rxBuffer.fill(0);
+    },
+  };
+}
+
+const sender = values.io === "pcap" ? pcapSender(values.ifname) : ringSender(values.ifname);
 
 function run(id: number, fps: number, seconds: number): void {
   const start = process.hrtime.bigint();
   const endNs = seconds * 1e9;
-  const len = frame.length;
   let sent = 0;
   let errors = 0;
   let skipped = 0;
   /** Frames the schedule owes from `start` (skipped debt is written off here). */
   let base = 0;
-  const sendOne = (): void => {
-    try {
-      cap.send(frame, len);
-      sent++;
-    } catch {
-      errors++;
-    }
+  const burst = (count: number): void => {
+    const refused = sender.send(count);
+    sent += count - refused;
+    errors += refused;
   };
   const finish = (): void => {
     const elapsed = Number(process.hrtime.bigint() - start) / 1e9;
@@ -99,7 +160,7 @@ function run(id: number, fps: number, seconds: number): void {
       return;
     }
     if (fps === 0) {
-      for (let i = 0; i < FLAT_OUT_BATCH; i++) sendOne();
+      burst(FLAT_OUT_BATCH);
       // setImmediate lets IPC and timers in between batches without sleeping.
       setImmediate(tick);
       return;
@@ -112,7 +173,7 @@ function run(id: number, fps: number, seconds: number): void {
       base += excess;
       due -= excess;
     }
-    for (; due > 0; due--) sendOne();
+    if (due > 0) burst(due);
     setTimeout(tick, 0);
   };
   tick();
@@ -123,13 +184,13 @@ process.on("message", (raw) => {
   try {
     switch (m.type) {
       case "init":
-        frame = Buffer.from(m.frameHex, "hex");
+        sender.init(Buffer.from(m.frameHex, "hex"));
         break;
       case "run":
         run(m.id, m.fps, m.seconds);
         break;
       case "exit":
-        cap.close();
+        sender.close();
         process.exit(0);
     }
   } catch (e) {

@@ -4,6 +4,7 @@
 //
 //   node dist/bench/switch-forwarding.js [--seconds S] [--loads 10k,25k,...,max] [--frame-bytes N]
 //                                        [--dilation D] [--rate 400G] [--phases baseline,switch,kernel]
+//                                        [--port-io pcap,ring] [--generator ring|pcap]
 //
 // Set-up (names carry the lab's marks, so `rocelab down --all` finds leftovers):
 //
@@ -15,7 +16,8 @@
 //   baseline  nothing forwards: the generator's frames die in rl-bench-sw's IP layer (forwarding off, no
 //             addresses — the same path they also take in the switch phase, where the kernel sees every
 //             frame beside the capture). What the generator and the veth cost, to subtract below.
-//   switch    the live switch process (dist/runtime/live/device-main.js, started as the lab starts it).
+//   switch    the live switch process (dist/runtime/live/device-main.js, started as the lab starts it), once
+//             per port I/O backend (--port-io: libpcap, the AF_PACKET ring), side by side.
 //   kernel    the switch process stopped, addresses on sw eth1/eth2, ip_forward=1, static neighbours.
 // The sink counts frames in the kernel's interface counters and drops them at once: its MAC is changed after
 // the switch has learned it, so every frame arrives "for another host" and dies in ip_rcv before any routing
@@ -44,7 +46,8 @@ import { topologyFile } from "../lab/schema.js";
 import { resolveTunables } from "../lab/settings-layers.js";
 import { buildSwitchConfig, maxFrameBytes } from "../lab/switch-config.js";
 import { DEFAULT_MTU, resolveTopology } from "../lab/topology.js";
-import { formatRate, parseRate } from "../lab/units.js";
+import { parseRate } from "../lab/units.js";
+import { type PortBackend, portBackend } from "../runtime/live/port-io.js";
 import type { Health, InitMessage } from "../runtime/live/protocol.js";
 import { type Ipv4Address, ipToString, type MacAddress, macToString } from "../wire/bytes.js";
 import { EtherType, serializeEthernet } from "../wire/ethernet.js";
@@ -55,7 +58,6 @@ import {
   findProcessesByName,
   fmt,
   fmtInt,
-  formatTable,
   isMain,
   median,
   parseRates,
@@ -63,29 +65,26 @@ import {
   readProcessRss,
   readSystemCpu,
   runAsScript,
-  type SystemCpuDelta,
   systemCpuDelta,
 } from "./common.js";
 import type { FromGenerator, ToGenerator } from "./frame-generator.js";
+import {
+  DATA_DSCP,
+  type LevelResult,
+  loadLabel,
+  Phase,
+  pctOfCore,
+  report,
+  switchKey,
+} from "./switch-forwarding-report.js";
 
 /** The benchmark's lab name: namespaces rl-bench-*, processes rocelab-bench-*. */
 export const BENCH_LAB = "bench";
 
-export const Phase = {
-  Baseline: "baseline",
-  Switch: "switch",
-  Kernel: "kernel",
-} as const;
-export type Phase = (typeof Phase)[keyof typeof Phase];
-
-/** Loss at or below this fraction counts as lossless (a stray frame in millions is not a drop pattern). */
-const LOSSLESS_FRACTION = 1e-4;
 /** The machine counts as quiet below this much busy time over a second, % of one core. */
 const QUIET_BUSY_PCT = 15;
 /** After the generator stops: time for the last frames to cross before the counters are read, ms. */
 const DRAIN_MS = 300;
-/** RoCE data DSCP, ECT(0): the frames take the switch's lossless, ECN-marking path, as RoCE data does. */
-const DATA_DSCP = 26;
 /** A locally administered MAC the sink takes after the switch has learned its real one (see the header). */
 const SINK_DEAF_MAC: MacAddress = 0x02_00_00_ff_ff_01;
 
@@ -97,6 +96,8 @@ const DEFAULTS = {
   dilation: 1,
   rate: "400G",
   phases: "baseline,switch,kernel",
+  portIo: "pcap,ring",
+  generator: "ring",
   quietWait: 60,
 } as const;
 
@@ -108,6 +109,8 @@ const USAGE = `usage: node dist/bench/switch-forwarding.js [options]   (as root)
   --dilation D        the switch's clock dilation (default ${DEFAULTS.dilation})
   --rate R            emulated port rate of the switch (default ${DEFAULTS.rate})
   --phases LIST       any of baseline,switch,kernel (default all three)
+  --port-io LIST      the switch phase's port backends, run one after the other (default ${DEFAULTS.portIo})
+  --generator IO      how the generator sends: ring (sendmmsg, default) or pcap (a send() per frame)
   --quiet-wait S      before each level, wait up to S seconds for the machine to be quiet (default ${DEFAULTS.quietWait})
   --save FILE         also write the measurements as JSON
   --from FILE         print the report of a saved run (no measuring, no root)`;
@@ -120,6 +123,8 @@ interface Options {
   readonly dilation: number;
   readonly rateBps: number;
   readonly phases: readonly Phase[];
+  readonly portIo: readonly PortBackend[];
+  readonly generator: PortBackend;
   readonly quietWaitSeconds: number;
   /** Write the measurements (JSON) here. */
   readonly save: string | undefined;
@@ -138,6 +143,8 @@ function parseOptions(argv: readonly string[]): Options | null {
       dilation: { type: "string" },
       rate: { type: "string" },
       phases: { type: "string" },
+      "port-io": { type: "string" },
+      generator: { type: "string" },
       "quiet-wait": { type: "string" },
       save: { type: "string" },
       from: { type: "string" },
@@ -170,6 +177,8 @@ function parseOptions(argv: readonly string[]): Options | null {
     rateBps,
     // Always in this order: the kernel phase leaves forwarding on, which the switch phase must not see.
     phases: Object.values(Phase).filter((p) => phases.includes(p)),
+    portIo: (values["port-io"] ?? DEFAULTS.portIo).split(",").map((b) => portBackend(b.trim())),
+    generator: portBackend(values.generator ?? DEFAULTS.generator),
   };
 }
 
@@ -296,12 +305,12 @@ class Generator {
   >();
   readonly ready: Promise<number>;
 
-  constructor(frame: Uint8Array) {
+  constructor(frame: Uint8Array, io: PortBackend) {
     this.child = execa(
       "ip",
       [
         ...["netns", "exec", ns("gen"), process.execPath, distPath("bench/frame-generator.js")],
-        ...["--lab", BENCH_LAB, "--ifname", "eth1"],
+        ...["--lab", BENCH_LAB, "--ifname", "eth1", "--io", io],
       ],
       { ipc: true, stdin: "ignore", stdout: "inherit", stderr: "inherit", reject: false, cleanup: true },
     );
@@ -350,40 +359,6 @@ class Generator {
 
 // -------------------------------------------------------------------------------------------------------
 // Measuring one load level
-
-/** Everything measured at one offered load in one phase. Rates are per real second; CPU in % of one core. */
-export interface LevelResult {
-  readonly phase: Phase;
-  /** Asked-for frames/s (0: flat out). */
-  readonly requestedFps: number;
-  readonly offeredFps: number;
-  /** Frames that reached the sink's interface, per second. */
-  readonly forwardedFps: number;
-  readonly lossPct: number;
-  /** Frames the switch namespace's kernel took in from the generator's veth, per second. */
-  readonly ingressFps: number;
-  /** Frames the switch process received (switch phase), per second. */
-  readonly switchInFps: number;
-  readonly switchCpuPct: number;
-  /** The generator process; on veth this includes the receiving kernel's softirq work run in its sends. */
-  readonly generatorCpuPct: number;
-  /** The ksoftirqd threads (softirq work the kernel deferred instead of running it in the sender). */
-  readonly ksoftirqdCpuPct: number;
-  /** Every CPU-second the measured set-up used: generator + switch + ksoftirqd. */
-  readonly attributedCpuPct: number;
-  readonly system: SystemCpuDelta;
-  readonly seconds: number;
-  /** Health reports the switch process sent per second (10 when its event loop turns freely). */
-  readonly healthReportsPerS: number;
-  /** Event-loop lag of the switch process, real ms: medians of the 100-ms windows, the worst window, the max. */
-  readonly lagP50Ms: number;
-  readonly lagP99Ms: number;
-  readonly lagWorstP99Ms: number;
-  readonly lagMaxMs: number;
-  readonly switchRssBytes: number;
-  readonly skipped: number;
-  readonly sendErrors: number;
-}
 
 interface Running {
   readonly generator: Generator;
@@ -521,7 +496,7 @@ async function runLevels(
   return out;
 }
 
-async function startSwitch(f: Fabric, opts: Options): Promise<DeviceProcess> {
+async function startSwitch(f: Fabric, opts: Options, portIo: PortBackend): Promise<DeviceProcess> {
   const routes = computeRoutes(f.topo, f.plan).get("sw") ?? [];
   const config = buildSwitchConfig(f.topo, f.plan, routes, "sw", resolveTunables(f.topo, "sw"));
   const init: InitMessage = {
@@ -537,6 +512,7 @@ async function startSwitch(f: Fabric, opts: Options): Promise<DeviceProcess> {
     epoch: process.hrtime.bigint().toString(),
     dilation: opts.dilation,
     seed: 1,
+    portIo,
   };
   const device = new DeviceProcess(BENCH_LAB, "sw", "switch", ns("sw"), init);
   await device.start();
@@ -549,6 +525,11 @@ async function startSwitch(f: Fabric, opts: Options): Promise<DeviceProcess> {
   // Now that the switch has learned the sink's MAC, make the sink deaf to it (see the header).
   await ipBatch([`link set eth1 address ${macToString(SINK_DEAF_MAC)}`], ns("sink"));
   return device;
+}
+
+/** A switch phase's second backend must learn the sink's MAC again: give the sink its own back first. */
+async function restoreSink(f: Fabric): Promise<void> {
+  await ipBatch([`link set eth1 address ${macToString(f.sink.mac)}`], ns("sink"));
 }
 
 async function enableKernelForwarding(f: Fabric): Promise<void> {
@@ -575,284 +556,13 @@ async function enableKernelForwarding(f: Fabric): Promise<void> {
   ]);
 }
 
-// -------------------------------------------------------------------------------------------------------
-// Reporting
-
-function loadLabel(fps: number): string {
-  return fps === 0 ? "max" : fmtInt(fps);
-}
-
-const pctOfCore = (cpuSeconds: number, seconds: number): number => (cpuSeconds / seconds) * 100;
-
-/**
- * CPU per forwarded frame above the baseline phase at the same load, µs: what the set-up's processes and
- * ksoftirqd used, minus what the generator and the veth cost on their own (the baseline, scaled to this
- * level's offered rate). Counting processes rather than the whole machine keeps other people's work out.
- */
-export function netCpuPerFrameUs(r: LevelResult, base: LevelResult | undefined): number {
-  if (!base || !(r.forwardedFps > 0) || !(base.offeredFps > 0)) return Number.NaN;
-  const baseline = base.attributedCpuPct * (r.offeredFps / base.offeredFps);
-  return ((r.attributedCpuPct - baseline) / 100 / r.forwardedFps) * 1e6;
-}
-
-/**
- * CPU-seconds per frame, µs, as the slope of a least-squares line through (frames/s, attributed CPU) over
- * the given levels: the fixed per-second costs (timer ticks, health reports) fall into the intercept, and
- * one level's tick-counting noise weighs less than in a per-level ratio. NaN with fewer than two levels.
- */
-export function fittedCpuPerFrameUs(rows: readonly LevelResult[], x: (r: LevelResult) => number): number {
-  const pts = rows.filter((r) => Number.isFinite(x(r)) && Number.isFinite(r.attributedCpuPct));
-  if (pts.length < 2) return Number.NaN;
-  const mx = pts.reduce((a, r) => a + x(r), 0) / pts.length;
-  const my = pts.reduce((a, r) => a + r.attributedCpuPct / 100, 0) / pts.length;
-  let sxy = 0;
-  let sxx = 0;
-  for (const r of pts) {
-    sxy += (x(r) - mx) * (r.attributedCpuPct / 100 - my);
-    sxx += (x(r) - mx) ** 2;
-  }
-  return sxx > 0 ? (sxy / sxx) * 1e6 : Number.NaN;
-}
-
-const isLossless = (r: LevelResult | undefined): boolean =>
-  r !== undefined && r.lossPct <= LOSSLESS_FRACTION * 100;
-
-/**
- * The highest load up to which every level was lossless (levels run in increasing order). A lossless level
- * above a lossy one is luck, not capacity: one stall of the process at the wrong moment would have lost.
- */
-function maxLossless(rows: readonly LevelResult[]): LevelResult | null {
-  let best: LevelResult | null = null;
-  for (const r of rows) {
-    if (!isLossless(r)) break;
-    best = r;
-  }
-  return best;
-}
-
-function report(opts: Options, results: Map<Phase, LevelResult[]>): void {
-  const print = (s = ""): void => {
-    process.stdout.write(`${s}\n`);
-  };
-  const base = results.get(Phase.Baseline) ?? [];
-  const sw = results.get(Phase.Switch) ?? [];
-  const kern = results.get(Phase.Kernel) ?? [];
-  // Busy time of the whole machine that none of the measured processes used: other people's work (and this
-  // script's own bookkeeping). Large values mean the level ran on a machine that was not quiet.
-  const sysCols = (r: LevelResult): string[] => [
-    fmt(pctOfCore(r.system.busy, r.seconds)),
-    fmt(pctOfCore(r.system.softirq, r.seconds)),
-    fmt(Math.max(0, pctOfCore(r.system.busy, r.seconds) - r.attributedCpuPct)),
-  ];
-  print();
-  print(
-    `frames: ${opts.frameBytes} bytes (UDP/IPv4, DSCP ${DATA_DSCP}, ECT(0)); ${opts.seconds} s per level; ` +
-      `switch ports ${formatRate(opts.rateBps)} emulated at dilation ${opts.dilation}`,
-  );
-  print(
-    "CPU in % of one core. system busy: the whole machine; softirq: its softirq share; " +
-      "others: busy time none of the measured processes used (other people's work)",
-  );
-  if (base.length > 0) {
-    print();
-    print("baseline: no forwarder (frames die in rl-bench-sw's IP layer)");
-    print(
-      formatTable(
-        [
-          "load fps",
-          "offered fps",
-          "generator CPU %",
-          "ksoftirqd %",
-          "system busy %",
-          "softirq %",
-          "others %",
-        ],
-        base.map((r) => [
-          loadLabel(r.requestedFps),
-          fmtInt(r.offeredFps),
-          fmt(r.generatorCpuPct),
-          fmt(r.ksoftirqdCpuPct),
-          ...sysCols(r),
-        ]),
-      ),
-    );
-  }
-  if (sw.length > 0) {
-    print();
-    print("userspace: one switch process (dist/runtime/live/device-main.js)");
-    print(
-      formatTable(
-        [
-          "load fps",
-          "offered fps",
-          "forwarded fps",
-          "loss %",
-          "unread %",
-          "switch CPU %",
-          "µs/frame",
-          "reports/s",
-          "lag p50 ms",
-          "p99",
-          "worst p99",
-          "max",
-          "generator CPU %",
-          "ksoftirqd %",
-          "system busy %",
-          "softirq %",
-          "others %",
-        ],
-        sw.map((r) => [
-          loadLabel(r.requestedFps),
-          fmtInt(r.offeredFps),
-          fmtInt(r.forwardedFps),
-          fmt(r.lossPct, 2),
-          fmt(Math.max(0, (1 - r.switchInFps / r.ingressFps) * 100), 2),
-          fmt(r.switchCpuPct),
-          fmt((r.switchCpuPct / 100 / r.forwardedFps) * 1e6, 2),
-          fmt(r.healthReportsPerS, 1),
-          fmt(r.lagP50Ms, 2),
-          fmt(r.lagP99Ms, 2),
-          fmt(r.lagWorstP99Ms, 1),
-          fmt(r.lagMaxMs, 1),
-          fmt(r.generatorCpuPct),
-          fmt(r.ksoftirqdCpuPct),
-          ...sysCols(r),
-        ]),
-      ),
-    );
-    print(
-      "  unread %: frames the switch's namespace received that the process never read (capture ring full)",
-    );
-    print("  µs/frame: switch process CPU per forwarded frame");
-    print(
-      "  reports/s: health reports from the switch (10/s when its event loop turns; fewer: it was blocked)",
-    );
-    print("  lag: event-loop delay; p50, p99: medians over 100-ms windows; worst p99: the worst window");
-  }
-  if (kern.length > 0) {
-    print();
-    print("kernel: IPv4 forwarding in rl-bench-sw between the same veths");
-    print(
-      formatTable(
-        [
-          "load fps",
-          "offered fps",
-          "forwarded fps",
-          "loss %",
-          "generator CPU %",
-          "ksoftirqd %",
-          "system busy %",
-          "softirq %",
-          "others %",
-        ],
-        kern.map((r) => [
-          loadLabel(r.requestedFps),
-          fmtInt(r.offeredFps),
-          fmtInt(r.forwardedFps),
-          fmt(r.lossPct, 2),
-          fmt(r.generatorCpuPct),
-          fmt(r.ksoftirqdCpuPct),
-          ...sysCols(r),
-        ]),
-      ),
-    );
-    print("  the kernel forwards in softirq, run inside the generator's sends: it shows in generator CPU");
-  }
-  if (sw.length === 0 || kern.length === 0) return;
-  print();
-  print(
-    "side by side (net µs/frame: generator + switch + ksoftirqd CPU above the baseline at the same load, " +
-      "per forwarded frame)",
-  );
-  print(
-    formatTable(
-      [
-        "load fps",
-        "switch fwd fps",
-        "loss %",
-        "net µs/frame",
-        "kernel fwd fps",
-        "loss %",
-        "net µs/frame",
-        "kernel/switch CPU",
-      ],
-      sw.map((s, i) => {
-        const k = kern[i];
-        const su = netCpuPerFrameUs(s, base[i]);
-        const ku = k ? netCpuPerFrameUs(k, base[i]) : Number.NaN;
-        return [
-          loadLabel(s.requestedFps),
-          fmtInt(s.forwardedFps),
-          fmt(s.lossPct, 2),
-          fmt(su, 2),
-          fmtInt(k?.forwardedFps ?? Number.NaN),
-          fmt(k?.lossPct ?? Number.NaN, 2),
-          fmt(ku, 2),
-          fmt(ku / su, 3),
-        ];
-      }),
-    ),
-  );
-  print();
-  const ls = maxLossless(sw);
-  const lk = maxLossless(kern);
-  const ceiling = Math.max(...kern.map((r) => r.offeredFps));
-  if (ls && lk) {
-    const bound = lk.offeredFps >= ceiling * 0.98 ? "≥ " : "";
-    print(
-      `max lossless rate (every level up to it lost ≤ ${LOSSLESS_FRACTION * 100} %): switch process ${fmtInt(ls.offeredFps)} fps, ` +
-        `kernel ${bound}${fmtInt(lk.offeredFps)} fps; kernel/userspace = ${bound}${fmt(lk.offeredFps / ls.offeredFps, 1)}×`,
-    );
-    if (bound) print("  (the kernel was lossless at the highest rate the generator reached: a lower bound)");
-  } else {
-    print("max lossless rate: one of the phases had no lossless level (offer lower loads)");
-  }
-  // The headline CPU comparison: per-frame slopes over every lossless level, minus the baseline's slope.
-  // Flat-out levels are left out: a generator that never sleeps pays no timer ticks, so its cost per frame
-  // is not on the same line as the paced levels'.
-  const paced = (r: LevelResult): boolean => r.requestedFps > 0;
-  const fitBase = fittedCpuPerFrameUs(base.filter(paced), (r) => r.offeredFps);
-  const fitSw = fittedCpuPerFrameUs(
-    sw.filter((r) => paced(r) && isLossless(r)),
-    (r) => r.forwardedFps,
-  );
-  const fitKern = fittedCpuPerFrameUs(
-    kern.filter((r) => paced(r) && isLossless(r)),
-    (r) => r.forwardedFps,
-  );
-  const netSw = fitSw - fitBase;
-  const netKern = fitKern - fitBase;
-  print(
-    `CPU per forwarded frame, fitted over the paced lossless levels: generator alone (baseline) ${fmt(fitBase, 2)} µs; ` +
-      `with the switch process ${fmt(fitSw, 2)} µs (forwarding: ${fmt(netSw, 2)} µs); with kernel forwarding ` +
-      `${fmt(fitKern, 2)} µs (forwarding: ${fmt(netKern, 2)} µs); kernel/userspace = ${fmt(netKern / netSw, 3)} ` +
-      `(userspace ${fmt(netSw / netKern, 0)}× more)`,
-  );
-  // And at one level: the highest load up to which both forwarded without loss.
-  const cpuLine = (what: string, s: LevelResult, si: number, k: LevelResult, ki: number): void => {
-    const su = netCpuPerFrameUs(s, base[si]);
-    const ku = netCpuPerFrameUs(k, base[ki]);
-    print(
-      `CPU per forwarded frame ${what}: userspace ${fmt(su, 2)} µs at ${fmtInt(s.forwardedFps)} fps ` +
-        `(switch process alone ${fmt((s.switchCpuPct / 100 / s.forwardedFps) * 1e6, 2)} µs), kernel ${fmt(ku, 2)} µs ` +
-        `at ${fmtInt(k.forwardedFps)} fps; kernel/userspace = ${fmt(ku / su, 3)} (userspace ${fmt(su / ku, 1)}× more)`,
-    );
-  };
-  let both = -1;
-  while (both + 1 < sw.length && isLossless(sw[both + 1]) && isLossless(kern[both + 1])) both++;
-  if (both >= 0)
-    cpuLine("at the highest load lossless in both (and below)", sw[both]!, both, kern[both]!, both);
-  const rss = sw.map((r) => r.switchRssBytes).filter(Number.isFinite);
-  if (rss.length > 0) print(`switch process RSS: up to ${fmt(Math.max(...rss) / 2 ** 20, 0)} MiB`);
-}
-
 /** What --save writes and --from reads. */
 interface SavedRun {
   readonly machine: string;
   readonly date: string;
   readonly options: Options;
   readonly log: readonly string[];
-  readonly results: Partial<Record<Phase, LevelResult[]>>;
+  readonly results: Record<string, LevelResult[]>;
 }
 
 // -------------------------------------------------------------------------------------------------------
@@ -876,7 +586,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     ) as SavedRun;
     print(`${saved.machine} (saved run of ${saved.date})`);
     for (const line of saved.log) print(line);
-    report(saved.options, new Map(Object.entries(saved.results) as [Phase, LevelResult[]][]));
+    report(saved.options, new Map(Object.entries(saved.results) as [string, LevelResult[]][]));
     return;
   }
   const machine = describeMachine();
@@ -911,7 +621,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
 
-  const results = new Map<Phase, LevelResult[]>();
+  const results = new Map<string, LevelResult[]>();
   let generator: Generator | null = null;
   let device: DeviceProcess | null = null;
   try {
@@ -919,7 +629,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     await provisionBench(f);
     const frame = buildFrame(opts.frameBytes, f.gen, f.swIn.mac, f.sink.ip);
     const softirqThreads = findProcessesByName("ksoftirqd/");
-    generator = new Generator(frame);
+    generator = new Generator(frame, opts.generator);
     await generator.ready;
     logged(
       `set-up: ${ns("gen")} eth1 (${ipToString(f.gen.ip)}) -> ${ns("sw")} eth1..eth2 -> ${ns("sink")} eth1 ` +
@@ -927,10 +637,15 @@ export async function main(argv: readonly string[]): Promise<void> {
     );
     for (const phase of opts.phases) {
       if (phase === Phase.Switch) {
-        device = await startSwitch(f, opts);
-        results.set(phase, await runLevels(phase, opts, { generator, device, softirqThreads }, logged));
-        await device.stop();
-        device = null;
+        for (const backend of opts.portIo) {
+          await restoreSink(f);
+          device = await startSwitch(f, opts, backend);
+          logged(`switch phase: port I/O ${backend}`);
+          const levels = await runLevels(phase, opts, { generator, device, softirqThreads }, logged);
+          results.set(switchKey(backend), levels);
+          await device.stop();
+          device = null;
+        }
       } else if (phase === Phase.Kernel) {
         await enableKernelForwarding(f);
         results.set(phase, await runLevels(phase, opts, { generator, device: null, softirqThreads }, logged));

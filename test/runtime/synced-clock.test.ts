@@ -17,6 +17,7 @@ function pair() {
   const clock = () => real;
   const a = new SyncedClock(
     clock,
+    0,
     D,
     table,
     0,
@@ -25,6 +26,7 @@ function pair() {
   );
   const b = new SyncedClock(
     clock,
+    0,
     D,
     table,
     1,
@@ -142,6 +144,7 @@ t.test(
     advance(20 * MS);
     const fresh = new SyncedClock(
       () => 140 * MS,
+      0,
       D,
       table,
       1,
@@ -150,5 +153,17 @@ t.test(
     );
     t.equal(fresh.now(), 120_000 + GRACE / D + DELAY, "the new B starts where A could be, not at real/D");
     t.equal(table.state(1), DeviceState.Running);
+  },
+);
+
+t.test(
+  "a frame's kernel arrival time becomes emulated time on the synced clock, never past now",
+  async (t) => {
+    const { a, b, advance } = pair();
+    a.publish(Number.POSITIVE_INFINITY);
+    b.publish(Number.POSITIVE_INFINITY);
+    advance(10 * MS);
+    t.equal(a.emulatedAt(105 * MS), 105_000, "arrived 5 ms real ago: 5 us emulated before now");
+    t.equal(a.emulatedAt(200 * MS), a.now(), "a time in the future is clamped to now");
   },
 );

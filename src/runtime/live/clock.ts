@@ -10,6 +10,11 @@ export interface DeviceClock {
   readonly dilation: number;
   /** Current emulated time, integer ns; never goes backwards. */
   now(): number;
+  /**
+   * Emulated time of a CLOCK_MONOTONIC instant (a process.hrtime.bigint() value, as ns): a frame's kernel
+   * arrival time. Never later than now().
+   */
+  emulatedAt(hrtimeNs: number): number;
   /** Real milliseconds until emulated time `at` (<= 0 when it has passed). */
   realMsUntil(at: number): number;
   /** Real nanoseconds an emulated duration takes. */
@@ -47,10 +52,17 @@ export class LiveClock implements DeviceClock {
     readonly dilation: number,
   ) {
     if (!(dilation >= 1)) throw new Error(`dilation must be >= 1, got ${dilation}`);
+    this.epochNs = Number(epoch);
   }
+
+  private readonly epochNs: number;
 
   now(): number {
     return Math.floor(Number(process.hrtime.bigint() - this.epoch) / this.dilation);
+  }
+
+  emulatedAt(hrtimeNs: number): number {
+    return Math.floor((hrtimeNs - this.epochNs) / this.dilation);
   }
 
   realMsUntil(at: number): number {

@@ -37,6 +37,8 @@ export class DeviceHost {
   private heartbeat: NodeJS.Timeout | null = null;
   framesIn = 0;
   framesOut = 0;
+  /** The latest emulated time given to the device with a frame or a timer: times never go backwards. */
+  private lastGivenAt = 0;
 
   constructor(
     readonly clock: DeviceClock,
@@ -45,15 +47,22 @@ export class DeviceHost {
   ) {
     this.timers = new LiveTimers(
       clock,
-      (timer, now) => this.device?.fire(timer, now),
+      (timer, now) => {
+        this.lastGivenAt = Math.max(this.lastGivenAt, now);
+        this.device?.fire(timer, this.lastGivenAt);
+      },
       () => this.publish(),
     );
     for (const [port, { io, delayNs }] of ports) {
       this.lines.set(port, { port, io, delayNs, queue: new Fifo(), timer: null });
-      io.onFrame((frame) => {
+      io.onFrame((frame, arrivalNs) => {
         this.framesIn++;
         this.clock.read(port);
-        this.device?.receive(port, frame, this.clock.now());
+        // The frame's kernel arrival time, not the time we got to it; never earlier than a time the device
+        // was already given (timers fire at clock.now(), frames of other ports interleave).
+        const at = Math.max(this.lastGivenAt, this.clock.emulatedAt(arrivalNs));
+        this.lastGivenAt = at;
+        this.device?.receive(port, frame, at);
         this.runSoon();
       });
     }

@@ -13,7 +13,7 @@ import { type DeviceClock, LiveClock } from "./clock.js";
 import { ClockTable } from "./clock-table.js";
 import { DeviceHost } from "./device-host.js";
 import { nativeAddon } from "./native.js";
-import { CapPort, type PortIo } from "./port-io.js";
+import { openPort, type PortIo, portBackend } from "./port-io.js";
 import type { FromDevice, InitMessage, SyncInit, ToDevice } from "./protocol.js";
 import { SyncedClock } from "./synced-clock.js";
 
@@ -41,7 +41,11 @@ let device: Device | null = null;
 function start(init: InitMessage): void {
   const clock = createClock(init.epoch, init.dilation, init.sync);
   const ports = new Map<number, { io: PortIo; delayNs: number }>();
-  for (const p of init.ports) ports.set(p.port, { io: new CapPort(p.ifname), delayNs: p.delayNs });
+  const backend = portBackend(init.portIo);
+  const rateBps = lineRateBps(init);
+  for (const p of init.ports) {
+    ports.set(p.port, { io: openPort(p.ifname, backend, rateBps, init.dilation), delayNs: p.delayNs });
+  }
   host = new DeviceHost(clock, ports, createRandom(init.seed, `device:${init.node}`));
   device = createDevice(init, host);
   host.attach(device);
@@ -66,7 +70,14 @@ function createClock(epoch: string, dilation: number, sync: SyncInit | undefined
   const table = new ClockTable(nativeAddon().mapShared(sync.table, sync.bytes));
   const start = BigInt(epoch);
   const real = (): number => Number(process.hrtime.bigint() - start);
-  return new SyncedClock(real, dilation, table, sync.device, sync.ports, sync.graceMs * 1e6);
+  return new SyncedClock(real, Number(start), dilation, table, sync.device, sync.ports, sync.graceMs * 1e6);
+}
+
+/** The fastest port of the device (ring sizes follow it; a NIC's host-stack port runs at its wire rate). */
+function lineRateBps(init: InitMessage): number {
+  return init.kind === "switch"
+    ? Math.max(...(init.config as SwitchConfig).ports.map((p) => p.rateBps))
+    : (init.config as NicConfig).port.rateBps;
 }
 
 function createDevice(init: InitMessage, h: DeviceHost): Device {

@@ -9,6 +9,31 @@ import { fileURLToPath } from "node:url";
 export interface NativeAddon {
   /** Maps `path` (created 0600 and grown to `bytes` when needed) MAP_SHARED into an ArrayBuffer. */
   mapShared(path: string, bytes: number): ArrayBuffer;
+  // AF_PACKET ports (native/src/packet.c; used through RingPort in ring-port.ts, which documents them).
+  packetOpen(
+    ifname: string,
+    snaplen: number,
+    ringBytes: number,
+    times: Float64Array,
+    lens: Uint32Array,
+    onReadable: () => void,
+  ): PacketHandle;
+  packetRecv(handle: PacketHandle): Buffer | null;
+  packetSend(handle: PacketHandle, frames: readonly (Uint8Array | undefined)[], count: number): number;
+  packetStats(handle: PacketHandle): PacketStats;
+  packetClose(handle: PacketHandle): void;
+}
+
+/** An open AF_PACKET port inside the addon. */
+export type PacketHandle = { readonly __packetHandle: unique symbol };
+
+export interface PacketStats {
+  /** Frames the kernel dropped because the receive ring was full (cumulative). */
+  readonly drops: number;
+  /** Frames longer than the ring's slots, skipped (cumulative). */
+  readonly truncated: number;
+  readonly slots: number;
+  readonly slotBytes: number;
 }
 
 /** The same path from src/runtime/live/ (tests) and dist/runtime/live/ (device processes). */

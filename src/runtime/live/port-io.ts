@@ -1,8 +1,14 @@
 // Frame I/O on real interfaces, behind one small interface so the backend can be swapped.
 //
-// The backend is libpcap through the `cap` binding (AF_PACKET underneath, as BMv2 does): raw Ethernet
-// frames both ways, PFC, ARP and LLDP included (raw-socket cannot: it is IP-only). Traps measured on
-// this machine (reference/tooling.md) and how this module avoids them:
+// Two backends, both raw Ethernet frames both ways, PFC, ARP and LLDP included (raw-socket cannot: it is
+// IP-only):
+//   ring  AF_PACKET with a PACKET_MMAP receive ring and batched sendmmsg() (ring-port.ts, native/), the
+//         default: frames carry the kernel's arrival time, and reading yields to the event loop.
+//   pcap  libpcap through the `cap` binding (AF_PACKET underneath, as BMv2 does), the fallback when the
+//         native addon is not built; a frame's arrival time is when the process read it.
+// Selected by `InitMessage.portIo`, else the ROCELAB_PORT_IO environment variable, else "ring".
+//
+// Traps of the cap binding measured on this machine and how this module avoids them:
 //   1. cap keeps only a raw pointer to the receive buffer: we hold a reference for the handle's life.
 //   2. a handle never sees the frames it sends, but a second handle on the same port would: each port is
 //      opened once, without the `inbound` filter (which loses the first frame).
@@ -10,16 +16,57 @@
 //      and the device host measures event-loop lag to show when it is not.
 
 import { createRequire } from "node:module";
+import { RingPort, ringBytesFor } from "./ring-port.js";
+
+/**
+ * A received frame (the callee owns it) and when it arrived: CLOCK_MONOTONIC ns, the base of
+ * process.hrtime.bigint() (LiveClock.emulatedAt turns it into emulated time). Frames of one port come in
+ * arrival order.
+ */
+export type FrameHandler = (frame: Uint8Array, arrivalNs: number) => void;
 
 export interface PortIo {
   readonly ifname: string;
-  /** Puts a frame on the wire now (synchronous copy into the kernel). */
+  /**
+   * Puts a frame on the wire. The frame is the port's from here on (DeviceEnv.transmit's ownership rule):
+   * the ring backend sends it, without copying, at the end of the current event-loop callback
+   * (process.nextTick) with every other frame queued meanwhile, in one system call; pcap sends at once.
+   */
   send(frame: Uint8Array): void;
-  /** Frames received; `frame` is a fresh copy the callee owns. */
-  onFrame(handler: (frame: Uint8Array) => void): void;
+  /** Sends what send() queued, now. */
+  flush(): void;
+  onFrame(handler: FrameHandler): void;
   close(): void;
   /** Frames the kernel refused to send (ENOBUFS and the like). */
   readonly sendErrors: number;
+}
+
+export const PortBackend = { Ring: "ring", Pcap: "pcap" } as const;
+export type PortBackend = (typeof PortBackend)[keyof typeof PortBackend];
+
+/** The backend asked for (init message first, then ROCELAB_PORT_IO), "ring" when neither says. */
+export function portBackend(requested: string | undefined): PortBackend {
+  const name = requested ?? process.env.ROCELAB_PORT_IO ?? PortBackend.Ring;
+  if (name === PortBackend.Ring || name === PortBackend.Pcap) return name;
+  throw new Error(`unknown port I/O backend "${name}" (ROCELAB_PORT_IO / portIo: ring or pcap)`);
+}
+
+/** Opens `ifname` with `backend`; the ring's size follows the port's dilated line rate (ring-port.ts). */
+export function openPort(
+  ifname: string,
+  backend: PortBackend,
+  lineRateBps: number,
+  dilation: number,
+): PortIo {
+  if (backend === PortBackend.Pcap) return new CapPort(ifname);
+  try {
+    return new RingPort(ifname, ringBytesFor(lineRateBps, dilation));
+  } catch (e) {
+    throw new Error(
+      `${ifname}: the ring port backend failed (${(e as Error).message}); build the addon with ` +
+        "`npm run setup`, or choose the libpcap backend with ROCELAB_PORT_IO=pcap",
+    );
+  }
 }
 
 interface CapHandle {
@@ -43,7 +90,7 @@ export class CapPort implements PortIo {
   private readonly cap: CapHandle;
   /** Must stay referenced while the handle is open (trap 1). */
   private readonly rxBuffer = Buffer.alloc(SNAPLEN);
-  private handler: ((frame: Uint8Array) => void) | null = null;
+  private handler: FrameHandler | null = null;
   sendErrors = 0;
 
   constructor(readonly ifname: string) {
@@ -53,8 +100,12 @@ export class CapPort implements PortIo {
     if (linkType !== "ETHERNET") throw new Error(`${ifname}: link type ${linkType}, expected ETHERNET`);
     this.cap.on("packet", (nbytes, truncated) => {
       if (truncated || this.handler === null) return;
-      // The receive buffer is overwritten by the next frame: the device gets its own copy.
-      this.handler(Uint8Array.prototype.slice.call(this.rxBuffer, 0, nbytes));
+      // The receive buffer is overwritten by the next frame: the device gets its own copy. cap passes no
+      // timestamp: the frame arrived, as far as we can tell, when we read it.
+      this.handler(
+        Uint8Array.prototype.slice.call(this.rxBuffer, 0, nbytes),
+        Number(process.hrtime.bigint()),
+      );
     });
   }
 
@@ -66,7 +117,10 @@ export class CapPort implements PortIo {
     }
   }
 
-  onFrame(handler: (frame: Uint8Array) => void): void {
+  /** Nothing waits: every send() went out at once. */
+  flush(): void {}
+
+  onFrame(handler: FrameHandler): void {
     this.handler = handler;
   }
 

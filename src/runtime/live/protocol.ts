@@ -23,6 +23,8 @@ export interface InitMessage {
   readonly epoch: string;
   readonly dilation: number;
   readonly seed: number;
+  /** Port I/O backend (port-io.ts); absent: ROCELAB_PORT_IO, else "ring". */
+  readonly portIo?: "ring" | "pcap";
   /** Synchronised clocks (`--clock synced`); absent: a free-running dilated clock. */
   readonly sync?: SyncInit;
 }

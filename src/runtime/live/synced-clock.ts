@@ -54,6 +54,8 @@ export class SyncedClock implements DeviceClock {
   constructor(
     /** Real ns since the lab's epoch (process.hrtime based in a device process; a fake in tests). */
     private readonly real: () => number,
+    /** The epoch as a CLOCK_MONOTONIC ns value (kernel arrival times are converted with it). */
+    private readonly epochNs: number,
     readonly dilation: number,
     private readonly table: ClockTable,
     private readonly self: number,
@@ -106,6 +108,15 @@ export class SyncedClock implements DeviceClock {
 
   followOwnEvents(next: () => number): void {
     this.ownNext = next;
+  }
+
+  /**
+   * A frame's kernel arrival time as this clock's emulated time: with the offset the clock has now (an
+   * offset that grew since the frame arrived makes the time earlier, and the device host keeps times
+   * from going backwards), and never later than now().
+   */
+  emulatedAt(hrtimeNs: number): number {
+    return Math.min(Math.floor((hrtimeNs - this.epochNs) / this.dilation) - this.offset, this.now());
   }
 
   realMsUntil(at: number): number {

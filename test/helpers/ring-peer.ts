@@ -1,0 +1,109 @@
+// Run by test/runtime/ring-port.test.ts inside its own namespace (both ends of one veth pair, `a` and `b`):
+// sends numbered frames from `a` through the ring backend, reads them on `b`, and one reply back, then
+// prints what it saw as one JSON line. The test makes the assertions.
+import { execa } from "execa";
+import { RingPort } from "../../src/runtime/live/ring-port.js";
+
+/** A local experimental EtherType: nothing else on the veth uses it (the kernel's own frames are ignored). */
+export const TEST_ETHERTYPE = 0x88b5;
+
+export interface PeerReport {
+  readonly sendStartNs: number;
+  readonly sendEndNs: number;
+  /** Per frame received on b: sequence number, length, bytes as sent, arrival ns, when it was read. */
+  readonly received: { seq: number; len: number; intact: boolean; arrivalNs: number; readNs: number }[];
+  /** Test frames a's own handle saw that a sent (must be none) and the reply from b it saw (must be 1). */
+  readonly ownSeen: number;
+  readonly replySeen: number;
+  readonly sendErrors: number;
+  readonly drops: number;
+  /** Frames b received of AFTER_FLAP sent after b's interface went down and up again. */
+  readonly afterFlap: number;
+}
+
+export const AFTER_FLAP = 10;
+
+const MAC_A = [0x02, 0, 0, 0, 0, 0x0a];
+const MAC_B = [0x02, 0, 0, 0, 0, 0x0b];
+
+/** Frame `seq` from `src`: a length that varies with seq (60..4238 bytes), a pattern derived from seq. */
+export function testFrame(seq: number, src: readonly number[], dst: readonly number[]): Uint8Array {
+  const len = 60 + ((seq * 797) % 4179);
+  const f = new Uint8Array(len);
+  f.set(dst, 0);
+  f.set(src, 6);
+  f[12] = TEST_ETHERTYPE >> 8;
+  f[13] = TEST_ETHERTYPE & 0xff;
+  new DataView(f.buffer).setUint32(14, seq);
+  for (let i = 18; i < len; i++) f[i] = (seq + i) & 0xff;
+  return f;
+}
+
+function intact(frame: Uint8Array, seq: number, src: readonly number[]): boolean {
+  const want = testFrame(seq, src, MAC_B);
+  return frame.length === want.length && frame.every((b, i) => b === want[i]);
+}
+
+const isTest = (f: Uint8Array): boolean =>
+  f.length >= 18 && f[12] === TEST_ETHERTYPE >> 8 && f[13] === (TEST_ETHERTYPE & 0xff);
+const from = (f: Uint8Array, mac: readonly number[]): boolean => mac.every((b, i) => f[6 + i] === b);
+
+async function main(count: number): Promise<void> {
+  const a = new RingPort("a", 8 * 1024 * 1024);
+  const b = new RingPort("b", 8 * 1024 * 1024);
+  const received: PeerReport["received"] = [];
+  let ownSeen = 0;
+  let replySeen = 0;
+  a.onFrame((f) => {
+    if (!isTest(f)) return;
+    if (from(f, MAC_A)) ownSeen++;
+    if (from(f, MAC_B)) replySeen++;
+  });
+  b.onFrame((f, arrivalNs) => {
+    if (!isTest(f) || !from(f, MAC_A)) return;
+    const seq = new DataView(f.buffer, f.byteOffset, f.length).getUint32(14);
+    received.push({ seq, len: f.length, intact: intact(f, seq, MAC_A), arrivalNs, readNs: now() });
+  });
+  const frames = Array.from({ length: count }, (_, seq) => testFrame(seq, MAC_A, MAC_B));
+  const sendStartNs = now();
+  for (const f of frames) a.send(f);
+  a.flush();
+  const sendEndNs = now();
+  const deadline = Date.now() + 5000;
+  while (received.length < count && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  b.send(testFrame(count, MAC_B, MAC_A));
+  const until = Date.now() + 2000;
+  while (replySeen === 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 10));
+  // Give a looped-back copy of a's own frames time to show up, if the backend were to deliver one.
+  await new Promise((r) => setTimeout(r, 100));
+  // The interface goes down and up (the socket gets ENETDOWN meanwhile): the port must hear again after.
+  await execa("ip", ["link", "set", "dev", "b", "down"]);
+  await execa("ip", ["link", "set", "dev", "b", "up"]);
+  await new Promise((r) => setTimeout(r, 200));
+  const beforeFlap = received.length;
+  for (let seq = count + 1; seq <= count + AFTER_FLAP; seq++) a.send(testFrame(seq, MAC_A, MAC_B));
+  const flapUntil = Date.now() + 2000;
+  while (received.length < beforeFlap + AFTER_FLAP && Date.now() < flapUntil) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const report: PeerReport = {
+    sendStartNs,
+    sendEndNs,
+    received,
+    ownSeen,
+    replySeen,
+    sendErrors: a.sendErrors + b.sendErrors,
+    drops: a.stats().drops + b.stats().drops,
+    afterFlap: received.length - beforeFlap,
+  };
+  received.length = beforeFlap;
+  a.close();
+  b.close();
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+}
+
+function now(): number {
+  return Number(process.hrtime.bigint());
+}
+
+if (process.argv[2] === "--run") void main(Number(process.argv[3] ?? 1000));
