@@ -20,9 +20,10 @@ export interface DeviceEnv {
    * Put `frame` on the wire of `port`. Devices model their own serialisation (see TxPort) and call this
    * when the frame's last bit has left; the runtime adds the link's propagation delay and delivers it to
    * the peer. Ownership of `frame` passes to the runtime: the device must not touch it again (the next
-   * switch rewrites TTL, MACs and ECN in place).
+   * switch rewrites TTL, MACs and ECN in place). `leftAt` is when the last bit left, when the device knows
+   * it exactly (a port catching up after a late wake-up sends frames whose time has passed); default now.
    */
-  transmit(port: number, frame: Uint8Array): void;
+  transmit(port: number, frame: Uint8Array, leftAt?: Nanoseconds): void;
   /** Arm (or re-arm, replacing the previous expiry) `timer` to fire at emulated time `at`. */
   arm(timer: TimerId, at: Nanoseconds): void;
   /** Cancel `timer` if it is armed. */

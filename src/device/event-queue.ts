@@ -31,6 +31,11 @@ export class EventQueue<E extends QueuedEvent> {
     heap[i] = event;
   }
 
+  /** The earliest event, left in the queue. */
+  peek(): E | undefined {
+    return this.heap[0];
+  }
+
   /** Time of the earliest event, or Infinity when empty. */
   peekTime(): number {
     return this.heap.length > 0 ? this.heap[0]!.t : Number.POSITIVE_INFINITY;

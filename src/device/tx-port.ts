@@ -79,7 +79,7 @@ export class TxPort {
       this.onWire = null;
       this.txFrames++;
       this.txBytes += frame.length;
-      this.env.transmit(this.port, frame);
+      this.env.transmit(this.port, frame, Math.min(now, Math.ceil(this.busyUntil)));
       if (!this.up) return;
       // The next frame starts when the previous one ended, even if we are running late.
       if (!this.startNext(this.busyUntil, now)) return;

@@ -2,13 +2,14 @@
 // of a neighbour by more than the link delay (plus the grace the neighbour is given), an idle neighbour
 // does not hold anyone, a stalled one does, and a dead one stops counting.
 import t from "tap";
-import { ClockTable, clockTableBytes, DeviceState } from "../../src/runtime/live/clock-table.js";
+import { ClockTable, clockTableBytes, DeviceState, frameTag } from "../../src/runtime/live/clock-table.js";
 import { SyncedClock } from "../../src/runtime/live/synced-clock.js";
 
 const D = 1000; // dilation: 1 real ms = 1 emulated µs
 const DELAY = 1000; // emulated ns on the one link
 const GRACE = 2e6; // real ns
 const MS = 1e6; // real ns
+const FRAME = new Uint8Array(64).fill(7);
 
 /** Two devices, A (0) and B (1), joined by one link: direction 0 is A→B (B reads it), 1 is B→A. */
 function pair() {
@@ -104,14 +105,14 @@ t.test("unread frames make an idle neighbour busy from the moment the first one 
   b.publish(Number.POSITIVE_INFINITY);
   advance(10 * MS);
   a.now();
-  a.sent(1); // a frame towards B at 110 ms real; B does not run to read it
+  a.sent(1, 0, FRAME); // a frame towards B at 110 ms real; B does not run to read it
   const sentAt = a.now();
   advance(30 * MS);
   const held = a.now();
   a.publish(held + 10);
   t.equal(held, sentAt + GRACE / D + DELAY, "B was current until the frame came, then trusted for the grace");
   // B reads it and publishes: A is free again.
-  b.read(1);
+  b.read(1, FRAME);
   const tb = b.now();
   b.publish(Number.POSITIVE_INFINITY);
   advance(1 * MS);
@@ -123,7 +124,7 @@ t.test("frames the kernel lost stop counting as unread after two heartbeats", as
   const { a, b, advance } = pair();
   a.publish(Number.POSITIVE_INFINITY);
   b.publish(Number.POSITIVE_INFINITY);
-  a.sent(1); // lost: B never reads it
+  a.sent(1, 0, FRAME); // lost: B never reads it
   b.tick(); // first heartbeat notes what had been sent
   b.tick(); // second: everything sent before the first is settled
   advance(30 * MS);
@@ -165,5 +166,31 @@ t.test(
     advance(10 * MS);
     t.equal(a.emulatedAt(105 * MS), 105_000, "arrived 5 ms real ago: 5 us emulated before now");
     t.equal(a.emulatedAt(200 * MS), a.now(), "a time in the future is clamped to now");
+  },
+);
+
+t.test(
+  "frames carry their emulated arrival time through the table, also past frames the kernel lost",
+  async (t) => {
+    const { a, b } = pair();
+    const frame = (n: number) => {
+      const f = new Uint8Array(100);
+      f[40] = n; // like a PSN: every frame its own bytes
+      return f;
+    };
+    for (let n = 0; n < 5; n++) a.sent(1, 10_000 + n * 336, frame(n));
+    t.equal(b.read(1, frame(0)), 10_000, "the first frame's stamp");
+    t.equal(b.read(1, frame(1)), 10_336);
+    // frame 2 was lost by the kernel: the next read finds frame 3's stamp and skips the count ahead
+    t.equal(b.read(1, frame(3)), 10_000 + 3 * 336, "resynchronised after a lost frame");
+    t.equal(b.read(1, frame(4)), 10_000 + 4 * 336);
+    t.ok(
+      Number.isNaN(b.read(1, frame(9))),
+      "a frame nobody stamped has no time (the host uses the kernel's)",
+    );
+    a.sent(1, 20_000, frame(5));
+    t.equal(b.read(1, frame(5)), 20_000, "and the count stays right after it");
+    t.not(frameTag(frame(1)), frameTag(frame(2)), "tags tell frames apart by their bytes");
+    t.not(frameTag(new Uint8Array(60)), frameTag(new Uint8Array(61)), "and by their length");
   },
 );

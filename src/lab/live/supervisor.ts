@@ -216,6 +216,7 @@ export class Supervisor {
       }
       await Promise.all([...this.devices.values()].map((d) => d.start()));
       for (const d of this.devices.values()) this.recordDevice(d);
+      await this.resolveNeighbours();
       this.state.status = "running";
       writeState(this.state);
       this.progress("running");
@@ -274,6 +275,36 @@ export class Supervisor {
         { port: NIC_HOST_PORT, ifname: HOST_NIC_IF, delayNs: 0 },
       ],
     };
+  }
+
+  /**
+   * A real fabric has its neighbours resolved long before traffic: every host's kernel pings its leaf
+   * once, and the leaf learns the host from that ARP. Otherwise the first lossless packets towards a host
+   * whose NIC came up after the leaf's ARP retries ran out wait for ARP and overflow its queue
+   * (drop_arp_unresolved), a drop no network would make.
+   */
+  private async resolveNeighbours(): Promise<void> {
+    const hosts = this.topo.nodes.filter((n) => n.kind === NodeKind.Host);
+    this.progress(`resolving neighbours (${hosts.length} hosts ping their leaf)`);
+    await Promise.all(
+      hosts.map((h) =>
+        execa(
+          "ip",
+          [
+            "netns",
+            "exec",
+            nsName(this.lab, h.name),
+            "ping",
+            "-c",
+            "1",
+            "-W",
+            "2",
+            ipToString(hostAddress(this.plan, h.name).peerIp),
+          ],
+          { reject: false },
+        ),
+      ),
+    );
   }
 
   private watch(proc: DeviceProcess): void {

@@ -22,6 +22,12 @@
 //     READ     frames the receiver took off the port (written by the receiver)
 //     FIRST    real ns since the epoch when the link last went from empty to non-empty
 //     TO       index of the receiving device (written once, by whoever creates the table)
+//     HEAD     arrival time of the first frame the sender holds back for the link's delay, or +Inf
+//   stamps of link l at stampBase + (l * STAMPS + n % STAMPS) * 2, for the n-th frame put on it:
+//     DUE      its emulated arrival time at the receiver (when it left the sender + the link delay)
+//     TAG      a hash of its length and first bytes, so the receiver knows the stamp is this frame's
+// With them a frame arrives at the time the emulated wire says, however late its receiver reads it and
+// however the sender's timer batched it, where a kernel timestamp only says when it was handed over.
 
 export const CLOCK_TABLE_MAGIC = 0x524c434b; // "RLCK"
 
@@ -30,7 +36,11 @@ export type DeviceState = (typeof DeviceState)[keyof typeof DeviceState];
 
 const HEADER_WORDS = 8;
 const DEVICE_WORDS = 8;
-const LINK_WORDS = 4;
+const LINK_WORDS = 6;
+/** Stamps kept per link: far more than a synced sender can have in flight towards a stalled receiver. */
+export const STAMPS = 512;
+/** How far a receiver looks ahead for its frame's stamp after the kernel lost frames. */
+const RESYNC_WINDOW = 16;
 const STATE = 0;
 const PUB_REAL = 1;
 const PUB = 2;
@@ -40,9 +50,18 @@ const SENT = 0;
 const READ = 1;
 const FIRST = 2;
 const TO = 3;
+const HEAD = 4;
+
+/** What identifies a frame in a link's stamps: its length and a hash (FNV-1a) of its first 64 bytes. */
+export function frameTag(frame: Uint8Array): number {
+  let h = 0x811c9dc5;
+  const n = Math.min(frame.length, 64);
+  for (let i = 0; i < n; i++) h = Math.imul(h ^ frame[i]!, 0x01000193);
+  return (h >>> 0) * 65536 + (frame.length & 0xffff);
+}
 
 export function clockTableBytes(devices: number, links: number): number {
-  return (HEADER_WORDS + devices * DEVICE_WORDS + links * LINK_WORDS) * 8;
+  return (HEADER_WORDS + devices * DEVICE_WORDS + links * (LINK_WORDS + STAMPS * 2)) * 8;
 }
 
 /** One view of the table. Indices of devices and links are the lab's (see Supervisor). */
@@ -51,6 +70,7 @@ export class ClockTable {
   readonly devices: number;
   readonly links: number;
   private readonly linkBase: number;
+  private readonly stampBase: number;
   /** Incoming link indices of each device (derived from TO). */
   private readonly incoming: number[][];
 
@@ -63,6 +83,7 @@ export class ClockTable {
       throw new Error("clock table is shorter than its header says");
     }
     this.linkBase = HEADER_WORDS + this.devices * DEVICE_WORDS;
+    this.stampBase = this.linkBase + this.links * LINK_WORDS;
     this.incoming = Array.from({ length: this.devices }, () => []);
     for (let l = 0; l < this.links; l++) this.incoming[this.linkTo(l)]?.push(l);
   }
@@ -78,6 +99,7 @@ export class ClockTable {
     const base = HEADER_WORDS + devices * DEVICE_WORDS;
     linkTo.forEach((to, l) => {
       w[base + l * LINK_WORDS + TO] = to;
+      w[base + l * LINK_WORDS + HEAD] = Number.POSITIVE_INFINITY;
     });
     return new ClockTable(buffer);
   }
@@ -112,17 +134,42 @@ export class ClockTable {
     return { real: w[b + PUB_REAL]!, emulated: w[b + PUB]!, offset: w[b + OFFSET]!, wake: w[b + WAKE]! };
   }
 
-  /** The sender of link `l` put a frame on it at real time `real`. */
-  noteSent(l: number, real: number): void {
+  /**
+   * The sender of link `l` put a frame (`tag`: frameTag) on it at real time `real`; it arrives at emulated
+   * time `due`.
+   */
+  noteSent(l: number, real: number, due: number, tag: number): void {
     const b = this.linkBase + l * LINK_WORDS;
     const w = this.words;
-    if (w[b + SENT] === w[b + READ]) w[b + FIRST] = real;
-    w[b + SENT]!++;
+    const sent = w[b + SENT]!;
+    const s = this.stampBase + (l * STAMPS + (sent % STAMPS)) * 2;
+    w[s] = due;
+    w[s + 1] = tag;
+    if (sent === w[b + READ]) w[b + FIRST] = real;
+    w[b + SENT] = sent + 1;
   }
 
-  /** The receiver of link `l` took a frame off it. */
-  noteRead(l: number): void {
-    this.words[this.linkBase + l * LINK_WORDS + READ]!++;
+  /**
+   * The receiver of link `l` took a frame (`tag`) off it: returns its stamped arrival time, or NaN when no
+   * stamp matches (the sender did not stamp it, or it was overwritten). When the kernel lost frames the
+   * count skips ahead to the stamp that matches.
+   */
+  noteRead(l: number, tag: number): number {
+    const b = this.linkBase + l * LINK_WORDS;
+    const w = this.words;
+    const read = w[b + READ]!;
+    const last = Math.min(w[b + SENT]! - 1, read + RESYNC_WINDOW);
+    for (let n = read; n <= last; n++) {
+      const s = this.stampBase + (l * STAMPS + (n % STAMPS)) * 2;
+      if (w[s + 1] === tag) {
+        w[b + READ] = n + 1;
+        return w[s]!;
+      }
+    }
+    // Not a frame the sender stamped (or its stamp was overwritten): count it, but never past what was
+    // sent, or the link would look empty while frames wait on it.
+    w[b + READ] = Math.min(read + 1, w[b + SENT]!);
+    return Number.NaN;
   }
 
   /**
@@ -136,6 +183,24 @@ export class ClockTable {
 
   sent(l: number): number {
     return this.words[this.linkBase + l * LINK_WORDS + SENT]!;
+  }
+
+  /** The sender of link `l` holds frames back for the link's delay; the first arrives at `due` (+Inf: none). */
+  setHead(l: number, due: number): void {
+    this.words[this.linkBase + l * LINK_WORDS + HEAD] = due;
+  }
+
+  /**
+   * The earliest arrival time of a frame on link `l` that its receiver has not read yet: the first unread
+   * frame's stamp, or the first frame still held back by the sender (+Inf when neither). A receiver that
+   * ran past it would get the frame late.
+   */
+  nextArrival(l: number): number {
+    const b = this.linkBase + l * LINK_WORDS;
+    const w = this.words;
+    const read = w[b + READ]!;
+    if (w[b + SENT]! > read) return w[this.stampBase + (l * STAMPS + (read % STAMPS)) * 2]!;
+    return w[b + HEAD]!;
   }
 
   read(l: number): number {

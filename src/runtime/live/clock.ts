@@ -8,6 +8,11 @@
 /** What the device host needs from a clock. */
 export interface DeviceClock {
   readonly dilation: number;
+  /**
+   * Exact (synced) clocks: the device host hands timers and frames to the device at their own emulated
+   * times, in time order; free-running ones at the time the process got to them.
+   */
+  readonly exact: boolean;
   /** Current emulated time, integer ns; never goes backwards. */
   now(): number;
   /**
@@ -19,9 +24,15 @@ export interface DeviceClock {
   realMsUntil(at: number): number;
   /** Real nanoseconds an emulated duration takes. */
   realNs(emulatedNs: number): number;
-  /** A frame left on `port` / was read from `port` (synchronised clocks count them). */
-  sent(port: number): void;
-  read(port: number): void;
+  /**
+   * A frame left on `port`, due at the peer at emulated `due` / was read from `port`. Synchronised clocks
+   * count them and stamp each frame's arrival time in the clock table: read() returns it (NaN when there
+   * is none, and always for a free-running clock).
+   */
+  sent(port: number, due: number, frame: Uint8Array): void;
+  /** The first frame held back for `port`'s link delay is due at the peer at `due` (+Inf: none). */
+  holding(port: number, due: number): void;
+  read(port: number, frame: Uint8Array): number;
   /** End of a turn of the event loop: the device next runs on its own at emulated `wakeAt` (+Inf: never). */
   publish(wakeAt: number): void;
   /** Where the host's next own event is (emulated; +Inf when none): a synced clock does not run past it. */
@@ -46,6 +57,7 @@ export interface SyncStats {
 }
 
 export class LiveClock implements DeviceClock {
+  readonly exact = false;
   constructor(
     /** process.hrtime.bigint() value that is emulated time 0. */
     readonly epoch: bigint,
@@ -74,7 +86,10 @@ export class LiveClock implements DeviceClock {
   }
 
   sent(): void {}
-  read(): void {}
+  holding(): void {}
+  read(): number {
+    return Number.NaN;
+  }
   followOwnEvents(): void {}
   publish(): void {}
   readonly heartbeatMs = null;

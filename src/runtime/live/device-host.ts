@@ -7,6 +7,7 @@ import type { Device, DeviceEnv, TelemetryEvent, TimerId } from "../../device/co
 import { Fifo } from "../../device/fifo.js";
 import type { Random } from "../../device/prng.js";
 import type { DeviceClock } from "./clock.js";
+import { Inbox } from "./inbox.js";
 import type { PortIo } from "./port-io.js";
 import type { Health, TimedEvent } from "./protocol.js";
 import { LiveTimers } from "./timers.js";
@@ -39,6 +40,8 @@ export class DeviceHost {
   framesOut = 0;
   /** The latest emulated time given to the device with a frame or a timer: times never go backwards. */
   private lastGivenAt = 0;
+  /** Received frames waiting for their emulated arrival time (exact clocks). */
+  private readonly inbox = new Inbox((port, at, frame) => this.deliver(port, at, frame));
 
   constructor(
     readonly clock: DeviceClock,
@@ -52,22 +55,28 @@ export class DeviceHost {
         this.device?.fire(timer, this.lastGivenAt);
       },
       () => this.publish(),
+      clock.exact ? this.inbox : null,
     );
     for (const [port, { io, delayNs }] of ports) {
       this.lines.set(port, { port, io, delayNs, queue: new Fifo(), timer: null });
       io.onFrame((frame, arrivalNs) => {
         this.framesIn++;
-        this.clock.read(port);
-        // The frame's kernel arrival time, not the time we got to it; never earlier than a time the device
-        // was already given (timers fire at clock.now(), frames of other ports interleave).
-        const at = Math.max(this.lastGivenAt, this.clock.emulatedAt(arrivalNs));
-        this.lastGivenAt = at;
-        this.device?.receive(port, frame, at);
+        // When the frame arrived on the emulated wire: its sender's stamp (synced clocks), else the kernel's
+        // arrival time; not the time we got to it.
+        const stamped = this.clock.read(port, frame);
+        const arrived = Number.isNaN(stamped) ? this.clock.emulatedAt(arrivalNs) : stamped;
+        if (this.clock.exact) {
+          // Taken in time order with the timers, once the clock is there (runDue).
+          this.inbox.add(port, arrived, frame);
+        } else {
+          // Never later than now, never earlier than a time the device was already given.
+          this.deliver(port, Math.min(arrived, this.clock.now()), frame);
+        }
         this.runSoon();
       });
     }
     this.env = {
-      transmit: (port, frame) => this.transmit(port, frame),
+      transmit: (port, frame, leftAt) => this.transmit(port, frame, leftAt),
       arm: (timer: TimerId, at) => this.timers.arm(timer, at),
       disarm: (timer: TimerId) => this.timers.disarm(timer),
       emit: (event: TelemetryEvent) => {
@@ -149,9 +158,19 @@ export class DeviceHost {
     }
   }
 
-  /** When this device next runs on its own: a device timer or a frame due on a link (emulated ns). */
+  /** Hands a frame to the device at `at`, or at the latest time it was already given if that is later. */
+  private deliver(port: number, at: number, frame: Uint8Array): void {
+    const t = Math.max(this.lastGivenAt, at);
+    this.lastGivenAt = t;
+    this.device?.receive(port, frame, t);
+  }
+
+  /**
+   * When this device next runs on its own: a device timer, a received frame waiting for its time or a
+   * frame due on a link (emulated ns).
+   */
   private readonly nextOwnEvent = (): number => {
-    let wake = this.timers.nextAt;
+    let wake = Math.min(this.timers.nextAt, this.inbox.peekTime());
     for (let i = 0; i < this.lineList.length; i++) {
       const head = this.lineList[i]!.queue.peek();
       if (head !== undefined && head.due < wake) wake = head.due;
@@ -163,17 +182,21 @@ export class DeviceHost {
     this.clock.publish(this.nextOwnEvent());
   }
 
-  private transmit(port: number, frame: Uint8Array): void {
+  private transmit(port: number, frame: Uint8Array, leftAt: number | undefined): void {
     const line = this.lines.get(port);
     if (!line) return;
+    const now = this.clock.now();
+    // A port catching up after a late wake-up says when each frame really left.
+    const due = (leftAt === undefined ? now : Math.min(leftAt, now)) + line.delayNs;
     const realMs = this.clock.realNs(line.delayNs) / 1e6;
     if (realMs < MIN_DELAY_REAL_MS && line.queue.length === 0) {
       this.framesOut++;
+      this.clock.sent(port, due, frame);
       line.io.send(frame);
-      this.clock.sent(port);
       return;
     }
-    line.queue.push({ due: this.clock.now() + line.delayNs, frame });
+    if (line.queue.length === 0) this.clock.holding(port, due);
+    line.queue.push({ due, frame });
     if (line.timer === null) this.scheduleFlush(line);
   }
 
@@ -186,9 +209,11 @@ export class DeviceHost {
         const now = this.clock.now();
         while (line.queue.length > 0 && line.queue.peek()!.due <= now) {
           this.framesOut++;
-          line.io.send(line.queue.shift()!.frame);
-          this.clock.sent(line.port);
+          const { due, frame } = line.queue.shift()!;
+          this.clock.sent(line.port, due, frame);
+          line.io.send(frame);
         }
+        this.clock.holding(line.port, line.queue.peek()?.due ?? Number.POSITIVE_INFINITY);
         this.scheduleFlush(line);
         this.publish();
       },

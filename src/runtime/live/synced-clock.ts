@@ -13,8 +13,7 @@
 
 import { MAX_CATCH_UP_NS } from "../../device/tx-port.js";
 import type { DeviceClock, SyncStats } from "./clock.js";
-import type { ClockTable } from "./clock-table.js";
-import { DeviceState } from "./clock-table.js";
+import { type ClockTable, DeviceState, frameTag } from "./clock-table.js";
 
 /** How soon a held clock looks again at its neighbours, real ms (Node timers have 1 ms resolution). */
 export const SYNC_POLL_MS = 1;
@@ -34,6 +33,7 @@ export interface SyncedPort {
 
 export class SyncedClock implements DeviceClock {
   readonly heartbeatMs = SYNC_HEARTBEAT_MS;
+  readonly exact = true;
   private ownNext: () => number = () => Number.POSITIVE_INFINITY;
   private offset = 0;
   private last = 0;
@@ -128,14 +128,19 @@ export class SyncedClock implements DeviceClock {
     return emulatedNs * this.dilation;
   }
 
-  sent(port: number): void {
+  holding(port: number, due: number): void {
     const l = this.txLink[port] ?? -1;
-    if (l >= 0) this.table.noteSent(l, this.real());
+    if (l >= 0) this.table.setHead(l, due);
   }
 
-  read(port: number): void {
+  sent(port: number, due: number, frame: Uint8Array): void {
+    const l = this.txLink[port] ?? -1;
+    if (l >= 0) this.table.noteSent(l, this.real(), due, frameTag(frame));
+  }
+
+  read(port: number, frame: Uint8Array): number {
     const l = this.rxLink[port] ?? -1;
-    if (l >= 0) this.table.noteRead(l);
+    return l >= 0 ? this.table.noteRead(l, frameTag(frame)) : Number.NaN;
   }
 
   publish(wakeAt: number): void {
@@ -182,6 +187,10 @@ export class SyncedClock implements DeviceClock {
       const p = this.peers[i]!;
       const e = this.table.estimate(p.peer, real, this.dilation, this.graceNs);
       if (e + p.delayNs < b) b = e + p.delayNs;
+      // Frames already on their way to us (unread, or held back by the sender for the link's delay) must
+      // arrive before we pass their time.
+      const next = this.table.nextArrival(p.rxLink);
+      if (next < b) b = next;
       const silence = this.table.silence(p.peer, real);
       if (silence > this.graceNs) {
         if (!this.overdue[i]) this.graceExceeded++;

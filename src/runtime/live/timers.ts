@@ -7,6 +7,14 @@ import type { TimerId } from "../../device/contract.js";
 import { EventQueue, type QueuedEvent } from "../../device/event-queue.js";
 import type { DeviceClock } from "./clock.js";
 
+/** Events from outside the timer heap (frames) that must be taken in time order with the timers. */
+export interface TimedInput {
+  /** Time of the earliest waiting event (+Inf: none). */
+  peekTime(): number;
+  /** Hands the earliest waiting event to the device. */
+  dispatchNext(): void;
+}
+
 interface Armed extends QueuedEvent {
   timer: TimerId;
   gen: number;
@@ -28,6 +36,8 @@ export class LiveTimers {
     private readonly fire: (timer: TimerId, now: number) => void,
     /** Called at the end of every run of due timers (the device host publishes its clock there). */
     private readonly afterRun: () => void = () => {},
+    /** Received frames waiting for their arrival time (exact clocks): merged with the timers in time order. */
+    private readonly input: TimedInput | null = null,
   ) {}
 
   /** Emulated time of the earliest armed timer (+Inf when none). */
@@ -51,18 +61,37 @@ export class LiveTimers {
   /** Fires everything due; called by the Node timer, and after each burst of received frames. */
   runDue(): void {
     const now = this.clock.now();
-    while (this.heap.peekTime() <= now) {
+    // An exact clock (synced) gives each timer its own time, in order with the frames that arrived
+    // before it; a free-running one fires what is due at now (its ports' catch-up bound then applies).
+    const exact = this.clock.exact;
+    for (;;) {
+      this.dropCancelled();
+      const tt = this.heap.peekTime();
+      const ft = this.input !== null ? this.input.peekTime() : Number.POSITIVE_INFINITY;
+      if (ft <= tt) {
+        if (ft > now) break;
+        this.input!.dispatchNext();
+        continue;
+      }
+      if (tt > now) break;
       const e = this.heap.pop()!;
-      if (this.live.get(e.timer) !== e.gen) continue;
       this.live.delete(e.timer);
       const late = now - e.t;
       this.latenessSum += late;
       if (late > this.latenessMax) this.latenessMax = late;
       this.fired++;
-      this.fire(e.timer, now);
+      this.fire(e.timer, exact ? e.t : now);
     }
     this.schedule();
     this.afterRun();
+  }
+
+  /** Removes cancelled entries from the top of the heap. */
+  private dropCancelled(): void {
+    for (let top = this.heap.peek(); top !== undefined; top = this.heap.peek()) {
+      if (this.live.get(top.timer) === top.gen) return;
+      this.heap.pop();
+    }
   }
 
   stop(): void {
@@ -72,14 +101,11 @@ export class LiveTimers {
 
   private schedule(): void {
     // Skip cancelled entries at the top so they do not cause needless wake-ups.
-    while (this.heap.size > 0) {
-      const top = this.heap.pop()!;
-      if (this.live.get(top.timer) === top.gen) {
-        this.heap.push(top);
-        break;
-      }
-    }
-    const next = this.heap.peekTime();
+    this.dropCancelled();
+    const next = Math.min(
+      this.heap.peekTime(),
+      this.input !== null ? this.input.peekTime() : Number.POSITIVE_INFINITY,
+    );
     if (next === this.wakeAt && this.handle) return;
     if (this.handle) clearTimeout(this.handle);
     this.handle = null;

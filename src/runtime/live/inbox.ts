@@ -1,0 +1,51 @@
+// Received frames waiting for their emulated arrival time, for a device host whose clock is exact
+// (synced): the frames of each port in arrival order, and the earliest of all handed over first, in time
+// order with the device's timers (LiveTimers merges the two).
+
+import { Fifo } from "../../device/fifo.js";
+import type { TimedInput } from "./timers.js";
+
+interface Waiting {
+  readonly at: number;
+  readonly frame: Uint8Array;
+}
+
+export class Inbox implements TimedInput {
+  private readonly ports: { port: number; queue: Fifo<Waiting> }[] = [];
+
+  constructor(private readonly deliver: (port: number, at: number, frame: Uint8Array) => void) {}
+
+  add(port: number, at: number, frame: Uint8Array): void {
+    let entry = this.ports.find((p) => p.port === port);
+    if (entry === undefined) {
+      entry = { port, queue: new Fifo<Waiting>() };
+      this.ports.push(entry);
+    }
+    entry.queue.push({ at, frame });
+  }
+
+  peekTime(): number {
+    let t = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.ports.length; i++) {
+      const head = this.ports[i]!.queue.peek();
+      if (head !== undefined && head.at < t) t = head.at;
+    }
+    return t;
+  }
+
+  dispatchNext(): void {
+    let best = -1;
+    let t = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.ports.length; i++) {
+      const head = this.ports[i]!.queue.peek();
+      if (head !== undefined && head.at < t) {
+        t = head.at;
+        best = i;
+      }
+    }
+    if (best < 0) return;
+    const p = this.ports[best]!;
+    const w = p.queue.shift()!;
+    this.deliver(p.port, w.at, w.frame);
+  }
+}
