@@ -11,6 +11,11 @@ import t from "tap";
 const ENTRYPOINT = ".ci/container-entrypoint";
 /** The probe's namespace: ours alone, so the test can see it is gone afterwards. */
 const PROBE = `rocelab-ci-test-${process.pid}`;
+/**
+ * Runs that reach the leaked-lab check get their own /run/netns and /run/rocelab, as in a fresh container,
+ * so that a lab someone else brings up on this machine meanwhile is not counted as the command's.
+ */
+const PRIVATE = ["test/ci/private-run"];
 
 function entrypoint(
   args: readonly string[],
@@ -28,6 +33,7 @@ function entrypoint(
 /** The last line of stdout: the one CI reads. */
 const lastLine = (out: string) => out.trimEnd().split("\n").at(-1);
 
+/** The host's namespaces (not those of a private run). */
 async function namespaces(): Promise<string[]> {
   const { stdout } = await execa("ip", ["netns", "list"]);
   return stdout.split("\n").map((l) => l.split(" ")[0]!);
@@ -45,13 +51,17 @@ if (process.getuid?.() !== 0) {
   t.test(
     "privileged: the probe passes, the command runs in the project, its status is the exit",
     async (t) => {
-      const r = await entrypoint(["pwd"]);
+      const r = await entrypoint(["pwd"], PROBE, PRIVATE);
       t.equal(r.exitCode, 0, r.stderr);
       t.equal(r.stdout.split("\n")[0], process.cwd(), "the command runs at the project's root");
       t.equal(lastLine(r.stdout), "0 passed, 0 failed", "no tap totals, no failure");
-      t.notOk((await namespaces()).includes(PROBE), "the probe's namespace is gone");
 
-      const failing = await entrypoint(["false"]);
+      // The command sees the namespaces the probe worked in: its own is gone.
+      const list = await entrypoint(["ip", "netns", "list"], PROBE, PRIVATE);
+      t.equal(list.exitCode, 0, list.stderr);
+      t.notMatch(list.stdout, PROBE, "the probe's namespace is gone");
+
+      const failing = await entrypoint(["false"], PROBE, PRIVATE);
       t.equal(failing.exitCode, 1);
       t.equal(lastLine(failing.stdout), "0 passed, 1 failed", "a failure outside tap's totals counts");
       t.match(failing.stderr, /false exited with status 1 before or outside tap's totals/);
@@ -59,12 +69,12 @@ if (process.getuid?.() !== 0) {
   );
 
   t.test("tap's totals become the closing line, and the command's status the exit", async (t) => {
-    const r = await entrypoint(node("# { total: 7, pass: 5, fail: 2 }", 1));
+    const r = await entrypoint(node("# { total: 7, pass: 5, fail: 2 }", 1), PROBE, PRIVATE);
     t.equal(r.exitCode, 1);
     t.match(r.stdout, /# \{ total: 7, pass: 5, fail: 2 \}\n/, "the command's output passes through");
     t.equal(lastLine(r.stdout), "5 passed, 2 failed");
 
-    const green = await entrypoint(node("# { total: 3, pass: 3 }", 0));
+    const green = await entrypoint(node("# { total: 3, pass: 3 }", 0), PROBE, PRIVATE);
     t.equal(green.exitCode, 0, green.stderr);
     t.equal(lastLine(green.stdout), "3 passed, 0 failed");
   });
@@ -72,18 +82,17 @@ if (process.getuid?.() !== 0) {
   t.test("lab state the command leaves behind is a failure", async (t) => {
     const lab = `cileak${process.pid}`;
     const dir = `/run/rocelab/${lab}`;
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-    const r = await entrypoint(["mkdir", "-p", dir]);
+    const r = await entrypoint(["mkdir", "-p", dir], PROBE, PRIVATE);
     t.equal(r.exitCode, 1);
     t.match(r.stderr, new RegExp(`left lab state behind \\(labs: ${lab}\\)`));
     t.equal(lastLine(r.stdout), "0 passed, 1 failed");
+    t.notOk(existsSync(dir), "the private run's state went with it");
   });
 
   t.test(
     "the probe fails: a refusal naming docker run --privileged, and the command never runs",
     async (t) => {
-      const marker = `/run/rocelab-ci-test-ran-${process.pid}`;
-      t.teardown(() => rmSync(marker, { force: true }));
+      const marker = join(t.testdir({}), "ran");
       const r = await entrypoint(["touch", marker], "bad/name");
       t.equal(r.exitCode, 1);
       t.match(r.stderr, /cannot create a network namespace \(ip netns add bad\/name: .*Invalid netns name/);
