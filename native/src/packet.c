@@ -1,11 +1,12 @@
-// AF_PACKET port I/O for live device processes: one packet socket per port, bound to the interface, with a
-// PACKET_MMAP receive ring (TPACKET_V2) read in bounded batches from a libuv poll handle, and sends in
-// batches through one sendmmsg() per flush. See docs/live-lab.md ("Port I/O") for why this shape.
+// AF_PACKET port I/O for live device processes. Per port: a receiving packet socket bound to the interface
+// with a PACKET_MMAP receive ring (TPACKET_V2) read in bounded batches from a libuv poll handle, and a
+// sending socket (PACKET_VNET_HDR, for linear skbs) used in batches, one sendmmsg() per flush. See
+// docs/live-lab.md ("Port I/O") for why this shape.
 //
 //   packetOpen(ifname, snaplen, ringBytes, times: Float64Array, lens: Uint32Array,
 //              onReadable: () => void) -> handle
 //                                          snaplen 0: the interface's MTU + 14 + 4 (one VLAN tag). Frames
-//                                          longer than snaplen are dropped (counted in packetStats).
+//                                          longer than snaplen are skipped (counted in packetStats).
 //   packetRecv(handle) -> Buffer | null   up to times.length frames (and CHUNK_BYTES) packed back to back in
 //                                          one Buffer of its own (a recycled chunk);
 //                                          lens[i] their lengths, times[i] their kernel arrival times as

@@ -1,0 +1,29 @@
+// Choosing the port backend, and turning a frame's kernel arrival time into emulated time.
+import t from "tap";
+import { LiveClock } from "../../src/runtime/live/clock.js";
+import { PortBackend, portBackend } from "../../src/runtime/live/port-io.js";
+
+t.test("the backend: init message first, then ROCELAB_PORT_IO, else ring", async (t) => {
+  const saved = process.env.ROCELAB_PORT_IO;
+  t.teardown(() => {
+    if (saved === undefined) delete process.env.ROCELAB_PORT_IO;
+    else process.env.ROCELAB_PORT_IO = saved;
+  });
+  delete process.env.ROCELAB_PORT_IO;
+  t.equal(portBackend(undefined), PortBackend.Ring);
+  t.equal(portBackend("pcap"), PortBackend.Pcap);
+  process.env.ROCELAB_PORT_IO = "pcap";
+  t.equal(portBackend(undefined), PortBackend.Pcap, "the environment when the init message says nothing");
+  t.equal(portBackend("ring"), PortBackend.Ring, "the init message wins");
+  process.env.ROCELAB_PORT_IO = "afxdp";
+  t.throws(() => portBackend(undefined), /unknown port I\/O backend "afxdp"/);
+});
+
+t.test("emulatedAt: a monotonic instant in the lab's emulated time", async (t) => {
+  const clock = new LiveClock(1_000_000_000n, 1000);
+  t.equal(clock.emulatedAt(1_000_000_000 + 5_000_000), 5000, "5 ms real after the epoch is 5 µs emulated");
+  t.equal(clock.emulatedAt(1_000_000_000 + 1999), 1, "integer ns, rounded down");
+  const now = Number(process.hrtime.bigint());
+  const live = new LiveClock(BigInt(now), 1);
+  t.ok(Math.abs(live.emulatedAt(Number(process.hrtime.bigint())) - live.now()) < 1e6, "agrees with now()");
+});
