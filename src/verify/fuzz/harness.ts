@@ -133,11 +133,17 @@ export class WirePeer implements Device<never, void> {
   }
 }
 
-/** A device's counters flattened: device-level names as they are, port counters summed over ports. */
+/**
+ * A device's counters flattened: device-level names as they are, port counters summed over ports as
+ * `port.<name>` (left out where the device level already has the name: the NIC repeats its totals there).
+ */
 export function flatCounters(stats: DeviceStats): Counters {
   const out: Counters = { ...stats.counters };
   for (const p of stats.ports) {
-    for (const [k, v] of Object.entries(p.counters)) out[`port.${k}`] = (out[`port.${k}`] ?? 0) + v;
+    for (const [k, v] of Object.entries(p.counters)) {
+      if (k in stats.counters) continue;
+      out[`port.${k}`] = (out[`port.${k}`] ?? 0) + v;
+    }
   }
   return out;
 }
