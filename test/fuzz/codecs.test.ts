@@ -3,6 +3,7 @@ import { buildFrameCatalog } from "../../src/verify/frame-catalog.js";
 import { FrameMutator, frameLayout, MUTATIONS, Mutation } from "../../src/verify/frame-mutator.js";
 import { CODEC_NAMES, fuzzCodecs } from "../../src/verify/fuzz/codecs.js";
 import { FUZZ_SEED, fuzzFrames } from "../helpers/fuzz.js";
+import { guarded } from "../helpers/guarded.js";
 
 const seeds = buildFrameCatalog().map((c) => c.frame);
 const frames = fuzzFrames(20_000);
@@ -60,3 +61,11 @@ for (const name of CODEC_NAMES) {
   });
 }
 t.same(report.failures, [], "no failure to reproduce");
+
+t.test("no codec reads outside the frame (a view that throws on such a read)", (t) => {
+  const n = Math.max(1, Math.floor(frames / 10));
+  const r = fuzzCodecs(new FrameMutator(`${FUZZ_SEED}-guarded`, seeds), n, guarded);
+  t.equal(r.exceptions, 0, `${n} frames, no out-of-bounds read`);
+  t.same(r.failures, []);
+  t.end();
+});

@@ -225,8 +225,16 @@ export const CODEC_NAMES: readonly string[] = Object.keys(CODECS);
 
 const toHex = (f: Uint8Array) => Buffer.from(f.buffer, f.byteOffset, f.length).toString("hex");
 
-/** Runs `frames` mutated frames from `mutator` through every codec. Never throws on what a codec does. */
-export function fuzzCodecs(mutator: FrameMutator, frames: number): CodecFuzzReport {
+/**
+ * Runs `frames` mutated frames from `mutator` through every codec. Never throws on what a codec does.
+ * `view` wraps each frame before the codecs see it: a test passes one that throws on any read outside the
+ * buffer, which JavaScript otherwise answers with a silent `undefined`.
+ */
+export function fuzzCodecs(
+  mutator: FrameMutator,
+  frames: number,
+  view: (f: Uint8Array) => Uint8Array = (f) => f,
+): CodecFuzzReport {
   const tallies: Record<string, CodecTally> = {};
   for (const name of CODEC_NAMES)
     tallies[name] = { ok: 0, err: 0, exceptions: 0, roundTrips: 0, roundTripFailures: 0 };
@@ -239,8 +247,8 @@ export function fuzzCodecs(mutator: FrameMutator, frames: number): CodecFuzzRepo
   };
   for (let n = 0; n < frames; n++) {
     const m = mutator.next();
-    const f = m.frame;
-    const at = frameLayout(f);
+    const f = view(m.frame);
+    const at = frameLayout(m.frame);
     const off = mutator.int(f.length + 5) - 2;
     for (const name of CODEC_NAMES) {
       const tally = tallies[name]!;
