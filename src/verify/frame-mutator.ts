@@ -25,6 +25,8 @@ export const Mutation = {
   Ipv4TotalLength: "ipv4-total-length",
   /** IHL and version nibble garbage. */
   Ipv4Header: "ipv4-header",
+  /** TTL (0, 1, 2 or random), DSCP/ECN, flags and fragment offset, protocol; checksums recomputed. */
+  Ipv4Fields: "ipv4-fields",
   UdpLength: "udp-length",
   Ipv4Checksum: "ipv4-checksum",
   Icrc: "icrc",
@@ -194,6 +196,17 @@ export class FrameMutator {
         if (at.ip >= 0) {
           f[at.ip] = r.int(2) === 0 ? (f[at.ip]! & 0xf0) | r.int(16) : r.int(256);
           if (r.int(2) === 0) fixChecksums(f);
+        }
+        return f;
+      case Mutation.Ipv4Fields:
+        if (at.ip >= 0) {
+          const ttls = [0, 1, 2, r.int(256)];
+          const field = r.int(4);
+          if (field === 0) f[at.ip + 8] = ttls[r.int(ttls.length)]!;
+          else if (field === 1) f[at.ip + 1] = r.int(256);
+          else if (field === 2) writeU16(f, at.ip + 6, r.int(0x10000));
+          else f[at.ip + 9] = r.int(4) === 0 ? r.int(256) : [1, 6, 17][r.int(3)]!;
+          fixChecksums(f);
         }
         return f;
       case Mutation.UdpLength:

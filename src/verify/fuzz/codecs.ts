@@ -6,12 +6,18 @@
 import { isDeepStrictEqual } from "node:util";
 import { type ArpPacket, parseArp, serializeArp } from "../../wire/arp.js";
 import { type EthernetHeader, parseEthernet, serializeEthernet } from "../../wire/ethernet.js";
-import { parseIcmp } from "../../wire/icmp.js";
+import { type IcmpMessage, parseIcmp, serializeIcmp } from "../../wire/icmp.js";
 import { verifyIcrcV1, verifyIcrcV2 } from "../../wire/icrc.js";
 import { type Ipv4Header, parseIpv4, serializeIpv4 } from "../../wire/ipv4.js";
 import { parseLldp } from "../../wire/lldp.js";
 import { parsePcap, serializePcap } from "../../wire/pcap.js";
-import { parseMacControl, parsePfcFrame } from "../../wire/pfc.js";
+import {
+  buildPauseFrame,
+  buildPfcFrame,
+  type MacControlFrame,
+  parseMacControl,
+  parsePfcFrame,
+} from "../../wire/pfc.js";
 import type { Parsed } from "../../wire/result.js";
 import {
   parseAeth,
@@ -116,6 +122,60 @@ function arpRoundTrip(f: Uint8Array, off: number, p: ArpPacket): boolean {
   return sameBytes(buf, f.subarray(off, off + 28));
 }
 
+/** PFC and PAUSE rebuilt from what was read: same sender, vector and (enabled) times. */
+function macControlRoundTrip(m: MacControlFrame): boolean {
+  const c = m.control;
+  const frame =
+    c.kind === "pause"
+      ? buildPauseFrame({ src: m.src, quanta: c.quanta })
+      : buildPfcFrame({ src: m.src, quanta: c.quanta.map((q, p) => ((c.enableVector >> p) & 1 ? q : null)) });
+  const again = parsePfcFrame(frame);
+  if (!again.ok || again.value.src !== m.src) return false;
+  const b = again.value.control;
+  if (c.kind === "pause") return b.kind === "pause" && b.quanta === c.quanta;
+  return (
+    b.kind === "pfc" &&
+    b.enableVector === c.enableVector &&
+    c.quanta.every((q, p) => !((c.enableVector >> p) & 1) || b.quanta[p] === q)
+  );
+}
+
+/**
+ * An ICMP message rebuilt from what was read: echo with its data (the serializer always writes code 0),
+ * errors with their quote (which the serializer cuts to the IP header plus 8 bytes).
+ */
+function icmpRoundTrip(f: Uint8Array, m: IcmpMessage): boolean {
+  const data = f.subarray(m.dataOffset, m.dataOffset + m.dataLength);
+  const buf = new Uint8Array(8 + data.length);
+  if ("identifier" in m) {
+    const end = serializeIcmp({ type: m.type, identifier: m.identifier, sequence: m.sequence, data }, buf, 0);
+    const again = parseIcmp(buf, 0, end);
+    return (
+      again.ok &&
+      "identifier" in again.value &&
+      again.value.type === m.type &&
+      again.value.identifier === m.identifier &&
+      again.value.sequence === m.sequence &&
+      sameBytes(buf.subarray(8, end), data)
+    );
+  }
+  const end = serializeIcmp(
+    { type: m.type, code: m.code, original: data, nextHopMtu: m.nextHopMtu ?? 0 },
+    buf,
+    0,
+  );
+  const again = parseIcmp(buf, 0, end);
+  const quoted = buf.subarray(8, end);
+  return (
+    again.ok &&
+    "nextHopMtu" in again.value &&
+    again.value.type === m.type &&
+    again.value.code === m.code &&
+    (again.value.nextHopMtu ?? 0) === (m.nextHopMtu ?? 0) &&
+    sameBytes(quoted, data.subarray(0, quoted.length))
+  );
+}
+
 function pcapRoundTrip(bytes: Uint8Array): { parsed: boolean; roundTrip?: boolean } {
   const p = parsePcap(bytes);
   if (!p.ok) return { parsed: false };
@@ -191,9 +251,10 @@ const CODECS: Readonly<Record<string, CodecCheck>> = {
   icmp: (f, at, off) =>
     result(
       parseIcmp(f, at.ip < 0 ? off : at.ip + 20, at.ipEnd < 0 || at.ipEnd > f.length ? f.length : at.ipEnd),
+      (m) => icmpRoundTrip(f, m),
     ),
   "mac-control": (f, at) => result(parseMacControl(f, at.l3)),
-  pfc: (f) => result(parsePfcFrame(f)),
+  pfc: (f) => result(parsePfcFrame(f), macControlRoundTrip),
   lldp: (f, at) => result(parseLldp(f, at.l3)),
   vxlan: (f, at) =>
     result(parseVxlan(f, at.udp < 0 ? at.l3 + 28 : at.udp + 8, at.ipEnd < 0 ? f.length : at.ipEnd), (h) => {

@@ -1,8 +1,8 @@
 // The switch fuzz target: leaf1 of the default fabric, alone in the simulator with a WirePeer on each of
 // its ports (the spines' and the hosts' addresses, answering ARP). Mutated frames arrive on every port,
 // half of them re-addressed to the port's own MAC so that they get past the L3 port's address filter,
-// interleaved with unmodified catalog frames; timers (transmit, PFC pause expiry, XOFF refresh, ARP
-// retries) fire as emulated time runs. Before and after the fuzz, known-good RoCE frames from h1 (one to
+// interleaved with unmodified catalog frames and the odd link flap; timers (transmit, PFC pause expiry,
+// XOFF refresh, ARP retries) fire as emulated time runs. Before and after the fuzz, known-good RoCE frames from h1 (one to
 // h5, routed to a spine by ECMP; one to h2, on the same leaf) must leave by the same ports, TTL 63.
 
 import type { Counters, Nanoseconds } from "../../device/contract.js";
@@ -11,7 +11,7 @@ import { computeRoutes } from "../../lab/routing.js";
 import { SettingsLayers } from "../../lab/settings-layers.js";
 import { buildSwitchConfig } from "../../lab/switch-config.js";
 import { defaultTopology, linkAt, nodeByName } from "../../lab/topology.js";
-import { Simulator } from "../../runtime/sim/simulator.js";
+import { type SimLink, Simulator } from "../../runtime/sim/simulator.js";
 import { Switch } from "../../switch/switch.js";
 import { readU16, readU32, writeMac, writeU16, writeU32 } from "../../wire/bytes.js";
 import { EtherType } from "../../wire/ethernet.js";
@@ -38,6 +38,8 @@ export interface KnownGoodCheck {
 export interface SwitchFuzzReport {
   readonly frames: number;
   readonly validFrames: number;
+  /** Links taken down and back up during the fuzz. */
+  readonly linkFlaps: number;
   readonly exceptions: number;
   readonly faults: readonly DeviceFault[];
   /** Switch counters (port counters summed as `port.*`) that rose during the fuzz, and by how much. */
@@ -50,6 +52,8 @@ const SWITCH = "leaf1";
 /** Emulated time between injected frames: about line rate for small frames at 100 Gb/s. */
 const SPACING_NS = 100;
 const BATCH = 256;
+/** One link flap every this many batches. */
+const FLAP_EVERY = 16;
 /** After the fuzz: every received pause (65535 quanta is 335 µs at 100 Gb/s) has run out. */
 const SETTLE_NS = 2_000_000;
 /** IPv4 identification of the known-good frames, so the peers can tell them from fuzz frames. */
@@ -70,6 +74,7 @@ export function fuzzSwitch(opts: SwitchFuzzOptions): SwitchFuzzReport {
   const sim = new Simulator({ seed: opts.seed });
   const sw = sim.addDevice(SWITCH, (env) => new GuardedDevice(new Switch(cfg, env)));
   const peers = new Map<number, WirePeer>();
+  const links = new Map<number, SimLink>();
   for (const port of node.ports) {
     const { link, peer: far } = linkAt(topo, SWITCH, port)!;
     const address = plan.ports.get(portKey(far.node, far.port))!;
@@ -77,11 +82,12 @@ export function fuzzSwitch(opts: SwitchFuzzOptions): SwitchFuzzReport {
       port,
       sim.addDevice(`${far.node}:eth${far.port}`, (env) => new WirePeer(`${far.node}`, address, env)),
     );
-    sim.connect({
+    const simLink = sim.connect({
       a: { device: SWITCH, port },
       b: { device: `${far.node}:eth${far.port}`, port: 1 },
       delayNs: link.delayNs,
     });
+    links.set(port, simLink);
   }
   const ports = cfg.ports.map((p) => p.port);
   const portMac = new Map(cfg.ports.map((p) => [p.port, p.mac]));
@@ -136,6 +142,7 @@ export function fuzzSwitch(opts: SwitchFuzzOptions): SwitchFuzzReport {
   );
   const validEvery = opts.validEvery ?? 8;
   let validFrames = 0;
+  let flaps = 0;
   for (let done = 0; done < opts.frames; ) {
     const start = sim.now;
     const n = Math.min(BATCH, opts.frames - done);
@@ -154,6 +161,13 @@ export function fuzzSwitch(opts: SwitchFuzzOptions): SwitchFuzzReport {
         validFrames++;
       }
     }
+    // Now and then a link fails for a few µs in the middle of it all (its peer keeps sending into it).
+    if ((done / BATCH) % FLAP_EVERY === FLAP_EVERY - 1) {
+      const link = links.get(ports[mutator.int(ports.length)]!)!;
+      sim.at(start + (n * SPACING_NS) / 4, () => sim.setLinkUp(link, false));
+      sim.at(start + (n * SPACING_NS) / 2, () => sim.setLinkUp(link, true));
+      flaps++;
+    }
     done += n;
     sim.run(start + n * SPACING_NS);
   }
@@ -169,6 +183,7 @@ export function fuzzSwitch(opts: SwitchFuzzOptions): SwitchFuzzReport {
   return {
     frames: opts.frames,
     validFrames,
+    linkFlaps: flaps,
     exceptions: sw.exceptions,
     faults: sw.faults,
     rose,
