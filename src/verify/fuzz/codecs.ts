@@ -5,6 +5,7 @@
 
 import { isDeepStrictEqual } from "node:util";
 import { type ArpPacket, parseArp, serializeArp } from "../../wire/arp.js";
+import { toHex } from "../../wire/bytes.js";
 import { type EthernetHeader, parseEthernet, serializeEthernet } from "../../wire/ethernet.js";
 import { type IcmpMessage, parseIcmp, serializeIcmp } from "../../wire/icmp.js";
 import { verifyIcrcV1, verifyIcrcV2 } from "../../wire/icrc.js";
@@ -283,8 +284,6 @@ const CODECS: Readonly<Record<string, CodecCheck>> = {
 };
 
 export const CODEC_NAMES: readonly string[] = Object.keys(CODECS);
-
-const toHex = (f: Uint8Array) => Buffer.from(f.buffer, f.byteOffset, f.length).toString("hex");
 
 /**
  * Runs `frames` mutated frames from `mutator` through every codec. Never throws on what a codec does.

@@ -5,6 +5,7 @@
 import type { Counters, Device, DeviceEnv, DeviceStats, Nanoseconds } from "../../device/contract.js";
 import type { PortAddress } from "../../lab/address-plan.js";
 import { ArpOp, buildArpFrame, parseArp } from "../../wire/arp.js";
+import { toHex } from "../../wire/bytes.js";
 import { EtherType, ethPayloadOffset, ethType } from "../../wire/ethernet.js";
 
 /** Something a device threw. */
@@ -19,8 +20,6 @@ export interface DeviceFault {
 }
 
 const MAX_FAULTS = 10;
-
-export const toHex = (f: Uint8Array): string => Buffer.from(f.buffer, f.byteOffset, f.length).toString("hex");
 
 /**
  * Wraps a device: every receive, timer and link change is passed on, and what the device throws is counted
