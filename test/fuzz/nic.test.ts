@@ -22,6 +22,7 @@ for (const [hostPort, rxBuffer] of [
     if (hostPort)
       t.ok((r.rose["port.host_rx_frames"] ?? 0) > 0, "what is not RoCE for us went up to the host");
     if (rxBuffer) t.ok((r.rose["port.tx_prio3_pause"] ?? 0) > 0, "the receive buffer paused its peer");
+    t.ok(r.linkFlaps > 0, `links flapped meanwhile (${r.linkFlaps})`);
     t.equal(r.afterFuzzCompleted, r.afterFuzzPosted, "a WRITE and a READ on a fresh QP pair completed");
     t.end();
   });

@@ -4,7 +4,8 @@
 // h1's QP 0x000102 and h5's QP 0x000105, and those QPs exist and carry a WRITE and a READ during the fuzz,
 // so mutated and replayed packets reach live requester and responder state. Variants: with the host port
 // (port 2 is the host's stack, which also sends mutated frames down) and with the receive buffer (which
-// sends PFC when the host cannot keep up). After the fuzz a fresh QP pair must complete a WRITE and a READ.
+// sends PFC when the host cannot keep up). Now and then a link fails for a few µs. After the fuzz a fresh
+// QP pair must complete a WRITE and a READ.
 
 import type { Counters, Device, DeviceEnv, DeviceStats, Nanoseconds } from "../../device/contract.js";
 import { hostAddress, planAddresses } from "../../lab/address-plan.js";
@@ -12,7 +13,7 @@ import { defaultTopology } from "../../lab/topology.js";
 import type { NicCommand } from "../../nic/commands.js";
 import { nicConfig } from "../../nic/config.js";
 import { Nic } from "../../nic/nic.js";
-import { Simulator } from "../../runtime/sim/simulator.js";
+import { type SimLink, Simulator } from "../../runtime/sim/simulator.js";
 import { readU16, readU32, writeMac } from "../../wire/bytes.js";
 import { EtherType } from "../../wire/ethernet.js";
 import { buildFrameCatalog, CATALOG_QPN_H1, CATALOG_QPN_H5 } from "../frame-catalog.js";
@@ -33,6 +34,8 @@ export interface NicFuzzOptions {
 export interface NicFuzzReport {
   readonly frames: number;
   readonly validFrames: number;
+  /** Link failures (a few µs each) during the fuzz. */
+  readonly linkFlaps: number;
   readonly exceptions: number;
   readonly faults: readonly DeviceFault[];
   /** Counters of both NICs (summed) that rose during the fuzz. */
@@ -49,6 +52,7 @@ const RATE = 100e9;
 const DELAY_NS = 1000;
 const SPACING_NS = 100;
 const BATCH = 256;
+const FLAP_EVERY = 16;
 const AFTER_QPN = 0x300;
 const AFTER_LIMIT_NS = 50_000_000;
 
@@ -116,8 +120,15 @@ export function fuzzNic(opts: NicFuzzOptions): NicFuzzReport {
     (env) => new Fabric("fabric", env, [0, addr[0].mac, addr[1].mac], [0, addr[0].peerMac, addr[1].peerMac]),
   );
   const hostStacks: WirePeer[] = [];
+  const wires: SimLink[] = [];
   addr.forEach((a, i) => {
-    sim.connect({ a: { device: a.node, port: 1 }, b: { device: "fabric", port: i + 1 }, delayNs: DELAY_NS });
+    wires.push(
+      sim.connect({
+        a: { device: a.node, port: 1 },
+        b: { device: "fabric", port: i + 1 },
+        delayNs: DELAY_NS,
+      }),
+    );
     if (opts.hostPort) {
       hostStacks.push(sim.addDevice(`${a.node}-host`, (env) => new WirePeer(`${a.node}-host`, a, env)));
       sim.connect({ a: { device: a.node, port: 2 }, b: { device: `${a.node}-host`, port: 1 }, delayNs: 0 });
@@ -149,6 +160,7 @@ export function fuzzNic(opts: NicFuzzOptions): NicFuzzReport {
   );
   const validEvery = opts.validEvery ?? 8;
   let validFrames = 0;
+  let flaps = 0;
   /** Which NIC (0: h1, 1: h5) a frame is for: by its IPv4 destination where it has one, else at random. */
   const sideOf = (f: Uint8Array): number => {
     if (f.length >= 34 && readU16(f, 12) === EtherType.IPv4) {
@@ -181,6 +193,13 @@ export function fuzzNic(opts: NicFuzzOptions): NicFuzzReport {
         validFrames++;
       }
     }
+    // Now and then one NIC's link fails for a few µs while the garbage keeps coming.
+    if ((done / BATCH) % FLAP_EVERY === FLAP_EVERY - 1) {
+      const wire = wires[mutator.int(2)]!;
+      sim.at(start + (n * SPACING_NS) / 4, () => sim.setLinkUp(wire, false));
+      sim.at(start + (n * SPACING_NS) / 2, () => sim.setLinkUp(wire, true));
+      flaps++;
+    }
     done += n;
     sim.run(start + n * SPACING_NS);
   }
@@ -198,6 +217,7 @@ export function fuzzNic(opts: NicFuzzOptions): NicFuzzReport {
   return {
     frames: opts.frames,
     validFrames,
+    linkFlaps: flaps,
     exceptions: guards.reduce((n, g) => n + g.exceptions, 0),
     faults: guards.flatMap((g) => g.faults),
     rose,
