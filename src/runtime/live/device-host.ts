@@ -117,7 +117,7 @@ export class DeviceHost {
 
   attach(device: Device): void {
     this.device = device;
-    device.start(this.clock.now());
+    device.start(this.givenNow());
     this.timers.runDue();
   }
 
@@ -156,6 +156,22 @@ export class DeviceHost {
       if (line.timer) clearTimeout(line.timer);
       line.io.close();
     }
+  }
+
+  /**
+   * Applies a control-plane change (a command, a link state) now: after everything already due, and
+   * before anything later (no frame or timer is then given an earlier time).
+   */
+  control<T>(apply: (now: number) => T): T {
+    this.timers.runDue();
+    const result = apply(this.givenNow());
+    this.timers.runDue();
+    return result;
+  }
+
+  private givenNow(): number {
+    this.lastGivenAt = Math.max(this.lastGivenAt, this.clock.now());
+    return this.lastGivenAt;
   }
 
   /** Hands a frame to the device at `at`, or at the latest time it was already given if that is later. */

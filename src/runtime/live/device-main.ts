@@ -104,17 +104,16 @@ process.on("message", (raw) => {
         start(m);
         break;
       case "command": {
-        const result = device!.command(m.command, host!.clock.now());
-        host!.timers.runDue();
+        const result = host!.control((now) => device!.command(m.command, now));
         send({ type: "reply", id: m.id, result });
         break;
       }
       case "stats":
+        // Read-only: the time it reports at does not hold back frames still waiting for theirs.
         send({ type: "stats", id: m.id, stats: device!.stats(host!.clock.now()), health: host!.health() });
         break;
       case "link":
-        device!.setLinkState(m.port, m.up, host!.clock.now());
-        host!.timers.runDue();
+        host!.control((now) => device!.setLinkState(m.port, m.up, now));
         break;
       case "shutdown":
         shutdown(0);
