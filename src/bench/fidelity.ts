@@ -11,6 +11,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import type { TopLevelSpec } from "vega-lite";
+import { DEFAULT_CLOCK_MODE, parseClockMode } from "../lab/live/clock-plan.js";
 import { distPath } from "../lab/live/paths.js";
 import { runScenarioLive } from "../lab/live/run-live.js";
 import { renderSvg } from "../lab/report/plots.js";
@@ -170,6 +171,7 @@ export const main: BenchMain = async (argv) => {
       scenario: { type: "string", multiple: true },
       runs: { type: "string", default: "3" },
       dilation: { type: "string", default: "1000" },
+      clock: { type: "string", default: DEFAULT_CLOCK_MODE },
       json: { type: "string" },
       plot: { type: "string" },
       from: { type: "string" },
@@ -178,7 +180,7 @@ export const main: BenchMain = async (argv) => {
   });
   if (values.help) {
     process.stdout.write(
-      "usage: npm run bench -- fidelity [--scenario FILE]... [--runs N] [--dilation D[,D...]] [--json FILE] [--plot FILE.svg]\n" +
+      "usage: npm run bench -- fidelity [--scenario FILE]... [--runs N] [--dilation D[,D...]] [--clock synced|free] [--json FILE] [--plot FILE.svg]\n" +
         "       npm run bench -- fidelity --from FILE.json [--plot FILE.svg]\n" +
         "Runs each scenario once in the simulator and N times on a live lab per dilation (root), and prints\n" +
         "the figures side by side. --from reprints (and plots) the figures a --json run saved.\n",
@@ -200,11 +202,12 @@ export const main: BenchMain = async (argv) => {
     return;
   }
   const runs = parseList(values.runs, "runs")[0]!;
+  const clock = parseClockMode(values.clock, "--clock");
   const dilations = parseList(values.dilation, "dilation");
   const root = dirname(distPath(""));
   const files = values.scenario ?? DEFAULT_SCENARIOS.map((f) => join(root, f));
   const isRoot = process.getuid?.() === 0;
-  process.stdout.write(`fidelity: simulator vs live lab\n${describeMachine()}\n`);
+  process.stdout.write(`fidelity: simulator vs live lab (${clock} clocks)\n${describeMachine()}\n`);
   if (!isRoot) process.stdout.write("not root: simulator figures only (the live lab needs root)\n");
   const results: FidelityResult[] = [];
   for (const file of files) {
@@ -215,7 +218,7 @@ export const main: BenchMain = async (argv) => {
       const liveWallMs: number[] = [];
       for (let i = 0; isRoot && i < runs; i++) {
         const started = performance.now();
-        const report = await runScenarioLive(sc, { dilation, lab: "fidelity" });
+        const report = await runScenarioLive(sc, { dilation, clock, lab: "fidelity" });
         liveWallMs.push(performance.now() - started);
         live.push(figures(report));
         process.stdout.write(`  ${sc.name}: live run ${i + 1}/${runs} at dilation ${dilation} done\n`);
