@@ -2,9 +2,7 @@ import { execa } from "execa";
 import { createRandom } from "../../device/prng.js";
 import type { CompletionRecord } from "../../nic/stats-types.js";
 import { generateFlows, type WorkloadSpec } from "../../nic/workloads.js";
-import { ClockTable, clockTableBytes, DeviceState } from "../../runtime/live/clock-table.js";
-import { nativeAddon } from "../../runtime/live/native.js";
-import type { InitMessage, SyncInit } from "../../runtime/live/protocol.js";
+import type { InitMessage } from "../../runtime/live/protocol.js";
 import type { SwitchTunables } from "../../switch/config.js";
 import { ipToString } from "../../wire/bytes.js";
 import { type AddressPlan, hostAddress, planAddresses } from "../address-plan.js";
@@ -25,10 +23,11 @@ import { hostChange, SettingsLayers, switchChange } from "../settings-layers.js"
 import { buildSwitchConfig } from "../switch-config.js";
 import { linkAt, NodeKind, type Topology } from "../topology.js";
 import { topologyView } from "../topology-view.js";
-import { ClockMode, type ClockPlan, planClock } from "./clock-plan.js";
+import { ClockMode } from "./clock-plan.js";
 import { type ControlConnection, ControlServer } from "./control.js";
 import { DeviceProcess } from "./device-process.js";
-import { clockTablePath, controlSocketPath, HOST_NIC_IF, logPath, NIC_HOST_PORT, nsName } from "./names.js";
+import { LabClock } from "./lab-clock.js";
+import { controlSocketPath, HOST_NIC_IF, logPath, NIC_HOST_PORT, nsName } from "./names.js";
 import { distPath } from "./paths.js";
 import { provision, teardown } from "./provision.js";
 import { type LabState, writeState } from "./state.js";
@@ -83,19 +82,12 @@ export interface SupervisorOptions {
   readonly syncGraceMs?: number;
 }
 
-/** Default grace of synced clocks: above a busy device's usual gap between turns (Node timers, ~1 ms). */
-export const DEFAULT_SYNC_GRACE_MS = 1;
-
 export class Supervisor {
   readonly lab: string;
   readonly topo: Topology;
   readonly plan: AddressPlan;
   readonly dilation: number;
-  private readonly epoch = process.hrtime.bigint();
-  readonly clockMode: ClockMode;
-  private readonly syncGraceMs: number;
-  private readonly clockPlan: ClockPlan;
-  private clockTable: ClockTable | null = null;
+  private readonly clock: LabClock;
   private readonly devices = new Map<string, DeviceProcess>();
   private readonly downLinks = new Set<number>();
   private readonly settings: SettingsLayers;
@@ -119,16 +111,20 @@ export class Supervisor {
     this.topo = opts.topology;
     this.plan = planAddresses(opts.topology);
     this.dilation = opts.dilation;
-    this.clockMode = opts.clock ?? ClockMode.Free;
-    this.syncGraceMs = opts.syncGraceMs ?? DEFAULT_SYNC_GRACE_MS;
-    this.clockPlan = planClock(this.topo);
+    this.clock = new LabClock(
+      this.lab,
+      this.topo,
+      this.dilation,
+      opts.clock ?? ClockMode.Free,
+      opts.syncGraceMs,
+    );
     this.settings = new SettingsLayers(this.topo, switchChange(this.liveSlack()));
     this.state = {
       lab: this.lab,
       createdAt: new Date().toISOString(),
       topology: this.topo.source,
       dilation: this.dilation,
-      epoch: this.epoch.toString(),
+      epoch: this.clock.epoch.toString(),
       namespaces: this.topo.nodes.map((n) => nsName(this.lab, n.name)),
       supervisorPid: process.pid,
       status: "provisioning",
@@ -141,39 +137,9 @@ export class Supervisor {
     this.driver = this.newDriver();
   }
 
-  /**
-   * The lab's emulated now. Free-running clocks: from the shared epoch. Synced clocks: the slowest running
-   * device's clock, so that scenario steps and workloads start when the devices are there.
-   */
+  /** The lab's emulated now (with synced clocks, the slowest device's). */
   now(): number {
-    const real = Number(process.hrtime.bigint() - this.epoch);
-    const free = Math.floor(real / this.dilation);
-    if (this.clockTable === null) return free;
-    let slowest = Number.POSITIVE_INFINITY;
-    for (let d = 0; d < this.clockTable.devices; d++) {
-      const e = this.clockTable.estimate(d, real, this.dilation, this.syncGraceMs * 1e6);
-      if (e < slowest) slowest = e;
-    }
-    return slowest === Number.POSITIVE_INFINITY ? free : Math.max(0, slowest);
-  }
-
-  private createClockTable(): void {
-    if (this.clockMode !== ClockMode.Synced) return;
-    const devices = this.clockPlan.device.size;
-    const bytes = clockTableBytes(devices, this.clockPlan.linkTo.length);
-    const buffer = nativeAddon().mapShared(clockTablePath(this.lab), bytes);
-    this.clockTable = ClockTable.format(buffer, devices, this.clockPlan.linkTo);
-  }
-
-  private syncFor(node: string): SyncInit | undefined {
-    if (this.clockTable === null) return undefined;
-    return {
-      table: clockTablePath(this.lab),
-      bytes: this.clockTable.words.byteLength,
-      device: this.clockPlan.device.get(node)!,
-      ports: this.clockPlan.ports.get(node)!,
-      graceMs: this.syncGraceMs,
-    };
+    return this.clock.now();
   }
 
   private progress(step: string): void {
@@ -198,9 +164,9 @@ export class Supervisor {
       await provision(this.lab, this.topo, this.plan, (s) => this.progress(s));
       this.state.status = "starting";
       writeState(this.state);
-      this.createClockTable();
+      this.clock.create();
       this.progress(
-        `starting ${this.topo.nodes.length} device processes (dilation ${this.dilation}, ${this.clockMode} clocks)`,
+        `starting ${this.topo.nodes.length} device processes (dilation ${this.dilation}, ${this.clock.mode} clocks)`,
       );
       const routes = computeRoutes(this.topo, this.plan, this.downLinks);
       for (const n of this.topo.nodes) {
@@ -235,10 +201,10 @@ export class Supervisor {
       type: "init" as const,
       lab: this.lab,
       node,
-      epoch: this.epoch.toString(),
+      epoch: this.clock.epoch.toString(),
       dilation: this.dilation,
       seed: this.opts.seed,
-      ...(this.clockTable !== null ? { sync: this.syncFor(node)! } : {}),
+      ...(this.clock.mode === ClockMode.Synced ? { sync: this.clock.syncFor(node)! } : {}),
     };
     if (n.kind === NodeKind.Switch) {
       const config = buildSwitchConfig(
@@ -321,8 +287,7 @@ export class Supervisor {
       );
     });
     proc.on("exit", (status, code, signal) => {
-      // A dead device constrains no clock (its links are silent; a restart takes the row again).
-      this.clockTable?.setState(this.clockPlan.device.get(proc.node)!, DeviceState.Gone);
+      this.clock.gone(proc.node);
       if (this.stopping) return;
       const info: LabEvent = {
         t: this.now(),
@@ -359,8 +324,8 @@ export class Supervisor {
       topology: this.topo.source,
       dilation: this.dilation,
       now,
-      clock: this.clockMode,
-      behindNs: Math.max(0, Math.floor(Number(process.hrtime.bigint() - this.epoch) / this.dilation) - now),
+      clock: this.clock.mode,
+      behindNs: Math.max(0, this.clock.free() - now),
       devices: [...this.devices.values()].map((d) => ({
         node: d.node,
         kind: d.kind,
