@@ -1,21 +1,9 @@
 import t from "tap";
-import type { BufferConfig, PfcConfig } from "../../src/switch/config.js";
-import { autoHeadroomBytes, DropReason, Mmu } from "../../src/switch/mmu.js";
+import { DropReason } from "../../src/switch/drops.js";
+import { autoHeadroomBytes, Mmu, type MmuBuffer, type MmuPfc } from "../../src/switch/mmu.js";
 
-const buffer: BufferConfig = {
-  sizeBytes: 1_000_000,
-  reserveBytes: 4096,
-  lossyAlpha: 1,
-  headroomBytes: 50_000,
-};
-const pfcDynamic: PfcConfig = {
-  enabled: true,
-  xoff: { mode: "dynamic", alpha: 1 / 8 },
-  resumeOffsetBytes: 3072,
-  pauseQuanta: 0xffff,
-  refreshFraction: 0.5,
-  headroomSlackNs: 0,
-};
+const buffer: MmuBuffer = { size: 1_000_000, reserve: 4096, lossyAlpha: 1 };
+const pfcDynamic: MmuPfc = { enabled: true, xoff: "dynamic", alpha: 1 / 8, resumeOffset: 3072 };
 const PORTS = 4; // ports 0..3, lossless priority 3
 const LOSSLESS = 1 << 3;
 
@@ -92,7 +80,7 @@ t.test("XON only when headroom is empty and use is resumeOffset under the thresh
 });
 
 t.test("static XOFF counts the PG's whole use", (t) => {
-  const m = mmu({ ...pfcDynamic, xoff: { mode: "static", bytes: 20_000 }, resumeOffsetBytes: 5000 });
+  const m = mmu({ ...pfcDynamic, xoff: 20_000, resumeOffset: 5000 });
   let n = 0;
   while (!m.shouldXoff(1, 3)) {
     m.admit(1, 3, 2, 3, 1000);
