@@ -74,8 +74,38 @@ t.test("XON only when headroom is empty and use is resumeOffset under the thresh
     m.release(1, 3, 2, 3, 1000, charges[released]!);
     released++;
   }
-  t.equal(m.headroomUsed > 0, false, "XON waited for the headroom to empty"); // headroom left last
-  t.ok(released > 0);
+  t.equal(m.headroomUsed, 0, "XON waited for the headroom to empty");
+  t.end();
+});
+
+t.test("dynamic XON comes resumeOffset under α × (free shared buffer)", (t) => {
+  const m = mmu();
+  // Fill the PG up to the threshold: the packet that would cross it lands in headroom; give it back.
+  for (;;) {
+    const r = m.admit(1, 3, 2, 3, 1000);
+    if (r !== 0) {
+      m.release(1, 3, 2, 3, 1000, r as number);
+      break;
+    }
+  }
+  t.equal(m.headroomUsed, 0, "headroom empty, shared use just under the threshold");
+  // How far the PG's shared use is under the dynamic threshold.
+  const margin = () =>
+    (1 / 8) * (m.sharedPoolBytes - m.sharedUsed) - Math.max(0, m.pgUsed(1, 3) - buffer.reserve);
+  t.ok(margin() < 3072, `margin ${margin().toFixed(0)} B is less than the resume offset`);
+  t.notOk(m.shouldXon(1, 3), "so no XON yet");
+  let before = margin();
+  let n = 0;
+  while (!m.shouldXon(1, 3)) {
+    before = margin();
+    m.release(1, 3, 2, 3, 1000, 0);
+    n++;
+  }
+  t.ok(n >= 2, `XON after ${n} packets left`);
+  t.ok(
+    before < 3072 && margin() >= 3072,
+    `margin crossed 3072 B: ${before.toFixed(0)} -> ${margin().toFixed(0)}`,
+  );
   t.end();
 });
 
