@@ -2,6 +2,7 @@
 // frames that jump the queues, and which of its queues a received PFC currently stops.
 
 import type { DeviceEnv, Nanoseconds, TimerId } from "../device/contract.js";
+import { CounterKind, type CounterSet, Label } from "../device/counters.js";
 import { Fifo } from "../device/fifo.js";
 import type { ControlFrameSink } from "../device/l2/pfc-sender.js";
 import { type PullFrame, TxPort } from "../device/tx-port.js";
@@ -48,4 +49,29 @@ export class SwitchPort implements ControlFrameSink {
     }
     this.pausedQueues = mask;
   }
+}
+
+/** The wire counters of every port (kept by its TxPort), on the switch's counter set. */
+export function declareTxCounters(
+  counters: CounterSet,
+  ports: readonly (SwitchPort | undefined)[],
+  portList: readonly SwitchPort[],
+): void {
+  const tx = (
+    name: string,
+    unit: string,
+    help: string,
+    field: "txFrames" | "txBytes" | "busyNs" | "stalledNs",
+  ) =>
+    counters.computed(
+      { name, kind: CounterKind.Counter, unit, help, labels: [Label.Port] },
+      (i) => ports[i]?.tx[field] ?? 0,
+      () => {
+        for (const ps of portList) ps.tx[field] = 0;
+      },
+    );
+  tx("tx_packets", "packets", "frames sent", "txFrames");
+  tx("tx_bytes", "bytes", "bytes sent", "txBytes");
+  tx("tx_busy_ns", "ns", "wire time used (divide by elapsed time for utilisation)", "busyNs");
+  tx("tx_stalled_ns", "ns", "wire time lost because the runtime woke the port too late", "stalledNs");
 }

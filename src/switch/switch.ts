@@ -21,12 +21,11 @@ import { IcmpAgent } from "./control/icmp.js";
 import { DROP_REASONS, DropReason, SwitchDrops } from "./drops.js";
 import type { FeatureCommand, FeatureModule, FeatureReply, SwitchFeature } from "./features/feature.js";
 import { HookSet } from "./features/hooks.js";
-import { FEATURE_MODULES } from "./features/registry.js";
-import type { EcnThresholdsCommand } from "./features/wred-ecn.js";
+import { FEATURE_MODULES, type FeatureCommands } from "./features/registry.js";
 import { Fib } from "./fib.js";
 import { Mmu } from "./mmu.js";
 import { FrameKind, PacketMeta } from "./packet-meta.js";
-import { SwitchPort } from "./port.js";
+import { declareTxCounters, SwitchPort } from "./port.js";
 import { EgressScheduler } from "./scheduler.js";
 import { Admission } from "./stages/admit.js";
 import { Classifier } from "./stages/classify.js";
@@ -42,7 +41,7 @@ export type SwitchCommand =
   /** Install a new routing table (the lab recomputes it after a topology change). */
   | { readonly type: "set-routes"; readonly routes: readonly Route[] }
   | { readonly type: "clear-counters" }
-  | EcnThresholdsCommand;
+  | FeatureCommands;
 
 export type SwitchReply = FeatureReply;
 
@@ -108,7 +107,7 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
       this.counters.add({ name, kind: CounterKind.Counter, unit, help, labels: [Label.Port] });
     this.rxPackets = port("rx_packets", "packets", "frames received on an up port");
     this.rxBytes = port("rx_bytes", "bytes", "bytes received on an up port");
-    this.declareTxCounters();
+    declareTxCounters(this.counters, this.ports, this.portList);
     this.rxNotForUs = this.counters.add({
       name: "rx_not_for_us",
       kind: CounterKind.Counter,
@@ -292,61 +291,5 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
 
   stats(now: Nanoseconds): SwitchStats {
     return this.statsView.stats(this.name, now, this.portList, this.mmu);
-  }
-
-  private declareTxCounters(): void {
-    const tx = (
-      name: string,
-      unit: string,
-      help: string,
-      read: (p: SwitchPort) => number,
-      reset: (p: SwitchPort) => void,
-    ) =>
-      this.counters.computed(
-        { name, kind: CounterKind.Counter, unit, help, labels: [Label.Port] },
-        (i) => {
-          const ps = this.ports[i];
-          return ps === undefined ? 0 : read(ps);
-        },
-        () => {
-          for (const ps of this.portList) reset(ps);
-        },
-      );
-    tx(
-      "tx_packets",
-      "packets",
-      "frames sent",
-      (p) => p.tx.txFrames,
-      (p) => {
-        p.tx.txFrames = 0;
-      },
-    );
-    tx(
-      "tx_bytes",
-      "bytes",
-      "bytes sent",
-      (p) => p.tx.txBytes,
-      (p) => {
-        p.tx.txBytes = 0;
-      },
-    );
-    tx(
-      "tx_busy_ns",
-      "ns",
-      "wire time used (divide by elapsed time for utilisation)",
-      (p) => p.tx.busyNs,
-      (p) => {
-        p.tx.busyNs = 0;
-      },
-    );
-    tx(
-      "tx_stalled_ns",
-      "ns",
-      "wire time lost because the runtime woke the port too late",
-      (p) => p.tx.stalledNs,
-      (p) => {
-        p.tx.stalledNs = 0;
-      },
-    );
   }
 }

@@ -8,7 +8,7 @@ import { ecmpFeature } from "./ecmp.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
 import { pfcFeature } from "./pfc.js";
 import { qosFeature } from "./qos.js";
-import { wredEcnFeature } from "./wred-ecn.js";
+import { type EcnThresholdsCommand, wredEcnFeature } from "./wred-ecn.js";
 
 export const FEATURES = {
   qos: qosFeature,
@@ -17,6 +17,9 @@ export const FEATURES = {
   ecn: wredEcnFeature,
   pfc: pfcFeature,
 } as const;
+
+/** The commands features answer (a feature with commands adds its command type here). */
+export type FeatureCommands = EcnThresholdsCommand;
 
 type Features = typeof FEATURES;
 type ConfigOf<M> = M extends FeatureModule<z.ZodType, infer C> ? C : never;
