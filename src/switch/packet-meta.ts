@@ -75,8 +75,16 @@ export class PacketMeta implements FlowFields {
     this.frame = frame;
     this.inPort = inPort;
     this.length = frame.length;
+    this.kind = FrameKind.Other;
+    this.etherType = 0;
     this.l3 = -1;
     this.l4 = -1;
+    this.srcIp = 0;
+    this.dstIp = 0;
+    this.protocol = 0;
+    this.ttl = 0;
+    this.dscp = 0;
+    this.ecn = 0;
     this.srcPort = 0;
     this.dstPort = 0;
     this.bthOpcode = -1;
