@@ -26,8 +26,6 @@ export class NicCounters {
   duplicateResponse = 0;
   /** Retransmission timeouts (requester). */
   localAckTimeoutErr = 0;
-  /** Received RoCE packets with a bad ICRC (dropped). */
-  rxIcrcErrors = 0;
   /** WRITE/SEND/READ request messages accepted (first or only packet). */
   rxWriteRequests = 0;
   rxSendRequests = 0;
@@ -40,8 +38,6 @@ export class NicCounters {
   rxUnknownQp = 0;
   /** Frames that were not for us or that we do not speak (counted, ignored). */
   rxIgnored = 0;
-  /** Frames too short or with broken IPv4/UDP/BTH headers. */
-  rxMalformed = 0;
   /** Packets sent again (go-back-N, timeouts, re-issued reads). */
   retransmittedPackets = 0;
   acksSent = 0;
@@ -69,7 +65,6 @@ export class NicCounters {
       duplicate_request: this.duplicateRequest,
       duplicate_response: this.duplicateResponse,
       local_ack_timeout_err: this.localAckTimeoutErr,
-      rx_icrc_errors: this.rxIcrcErrors,
       rx_write_requests: this.rxWriteRequests,
       rx_send_requests: this.rxSendRequests,
       rx_read_requests: this.rxReadRequests,
@@ -77,7 +72,6 @@ export class NicCounters {
       rx_invalid_request: this.rxInvalidRequest,
       rx_unknown_qp: this.rxUnknownQp,
       rx_ignored: this.rxIgnored,
-      rx_malformed: this.rxMalformed,
       retransmitted_packets: this.retransmittedPackets,
       acks_sent: this.acksSent,
       naks_sent: this.naksSent,

@@ -21,7 +21,7 @@ import {
 import { AethSyndrome, aethKind, Opcode, parseRoce, type RoceHeaders } from "../wire/roce.js";
 import { ROCEV2_UDP_PORT, udpDstPort, udpLength } from "../wire/udp.js";
 import type { HostPort } from "./host-port.js";
-import { DropReason, KEY_MISMATCH } from "./nic-ids.js";
+import { DropReason } from "./nic-ids.js";
 import type { NicShared } from "./nic-shared.js";
 import type { PauseState } from "./pause-state.js";
 import { payloadSentAt, TIMESTAMP_LENGTH } from "./payload.js";
@@ -128,7 +128,6 @@ export class ReceivePath {
       return;
     }
     if (!verifyIcrcV2(frame, ip, end)) {
-      s.counters.rxIcrcErrors++;
       s.drop(DropReason.Icrc, now);
       return;
     }
@@ -211,7 +210,7 @@ export class ReceivePath {
     if (s.cfg.verifyPayload && len > 0 && !s.builder.payloads.verify(frame, off, len, qp.qpn, h.bth.psn)) {
       // The ICRC passed, so these are the bytes the peer sent: a transport bug, not corruption on the wire.
       s.counters.payloadMismatch++;
-      const count = s.limiter.admit(KEY_MISMATCH + qp.slot, now);
+      const count = s.limiter.admit(this.s.keyMismatch + qp.slot, now);
       if (count > 0) s.env.emit({ kind: EventKind.Info, qp: qp.qpn, count, detail: "payload-mismatch" });
     }
   }

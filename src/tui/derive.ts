@@ -3,6 +3,7 @@
 // All rates are over emulated time, from the counters' own `now`, so they read the same at any dilation.
 
 import type { PortStats } from "../device/contract.js";
+import { PfcCounter, pfcKey } from "../device/l2/pfc-counters.js";
 import type { DeviceView, LabEvent, LabSnapshot, LinkView, TopologyView } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { QpStats } from "../nic/stats-types.js";
@@ -152,19 +153,17 @@ export function portMetrics(cur: AnyDeviceStats, prev: AnyDeviceStats | undefine
     const before = prev?.ports.find((x) => x.port === p.port);
     const pc = p.counters;
     const bc = before?.counters;
-    // Pause time: the switch counts paused_ns_prio<p>, the NIC rx_prio<p>_pause_duration (mlx5 names).
-    const pausedName = (prio: number) => (nic ? `rx_prio${prio}_pause_duration` : `paused_ns_prio${prio}`);
-    const txPauseName = (prio: number) => (nic ? `tx_prio${prio}_pause` : `tx_pause_prio${prio}`);
-    const rxPauseName = (prio: number) => (nic ? `rx_prio${prio}_pause` : `rx_pause_prio${prio}`);
+    // Both devices keep the PFC counters under the same (mlx5) names.
+    const pausedName = (prio: number) => pfcKey(PfcCounter.rxPauseDuration, prio);
+    const xoffName = (prio: number) => pfcKey(PfcCounter.txPauseDuration, prio);
+    const txPauseName = (prio: number) => pfcKey(PfcCounter.txPause, prio);
+    const rxPauseName = (prio: number) => pfcKey(PfcCounter.rxPause, prio);
     let pausedFrac = 0;
     let xoffFrac = 0;
     let xoffNow = false;
     for (let prio = 0; prio < PRIORITIES; prio++) {
       pausedFrac = Math.max(pausedFrac, timeFraction(c(pc, pausedName(prio)), bc?.[pausedName(prio)], dt));
-      xoffFrac = Math.max(
-        xoffFrac,
-        timeFraction(c(pc, `xoff_ns_prio${prio}`), bc?.[`xoff_ns_prio${prio}`], dt),
-      );
+      xoffFrac = Math.max(xoffFrac, timeFraction(c(pc, xoffName(prio)), bc?.[xoffName(prio)], dt));
       if (c(pc, `pg${prio}_xoff`) > 0) xoffNow = true;
     }
     if (nic && detail?.rxBuffer.xoff) xoffNow = true;
@@ -401,17 +400,15 @@ export function fabricTotals(s: LabSnapshot): FabricTotals {
   let droppedLossless = 0;
   let droppedLossy = 0;
   for (const stats of Object.values(s.stats)) {
+    // Switches and NICs keep tx_prio<p>_pause alike.
+    for (const p of stats.ports) xoffSent += sumPriorities(p, (prio) => pfcKey(PfcCounter.txPause, prio));
     if (stats.kind === "switch") {
       droppedLossless += c(stats.counters, "dropped_lossless");
       droppedLossy += c(stats.counters, "dropped_lossy");
-      for (const p of stats.ports) {
-        xoffSent += sumPriorities(p, (prio) => `tx_pause_prio${prio}`);
-        ecnMarked += sumQueues(p, "ecn_marked");
-      }
+      for (const p of stats.ports) ecnMarked += sumQueues(p, "ecn_marked");
     } else {
       cnpSent += c(stats.counters, "np_cnp_sent");
       cnpHandled += c(stats.counters, "rp_cnp_handled");
-      for (const p of stats.ports) xoffSent += sumPriorities(p, (prio) => `tx_prio${prio}_pause`);
     }
   }
   return { xoffSent, ecnMarked, cnpSent, cnpHandled, droppedLossless, droppedLossy };

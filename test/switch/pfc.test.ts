@@ -22,12 +22,12 @@ t.test("a received PFC stops that priority's queue until the resume; other prior
   const q3 = h.sw.stats(h.now).ports.find((p) => p.port === 2)!.queues![3]!;
   t.ok(q3.paused, "queue 3 shows paused");
   t.equal(q3.counters.packets, 5, "five packets wait");
-  t.equal(h.portCounter(2, "rx_pause_prio3"), 1);
+  t.equal(h.portCounter(2, "rx_prio3_pause"), 1);
   h.deliver(2, h.pfcFrame(2, 3, 0));
   h.run(h.now + 10_000);
   t.equal(h.data(2).length, 6, "resumed: all sent");
-  t.equal(h.portCounter(2, "rx_resume_prio3"), 1);
-  t.ok(h.portCounter(2, "paused_ns_prio3") >= 10_000, "paused time counted");
+  t.equal(h.portCounter(2, "rx_prio3_resume"), 1);
+  t.ok(h.portCounter(2, "rx_prio3_pause_duration") >= 10_000, "paused time counted");
   t.same(
     h.env.events.filter((e) => e.kind === "paused-on" || e.kind === "paused-off").map((e) => e.kind),
     ["paused-on", "paused-off"],
@@ -59,14 +59,14 @@ t.test("a lossless PG over XOFF pauses its upstream, refreshes, and releases it 
   // Refresh after half of 2000 quanta (10.24 µs): 5.12 µs.
   h.run(h.now + 6000);
   t.equal(h.pfc(1).length, 2, "XOFF refreshed while still congested");
-  t.equal(h.portCounter(1, "tx_pause_prio3"), 2);
+  t.equal(h.portCounter(1, "tx_prio3_pause"), 2);
   h.deliver(2, h.pfcFrame(2, 3, 0));
   h.run(h.now + 20_000);
   const frames = h.pfc(1);
   t.equal(quanta(frames[frames.length - 1]!.frame, 3), 0, "XON once drained");
   t.equal(h.portCounter(1, "pg3_xoff"), 0);
-  t.equal(h.portCounter(1, "tx_resume_prio3"), 1);
-  t.ok(h.portCounter(1, "xoff_ns_prio3") > 0, "time held paused counted");
+  t.equal(h.portCounter(1, "tx_prio3_resume"), 1);
+  t.ok(h.portCounter(1, "tx_prio3_pause_duration") > 0, "time held paused counted");
   t.equal(h.data(2).length, 30, "nothing lost");
   t.end();
 });

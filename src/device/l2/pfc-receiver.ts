@@ -17,6 +17,8 @@ export interface PfcRxCounters {
   readonly rxPause: Float64Array;
   readonly rxResume: Float64Array;
   readonly pausedNs: Float64Array;
+  /** Pauses that ended. */
+  readonly transitions: Float64Array;
   readonly base: number;
 }
 
@@ -64,6 +66,7 @@ export class PfcReceiver {
     this.paused &= ~(1 << p);
     const c = this.counters;
     c.pausedNs[c.base + p]! += now - this.pausedSince[p]!;
+    c.transitions[c.base + p]!++;
     this.env.disarm(this.expiry.id(this.timerBase + p));
     this.env.emit({ kind: EventKind.PausedOff, port: this.port, priority: p });
     this.listener.pauseChanged(this.port, p, false, now);

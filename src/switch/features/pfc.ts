@@ -8,7 +8,8 @@
 
 import { z } from "zod";
 import type { Nanoseconds } from "../../device/contract.js";
-import { CounterKind, type CounterSet, Label } from "../../device/counters.js";
+import { CounterKind, Label } from "../../device/counters.js";
+import { PfcCounter } from "../../device/l2/pfc-counters.js";
 import { PfcReceiver } from "../../device/l2/pfc-receiver.js";
 import { PfcSender } from "../../device/l2/pfc-sender.js";
 import { duration, overlay, ratio, size } from "../../device/setting-units.js";
@@ -51,23 +52,6 @@ export interface PfcConfig {
   readonly headroomSlack: Nanoseconds;
 }
 
-function perPriority(
-  counters: CounterSet,
-  name: string,
-  key: string,
-  unit: string,
-  help: string,
-): Float64Array {
-  return counters.add({
-    name,
-    key,
-    kind: CounterKind.Counter,
-    unit,
-    help,
-    labels: [Label.Port, Label.Priority],
-  });
-}
-
 class Pfc implements SwitchFeature {
   readonly name = "pfc";
   private readonly receivers: (PfcReceiver | undefined)[] = [];
@@ -77,25 +61,14 @@ class Pfc implements SwitchFeature {
   constructor(private readonly ctx: SwitchContext) {
     const c = ctx.counters;
     const rx = {
-      rxPause: perPriority(c, "rx_pause", "rx_pause_prio{priority}", "frames", "PFC pause frames received"),
-      rxResume: perPriority(
-        c,
-        "rx_resume",
-        "rx_resume_prio{priority}",
-        "frames",
-        "PFC resume frames received",
-      ),
+      rxPause: c.add(PfcCounter.rxPause),
+      rxResume: c.add(PfcCounter.rxResume),
       pausedNs: new Float64Array(ctx.numPorts * PRIORITIES),
+      transitions: c.add(PfcCounter.rxPauseTransition),
     };
     const tx = {
-      txPause: perPriority(
-        c,
-        "tx_pause",
-        "tx_pause_prio{priority}",
-        "frames",
-        "PFC XOFF frames sent (refreshes included)",
-      ),
-      txResume: perPriority(c, "tx_resume", "tx_resume_prio{priority}", "frames", "PFC XON frames sent"),
+      txPause: c.add(PfcCounter.txPause),
+      txResume: c.add(PfcCounter.txResume),
       xoffNs: new Float64Array(ctx.numPorts * PRIORITIES),
     };
     const expiry = ctx.timers.register("pfc-pause-expiry", (i, now) =>
@@ -115,14 +88,7 @@ class Pfc implements SwitchFeature {
       return [this.receivers[port], this.senders[port], i % PRIORITIES];
     };
     c.computed(
-      {
-        name: "paused_ns",
-        key: "paused_ns_prio{priority}",
-        kind: CounterKind.Counter,
-        unit: "ns",
-        help: "time the peer's PFC kept this egress priority paused",
-        labels: [Label.Port, Label.Priority],
-      },
+      PfcCounter.rxPauseDuration,
       (i, now) => {
         const [r, , p] = split(i);
         return r?.pausedNsAt(p, now) ?? 0;
@@ -130,14 +96,7 @@ class Pfc implements SwitchFeature {
       () => rx.pausedNs.fill(0),
     );
     c.computed(
-      {
-        name: "xoff_ns",
-        key: "xoff_ns_prio{priority}",
-        kind: CounterKind.Counter,
-        unit: "ns",
-        help: "time this port held its peer paused (XOFF asserted)",
-        labels: [Label.Port, Label.Priority],
-      },
+      PfcCounter.txPauseDuration,
       (i, now) => {
         const [, s, p] = split(i);
         return s?.xoffNsAt(p, now) ?? 0;
