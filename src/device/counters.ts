@@ -174,3 +174,20 @@ export function statsKey(
   });
   return key;
 }
+
+/** The device-wide counters of `set` (no labels, or only a reason) as a flat table at `now`. */
+export function deviceTable(
+  set: CounterSet,
+  now: number,
+  reasons: readonly string[],
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const c of set.all) {
+    const labels = c.def.labels;
+    if (labels.length === 0) out[statsKey(c.def, [])] = set.read(c, 0, now);
+    else if (labels.length === 1 && labels[0] === Label.Reason) {
+      for (let i = 0; i < c.dims[0]!; i++) out[statsKey(c.def, [i], reasons)] = set.read(c, i, now);
+    }
+  }
+  return out;
+}

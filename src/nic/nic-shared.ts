@@ -2,15 +2,15 @@
 // the frame builder and the drop accounting. One object per NIC, handed to each part at construction.
 
 import type { DeviceEnv, Nanoseconds } from "../device/contract.js";
-import { CounterSet, Label } from "../device/counters.js";
+import { CounterKind, CounterSet, Label } from "../device/counters.js";
 import { DropCounter } from "../device/drops.js";
 import { EventLimiter } from "../device/event-limiter.js";
 import { TIMER_STRIDE, type TimerKind, TimerRegistry } from "../device/timers.js";
 import { type NicConfig, PRIORITIES } from "./config.js";
-import { NicCounters } from "./counters.js";
+import { declareNicCounters, NicCounters } from "./counters.js";
 import { FrameBuilder } from "./frames.js";
 import { Histogram } from "./histogram.js";
-import { DROP_REASONS, type DropReason, EVENT_INTERVAL_NS, HOST_PORT, PORT } from "./nic-ids.js";
+import { DROP_REASONS, DropReason, EVENT_INTERVAL_NS, HOST_PORT, PORT } from "./nic-ids.js";
 import type { QueuePair } from "./qp.js";
 import type { CompletionRecord } from "./stats-types.js";
 import type { TransportSettings } from "./transport.js";
@@ -76,7 +76,24 @@ export class NicShared {
     this.dataPrio = config.dscpToPriority[config.dataDscp]!;
     this.ackPrio = config.dscpToPriority[config.ackDscp]!;
     this.cnpPrio = config.dscpToPriority[config.cnpDscp]!;
+    declareNicCounters(this.counters, this.counterSet);
     this.drops = new DropCounter(DROP_REASONS, this.counterSet, this.limiter, env, HOST_PORT + 1);
+    // The names users of earlier releases grep for: the same drops, counted once.
+    for (const [name, reason] of [
+      ["rx_icrc_errors", DropReason.Icrc],
+      ["rx_malformed", DropReason.Malformed],
+    ] as const) {
+      this.counterSet.computed(
+        {
+          name,
+          kind: CounterKind.Counter,
+          unit: "packets",
+          help: `drop_${reason}, under its older name`,
+          labels: [],
+        },
+        () => this.drops.get(reason),
+      );
+    }
     this.keyCnp = this.limiter.keys(TIMER_STRIDE);
     this.keyCut = this.limiter.keys(TIMER_STRIDE);
     this.keyMismatch = this.limiter.keys(TIMER_STRIDE);

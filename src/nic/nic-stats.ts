@@ -3,11 +3,12 @@
 // latency, receive buffer).
 
 import type { Counters, Nanoseconds, PortStats } from "../device/contract.js";
+import { deviceTable } from "../device/counters.js";
 import { pfcKey } from "../device/l2/pfc-counters.js";
 import type { TxPort } from "../device/tx-port.js";
 import { PRIORITIES } from "./config.js";
 import type { HostPort } from "./host-port.js";
-import { DROP_REASONS, DropReason, PORT } from "./nic-ids.js";
+import { DROP_REASONS, PORT } from "./nic-ids.js";
 import type { NicShared } from "./nic-shared.js";
 import type { PauseState } from "./pause-state.js";
 import type { QueuePair } from "./qp.js";
@@ -28,15 +29,11 @@ export interface NicParts {
 
 export function nicStats(n: NicParts, up: boolean, now: Nanoseconds): NicStats {
   const { shared: s, port: tx, rx, rxBuffer, host, pause } = n;
-  const counters: Counters = s.counters.toCounters();
+  const counters: Counters = deviceTable(s.counterSet, now, DROP_REASONS);
   counters.tx_packets = tx.txFrames;
   counters.tx_bytes = tx.txBytes;
   counters.rx_packets = rx.rxPackets;
   counters.rx_bytes = rx.rxBytes;
-  for (const reason of DROP_REASONS) counters[`drop_${reason}`] = s.drops.get(reason);
-  // The names users of earlier releases grep for: the same drops, counted once.
-  counters.rx_icrc_errors = s.drops.get(DropReason.Icrc);
-  counters.rx_malformed = s.drops.get(DropReason.Malformed);
   const port: Counters = {
     rx_packets: rx.rxPackets,
     rx_bytes: rx.rxBytes,

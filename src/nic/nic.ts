@@ -244,7 +244,6 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
 
   private clearCounters(): void {
     const s = this.s;
-    s.counters.clear();
     s.counterSet.clear();
     s.latency.clear();
     this.rx.rxPackets = 0;

@@ -5,8 +5,9 @@
 
 import type { Nanoseconds } from "../device/contract.js";
 import { EventKind } from "../device/contract.js";
+import { ipv4HeaderValid } from "../device/l2/ipv4-check.js";
 import { ArpOp, buildArpFrame, parseArp } from "../wire/arp.js";
-import { BROADCAST_MAC, internetChecksum, readMac } from "../wire/bytes.js";
+import { BROADCAST_MAC, readMac } from "../wire/bytes.js";
 import { EtherType, ethPayloadOffset, ethType } from "../wire/ethernet.js";
 import { verifyIcrcV2 } from "../wire/icrc.js";
 import {
@@ -99,13 +100,7 @@ export class ReceivePath {
 
   private receiveIpv4(frame: Uint8Array, ip: number, now: Nanoseconds): void {
     const s = this.s;
-    if (
-      frame.length < ip + 20 ||
-      frame[ip]! >>> 4 !== 4 ||
-      ipv4HeaderLength(frame, ip) < 20 ||
-      ip + ipv4TotalLength(frame, ip) > frame.length ||
-      internetChecksum(frame, ip, ipv4HeaderLength(frame, ip)) !== 0
-    ) {
+    if (!ipv4HeaderValid(frame, ip)) {
       s.drop(DropReason.Malformed, now);
       return;
     }
