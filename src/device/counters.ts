@@ -191,3 +191,8 @@ export function deviceTable(
   }
   return out;
 }
+
+/** The key of a counter without a per-priority template in its device, port or queue table. */
+export function tableKey(def: CounterDef): string {
+  return def.key ?? def.name;
+}

@@ -2,10 +2,11 @@
 // a rate-limited `drop` event), lossless or lossy, and the egress queue it was meant for.
 
 import type { DeviceEnv, Nanoseconds } from "../device/contract.js";
-import { CounterKind, type CounterSet, Label } from "../device/counters.js";
+import type { CounterSet } from "../device/counters.js";
 import { DropCounter } from "../device/drops.js";
 import type { EventLimiter } from "../device/event-limiter.js";
 import { PRIORITIES } from "./config.js";
+import { SwitchCounter } from "./counter-defs.js";
 
 export const DropReason = {
   /** A PFC-protected PG received more than its headroom after XOFF: the lossless promise broke. */
@@ -33,29 +34,10 @@ export class SwitchDrops {
   private readonly queueDropped: Float64Array;
 
   constructor(counters: CounterSet, limiter: EventLimiter, env: DeviceEnv, numPorts: number) {
-    this.lossless = counters.add({
-      name: "dropped_lossless",
-      kind: CounterKind.Counter,
-      unit: "packets",
-      help: "drops of lossless priorities, any reason",
-      labels: [],
-    });
-    this.lossy = counters.add({
-      name: "dropped_lossy",
-      kind: CounterKind.Counter,
-      unit: "packets",
-      help: "drops of lossy priorities, any reason",
-      labels: [],
-    });
+    this.lossless = counters.add(SwitchCounter.droppedLossless);
+    this.lossy = counters.add(SwitchCounter.droppedLossy);
     this.byReason = new DropCounter(DROP_REASONS, counters, limiter, env, numPorts);
-    this.queueDropped = counters.add({
-      name: "queue_dropped",
-      kind: CounterKind.Counter,
-      unit: "packets",
-      help: "packets meant for this egress queue that were dropped, any reason",
-      labels: [Label.Port, Label.Queue],
-      key: "dropped",
-    });
+    this.queueDropped = counters.add(SwitchCounter.queueDropped);
   }
 
   /**

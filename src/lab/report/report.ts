@@ -5,9 +5,10 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { CounterDef } from "../../device/counters.js";
+import { type CounterDef, tableKey } from "../../device/counters.js";
 import { PfcCounter, pfcKey } from "../../device/l2/pfc-counters.js";
 import { Histogram } from "../../nic/histogram.js";
+import { SwitchCounter } from "../../switch/counter-defs.js";
 import type { AnyDeviceStats } from "../device-stats.js";
 import type { Scenario } from "../scenario.js";
 import { formatDuration, formatRate, formatSize } from "../units.js";
@@ -131,8 +132,8 @@ export function summarise({ stats, flows, latency, durationNs }: SummaryInputs):
   for (const s of switches) {
     for (const p of s.ports) {
       for (const q of p.queues ?? []) {
-        queuePeak = Math.max(queuePeak, q.counters.watermark_bytes ?? 0);
-        ecn += q.counters.ecn_marked ?? 0;
+        queuePeak = Math.max(queuePeak, q.counters[tableKey(SwitchCounter.watermark)] ?? 0);
+        ecn += q.counters[tableKey(SwitchCounter.ecnMarked)] ?? 0;
       }
     }
   }
@@ -147,8 +148,8 @@ export function summarise({ stats, flows, latency, durationNs }: SummaryInputs):
     cnpSent,
     cnpHandled: sumCounters(nics, "rp_cnp_handled"),
     drops: {
-      lossless: sumCounters(switches, "dropped_lossless"),
-      lossy: sumCounters(switches, "dropped_lossy"),
+      lossless: sumCounters(switches, tableKey(SwitchCounter.droppedLossless)),
+      lossy: sumCounters(switches, tableKey(SwitchCounter.droppedLossy)),
     },
     flowsCompleted: done.length,
     flowsTotal: flows.length,

@@ -7,6 +7,7 @@ import { CounterKind, Label } from "../../device/counters.js";
 import { overlay, ratio, size } from "../../device/setting-units.js";
 import { PRIORITIES, type SwitchConfig } from "../config.js";
 import type { SwitchContext } from "../context.js";
+import { SwitchCounter } from "../counter-defs.js";
 import { autoHeadroomBytes } from "../mmu.js";
 import { defineFeature, type SwitchFeature } from "./feature.js";
 
@@ -49,10 +50,10 @@ class Buffer implements SwitchFeature {
     const gauge = (name: string, help: string, read: () => number): void =>
       counters.computed({ name, kind: CounterKind.Gauge, unit: "bytes", help, labels: [] }, read);
     gauge("buffer_used_bytes", "bytes held in the buffer now", () => mmu.used);
-    gauge("buffer_shared_used_bytes", "bytes of the shared pool in use", () => mmu.sharedUsed);
+    counters.computed(SwitchCounter.bufferSharedUsed, () => mmu.sharedUsed);
     gauge("buffer_shared_pool_bytes", "size of the shared pool", () => mmu.sharedPoolBytes);
     gauge("buffer_shared_peak_bytes", "high-water mark of the shared pool", () => mmu.sharedPeakBytes);
-    gauge("buffer_headroom_used_bytes", "bytes held in PFC headroom now", () => mmu.headroomUsed);
+    counters.computed(SwitchCounter.bufferHeadroomUsed, () => mmu.headroomUsed);
     counters.computed(
       {
         name: "headroom_bytes",
@@ -83,17 +84,7 @@ class Buffer implements SwitchFeature {
       "high-water mark of the PG's headroom",
       (port, p) => mmu.headroomPeak[port * PRIORITIES + p]!,
     );
-    counters.computed(
-      {
-        name: "queue_watermark_bytes",
-        key: "watermark_bytes",
-        kind: CounterKind.Gauge,
-        unit: "bytes",
-        help: "peak depth of the egress queue",
-        labels: [Label.Port, Label.Queue],
-      },
-      (i) => mmu.egressPeak[i]!,
-    );
+    counters.computed(SwitchCounter.watermark, (i) => mmu.egressPeak[i]!);
   }
 
   configure(cfg: SwitchConfig): void {

@@ -8,7 +8,7 @@
 
 import { z } from "zod";
 import type { Nanoseconds } from "../../device/contract.js";
-import { CounterKind, Label } from "../../device/counters.js";
+import { CounterKind } from "../../device/counters.js";
 import { PfcCounter } from "../../device/l2/pfc-counters.js";
 import { PfcReceiver } from "../../device/l2/pfc-receiver.js";
 import { PfcSender } from "../../device/l2/pfc-sender.js";
@@ -17,6 +17,7 @@ import { readMac } from "../../wire/bytes.js";
 import { PFC_DST_MAC, parseMacControl } from "../../wire/pfc.js";
 import { PRIORITIES, type SwitchConfig } from "../config.js";
 import type { SwitchContext } from "../context.js";
+import { SwitchCounter } from "../counter-defs.js";
 import { DropReason } from "../drops.js";
 import { FrameKind, type PacketMeta } from "../packet-meta.js";
 import type { SwitchPort } from "../port.js";
@@ -103,20 +104,10 @@ class Pfc implements SwitchFeature {
       },
       () => tx.xoffNs.fill(0),
     );
-    c.computed(
-      {
-        name: "pg_xoff",
-        key: "pg{priority}_xoff",
-        kind: CounterKind.Gauge,
-        unit: "state",
-        help: "1 while the ingress PG holds its upstream paused",
-        labels: [Label.Port, Label.Priority],
-      },
-      (i) => {
-        const [, s, p] = split(i);
-        return s?.isXoff(p) ? 1 : 0;
-      },
-    );
+    c.computed(SwitchCounter.pgXoff, (i) => {
+      const [, s, p] = split(i);
+      return s?.isXoff(p) ? 1 : 0;
+    });
     this.linkPauseIgnored = c.add({
       name: "rx_link_pause_ignored",
       kind: CounterKind.Counter,

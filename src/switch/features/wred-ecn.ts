@@ -9,11 +9,11 @@
 import { z } from "zod";
 import type { Nanoseconds } from "../../device/contract.js";
 import { EventKind } from "../../device/contract.js";
-import { CounterKind, Label } from "../../device/counters.js";
 import { fraction, size } from "../../device/setting-units.js";
 import { type Ecn, ipv4Ecn } from "../../wire/ipv4.js";
 import { PRIORITIES, type SwitchConfig } from "../config.js";
 import type { SwitchContext } from "../context.js";
+import { SwitchCounter } from "../counter-defs.js";
 import { DropReason } from "../drops.js";
 import { EcnAction, type EcnQueueConfig, ecnDecision } from "../ecn.js";
 import { type PacketMeta, Verdict } from "../packet-meta.js";
@@ -61,20 +61,8 @@ class WredEcn implements SwitchFeature {
   private readonly keyBase: number;
 
   constructor(private readonly ctx: SwitchContext) {
-    this.marked = ctx.counters.add({
-      name: "ecn_marked",
-      kind: CounterKind.Counter,
-      unit: "packets",
-      help: "packets this egress queue marked CE",
-      labels: [Label.Port, Label.Queue],
-    });
-    this.wredDropped = ctx.counters.add({
-      name: "wred_dropped",
-      kind: CounterKind.Counter,
-      unit: "packets",
-      help: "Not-ECT packets WRED dropped at this egress queue",
-      labels: [Label.Port, Label.Queue],
-    });
+    this.marked = ctx.counters.add(SwitchCounter.ecnMarked);
+    this.wredDropped = ctx.counters.add(SwitchCounter.wredDropped);
     this.keyBase = ctx.limiter.keys(ctx.numPorts * PRIORITIES);
   }
 
