@@ -35,8 +35,6 @@ export class NicCounters {
   payloadMismatch = 0;
   /** Requests whose opcode does not continue the message in progress, or whose length is wrong. */
   rxInvalidRequest = 0;
-  /** RoCE packets for a QP we do not have. */
-  rxUnknownQp = 0;
   /** Frames that were not for us or that we do not speak (counted, ignored). */
   rxIgnored = 0;
   /** Packets sent again (go-back-N, timeouts, re-issued reads). */
@@ -65,7 +63,6 @@ const DECLARATIONS: readonly (readonly [keyof NicCounters, string, string])[] = 
   ["rxReadRequests", "rx_read_requests", "READ request messages accepted"],
   ["payloadMismatch", "payload_mismatch", "data payloads that did not match the sender's pattern"],
   ["rxInvalidRequest", "rx_invalid_request", "requests out of message order or of a wrong length"],
-  ["rxUnknownQp", "rx_unknown_qp", "RoCE packets for a QP we do not have"],
   ["rxIgnored", "rx_ignored", "frames not for us or of a protocol we do not speak"],
   ["retransmittedPackets", "retransmitted_packets", "packets sent again"],
   ["acksSent", "acks_sent", "ACKs sent"],

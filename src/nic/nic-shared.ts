@@ -82,6 +82,7 @@ export class NicShared {
     for (const [name, reason] of [
       ["rx_icrc_errors", DropReason.Icrc],
       ["rx_malformed", DropReason.Malformed],
+      ["rx_unknown_qp", DropReason.UnknownQp],
     ] as const) {
       this.counterSet.computed(
         {

@@ -143,7 +143,6 @@ export class ReceivePath {
     }
     const qp = s.qpByNum.get(bth.destQp);
     if (qp === undefined) {
-      s.counters.rxUnknownQp++;
       s.drop(DropReason.UnknownQp, now);
       return;
     }
