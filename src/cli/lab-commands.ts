@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { execa } from "execa";
+import { parseRate, parseSize } from "../device/units.js";
 import { hostAddress, planAddresses } from "../lab/address-plan.js";
 import { THRESHOLD_PRESETS, type ThresholdPreset } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
@@ -10,7 +11,7 @@ import { distPath } from "../lab/live/paths.js";
 import { findAllLabs } from "../lab/live/provision.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { NodeKind } from "../lab/topology.js";
-import { formatDuration, formatRate, formatSize, parseRate, parseSize } from "../lab/units.js";
+import { formatDuration, formatRate, formatSize } from "../lab/units.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
 import { action, clockOption, UsageError } from "./errors.js";
 import { loadTopologyArg } from "./topology-command.js";

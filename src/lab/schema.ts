@@ -3,100 +3,15 @@
 // ns, bytes, fractions) and say what is allowed when they cannot.
 
 import { z } from "zod";
-import { parseDuration, parseFraction, parseRate, parseRatio, parseSize } from "./units.js";
+import { duration, fraction, rate, ratio, size } from "../device/setting-units.js";
+import { settingsShape } from "../switch/features/registry.js";
 
-function unit<T>(parse: (v: string | number) => T | null, what: string, example: string) {
-  return z.union([z.string(), z.number()]).transform((v, ctx): T => {
-    const parsed = parse(v);
-    if (parsed === null) {
-      ctx.addIssue({
-        code: "custom",
-        message: `${JSON.stringify(v)} is not ${what} (for example ${example})`,
-      });
-      return z.NEVER;
-    }
-    return parsed;
-  });
-}
-
-export const rate = unit(parseRate, "a rate", "100G, 25Gbps, 400Mb/s");
-export const duration = unit(parseDuration, "a duration", "1us, 55µs, 2ms, 500ns");
-export const size = unit(parseSize, "a size", "150KB = 150,000 bytes, 4KiB = 4,096 bytes, 9000");
-export const fraction = unit(parseFraction, "a probability", "20%, 0.2, 1/8");
-export const ratio = unit(parseRatio, "a positive ratio", "1/8, 0.125, 2");
-
-const priority = z.number().int().min(0).max(7);
-const priorityList = z.array(priority);
-const eightNumbers = z.array(z.number().min(0)).length(8);
-
-const ecnQueueSettings = z
-  .object({
-    kmin: size,
-    kmax: size,
-    pmax: fraction,
-  })
-  .strict()
-  .refine((q) => q.kmin <= q.kmax, { message: "kmin must not exceed kmax" });
-
-/** Switch settings as written in topology files, profiles and scenario overrides (all optional). */
+/** Switch settings as written in topology files, profiles and scenario overrides (all optional): one
+ * section per switch feature module (switch/features/registry.ts). */
 export const switchSettings = z
   .object({
     profile: z.string().optional(),
-    qos: z
-      .object({
-        /** DSCP -> priority entries, merged over the defaults (26 -> 3, 48 -> 6, others -> 0). */
-        dscpToPriority: z.record(z.string().regex(/^\d+$/, "a DSCP value 0..63"), priority).optional(),
-        priorityToQueue: z.array(priority).length(8).optional(),
-        controlPriority: priority.optional(),
-        lossless: priorityList.optional(),
-        strictQueues: priorityList.optional(),
-        dwrrWeights: eightNumbers.optional(),
-        dwrrQuantum: size.optional(),
-      })
-      .strict()
-      .optional(),
-    buffer: z
-      .object({
-        size: size.optional(),
-        reserve: size.optional(),
-        lossyAlpha: ratio.optional(),
-        headroom: z.union([z.literal("auto"), size]).optional(),
-      })
-      .strict()
-      .optional(),
-    pfc: z
-      .object({
-        enabled: z.boolean().optional(),
-        /** "dynamic" (α × free shared buffer) or a static size. */
-        xoff: z.union([z.literal("dynamic"), size]).optional(),
-        alpha: ratio.optional(),
-        resumeOffset: size.optional(),
-        pauseQuanta: z.number().int().min(1).max(0xffff).optional(),
-        refresh: z.number().gt(0).lt(1).optional(),
-        headroomSlack: duration.optional(),
-      })
-      .strict()
-      .optional(),
-    ecn: z
-      .object({
-        fast: z.boolean().optional(),
-        queues: z
-          .record(z.string().regex(/^[0-7]$/, "a queue number 0..7"), ecnQueueSettings.nullable())
-          .optional(),
-      })
-      .strict()
-      .optional(),
-    ecmp: z
-      .object({
-        fields: z
-          .array(z.enum(["srcIp", "dstIp", "protocol", "srcPort", "dstPort"]))
-          .min(1)
-          .optional(),
-        algorithm: z.enum(["crc16", "crc32"]).optional(),
-        seed: z.number().int().min(0).max(0xffff_ffff).optional(),
-      })
-      .strict()
-      .optional(),
+    ...settingsShape(),
   })
   .strict();
 export type SwitchSettings = z.infer<typeof switchSettings>;

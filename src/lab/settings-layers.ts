@@ -11,7 +11,8 @@
 
 import { hashString } from "../device/prng.js";
 import type { NicCommand } from "../nic/commands.js";
-import { defaultTunables, type SwitchTunables } from "../switch/config.js";
+import type { SwitchTunables } from "../switch/config.js";
+import { defaultTunables } from "../switch/features/registry.js";
 import { nicConfigureCommand } from "./nic-config.js";
 import { BUILT_IN_PROFILE_SETTINGS } from "./profiles.js";
 import type { NicSettings, SwitchSettings } from "./schema.js";
@@ -57,7 +58,7 @@ export function resolveTunables(
   if (!node) throw new Error(`no node ${name}`);
   const { profile: defaultProfile, ...defaults } = topo.defaultSwitch;
   const { profile: nodeProfile, ...own } = node.settings;
-  let t = defaultTunables(hashString(name));
+  let t = defaultTunables({ hashSeed: hashString(name) });
   t = applySwitchSettings(t, profileSettings(topo, nodeProfile ?? defaultProfile ?? "default"));
   t = applySwitchSettings(t, defaults);
   t = applySwitchSettings(t, own);

@@ -5,7 +5,6 @@
 // linear: two switches that only XOR a different seed into it make correlated choices (polarisation), so
 // the seed is mixed in through a non-linear finaliser (murmur3's fmix32) after the CRC.
 
-import { crc32 } from "node:zlib";
 import { fmix32 } from "../device/prng.js";
 
 export const FIELD_SRC_IP = 1;
@@ -32,6 +31,25 @@ export function crc16(buf: Uint8Array, len = buf.length): number {
   let crc = 0;
   for (let i = 0; i < len; i++) crc = (crc >>> 8) ^ CRC16_TABLE[(crc ^ buf[i]!) & 0xff]!;
   return crc;
+}
+
+/** CRC-32 (IEEE 802.3, zlib's): reflected polynomial 0x04C11DB7 (0xEDB88320), init and final XOR 0xffffffff. */
+const CRC32_TABLE = (() => {
+  const table = new Uint32Array(256);
+  for (let i = 0; i < 256; i++) {
+    let c = i;
+    for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0xedb88320 : c >>> 1;
+    table[i] = c >>> 0;
+  }
+  return table;
+})();
+
+/** zlib's crc32 of the first `len` bytes, table-driven in JS: a flow key is 13 bytes at most, too short
+ * for a native call to pay off, and no view of the key buffer is made per packet. */
+export function crc32(buf: Uint8Array, len = buf.length): number {
+  let crc = 0xffffffff;
+  for (let i = 0; i < len; i++) crc = (crc >>> 8) ^ CRC32_TABLE[(crc ^ buf[i]!) & 0xff]!;
+  return (crc ^ 0xffffffff) >>> 0;
 }
 
 /** A reusable hasher: fields and algorithm fixed, one scratch buffer, no allocation per packet. */
@@ -71,7 +89,7 @@ export class FlowHasher {
       k[n++] = dstPort >>> 8;
       k[n++] = dstPort;
     }
-    const crc = this.algorithm === ALGORITHM_CRC16 ? crc16(k, n) : crc32(k.subarray(0, n));
+    const crc = this.algorithm === ALGORITHM_CRC16 ? crc16(k, n) : crc32(k, n);
     return fmix32(crc ^ this.seed);
   }
 

@@ -1,8 +1,9 @@
 // NIC-wide counters, named as mlx5 names them where mlx5 has the counter (hw_counters of an RDMA port,
 // ethtool -S of the netdev), so operators can grep them. Plain numeric fields: the QPs increment them on
-// the hot path without a lookup.
+// the hot path without a lookup; each is declared on the NIC's counter registry, which reports and clears
+// them.
 
-import type { Counters } from "../device/contract.js";
+import { CounterKind, type CounterSet } from "../device/counters.js";
 
 /** NIC-wide counters (packets unless the name says bytes). */
 export class NicCounters {
@@ -26,8 +27,6 @@ export class NicCounters {
   duplicateResponse = 0;
   /** Retransmission timeouts (requester). */
   localAckTimeoutErr = 0;
-  /** Received RoCE packets with a bad ICRC (dropped). */
-  rxIcrcErrors = 0;
   /** WRITE/SEND/READ request messages accepted (first or only packet). */
   rxWriteRequests = 0;
   rxSendRequests = 0;
@@ -36,12 +35,8 @@ export class NicCounters {
   payloadMismatch = 0;
   /** Requests whose opcode does not continue the message in progress, or whose length is wrong. */
   rxInvalidRequest = 0;
-  /** RoCE packets for a QP we do not have. */
-  rxUnknownQp = 0;
   /** Frames that were not for us or that we do not speak (counted, ignored). */
   rxIgnored = 0;
-  /** Frames too short or with broken IPv4/UDP/BTH headers. */
-  rxMalformed = 0;
   /** Packets sent again (go-back-N, timeouts, re-issued reads). */
   retransmittedPackets = 0;
   acksSent = 0;
@@ -49,41 +44,49 @@ export class NicCounters {
   acksReceived = 0;
   arpRepliesSent = 0;
   flowsCompleted = 0;
+}
 
-  clear(): void {
-    for (const key of Object.keys(this) as (keyof NicCounters)[]) {
-      if (typeof this[key] === "number") (this as unknown as Record<string, number>)[key] = 0;
-    }
-  }
+/** Each field's name on the counter registry (mlx5's where mlx5 has the counter) and what it counts. */
+const DECLARATIONS: readonly (readonly [keyof NicCounters, string, string])[] = [
+  ["npCnpSent", "np_cnp_sent", "CNPs sent by the notification point"],
+  ["npEcnMarkedRocePackets", "np_ecn_marked_roce_packets", "CE-marked RoCE packets received"],
+  ["rpCnpHandled", "rp_cnp_handled", "CNPs the reaction point acted on"],
+  ["rpCnpIgnored", "rp_cnp_ignored", "CNPs received while DCQCN is off or for an unknown QP"],
+  ["outOfSequence", "out_of_sequence", "requests received with a PSN beyond the expected one"],
+  ["packetSeqErr", "packet_seq_err", "NAK PSN-sequence-error received"],
+  ["impliedNakSeqErr", "implied_nak_seq_err", "READ responses with a gap (read re-issued)"],
+  ["duplicateRequest", "duplicate_request", "duplicate requests received"],
+  ["duplicateResponse", "duplicate_response", "duplicate or unexpected READ responses"],
+  ["localAckTimeoutErr", "local_ack_timeout_err", "retransmission timeouts"],
+  ["rxWriteRequests", "rx_write_requests", "WRITE request messages accepted"],
+  ["rxSendRequests", "rx_send_requests", "SEND request messages accepted"],
+  ["rxReadRequests", "rx_read_requests", "READ request messages accepted"],
+  ["payloadMismatch", "payload_mismatch", "data payloads that did not match the sender's pattern"],
+  ["rxInvalidRequest", "rx_invalid_request", "requests out of message order or of a wrong length"],
+  ["rxIgnored", "rx_ignored", "frames not for us or of a protocol we do not speak"],
+  ["retransmittedPackets", "retransmitted_packets", "packets sent again"],
+  ["acksSent", "acks_sent", "ACKs sent"],
+  ["naksSent", "naks_sent", "NAKs sent"],
+  ["acksReceived", "acks_received", "ACKs received"],
+  ["arpRepliesSent", "arp_replies_sent", "ARP replies sent"],
+  ["flowsCompleted", "flows_completed", "work requests completed"],
+];
 
-  /** The table `stats()` reports. */
-  toCounters(): Counters {
-    return {
-      np_cnp_sent: this.npCnpSent,
-      np_ecn_marked_roce_packets: this.npEcnMarkedRocePackets,
-      rp_cnp_handled: this.rpCnpHandled,
-      rp_cnp_ignored: this.rpCnpIgnored,
-      out_of_sequence: this.outOfSequence,
-      packet_seq_err: this.packetSeqErr,
-      implied_nak_seq_err: this.impliedNakSeqErr,
-      duplicate_request: this.duplicateRequest,
-      duplicate_response: this.duplicateResponse,
-      local_ack_timeout_err: this.localAckTimeoutErr,
-      rx_icrc_errors: this.rxIcrcErrors,
-      rx_write_requests: this.rxWriteRequests,
-      rx_send_requests: this.rxSendRequests,
-      rx_read_requests: this.rxReadRequests,
-      payload_mismatch: this.payloadMismatch,
-      rx_invalid_request: this.rxInvalidRequest,
-      rx_unknown_qp: this.rxUnknownQp,
-      rx_ignored: this.rxIgnored,
-      rx_malformed: this.rxMalformed,
-      retransmitted_packets: this.retransmittedPackets,
-      acks_sent: this.acksSent,
-      naks_sent: this.naksSent,
-      acks_received: this.acksReceived,
-      arp_replies_sent: this.arpRepliesSent,
-      flows_completed: this.flowsCompleted,
-    };
+/** Declares every field of `c` on `set` (read at export, zeroed by `set.clear()`). */
+export function declareNicCounters(c: NicCounters, set: CounterSet): void {
+  for (const [field, name, help] of DECLARATIONS) {
+    set.computed(
+      {
+        name,
+        kind: CounterKind.Counter,
+        unit: name.endsWith("bytes") ? "bytes" : "packets",
+        help,
+        labels: [],
+      },
+      () => c[field],
+      () => {
+        c[field] = 0;
+      },
+    );
   }
 }

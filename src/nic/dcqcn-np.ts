@@ -2,7 +2,8 @@
 // CE-marked data packet is answered with a CNP to the QP's peer (the reaction point). Pure: the NIC builds
 // and queues the CNP, and arms the deferred-CNP timer at `deferredAt`.
 //
-// Two readings of "at most one CNP per interval" (reference/protocol.md §3.1, §3.3):
+// Two readings of "at most one CNP per interval" (DCQCN, SIGCOMM 2015 §3.1; NVIDIA's DCQCN parameters,
+// min_time_between_cnps):
 //   immediate-then-periodic (paper): a mark with no CNP in the last interval is answered at once; a mark
 //     inside the interval is remembered and answered by one CNP when the interval ends.
 //   rate-limited (ConnectX min_time_between_cnps): a mark inside the interval is not answered at all.

@@ -1,4 +1,6 @@
-// DCQCN parameters and the three published variants as named profiles (reference/protocol.md §3).
+// DCQCN parameters and the three published variants as named profiles (docs/nic.md lists each value
+// with its public source: the SIGCOMM 2015 paper and its ns-3 release, NVIDIA's firmware defaults, HPCC's
+// ns-3 run.py).
 //
 // One parameter set drives both halves: the notification point (NP, the receiving NIC that turns CE marks
 // into CNPs, dcqcn-np.ts) and the reaction point (RP, the sending NIC's per-QP rate controller,

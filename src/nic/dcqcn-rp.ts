@@ -6,7 +6,7 @@
 // State: current rate RC, target rate RT, α, the timer stage and the byte-counter stage (increase events
 // since the last cut, counted per source), the bytes left before the next byte-counter event.
 //
-// Decrease (reference/protocol.md §3.1, §3.3, §3.4):
+// Decrease (DCQCN, SIGCOMM 2015 §3.1; the variants as docs/nic.md sources them):
 //   clamp: RT = RC if clampTargetRate, or byteStage > 0, or (clampAfterTimeInc and timeStage > 0)
 //   cut:   RC = max(minRate, RC − min(RC·α·cutFactor, RC·maxCutFraction)); stages = 0; byte counter = B;
 //          the increase timer restarts (T from now).

@@ -2,13 +2,15 @@
 // the frame builder and the drop accounting. One object per NIC, handed to each part at construction.
 
 import type { DeviceEnv, Nanoseconds } from "../device/contract.js";
-import { EventKind } from "../device/contract.js";
+import { CounterKind, CounterSet, Label } from "../device/counters.js";
+import { DropCounter } from "../device/drops.js";
 import { EventLimiter } from "../device/event-limiter.js";
-import type { NicConfig } from "./config.js";
-import { NicCounters } from "./counters.js";
+import { TIMER_STRIDE, type TimerKind, TimerRegistry } from "../device/timers.js";
+import { type NicConfig, PRIORITIES } from "./config.js";
+import { declareNicCounters, NicCounters } from "./counters.js";
 import { FrameBuilder } from "./frames.js";
 import { Histogram } from "./histogram.js";
-import { DROP_REASONS, DropReason, EVENT_INTERVAL_NS, KEY_DROP, PORT } from "./nic-ids.js";
+import { DROP_REASONS, DropReason, EVENT_INTERVAL_NS, HOST_PORT, PORT } from "./nic-ids.js";
 import type { QueuePair } from "./qp.js";
 import type { CompletionRecord } from "./stats-types.js";
 import type { TransportSettings } from "./transport.js";
@@ -16,14 +18,40 @@ import type { TransportSettings } from "./transport.js";
 /** Starts the port's transmitter if it is idle. */
 export type Kick = (now: Nanoseconds) => void;
 
+/** The NIC's timer kinds (registered by the shell, nic.ts, in this order). */
+export interface NicTimers {
+  readonly tx: TimerKind;
+  readonly wake: TimerKind;
+  readonly pauseExpiry: TimerKind;
+  readonly rto: TimerKind;
+  readonly rpIncrease: TimerKind;
+  readonly rpCut: TimerKind;
+  readonly cnp: TimerKind;
+  readonly post: TimerKind;
+  readonly rxDrain: TimerKind;
+  readonly xoffRefresh: TimerKind;
+}
+
 export class NicShared {
   cfg: NicConfig;
   readonly settings: TransportSettings;
   readonly counters = new NicCounters();
   readonly builder: FrameBuilder;
   readonly limiter = new EventLimiter(EVENT_INTERVAL_NS);
-  /** Drops per reason, indexed as DROP_REASONS. */
-  readonly drops = new Float64Array(DROP_REASONS.length);
+  /** The counters declared on the registry (per port and priority: PFC; per reason: drops). */
+  readonly counterSet = new CounterSet({
+    [Label.Port]: HOST_PORT + 1,
+    [Label.Priority]: PRIORITIES,
+    [Label.Reason]: DROP_REASONS.length,
+  });
+  readonly drops: DropCounter<DropReason>;
+  /** Event-limiter keys per QP slot: CNPs sent, rate cuts, payload mismatches. */
+  readonly keyCnp: number;
+  readonly keyCut: number;
+  readonly keyMismatch: number;
+  readonly timers = new TimerRegistry();
+  /** Set by the shell before any part arms a timer. */
+  t!: NicTimers;
   readonly qps: QueuePair[] = [];
   readonly qpByNum = new Map<number, QueuePair>();
   readonly flows: CompletionRecord[] = [];
@@ -48,6 +76,28 @@ export class NicShared {
     this.dataPrio = config.dscpToPriority[config.dataDscp]!;
     this.ackPrio = config.dscpToPriority[config.ackDscp]!;
     this.cnpPrio = config.dscpToPriority[config.cnpDscp]!;
+    declareNicCounters(this.counters, this.counterSet);
+    this.drops = new DropCounter(DROP_REASONS, this.counterSet, this.limiter, env, HOST_PORT + 1);
+    // The names users of earlier releases grep for: the same drops, counted once.
+    for (const [name, reason] of [
+      ["rx_icrc_errors", DropReason.Icrc],
+      ["rx_malformed", DropReason.Malformed],
+      ["rx_unknown_qp", DropReason.UnknownQp],
+    ] as const) {
+      this.counterSet.computed(
+        {
+          name,
+          kind: CounterKind.Counter,
+          unit: "packets",
+          help: `drop_${reason}, under its older name`,
+          labels: [],
+        },
+        () => this.drops.get(reason),
+      );
+    }
+    this.keyCnp = this.limiter.keys(TIMER_STRIDE);
+    this.keyCut = this.limiter.keys(TIMER_STRIDE);
+    this.keyMismatch = this.limiter.keys(TIMER_STRIDE);
   }
 
   get lineRate(): number {
@@ -55,10 +105,6 @@ export class NicShared {
   }
 
   drop(reason: DropReason, now: Nanoseconds): void {
-    const i = DROP_REASONS.indexOf(reason);
-    this.drops[i]!++;
-    if (reason === DropReason.Malformed) this.counters.rxMalformed++;
-    const count = this.limiter.admit(KEY_DROP + i, now);
-    if (count > 0) this.env.emit({ kind: EventKind.Drop, port: PORT, count, detail: reason });
+    this.drops.count(reason, PORT, -1, now);
   }
 }

@@ -3,6 +3,8 @@
 // latency, receive buffer).
 
 import type { Counters, Nanoseconds, PortStats } from "../device/contract.js";
+import { deviceTable } from "../device/counters.js";
+import { pfcKey } from "../device/l2/pfc-counters.js";
 import type { TxPort } from "../device/tx-port.js";
 import { PRIORITIES } from "./config.js";
 import type { HostPort } from "./host-port.js";
@@ -27,12 +29,11 @@ export interface NicParts {
 
 export function nicStats(n: NicParts, up: boolean, now: Nanoseconds): NicStats {
   const { shared: s, port: tx, rx, rxBuffer, host, pause } = n;
-  const counters: Counters = s.counters.toCounters();
+  const counters: Counters = deviceTable(s.counterSet, now, DROP_REASONS);
   counters.tx_packets = tx.txFrames;
   counters.tx_bytes = tx.txBytes;
   counters.rx_packets = rx.rxPackets;
   counters.rx_bytes = rx.rxBytes;
-  for (let i = 0; i < DROP_REASONS.length; i++) counters[`drop_${DROP_REASONS[i]}`] = s.drops[i]!;
   const port: Counters = {
     rx_packets: rx.rxPackets,
     rx_bytes: rx.rxBytes,
@@ -46,13 +47,10 @@ export function nicStats(n: NicParts, up: boolean, now: Nanoseconds): NicStats {
     host_tx_frames: host.fromHostFrames,
     host_tx_dropped: host.txDropped,
   };
+  // Per priority: the PFC counters, declared once for both devices (device/l2/pfc-counters.ts).
+  const perPriority = s.counterSet.all.filter((c) => c.def.labels.length === 2);
   for (let p = 0; p < PRIORITIES; p++) {
-    port[`rx_prio${p}_pause`] = pause.rxPause[p]!;
-    port[`rx_prio${p}_resume`] = pause.rxResume[p]!;
-    port[`rx_prio${p}_pause_duration`] = pause.pausedNs(p, now);
-    port[`rx_prio${p}_pause_transition`] = pause.rxPauseTransitions[p]!;
-    port[`tx_prio${p}_pause`] = rxBuffer.txPause[p]!;
-    port[`tx_prio${p}_resume`] = rxBuffer.txResume[p]!;
+    for (const c of perPriority) port[pfcKey(c.def, p)] = s.counterSet.read(c, PORT * PRIORITIES + p, now);
   }
   // The port table also carries the device counters, as `ethtool -S` shows RDMA counters beside MAC ones.
   for (const [k, v] of Object.entries(counters)) if (!(k in port)) port[k] = v;

@@ -15,6 +15,7 @@
 
 import type { Device, DeviceEnv, Nanoseconds } from "../device/contract.js";
 import { EventKind } from "../device/contract.js";
+import { TIMER_STRIDE } from "../device/timers.js";
 import { TxPort } from "../device/tx-port.js";
 import { wireBytes } from "../wire/ethernet.js";
 import {
@@ -29,22 +30,8 @@ import {
 import { type NicConfig, PRIORITIES } from "./config.js";
 import { RpTimer } from "./dcqcn-rp.js";
 import { HostPort } from "./host-port.js";
-import {
-  HOST_PORT,
-  PORT,
-  T_CNP,
-  T_PAUSE_EXPIRE,
-  T_POST,
-  T_RP_CUT,
-  T_RP_INCREASE,
-  T_RTO,
-  T_RX_DRAIN,
-  T_TX,
-  T_WAKE,
-  T_XOFF_REFRESH,
-  TIMER_KIND,
-} from "./nic-ids.js";
-import { NicShared } from "./nic-shared.js";
+import { HOST_PORT, PORT } from "./nic-ids.js";
+import { NicShared, type NicTimers } from "./nic-shared.js";
 import { type NicParts, nicStats } from "./nic-stats.js";
 import { PauseState } from "./pause-state.js";
 import { PostQueue } from "./post-queue.js";
@@ -76,13 +63,14 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     this.name = config.name;
     const s = new NicShared(config, env);
     this.s = s;
+    s.t = this.registerTimers();
     const kick = (now: Nanoseconds) => this.port.kick(now);
     this.pause = new PauseState(s, kick);
     this.host = new HostPort(s, kick);
     this.arbiter = new TxArbiter(s, this.pause, this.host, kick, (qp, frame, now) =>
       this.afterDataSent(qp, frame, now),
     );
-    this.port = new TxPort(PORT, config.port.rateBps, T_TX * TIMER_KIND + PORT, env, (now) =>
+    this.port = new TxPort(PORT, config.port.rateBps, s.t.tx.id(PORT), env, (now) =>
       this.arbiter.choose(now),
     );
     this.rate = new RateControl(s, this.arbiter);
@@ -126,47 +114,36 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
   private ensureRto(qp: QueuePair, _now: Nanoseconds): void {
     if (qp.rtoArmed || !qp.requester.outstanding) return;
     qp.rtoArmed = true;
-    this.s.env.arm(T_RTO * TIMER_KIND + qp.slot, qp.requester.lastProgressAt + this.s.cfg.rtoNs);
+    this.s.env.arm(this.s.t.rto.id(qp.slot), qp.requester.lastProgressAt + this.s.cfg.rtoNs);
   }
 
   fire(timer: number, now: Nanoseconds): void {
-    const kind = Math.floor(timer / TIMER_KIND);
-    const index = timer % TIMER_KIND;
-    switch (kind) {
-      case T_TX:
-        this.port.onTimer(now);
-        break;
-      case T_WAKE:
-        this.arbiter.onWake(now);
-        break;
-      case T_PAUSE_EXPIRE:
-        this.pause.onExpire(index, now);
-        break;
-      case T_RTO:
-        this.onRto(this.s.qps[index], now);
-        break;
-      case T_RP_INCREASE:
-      case T_RP_CUT: {
-        const qp = this.s.qps[index];
-        if (qp !== undefined)
-          this.rate.onRpTimer(qp, kind === T_RP_CUT ? RpTimer.Cut : RpTimer.Increase, now);
-        break;
-      }
-      case T_CNP: {
-        const qp = this.s.qps[index];
-        if (qp !== undefined) this.rate.onCnpTimer(qp, now);
-        break;
-      }
-      case T_POST:
-        this.posts.onTimer(now);
-        break;
-      case T_RX_DRAIN:
-        this.rxBuffer.onDrained(now);
-        break;
-      case T_XOFF_REFRESH:
-        this.rxBuffer.onRefresh(now);
-        break;
-    }
+    this.s.timers.fire(timer, now);
+  }
+
+  /** Registers every timer kind with its handler; the order keeps the ids of earlier releases. */
+  private registerTimers(): NicTimers {
+    const r = this.s.timers;
+    const qp = (i: number) => this.s.qps[i];
+    const rp = (kind: RpTimer) => (i: number, now: Nanoseconds) => {
+      const q = qp(i);
+      if (q !== undefined) this.rate.onRpTimer(q, kind, now);
+    };
+    return {
+      tx: r.register("tx", (_i, now) => this.port.onTimer(now)),
+      wake: r.register("wake", (_i, now) => this.arbiter.onWake(now)),
+      pauseExpiry: r.register("pfc-pause-expiry", (p, now) => this.pause.onExpire(p, now)),
+      rto: r.register("rto", (i, now) => this.onRto(qp(i), now)),
+      rpIncrease: r.register("rp-increase", rp(RpTimer.Increase)),
+      rpCut: r.register("rp-cut", rp(RpTimer.Cut)),
+      cnp: r.register("cnp", (i, now) => {
+        const q = qp(i);
+        if (q !== undefined) this.rate.onCnpTimer(q, now);
+      }),
+      post: r.register("post", (_i, now) => this.posts.onTimer(now)),
+      rxDrain: r.register("rx-drain", (_i, now) => this.rxBuffer.onDrained(now)),
+      xoffRefresh: r.register("pfc-xoff-refresh", (p, now) => this.rxBuffer.onRefresh(p, now)),
+    };
   }
 
   private onRto(qp: QueuePair | undefined, now: Nanoseconds): void {
@@ -216,7 +193,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
 
   private createQp(cmd: CreateQp): NicReply {
     const s = this.s;
-    const init = qpInit(cmd, s.qpByNum, TIMER_KIND);
+    const init = qpInit(cmd, s.qpByNum, TIMER_STRIDE);
     if (typeof init === "string") return fail(init);
     const qp = new QueuePair(
       init,
@@ -267,8 +244,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
 
   private clearCounters(): void {
     const s = this.s;
-    s.counters.clear();
-    s.drops.fill(0);
+    s.counterSet.clear();
     s.latency.clear();
     this.rx.rxPackets = 0;
     this.rx.rxBytes = 0;
@@ -276,7 +252,6 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     this.port.txBytes = 0;
     this.port.busyNs = 0;
     this.rxBuffer.clearCounters();
-    this.pause.clearCounters();
   }
 
   /** Completed work requests so far (the same records as `stats().detail.flows`). */

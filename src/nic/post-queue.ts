@@ -3,7 +3,6 @@
 
 import type { Nanoseconds } from "../device/contract.js";
 import { fail, type NicCommand, type NicReply } from "./commands.js";
-import { T_POST, TIMER_KIND } from "./nic-ids.js";
 import type { Kick, NicShared } from "./nic-shared.js";
 import { MSG_OP_NAMES, type MsgOp } from "./transport.js";
 
@@ -50,7 +49,7 @@ export class PostQueue {
     let i = this.scheduled.length;
     while (i > 0 && this.scheduled[i - 1]!.at > p.at) i--;
     this.scheduled.splice(i, 0, p);
-    if (i === 0) this.s.env.arm(T_POST * TIMER_KIND, Math.ceil(p.at));
+    if (i === 0) this.s.env.arm(this.s.t.post.id(0), Math.ceil(p.at));
   }
 
   /** The post timer fired: hand every due post to its QP. */
@@ -63,14 +62,14 @@ export class PostQueue {
     }
     this.scheduled.splice(0, n);
     const next = this.scheduled[0];
-    if (next !== undefined) this.s.env.arm(T_POST * TIMER_KIND, Math.ceil(next.at));
+    if (next !== undefined) this.s.env.arm(this.s.t.post.id(0), Math.ceil(next.at));
     this.kick(now);
   }
 
   /** Cancel scheduled posts and drop every work request not yet started; returns how many were dropped. */
   stop(): number {
     this.scheduled = [];
-    this.s.env.disarm(T_POST * TIMER_KIND);
+    this.s.env.disarm(this.s.t.post.id(0));
     let dropped = 0;
     for (const qp of this.s.qps) dropped += qp.requester.stop();
     return dropped;

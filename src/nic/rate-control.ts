@@ -5,7 +5,7 @@
 import type { Nanoseconds } from "../device/contract.js";
 import { EventKind } from "../device/contract.js";
 import { RpTimer } from "./dcqcn-rp.js";
-import { KEY_CNP, KEY_CUT, PORT, T_CNP, T_RP_CUT, T_RP_INCREASE, TIMER_KIND } from "./nic-ids.js";
+import { PORT } from "./nic-ids.js";
 import type { NicShared } from "./nic-shared.js";
 import type { QueuePair } from "./qp.js";
 import type { TxArbiter } from "./tx-arbiter.js";
@@ -36,7 +36,7 @@ export class RateControl {
     this.tx.pushCnp(s.builder.cnp(qp.remoteIp, qp.udpSrcPort, qp.remoteQpn));
     s.counters.npCnpSent++;
     qp.cnpSent++;
-    const count = s.limiter.admit(KEY_CNP + qp.slot, now);
+    const count = s.limiter.admit(this.s.keyCnp + qp.slot, now);
     if (count > 0) s.env.emit({ kind: EventKind.CnpSent, port: PORT, qp: qp.qpn, count });
     this.tx.kick(now);
   }
@@ -45,7 +45,7 @@ export class RateControl {
     const at = qp.np.deferredAt;
     if (at === qp.armedCnp) return;
     qp.armedCnp = at;
-    const id = T_CNP * TIMER_KIND + qp.slot;
+    const id = this.s.t.cnp.id(qp.slot);
     if (at < 0) this.s.env.disarm(id);
     else this.s.env.arm(id, Math.ceil(at));
   }
@@ -91,19 +91,19 @@ export class RateControl {
     const inc = rp.timerAt(RpTimer.Increase);
     if (inc !== qp.armedIncrease) {
       qp.armedIncrease = inc;
-      if (inc < 0) env.disarm(T_RP_INCREASE * TIMER_KIND + qp.slot);
-      else env.arm(T_RP_INCREASE * TIMER_KIND + qp.slot, inc);
+      if (inc < 0) env.disarm(this.s.t.rpIncrease.id(qp.slot));
+      else env.arm(this.s.t.rpIncrease.id(qp.slot), inc);
     }
     const cut = rp.timerAt(RpTimer.Cut);
     if (cut !== qp.armedCut) {
       qp.armedCut = cut;
-      if (cut < 0) env.disarm(T_RP_CUT * TIMER_KIND + qp.slot);
-      else env.arm(T_RP_CUT * TIMER_KIND + qp.slot, cut);
+      if (cut < 0) env.disarm(this.s.t.rpCut.id(qp.slot));
+      else env.arm(this.s.t.rpCut.id(qp.slot), cut);
     }
     if (rp.rate === before) return;
     qp.repace(this.s.lineRate);
     if (rp.rate < before) {
-      const count = this.s.limiter.admit(KEY_CUT + qp.slot, now);
+      const count = this.s.limiter.admit(this.s.keyCut + qp.slot, now);
       if (count > 0) env.emit({ kind: EventKind.RateCut, qp: qp.qpn, count, value: rp.rate });
     } else if (qp.hasData()) {
       this.tx.kick(now);
@@ -118,8 +118,8 @@ export class RateControl {
     qp.np.configure(np.cnpIntervalNs, np.cnpMode);
     qp.armedIncrease = -1;
     qp.armedCut = -1;
-    s.env.disarm(T_RP_INCREASE * TIMER_KIND + qp.slot);
-    s.env.disarm(T_RP_CUT * TIMER_KIND + qp.slot);
+    s.env.disarm(this.s.t.rpIncrease.id(qp.slot));
+    s.env.disarm(this.s.t.rpCut.id(qp.slot));
     this.afterRateEvent(qp, qp.rate(s.lineRate), now);
   }
 }

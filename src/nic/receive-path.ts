@@ -5,8 +5,9 @@
 
 import type { Nanoseconds } from "../device/contract.js";
 import { EventKind } from "../device/contract.js";
+import { ipv4HeaderValid } from "../device/l2/ipv4-check.js";
 import { ArpOp, buildArpFrame, parseArp } from "../wire/arp.js";
-import { BROADCAST_MAC, internetChecksum, readMac } from "../wire/bytes.js";
+import { BROADCAST_MAC, readMac } from "../wire/bytes.js";
 import { EtherType, ethPayloadOffset, ethType } from "../wire/ethernet.js";
 import { verifyIcrcV2 } from "../wire/icrc.js";
 import {
@@ -21,7 +22,7 @@ import {
 import { AethSyndrome, aethKind, Opcode, parseRoce, type RoceHeaders } from "../wire/roce.js";
 import { ROCEV2_UDP_PORT, udpDstPort, udpLength } from "../wire/udp.js";
 import type { HostPort } from "./host-port.js";
-import { DropReason, KEY_MISMATCH } from "./nic-ids.js";
+import { DropReason } from "./nic-ids.js";
 import type { NicShared } from "./nic-shared.js";
 import type { PauseState } from "./pause-state.js";
 import { payloadSentAt, TIMESTAMP_LENGTH } from "./payload.js";
@@ -99,13 +100,7 @@ export class ReceivePath {
 
   private receiveIpv4(frame: Uint8Array, ip: number, now: Nanoseconds): void {
     const s = this.s;
-    if (
-      frame.length < ip + 20 ||
-      frame[ip]! >>> 4 !== 4 ||
-      ipv4HeaderLength(frame, ip) < 20 ||
-      ip + ipv4TotalLength(frame, ip) > frame.length ||
-      internetChecksum(frame, ip, ipv4HeaderLength(frame, ip)) !== 0
-    ) {
+    if (!ipv4HeaderValid(frame, ip)) {
       s.drop(DropReason.Malformed, now);
       return;
     }
@@ -128,7 +123,6 @@ export class ReceivePath {
       return;
     }
     if (!verifyIcrcV2(frame, ip, end)) {
-      s.counters.rxIcrcErrors++;
       s.drop(DropReason.Icrc, now);
       return;
     }
@@ -149,7 +143,6 @@ export class ReceivePath {
     }
     const qp = s.qpByNum.get(bth.destQp);
     if (qp === undefined) {
-      s.counters.rxUnknownQp++;
       s.drop(DropReason.UnknownQp, now);
       return;
     }
@@ -211,7 +204,7 @@ export class ReceivePath {
     if (s.cfg.verifyPayload && len > 0 && !s.builder.payloads.verify(frame, off, len, qp.qpn, h.bth.psn)) {
       // The ICRC passed, so these are the bytes the peer sent: a transport bug, not corruption on the wire.
       s.counters.payloadMismatch++;
-      const count = s.limiter.admit(KEY_MISMATCH + qp.slot, now);
+      const count = s.limiter.admit(this.s.keyMismatch + qp.slot, now);
       if (count > 0) s.env.emit({ kind: EventKind.Info, qp: qp.qpn, count, detail: "payload-mismatch" });
     }
   }

@@ -3,34 +3,62 @@
 // pause runs out), at or below xonBytes it resumes it.
 
 import type { Nanoseconds } from "../device/contract.js";
-import { EventKind } from "../device/contract.js";
 import { Fifo } from "../device/fifo.js";
+import { PfcCounter } from "../device/l2/pfc-counters.js";
+import { type ControlFrameSink, PfcSender } from "../device/l2/pfc-sender.js";
 import { wireBytes } from "../wire/ethernet.js";
-import { buildPfcFrame, quantaToNs } from "../wire/pfc.js";
 import { PRIORITIES } from "./config.js";
-import { PORT, T_RX_DRAIN, T_XOFF_REFRESH, TIMER_KIND } from "./nic-ids.js";
+import { PORT } from "./nic-ids.js";
 import type { NicShared } from "./nic-shared.js";
 import type { TxArbiter } from "./tx-arbiter.js";
 
 /** Hands a frame that left the buffer to the receive path. */
 export type Deliver = (frame: Uint8Array, now: Nanoseconds) => void;
 
-export class RxBuffer {
+/** The NIC's XOFF refresh comes after half the pause time. */
+const REFRESH_FRACTION = 0.5;
+
+export class RxBuffer implements ControlFrameSink {
   private readonly queue = new Fifo<Uint8Array>();
   bytes = 0;
   peakBytes = 0;
-  xoff = false;
   private draining = false;
   private drainUntil = 0;
-  /** PFC frames sent per priority: pauses and resumes. */
-  readonly txPause = new Float64Array(PRIORITIES);
-  readonly txResume = new Float64Array(PRIORITIES);
+  /** XOFF/XON towards the link partner (the shared L2 piece, device/l2/pfc-sender.ts). */
+  private readonly pfc: PfcSender;
 
   constructor(
     private readonly s: NicShared,
     private readonly tx: TxArbiter,
     private readonly deliver: Deliver,
-  ) {}
+  ) {
+    const c = s.counterSet;
+    const xoffNs = new Float64Array((PORT + 1) * PRIORITIES);
+    const counters = {
+      txPause: c.add(PfcCounter.txPause),
+      txResume: c.add(PfcCounter.txResume),
+      xoffNs,
+      base: PORT * PRIORITIES,
+    };
+    c.computed(
+      PfcCounter.txPauseDuration,
+      (i, now) =>
+        i >= counters.base && i < counters.base + PRIORITIES ? this.pfc.xoffNsAt(i - counters.base, now) : 0,
+      () => xoffNs.fill(0),
+    );
+    this.pfc = new PfcSender(PORT, s.cfg.port.mac, s.lineRate, s.env, s.t.xoffRefresh, 0, counters, this);
+  }
+
+  /** Whether we hold the link partner paused. */
+  get xoff(): boolean {
+    return this.pfc.xoff !== 0;
+  }
+
+  sendControlFrame(frame: Uint8Array, now: Nanoseconds): boolean {
+    this.tx.pushUrgent(frame);
+    this.tx.kick(now);
+    return true;
+  }
 
   push(frame: Uint8Array, now: Nanoseconds): void {
     this.queue.push(frame);
@@ -49,7 +77,7 @@ export class RxBuffer {
     this.draining = true;
     this.drainUntil =
       Math.max(this.drainUntil, now) + (wireBytes(head.length) * 8e9) / this.s.cfg.rxBuffer.hostIngestRateBps;
-    this.s.env.arm(T_RX_DRAIN * TIMER_KIND, Math.ceil(this.drainUntil));
+    this.s.env.arm(this.s.t.rxDrain.id(0), Math.ceil(this.drainUntil));
   }
 
   /** The drain timer fired: the head frame has reached the host. */
@@ -65,12 +93,10 @@ export class RxBuffer {
     this.startDrain(now);
   }
 
-  /** The XOFF refresh timer fired. */
-  onRefresh(now: Nanoseconds): void {
-    if (!this.xoff) return;
+  /** The XOFF refresh timer fired (for priority `p`). */
+  onRefresh(p: number, now: Nanoseconds): void {
     // Still above XON: pause again before the previous pause runs out.
-    this.sendPfc(this.s.cfg.rxBuffer.pauseQuanta, now);
-    this.armXoffRefresh(now);
+    this.pfc.refresh(p, now);
   }
 
   /** The buffer was switched off: hand what it holds to the host now, and release the peer. */
@@ -80,42 +106,21 @@ export class RxBuffer {
       this.bytes -= frame.length;
       this.deliver(frame, now);
     }
-    this.s.env.disarm(T_RX_DRAIN * TIMER_KIND);
+    this.s.env.disarm(this.s.t.rxDrain.id(0));
     this.draining = false;
     if (this.xoff) this.setXoff(false, now);
   }
 
   clearCounters(): void {
     this.peakBytes = this.bytes;
-    this.txPause.fill(0);
-    this.txResume.fill(0);
   }
 
   private setXoff(on: boolean, now: Nanoseconds): void {
-    const s = this.s;
-    this.xoff = on;
-    this.sendPfc(on ? s.cfg.rxBuffer.pauseQuanta : 0, now);
     if (on) {
-      this.armXoffRefresh(now);
-      s.env.emit({ kind: EventKind.PfcXoff, port: PORT, priority: s.dataPrio });
-    } else {
-      s.env.disarm(T_XOFF_REFRESH * TIMER_KIND);
-      s.env.emit({ kind: EventKind.PfcXon, port: PORT, priority: s.dataPrio });
+      this.pfc.configure(this.s.cfg.rxBuffer.pauseQuanta, REFRESH_FRACTION);
+      this.pfc.assert(this.s.dataPrio, now);
+      return;
     }
-  }
-
-  private armXoffRefresh(now: Nanoseconds): void {
-    const pauseNs = quantaToNs(this.s.cfg.rxBuffer.pauseQuanta, this.s.lineRate);
-    this.s.env.arm(T_XOFF_REFRESH * TIMER_KIND, now + Math.max(1, Math.floor(pauseNs / 2)));
-  }
-
-  private sendPfc(quanta: number, now: Nanoseconds): void {
-    const s = this.s;
-    const times: (number | null)[] = [null, null, null, null, null, null, null, null];
-    times[s.dataPrio] = quanta;
-    this.tx.pushUrgent(buildPfcFrame({ src: s.cfg.port.mac, quanta: times }));
-    if (quanta > 0) this.txPause[s.dataPrio]!++;
-    else this.txResume[s.dataPrio]!++;
-    this.tx.kick(now);
+    for (let p = 0; p < PRIORITIES; p++) this.pfc.release(p, now, true);
   }
 }

@@ -7,7 +7,6 @@
 import type { Nanoseconds } from "../device/contract.js";
 import { Fifo } from "../device/fifo.js";
 import type { HostPort } from "./host-port.js";
-import { T_WAKE, TIMER_KIND } from "./nic-ids.js";
 import type { Kick, NicShared } from "./nic-shared.js";
 import type { PauseState } from "./pause-state.js";
 import { PACE_SLACK_NS, type QueuePair } from "./qp.js";
@@ -124,6 +123,6 @@ export class TxArbiter {
     const t = Math.max(at, now + 1);
     if (this.wakeAt >= 0 && this.wakeAt <= t && this.wakeAt > now) return;
     this.wakeAt = t;
-    this.s.env.arm(T_WAKE * TIMER_KIND, t);
+    this.s.env.arm(this.s.t.wake.id(0), t);
   }
 }

@@ -1,20 +1,30 @@
-// ECN/WRED on the instantaneous egress queue (DCQCN's congestion point; reference/protocol.md §3.1, §5):
+// ECN/WRED on the instantaneous egress queue (DCQCN's congestion point: Zhu et al., "Congestion Control
+// for Large-Scale RDMA Deployments", SIGCOMM 2015, §3.1; RFC 3168 for the ECN field):
 //
 //   p(q) = 0                                 q <= Kmin
 //        = Pmax · (q − Kmin) / (Kmax − Kmin)  Kmin < q <= Kmax
 //        = 1                                 q > Kmax
 //
 // An ECT(0)/ECT(1) packet chosen with probability p becomes CE; a CE packet passes untouched; a Not-ECT
-// packet chosen with the same probability is dropped (plain WRED), as seed 000 §1.4.3 describes.
+// packet chosen with the same probability is dropped (plain WRED, Floyd & Jacobson's RED with a linear
+// drop profile).
 
 import { Ecn } from "../wire/ipv4.js";
-import type { EcnQueueConfig } from "./config.js";
+
+export interface EcnQueueConfig {
+  /** Bytes of queue where marking starts. */
+  readonly kmin: number;
+  /** Bytes of queue where the probability reaches Pmax; above it every ECT packet is marked. */
+  readonly kmax: number;
+  /** Marking probability at Kmax (0..1). */
+  readonly pmax: number;
+}
 
 export function markProbability(queueBytes: number, cfg: EcnQueueConfig): number {
-  if (queueBytes <= cfg.kminBytes) return 0;
-  if (queueBytes > cfg.kmaxBytes) return 1;
-  const span = cfg.kmaxBytes - cfg.kminBytes;
-  return span > 0 ? (cfg.pmax * (queueBytes - cfg.kminBytes)) / span : 1;
+  if (queueBytes <= cfg.kmin) return 0;
+  if (queueBytes > cfg.kmax) return 1;
+  const span = cfg.kmax - cfg.kmin;
+  return span > 0 ? (cfg.pmax * (queueBytes - cfg.kmin)) / span : 1;
 }
 
 export const EcnAction = {

@@ -1,7 +1,8 @@
 // The shared-buffer memory management unit: who may occupy how much of the switch's buffer, and when a
 // lossless priority group must pause its upstream.
 //
-// The model follows HPCC's ns-3 switch MMU (reference/switch.md §2.2), itself a Broadcom-style design:
+// The model follows HPCC's ns-3 switch MMU (github.com/alibaba-edu/High-Precision-Congestion-Control,
+// simulation/src/point-to-point/model/switch-mmu.cc), itself a Broadcom-style design:
 //   * every (ingress port, priority group) has a small guaranteed reserve;
 //   * above it, packets use a shared pool whose per-PG limit is a dynamic threshold
 //     α × (free shared buffer) (Choudhury-Hahne) or, in static mode, a fixed byte count;
@@ -11,25 +12,28 @@
 //   * lossy queues are bounded at egress by a dynamic threshold α × (free shared buffer).
 // Sizes are bytes of frame as carried in memory (no cell rounding).
 
-import type { BufferConfig, PfcConfig } from "./config.js";
 import { PRIORITIES } from "./config.js";
+import { DropReason } from "./drops.js";
 
-export const DropReason = {
-  /** A PFC-protected PG received more than its headroom after XOFF: the lossless promise broke. */
-  HeadroomExhausted: "headroom_exhausted",
-  /** A lossy (or PFC-disabled) queue reached its dynamic egress threshold. */
-  EgressLimit: "egress_limit",
-  /** The shared pool is completely used. */
-  BufferFull: "buffer_full",
-  /** WRED dropped a Not-ECT packet. */
-  Wred: "wred",
-  NoRoute: "no_route",
-  TtlExpired: "ttl_expired",
-  LinkDown: "link_down",
-  ArpUnresolved: "arp_unresolved",
-  Malformed: "malformed",
-} as const;
-export type DropReason = (typeof DropReason)[keyof typeof DropReason];
+/** The buffer as the MMU sees it (features/buffer.ts owns the section). */
+export interface MmuBuffer {
+  /** Total shared-memory buffer, bytes. */
+  readonly size: number;
+  /** Guaranteed bytes per (ingress port, priority group). */
+  readonly reserve: number;
+  /** Dynamic-threshold α for lossy queues. */
+  readonly lossyAlpha: number;
+}
+
+/** The PFC thresholds as the MMU sees them (features/pfc.ts owns the section). */
+export interface MmuPfc {
+  readonly enabled: boolean;
+  /** "dynamic": α × (free shared buffer); a number: static bytes of the PG's use. */
+  readonly xoff: "dynamic" | number;
+  readonly alpha: number;
+  /** XON when use falls this far below the XOFF threshold (and headroom is empty), bytes. */
+  readonly resumeOffset: number;
+}
 
 /** Headroom a lossless PG needs so that nothing is lost while its XOFF reaches the upstream. */
 export function autoHeadroomBytes(
@@ -47,18 +51,11 @@ export function autoHeadroomBytes(
   return Math.ceil(roundTripBytes + 3 * wireFrame + 84 + slackBytes);
 }
 
-export interface IngressCharge {
-  /** Bytes of this packet charged to the PG's headroom (the rest to reserve/shared). */
-  headroom: number;
-}
-
 export class Mmu {
   /** Non-headroom bytes per (port, pg): reserve + shared. */
   private readonly pgBytes: Float64Array;
   private readonly pgHeadroom: Float64Array;
   private readonly egressBytes: Float64Array;
-  /** Whether XOFF is asserted per (port, pg). */
-  readonly xoff: Uint8Array;
   /** Peak values, for reports. */
   readonly egressPeak: Float64Array;
   readonly headroomPeak: Float64Array;
@@ -69,11 +66,14 @@ export class Mmu {
   private sharedPool = 0;
   /** Headroom of each port's lossless PGs, bytes. */
   private headroomSize: Float64Array;
+  private buffer: MmuBuffer;
+  private pfc: MmuPfc;
+  private dynamicXoff: boolean;
 
   constructor(
     private readonly numPorts: number,
-    private buffer: BufferConfig,
-    private pfc: PfcConfig,
+    buffer: MmuBuffer,
+    pfc: MmuPfc,
     headroomPerPort: readonly number[],
     private losslessMask: number,
   ) {
@@ -81,24 +81,31 @@ export class Mmu {
     this.pgBytes = new Float64Array(n);
     this.pgHeadroom = new Float64Array(n);
     this.egressBytes = new Float64Array(n);
-    this.xoff = new Uint8Array(n);
     this.egressPeak = new Float64Array(n);
     this.headroomPeak = new Float64Array(n);
+    this.headroomSize = Float64Array.from(headroomPerPort);
+    this.buffer = buffer;
+    this.pfc = pfc;
+    this.dynamicXoff = pfc.xoff === "dynamic";
+    this.recomputePool();
+  }
+
+  /** New buffer sizes (the current occupancy is kept). */
+  setBuffer(buffer: MmuBuffer, headroomPerPort: readonly number[]): void {
+    this.buffer = buffer;
     this.headroomSize = Float64Array.from(headroomPerPort);
     this.recomputePool();
   }
 
-  /** Applies new buffer/PFC settings (the current occupancy is kept). */
-  reconfigure(
-    buffer: BufferConfig,
-    pfc: PfcConfig,
-    headroomPerPort: readonly number[],
-    losslessMask: number,
-  ): void {
-    this.buffer = buffer;
+  /** New PFC thresholds. */
+  setPfc(pfc: MmuPfc): void {
     this.pfc = pfc;
-    this.headroomSize = Float64Array.from(headroomPerPort);
-    this.losslessMask = losslessMask;
+    this.dynamicXoff = pfc.xoff === "dynamic";
+  }
+
+  /** New set of lossless priorities (bit p): their headroom leaves the shared pool. */
+  setLossless(mask: number): void {
+    this.losslessMask = mask;
     this.recomputePool();
   }
 
@@ -107,8 +114,8 @@ export class Mmu {
     let losslessPgs = 0;
     for (let p = 0; p < PRIORITIES; p++) if (this.losslessMask & (1 << p)) losslessPgs++;
     for (let port = 0; port < this.numPorts; port++) headroomTotal += this.headroomSize[port]! * losslessPgs;
-    const reserveTotal = this.numPorts * PRIORITIES * this.buffer.reserveBytes;
-    this.sharedPool = Math.max(0, this.buffer.sizeBytes - reserveTotal - headroomTotal);
+    const reserveTotal = this.numPorts * PRIORITIES * this.buffer.reserve;
+    this.sharedPool = Math.max(0, this.buffer.size - reserveTotal - headroomTotal);
   }
 
   get sharedPoolBytes(): number {
@@ -136,9 +143,13 @@ export class Mmu {
     return this.headroomSize[port] ?? 0;
   }
 
-  pgUse(port: number, pg: number): { bytes: number; headroom: number } {
-    const i = port * PRIORITIES + pg;
-    return { bytes: this.pgBytes[i]!, headroom: this.pgHeadroom[i]! };
+  /** Bytes (port, pg) holds outside / inside its headroom. */
+  pgUsed(port: number, pg: number): number {
+    return this.pgBytes[port * PRIORITIES + pg]!;
+  }
+
+  pgHeadroomUsed(port: number, pg: number): number {
+    return this.pgHeadroom[port * PRIORITIES + pg]!;
   }
 
   egressDepth(port: number, queue: number): number {
@@ -148,12 +159,6 @@ export class Mmu {
   /** Is this PG protected by PFC (lossless priority with PFC on)? */
   pfcProtected(pg: number): boolean {
     return this.pfc.enabled && (this.losslessMask & (1 << pg)) !== 0;
-  }
-
-  /** The XOFF threshold of a PG right now, in bytes of shared use (dynamic) or of PG use (static). */
-  xoffThreshold(): number {
-    const x = this.pfc.xoff;
-    return x.mode === "dynamic" ? x.alpha * (this.sharedPool - this.sharedUsedBytes) : x.bytes;
   }
 
   /**
@@ -166,21 +171,20 @@ export class Mmu {
     if (!protectedPg) {
       // Lossy queue (or PFC off): dynamic egress threshold on the queue.
       const limit = this.buffer.lossyAlpha * (this.sharedPool - this.sharedUsedBytes);
-      if (this.egressBytes[e]! + bytes > limit + this.buffer.reserveBytes) return DropReason.EgressLimit;
+      if (this.egressBytes[e]! + bytes > limit + this.buffer.reserve) return DropReason.EgressLimit;
     }
     let headroom = 0;
     if (inPort >= 0) {
       const i = inPort * PRIORITIES + pg;
       const before = this.pgBytes[i]!;
       const after = before + bytes;
-      const reserve = this.buffer.reserveBytes;
+      const reserve = this.buffer.reserve;
       const sharedDelta = Math.max(0, after - reserve) - Math.max(0, before - reserve);
       if (sharedDelta > 0) {
-        const x = this.pfc.xoff;
         const overThreshold = protectedPg
-          ? x.mode === "dynamic"
-            ? after - reserve > x.alpha * (this.sharedPool - this.sharedUsedBytes)
-            : after > x.bytes
+          ? this.dynamicXoff
+            ? after - reserve > this.pfc.alpha * (this.sharedPool - this.sharedUsedBytes)
+            : after > (this.pfc.xoff as number)
           : false;
         const poolFull = this.sharedUsedBytes + sharedDelta > this.sharedPool;
         if (protectedPg && (overThreshold || poolFull)) {
@@ -223,7 +227,7 @@ export class Mmu {
       this.headroomUsedBytes -= headroom;
       return;
     }
-    const reserve = this.buffer.reserveBytes;
+    const reserve = this.buffer.reserve;
     const before = this.pgBytes[i]!;
     const after = before - bytes;
     this.pgBytes[i] = after;
@@ -235,24 +239,22 @@ export class Mmu {
   shouldXoff(port: number, pg: number): boolean {
     const i = port * PRIORITIES + pg;
     if (this.pgHeadroom[i]! > 0) return true;
-    const x = this.pfc.xoff;
-    if (x.mode === "dynamic") {
-      const shared = Math.max(0, this.pgBytes[i]! - this.buffer.reserveBytes);
-      return shared > 0 && shared >= x.alpha * (this.sharedPool - this.sharedUsedBytes);
+    if (this.dynamicXoff) {
+      const shared = Math.max(0, this.pgBytes[i]! - this.buffer.reserve);
+      return shared > 0 && shared >= this.pfc.alpha * (this.sharedPool - this.sharedUsedBytes);
     }
-    return this.pgBytes[i]! >= x.bytes;
+    return this.pgBytes[i]! >= (this.pfc.xoff as number);
   }
 
   /** May (port, pg) release its upstream (XON)? */
   shouldXon(port: number, pg: number): boolean {
     const i = port * PRIORITIES + pg;
     if (this.pgHeadroom[i]! > 0) return false;
-    const x = this.pfc.xoff;
-    const offset = this.pfc.resumeOffsetBytes;
-    if (x.mode === "dynamic") {
-      const shared = Math.max(0, this.pgBytes[i]! - this.buffer.reserveBytes);
-      return shared === 0 || shared + offset <= x.alpha * (this.sharedPool - this.sharedUsedBytes);
+    const offset = this.pfc.resumeOffset;
+    if (this.dynamicXoff) {
+      const shared = Math.max(0, this.pgBytes[i]! - this.buffer.reserve);
+      return shared === 0 || shared + offset <= this.pfc.alpha * (this.sharedPool - this.sharedUsedBytes);
     }
-    return this.pgBytes[i]! + offset <= x.bytes;
+    return this.pgBytes[i]! + offset <= (this.pfc.xoff as number);
   }
 }

@@ -1,35 +1,22 @@
 // Egress scheduling over a port's 8 queues: strict priority for the configured queues (highest queue
 // number first), then deficit-weighted round robin (Shreedhar & Varghese's DRR with per-queue weights)
-// among the others. Paused queues (PFC) are skipped without losing their place.
+// among the others. Paused queues (PFC) are skipped without losing their place. The scheduler picks a
+// queue; the packet stays in its QueueRing until the caller takes it.
 
-import { Fifo } from "../device/fifo.js";
 import { PRIORITIES } from "./config.js";
-
-export interface QueuedPacket {
-  readonly frame: Uint8Array;
-  /** Ingress port, or -1 for packets the switch originated. */
-  readonly inPort: number;
-  /** Priority (= ingress priority group). */
-  readonly pg: number;
-  readonly queue: number;
-  /** Bytes charged to the ingress PG's headroom (see Mmu.admit). */
-  readonly headroom: number;
-  /** Offset of the IPv4 header in `frame` (-1 if none). */
-  readonly ipOffset: number;
-  readonly enqueuedAt: number;
-}
+import { QueueRing } from "./queue-ring.js";
 
 export class EgressScheduler {
-  readonly queues: Fifo<QueuedPacket>[] = [];
+  readonly queues: QueueRing[] = [];
   private readonly deficit = new Float64Array(PRIORITIES);
   private current = -1;
   private strictMask = 0;
   private weights: readonly number[] = [];
   private quantum = 0;
 
-  constructor(strictQueues: readonly number[], weights: readonly number[], quantumBytes: number) {
-    for (let q = 0; q < PRIORITIES; q++) this.queues.push(new Fifo<QueuedPacket>());
-    this.configure(strictQueues, weights, quantumBytes);
+  /** Serves every queue by DWRR until `configure` says otherwise. */
+  constructor() {
+    for (let q = 0; q < PRIORITIES; q++) this.queues.push(new QueueRing());
   }
 
   configure(strictQueues: readonly number[], weights: readonly number[], quantumBytes: number): void {
@@ -39,10 +26,6 @@ export class EgressScheduler {
     this.quantum = quantumBytes;
   }
 
-  enqueue(pkt: QueuedPacket): void {
-    this.queues[pkt.queue]!.push(pkt);
-  }
-
   /** Packets waiting in all queues. */
   get backlog(): number {
     let n = 0;
@@ -50,25 +33,25 @@ export class EgressScheduler {
     return n;
   }
 
-  /** The next packet to send, given the queues a received PFC has paused (bit q set = paused). */
-  dequeue(pausedMask: number): QueuedPacket | null {
+  /**
+   * The queue whose head packet goes next, given the queues a received PFC has paused (bit q set =
+   * paused), or -1. The caller must then take that packet (`queues[q].shift`).
+   */
+  next(pausedMask: number): number {
     for (let q = PRIORITIES - 1; q >= 0; q--) {
-      if ((this.strictMask >> q) & 1 && !((pausedMask >> q) & 1) && this.queues[q]!.length > 0) {
-        return this.queues[q]!.shift()!;
-      }
+      if ((this.strictMask >> q) & 1 && !((pausedMask >> q) & 1) && this.queues[q]!.length > 0) return q;
     }
     // Each visit to a queue adds weight × quantum to its deficit; with a quantum of at least one frame, two
     // passes over the queues always find a packet if any queue is eligible.
     for (let visits = 0; visits <= 2 * PRIORITIES + 1; visits++) {
       const c = this.current;
       if (c >= 0 && this.eligible(c, pausedMask)) {
-        const fifo = this.queues[c]!;
-        const head = fifo.peek()!;
-        if (this.deficit[c]! >= head.frame.length) {
-          this.deficit[c]! -= head.frame.length;
-          fifo.shift();
-          if (fifo.length === 0) this.deficit[c] = 0;
-          return head;
+        const ring = this.queues[c]!;
+        const bytes = ring.headLength();
+        if (this.deficit[c]! >= bytes) {
+          this.deficit[c]! -= bytes;
+          if (ring.length === 1) this.deficit[c] = 0;
+          return c;
         }
       }
       let next = -1;
@@ -79,22 +62,19 @@ export class EgressScheduler {
           break;
         }
       }
-      if (next < 0) return null;
+      if (next < 0) return -1;
       this.current = next;
       this.deficit[next]! += (this.weights[next] ?? 1) * this.quantum;
     }
-    return null;
+    return -1;
   }
 
   private eligible(q: number, pausedMask: number): boolean {
     return !((this.strictMask >> q) & 1) && !((pausedMask >> q) & 1) && this.queues[q]!.length > 0;
   }
 
-  /** Removes every queued packet (link down), oldest first per queue. */
-  flush(): QueuedPacket[] {
-    const out: QueuedPacket[] = [];
-    for (const q of this.queues) out.push(...q.drain());
+  /** Forgets the DWRR deficits (the queues were flushed). */
+  resetDeficits(): void {
     this.deficit.fill(0);
-    return out;
   }
 }

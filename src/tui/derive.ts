@@ -3,13 +3,21 @@
 // All rates are over emulated time, from the counters' own `now`, so they read the same at any dilation.
 
 import type { PortStats } from "../device/contract.js";
+import { tableKey } from "../device/counters.js";
+import { PfcCounter, pfcKey } from "../device/l2/pfc-counters.js";
 import type { DeviceView, LabEvent, LabSnapshot, LinkView, TopologyView } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { QpStats } from "../nic/stats-types.js";
+import { SwitchCounter } from "../switch/counter-defs.js";
 import { splitEndpoint } from "./format.js";
 
 /** 802.1p priorities a port has (PFC and queue counters are kept per priority). */
 export const PRIORITIES = 8;
+
+const ECN_MARKED = tableKey(SwitchCounter.ecnMarked);
+const QUEUE_DROPPED = tableKey(SwitchCounter.queueDropped);
+const WRED_DROPPED = tableKey(SwitchCounter.wredDropped);
+const WATERMARK = tableKey(SwitchCounter.watermark);
 
 /** A queue at least this deep counts as congested even before it marks (bytes). */
 export const CONGESTED_BYTES = 100_000;
@@ -152,27 +160,25 @@ export function portMetrics(cur: AnyDeviceStats, prev: AnyDeviceStats | undefine
     const before = prev?.ports.find((x) => x.port === p.port);
     const pc = p.counters;
     const bc = before?.counters;
-    // Pause time: the switch counts paused_ns_prio<p>, the NIC rx_prio<p>_pause_duration (mlx5 names).
-    const pausedName = (prio: number) => (nic ? `rx_prio${prio}_pause_duration` : `paused_ns_prio${prio}`);
-    const txPauseName = (prio: number) => (nic ? `tx_prio${prio}_pause` : `tx_pause_prio${prio}`);
-    const rxPauseName = (prio: number) => (nic ? `rx_prio${prio}_pause` : `rx_pause_prio${prio}`);
+    // Both devices keep the PFC counters under the same (mlx5) names.
+    const pausedName = (prio: number) => pfcKey(PfcCounter.rxPauseDuration, prio);
+    const xoffName = (prio: number) => pfcKey(PfcCounter.txPauseDuration, prio);
+    const txPauseName = (prio: number) => pfcKey(PfcCounter.txPause, prio);
+    const rxPauseName = (prio: number) => pfcKey(PfcCounter.rxPause, prio);
     let pausedFrac = 0;
     let xoffFrac = 0;
     let xoffNow = false;
     for (let prio = 0; prio < PRIORITIES; prio++) {
       pausedFrac = Math.max(pausedFrac, timeFraction(c(pc, pausedName(prio)), bc?.[pausedName(prio)], dt));
-      xoffFrac = Math.max(
-        xoffFrac,
-        timeFraction(c(pc, `xoff_ns_prio${prio}`), bc?.[`xoff_ns_prio${prio}`], dt),
-      );
-      if (c(pc, `pg${prio}_xoff`) > 0) xoffNow = true;
+      xoffFrac = Math.max(xoffFrac, timeFraction(c(pc, xoffName(prio)), bc?.[xoffName(prio)], dt));
+      if (c(pc, pfcKey(SwitchCounter.pgXoff, prio)) > 0) xoffNow = true;
     }
     if (nic && detail?.rxBuffer.xoff) xoffNow = true;
     const pausedNow = nic
       ? (detail?.qps.some((q) => q.paused) ?? false)
       : (p.queues ?? []).some((q) => q.paused);
-    const ecnMarked = sumQueues(p, "ecn_marked");
-    const drops = sumQueues(p, "dropped") + sumQueues(p, "wred_dropped");
+    const ecnMarked = sumQueues(p, ECN_MARKED);
+    const drops = sumQueues(p, QUEUE_DROPPED) + sumQueues(p, WRED_DROPPED);
     const txPause = sumPriorities(p, txPauseName);
     const rxPause = sumPriorities(p, rxPauseName);
     out.set(`${cur.name}:eth${p.port}`, {
@@ -185,12 +191,12 @@ export function portMetrics(cur: AnyDeviceStats, prev: AnyDeviceStats | undefine
       xoffFrac,
       xoffNow,
       queueBytes: (p.queues ?? []).reduce((a, q) => a + q.depthBytes, 0),
-      watermarkBytes: Math.max(0, ...(p.queues ?? []).map((q) => c(q.counters, "watermark_bytes"))),
+      watermarkBytes: Math.max(0, ...(p.queues ?? []).map((q) => c(q.counters, WATERMARK))),
       ecnMarked,
-      ecnDelta: before ? counterDelta(ecnMarked, sumQueues(before, "ecn_marked")) : 0,
+      ecnDelta: before ? counterDelta(ecnMarked, sumQueues(before, ECN_MARKED)) : 0,
       drops,
       dropDelta: before
-        ? counterDelta(drops, sumQueues(before, "dropped") + sumQueues(before, "wred_dropped"))
+        ? counterDelta(drops, sumQueues(before, QUEUE_DROPPED) + sumQueues(before, WRED_DROPPED))
         : 0,
       txPause,
       rxPause,
@@ -401,17 +407,15 @@ export function fabricTotals(s: LabSnapshot): FabricTotals {
   let droppedLossless = 0;
   let droppedLossy = 0;
   for (const stats of Object.values(s.stats)) {
+    // Switches and NICs keep tx_prio<p>_pause alike.
+    for (const p of stats.ports) xoffSent += sumPriorities(p, (prio) => pfcKey(PfcCounter.txPause, prio));
     if (stats.kind === "switch") {
-      droppedLossless += c(stats.counters, "dropped_lossless");
-      droppedLossy += c(stats.counters, "dropped_lossy");
-      for (const p of stats.ports) {
-        xoffSent += sumPriorities(p, (prio) => `tx_pause_prio${prio}`);
-        ecnMarked += sumQueues(p, "ecn_marked");
-      }
+      droppedLossless += c(stats.counters, tableKey(SwitchCounter.droppedLossless));
+      droppedLossy += c(stats.counters, tableKey(SwitchCounter.droppedLossy));
+      for (const p of stats.ports) ecnMarked += sumQueues(p, ECN_MARKED);
     } else {
       cnpSent += c(stats.counters, "np_cnp_sent");
       cnpHandled += c(stats.counters, "rp_cnp_handled");
-      for (const p of stats.ports) xoffSent += sumPriorities(p, (prio) => `tx_prio${prio}_pause`);
     }
   }
   return { xoffSent, ecnMarked, cnpSent, cnpHandled, droppedLossless, droppedLossy };

@@ -37,7 +37,7 @@ t.test("a switch fed mutated frames on all ports keeps forwarding", (t) => {
   t.ok((r.rose.drop_malformed ?? 0) > 0, `malformed frames dropped (${r.rose.drop_malformed})`);
   t.ok((r.rose.rx_not_for_us ?? 0) > 0, `frames not for the port counted (${r.rose.rx_not_for_us})`);
   t.ok((r.rose.rx_link_pause_ignored ?? 0) > 0, "802.3x PAUSE counted, not obeyed");
-  t.ok((r.rose["port.rx_pause_prio3"] ?? 0) > 0, "PFC with odd vectors and quanta taken");
+  t.ok((r.rose["port.rx_prio3_pause"] ?? 0) > 0, "PFC with odd vectors and quanta taken");
   t.ok((r.rose["port.tx_packets"] ?? 0) > 0, "traffic forwarded during the fuzz");
   t.ok((r.rose.icmp_time_exceeded_sent ?? 0) > 0, "expiring TTLs answered with ICMP (quoting garbage)");
   t.ok(r.linkFlaps > 0, `links flapped meanwhile (${r.linkFlaps})`);

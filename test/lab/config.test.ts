@@ -186,17 +186,13 @@ t.test("settings layer: defaults, profile, topology defaults, node, overrides", 
   );
   const topo = loadTopology(file);
   const s1 = resolveTunables(topo, "s1");
-  t.same(
-    s1.ecn.queues[3],
-    { kminBytes: 150_000, kmaxBytes: 1_500_000, pmax: s1.ecn.queues[3]!.pmax },
-    "balanced ECN",
-  );
-  t.same(s1.pfc.xoff, { mode: "static", bytes: 3_000_000 }, "balanced XOFF");
-  t.equal(s1.buffer.sizeBytes, 16 * 1024 * 1024, "topology default on top of the profile");
+  t.same(s1.ecn.queues[3], { kmin: 150_000, kmax: 1_500_000, pmax: s1.ecn.queues[3]!.pmax }, "balanced ECN");
+  t.equal(s1.pfc.xoff, 3_000_000, "balanced XOFF");
+  t.equal(s1.buffer.size, 16 * 1024 * 1024, "topology default on top of the profile");
   const s2 = resolveTunables(topo, "s2", [{ buffer: { reserve: 8192 } }]);
-  t.same(s2.ecn.queues[3], { kminBytes: 10_000, kmaxBytes: 100_000, pmax: 0.5 }, "the node's own profile");
-  t.same(s2.pfc.xoff, { mode: "dynamic", alpha: 0.25 }, "node settings over the profile");
-  t.equal(s2.buffer.reserveBytes, 8192, "overrides last");
+  t.same(s2.ecn.queues[3], { kmin: 10_000, kmax: 100_000, pmax: 0.5 }, "the node's own profile");
+  t.same([s2.pfc.xoff, s2.pfc.alpha], ["dynamic", 0.25], "node settings over the profile");
+  t.equal(s2.buffer.reserve, 8192, "overrides last");
   t.end();
 });
 

@@ -54,17 +54,17 @@ function run(dcqcn: "nvidia" | "off", sampleNs: number, outDir?: string): Run {
     },
   });
   const leaf3 = fabric.switches.get("leaf3")!;
-  const x = leaf3.config.pfc.xoff;
+  const { xoff: x, alpha } = leaf3.config.pfc;
   const pool = report.devices.leaf3!.counters.buffer_shared_pool_bytes!;
-  return x.mode === "dynamic"
+  return x === "dynamic"
     ? {
         report,
         xoffEvents,
         xonEvents,
-        xoffAt: (shared) => x.alpha * (pool - shared),
-        xoffRule: `dynamic, ${x.alpha} x (${pool} B pool - shared use)`,
+        xoffAt: (shared) => alpha * (pool - shared),
+        xoffRule: `dynamic, ${alpha} x (${pool} B pool - shared use)`,
       }
-    : { report, xoffEvents, xonEvents, xoffAt: () => x.bytes, xoffRule: `static ${x.bytes} B` };
+    : { report, xoffEvents, xonEvents, xoffAt: () => x, xoffRule: `static ${x} B` };
 }
 
 /** Rows of a long-format CSV whose key columns (between t and the value) equal `key`: [t, value]. */

@@ -22,7 +22,7 @@ t.test(
     );
     const h5 = report.devices.h5!.ports.eth1!;
     t.ok(h5.tx_prio3_pause! > 0, `h5 sent PFC XOFF (${h5.tx_prio3_pause})`);
-    t.ok(report.devices.leaf2!.ports.eth3!.rx_pause_prio3! > 0, "leaf2 received it on the port towards h5");
+    t.ok(report.devices.leaf2!.ports.eth3!.rx_prio3_pause! > 0, "leaf2 received it on the port towards h5");
     t.equal(report.summary.flowsCompleted, 1);
     t.equal(report.summary.drops.lossless, 0);
     t.ok(

@@ -24,15 +24,15 @@ t.test("switch layers: later ones win per key, a change touches only what and wh
   layers.push(switchChange({ buffer: { reserve: 1000 }, pfc: { resumeOffset: 7000 } }));
   layers.push(switchChange({ buffer: { reserve: 2000 } }));
   const all = layers.switchTunables("leaf1");
-  t.equal(all.buffer.reserveBytes, 2000, "the later layer wins the key both name");
-  t.equal(all.pfc.resumeOffsetBytes, 7000, "the earlier layer keeps the key only it names");
-  t.equal(all.buffer.sizeBytes, base.buffer.sizeBytes, "keys no layer names keep their value");
+  t.equal(all.buffer.reserve, 2000, "the later layer wins the key both name");
+  t.equal(all.pfc.resumeOffset, 7000, "the earlier layer keeps the key only it names");
+  t.equal(all.buffer.size, base.buffer.size, "keys no layer names keep their value");
 
   // A `set` step for leaf2 only.
   layers.push({ ...NO_CHANGE, nodes: { leaf2: [{ pfc: { xoff: 123_456 } }] } });
-  t.same(layers.switchTunables("leaf2").pfc.xoff, { mode: "static", bytes: 123_456 }, "the named switch");
+  t.equal(layers.switchTunables("leaf2").pfc.xoff, 123_456, "the named switch");
   t.same(layers.switchTunables("leaf1"), all, "the other switches are untouched");
-  t.equal(layers.switchTunables("leaf2").buffer.reserveBytes, 2000, "the named switch keeps the rest");
+  t.equal(layers.switchTunables("leaf2").buffer.reserve, 2000, "the named switch keeps the rest");
   t.same(
     layers.switchLayers("leaf2"),
     [
@@ -46,14 +46,14 @@ t.test("switch layers: later ones win per key, a change touches only what and wh
   // A preset: the profile goes down first, the keys it does not name stay, a later layer beats it.
   layers.push(switchChange({ profile: "aggressive" }, ["leaf1"]));
   const preset = layers.switchTunables("leaf1");
-  t.same(preset.ecn.queues[3], { kminBytes: 50_000, kmaxBytes: 200_000, pmax: 1 }, "the profile's ECN");
-  t.same(preset.pfc.xoff, { mode: "static", bytes: 100_000 }, "the profile's XOFF");
-  t.equal(preset.buffer.reserveBytes, 2000, "earlier keys the profile does not name stay");
-  t.equal(preset.pfc.resumeOffsetBytes, 17_000, "the profile wins over an earlier layer");
+  t.same(preset.ecn.queues[3], { kmin: 50_000, kmax: 200_000, pmax: 1 }, "the profile's ECN");
+  t.equal(preset.pfc.xoff, 100_000, "the profile's XOFF");
+  t.equal(preset.buffer.reserve, 2000, "earlier keys the profile does not name stay");
+  t.equal(preset.pfc.resumeOffset, 17_000, "the profile wins over an earlier layer");
   layers.push(switchChange({ ecn: { queues: { "3": { kmin: 60_000, kmax: 300_000, pmax: 0.5 } } } }));
   t.same(
     layers.switchTunables("leaf1").ecn.queues[3],
-    { kminBytes: 60_000, kmaxBytes: 300_000, pmax: 0.5 },
+    { kmin: 60_000, kmax: 300_000, pmax: 0.5 },
     "a layer after the profile wins",
   );
   t.throws(() => layers.switchLayers("h1"), /no switch h1/, "hosts have no switch layers");
@@ -79,9 +79,9 @@ t.test("the topology's layers lie under the lab's", (t) => {
     switchChange({ buffer: { reserve: 4000 } }, ["s1"]),
   );
   const s1 = layers.switchTunables("s1");
-  t.equal(s1.buffer.headroomBytes, 60_000, "a base lab layer over the node's own settings");
-  t.equal(s1.buffer.reserveBytes, 4000, "a per-node lab layer over the topology defaults");
-  t.same(s1.pfc.xoff, { mode: "static", bytes: 3_000_000 }, "the topology's profile still underneath");
+  t.equal(s1.buffer.headroom, 60_000, "a base lab layer over the node's own settings");
+  t.equal(s1.buffer.reserve, 4000, "a per-node lab layer over the topology defaults");
+  t.equal(s1.pfc.xoff, 3_000_000, "the topology's profile still underneath");
   t.end();
 });
 

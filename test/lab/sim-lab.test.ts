@@ -80,11 +80,11 @@ t.test("presets reconfigure every switch", async (t) => {
   await lab.applyPreset("aggressive");
   for (const sw of lab.fabric.switches.values()) {
     t.same(sw.config.ecn.queues[3], {
-      kminBytes: 50_000,
-      kmaxBytes: 200_000,
+      kmin: 50_000,
+      kmax: 200_000,
       pmax: sw.config.ecn.queues[3]!.pmax,
     });
-    t.same(sw.config.pfc.xoff, { mode: "static", bytes: 100_000 });
+    t.equal(sw.config.pfc.xoff, 100_000);
   }
   await lab.close();
   t.end();

@@ -1,9 +1,11 @@
+import { crc32 as zlibCrc32 } from "node:zlib";
 import t from "tap";
 import { createRandom } from "../../src/device/prng.js";
 import {
   ALGORITHM_CRC16,
   ALGORITHM_CRC32,
   crc16,
+  crc32,
   FIELD_DST_IP,
   FIELD_DST_PORT,
   FIELD_PROTOCOL,
@@ -17,6 +19,20 @@ const ALL = FIELD_SRC_IP | FIELD_DST_IP | FIELD_PROTOCOL | FIELD_SRC_PORT | FIEL
 
 t.test("CRC-16/ARC check value", (t) => {
   t.equal(crc16(new TextEncoder().encode("123456789")), 0xbb3d);
+  t.end();
+});
+
+t.test("CRC-32 check value, and zlib's on random keys of every length", (t) => {
+  t.equal(crc32(new TextEncoder().encode("123456789")), 0xcbf43926);
+  const random = createRandom(9, "crc32");
+  const key = new Uint8Array(13);
+  let same = true;
+  for (let i = 0; i < 2000; i++) {
+    for (let b = 0; b < key.length; b++) key[b] = random.int(256);
+    const n = i % 14;
+    same &&= crc32(key, n) === zlibCrc32(key.subarray(0, n));
+  }
+  t.ok(same, "identical to node:zlib crc32");
   t.end();
 });
 

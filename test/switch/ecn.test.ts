@@ -3,7 +3,7 @@ import { createRandom } from "../../src/device/prng.js";
 import { EcnAction, ecnDecision, markProbability } from "../../src/switch/ecn.js";
 import { Ecn } from "../../src/wire/ipv4.js";
 
-const cfg = { kminBytes: 100_000, kmaxBytes: 400_000, pmax: 0.2 };
+const cfg = { kmin: 100_000, kmax: 400_000, pmax: 0.2 };
 
 t.test("the probability line: 0 up to Kmin, linear to Pmax at Kmax, 1 beyond", (t) => {
   t.equal(markProbability(0, cfg), 0);

@@ -1,21 +1,9 @@
 import t from "tap";
-import type { BufferConfig, PfcConfig } from "../../src/switch/config.js";
-import { autoHeadroomBytes, DropReason, Mmu } from "../../src/switch/mmu.js";
+import { DropReason } from "../../src/switch/drops.js";
+import { autoHeadroomBytes, Mmu, type MmuBuffer, type MmuPfc } from "../../src/switch/mmu.js";
 
-const buffer: BufferConfig = {
-  sizeBytes: 1_000_000,
-  reserveBytes: 4096,
-  lossyAlpha: 1,
-  headroomBytes: 50_000,
-};
-const pfcDynamic: PfcConfig = {
-  enabled: true,
-  xoff: { mode: "dynamic", alpha: 1 / 8 },
-  resumeOffsetBytes: 3072,
-  pauseQuanta: 0xffff,
-  refreshFraction: 0.5,
-  headroomSlackNs: 0,
-};
+const buffer: MmuBuffer = { size: 1_000_000, reserve: 4096, lossyAlpha: 1 };
+const pfcDynamic: MmuPfc = { enabled: true, xoff: "dynamic", alpha: 1 / 8, resumeOffset: 3072 };
 const PORTS = 4; // ports 0..3, lossless priority 3
 const LOSSLESS = 1 << 3;
 
@@ -86,13 +74,43 @@ t.test("XON only when headroom is empty and use is resumeOffset under the thresh
     m.release(1, 3, 2, 3, 1000, charges[released]!);
     released++;
   }
-  t.equal(m.headroomUsed > 0, false, "XON waited for the headroom to empty"); // headroom left last
-  t.ok(released > 0);
+  t.equal(m.headroomUsed, 0, "XON waited for the headroom to empty");
+  t.end();
+});
+
+t.test("dynamic XON comes resumeOffset under α × (free shared buffer)", (t) => {
+  const m = mmu();
+  // Fill the PG up to the threshold: the packet that would cross it lands in headroom; give it back.
+  for (;;) {
+    const r = m.admit(1, 3, 2, 3, 1000);
+    if (r !== 0) {
+      m.release(1, 3, 2, 3, 1000, r as number);
+      break;
+    }
+  }
+  t.equal(m.headroomUsed, 0, "headroom empty, shared use just under the threshold");
+  // How far the PG's shared use is under the dynamic threshold.
+  const margin = () =>
+    (1 / 8) * (m.sharedPoolBytes - m.sharedUsed) - Math.max(0, m.pgUsed(1, 3) - buffer.reserve);
+  t.ok(margin() < 3072, `margin ${margin().toFixed(0)} B is less than the resume offset`);
+  t.notOk(m.shouldXon(1, 3), "so no XON yet");
+  let before = margin();
+  let n = 0;
+  while (!m.shouldXon(1, 3)) {
+    before = margin();
+    m.release(1, 3, 2, 3, 1000, 0);
+    n++;
+  }
+  t.ok(n >= 2, `XON after ${n} packets left`);
+  t.ok(
+    before < 3072 && margin() >= 3072,
+    `margin crossed 3072 B: ${before.toFixed(0)} -> ${margin().toFixed(0)}`,
+  );
   t.end();
 });
 
 t.test("static XOFF counts the PG's whole use", (t) => {
-  const m = mmu({ ...pfcDynamic, xoff: { mode: "static", bytes: 20_000 }, resumeOffsetBytes: 5000 });
+  const m = mmu({ ...pfcDynamic, xoff: 20_000, resumeOffset: 5000 });
   let n = 0;
   while (!m.shouldXoff(1, 3)) {
     m.admit(1, 3, 2, 3, 1000);

@@ -44,12 +44,12 @@ function switchStats(
 t.test("port metrics: utilisation and pause time over emulated time", async (t) => {
   const before = switchStats(
     1_000_000,
-    { tx_busy_ns: 100_000, paused_ns_prio3: 0, tx_pause_prio3: 1 },
+    { tx_busy_ns: 100_000, rx_prio3_pause_duration: 0, tx_prio3_pause: 1 },
     { ecn_marked: 5 },
   );
   const after = switchStats(
     1_100_000,
-    { tx_busy_ns: 190_000, paused_ns_prio3: 25_000, tx_pause_prio3: 4, pg3_xoff: 1 },
+    { tx_busy_ns: 190_000, rx_prio3_pause_duration: 25_000, tx_prio3_pause: 4, pg3_xoff: 1 },
     { ecn_marked: 12, dropped: 2, watermark_bytes: 300_000 },
     150_000,
   );

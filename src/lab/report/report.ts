@@ -5,7 +5,10 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { type CounterDef, tableKey } from "../../device/counters.js";
+import { PfcCounter, pfcKey } from "../../device/l2/pfc-counters.js";
 import { Histogram } from "../../nic/histogram.js";
+import { SwitchCounter } from "../../switch/counter-defs.js";
 import type { AnyDeviceStats } from "../device-stats.js";
 import type { Scenario } from "../scenario.js";
 import { formatDuration, formatRate, formatSize } from "../units.js";
@@ -94,17 +97,19 @@ export function percentiles(values: readonly number[]): Percentiles {
   return { p50: percentile(values, 0.5), p99: percentile(values, 0.99), p999: percentile(values, 0.999) };
 }
 
-function sumCounters(
-  stats: readonly AnyDeviceStats[],
-  pick: (name: string) => boolean,
-  ports = true,
-): number {
+/** A per-(port, priority) counter both devices keep, summed over every device, port and priority. */
+function sumPerPriority(stats: readonly AnyDeviceStats[], def: CounterDef): number {
   let total = 0;
   for (const s of stats) {
-    for (const [k, v] of Object.entries(s.counters)) if (pick(k)) total += v;
-    if (ports)
-      for (const p of s.ports) for (const [k, v] of Object.entries(p.counters)) if (pick(k)) total += v;
+    for (const p of s.ports) for (let prio = 0; prio < 8; prio++) total += p.counters[pfcKey(def, prio)] ?? 0;
   }
+  return total;
+}
+
+/** A device-wide counter summed over `stats`. */
+function sumCounters(stats: readonly AnyDeviceStats[], name: string): number {
+  let total = 0;
+  for (const s of stats) total += s.counters[name] ?? 0;
   return total;
 }
 
@@ -127,24 +132,24 @@ export function summarise({ stats, flows, latency, durationNs }: SummaryInputs):
   for (const s of switches) {
     for (const p of s.ports) {
       for (const q of p.queues ?? []) {
-        queuePeak = Math.max(queuePeak, q.counters.watermark_bytes ?? 0);
-        ecn += q.counters.ecn_marked ?? 0;
+        queuePeak = Math.max(queuePeak, q.counters[tableKey(SwitchCounter.watermark)] ?? 0);
+        ecn += q.counters[tableKey(SwitchCounter.ecnMarked)] ?? 0;
       }
     }
   }
-  const cnpSent = sumCounters(nics, (k) => k === "np_cnp_sent", false);
+  const cnpSent = sumCounters(nics, "np_cnp_sent");
   return {
     goodputBps: done.length > 0 && end > start ? (bytes * 8e9) / (end - start) : 0,
     fctNs: percentiles(done.map((f) => f.fctNs!)),
     latencyNs: latency,
-    pauseFramesTx: sumCounters(stats, (k) => /^tx_(pause_prio|prio)\d(_pause)?$/.test(k)),
-    pauseTimeNs: sumCounters(stats, (k) => /^(paused_ns_prio\d|rx_prio\d_pause_duration)$/.test(k)),
+    pauseFramesTx: sumPerPriority(stats, PfcCounter.txPause),
+    pauseTimeNs: sumPerPriority(stats, PfcCounter.rxPauseDuration),
     ecnMarked: ecn,
     cnpSent,
-    cnpHandled: sumCounters(nics, (k) => k === "rp_cnp_handled", false),
+    cnpHandled: sumCounters(nics, "rp_cnp_handled"),
     drops: {
-      lossless: sumCounters(switches, (k) => k === "dropped_lossless", false),
-      lossy: sumCounters(switches, (k) => k === "dropped_lossy", false),
+      lossless: sumCounters(switches, tableKey(SwitchCounter.droppedLossless)),
+      lossy: sumCounters(switches, tableKey(SwitchCounter.droppedLossy)),
     },
     flowsCompleted: done.length,
     flowsTotal: flows.length,

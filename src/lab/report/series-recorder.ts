@@ -5,9 +5,14 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Nanoseconds } from "../../device/contract.js";
+import { tableKey } from "../../device/counters.js";
 import type { NicStats } from "../../nic/stats-types.js";
+import { SwitchCounter } from "../../switch/counter-defs.js";
 import type { SwitchStats } from "../../switch/stats-types.js";
 import type { AnyDeviceStats } from "../device-stats.js";
+
+const SHARED = tableKey(SwitchCounter.bufferSharedUsed);
+const HEADROOM = tableKey(SwitchCounter.bufferHeadroomUsed);
 
 export const SERIES_FILES = {
   queueDepth: "queue-depth.csv",
@@ -77,8 +82,8 @@ export class SeriesRecorder {
         this.pauseState.record(now, [s.name, p.name, q.queue], q.paused ? 1 : 0);
       }
     }
-    this.buffer.record(now, [s.name, "shared"], s.counters.buffer_shared_used_bytes ?? 0);
-    this.buffer.record(now, [s.name, "headroom"], s.counters.buffer_headroom_used_bytes ?? 0);
+    this.buffer.record(now, [s.name, "shared"], s.counters[SHARED] ?? 0);
+    this.buffer.record(now, [s.name, "headroom"], s.counters[HEADROOM] ?? 0);
   }
 
   private recordNic(now: Nanoseconds, s: NicStats, dt: number): void {

@@ -4,7 +4,7 @@
 // given source port, so every switch hashes it exactly like that flow's data; its TTL counts up from 1 and
 // the userspace switches answer with ICMP time exceeded from the port it came in on. Prints JSON.
 //
-// raw-socket traps (reference/tooling.md): a raw IPPROTO_UDP socket also receives every UDP packet and
+// raw-socket traps (measured here; see raw(7)): a raw IPPROTO_UDP socket also receives every UDP packet and
 // starves its sends, so probes go out on an IPPROTO_RAW socket (we write the IP header); and sockets are
 // kept referenced, or GC closes them silently.
 

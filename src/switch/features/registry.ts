@@ -1,0 +1,60 @@
+// Every switch feature module, in the order their hooks run. Adding a feature is its file plus one line
+// here: its config section then appears in the settings schema (lab/schema.ts), in the resolved
+// SwitchConfig, in settings layers and in `configure` commands, under the module's key.
+
+import type { z } from "zod";
+import { bufferFeature } from "./buffer.js";
+import { ecmpFeature } from "./ecmp.js";
+import type { DefaultsContext, FeatureModule } from "./feature.js";
+import { pfcFeature } from "./pfc.js";
+import { qosFeature } from "./qos.js";
+import { type EcnThresholdsCommand, wredEcnFeature } from "./wred-ecn.js";
+
+export const FEATURES = {
+  qos: qosFeature,
+  buffer: bufferFeature,
+  ecmp: ecmpFeature,
+  ecn: wredEcnFeature,
+  pfc: pfcFeature,
+} as const;
+
+/** The commands features answer (a feature with commands adds its command type here). */
+export type FeatureCommands = EcnThresholdsCommand;
+
+type Features = typeof FEATURES;
+type ConfigOf<M> = M extends FeatureModule<z.ZodType, infer C> ? C : never;
+type SettingsOf<M> = M extends FeatureModule<infer S, unknown> ? S : never;
+
+/** Everything that can be changed at run time: one resolved section per feature module. */
+export type SwitchTunables = { readonly [K in keyof Features]: ConfigOf<Features[K]> };
+
+/** The settings-layer schema of every section, optional, keyed like SwitchTunables. */
+export type SettingsShape = { readonly [K in keyof Features]: z.ZodOptional<SettingsOf<Features[K]>> };
+
+/** One settings layer as validated: every section optional. */
+export type TunablesLayer = { readonly [K in keyof Features]?: z.output<SettingsOf<Features[K]>> };
+
+export const FEATURE_MODULES: readonly FeatureModule[] = Object.values(FEATURES) as readonly FeatureModule[];
+
+export function settingsShape(): SettingsShape {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [key, m] of Object.entries(FEATURES)) shape[key] = m.settings.optional();
+  return shape as unknown as SettingsShape;
+}
+
+export function defaultTunables(ctx: DefaultsContext): SwitchTunables {
+  const out: Record<string, unknown> = {};
+  for (const [key, m] of Object.entries(FEATURES)) out[key] = (m as FeatureModule).defaults(ctx);
+  return out as SwitchTunables;
+}
+
+/** Merges one settings layer into resolved tunables, section by section. */
+export function applyLayer(t: SwitchTunables, layer: TunablesLayer): SwitchTunables {
+  const out: Record<string, unknown> = { ...t };
+  for (const [key, m] of Object.entries(FEATURES)) {
+    const section = (layer as Record<string, unknown>)[key];
+    if (section !== undefined)
+      out[key] = (m as FeatureModule).apply((t as Record<string, unknown>)[key], section);
+  }
+  return out as SwitchTunables;
+}

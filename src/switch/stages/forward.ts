@@ -1,0 +1,28 @@
+// Stage 3, forward: longest-prefix match (fib.ts) gives the route's ECMP group; the load-balancing
+// strategy (lb/) picks the member; the next hop's address is the member's peer, or the destination itself
+// on a directly attached subnet. The next hop's MAC comes from ARP (control/arp.ts).
+
+import type { Nanoseconds } from "../../device/contract.js";
+import type { LbStrategy } from "../../lb/strategy.js";
+import type { Fib } from "../fib.js";
+import type { PacketMeta } from "../packet-meta.js";
+
+export class Forwarder {
+  private strategy: LbStrategy | null = null;
+
+  constructor(private readonly fib: Fib) {}
+
+  setStrategy(strategy: LbStrategy): void {
+    this.strategy = strategy;
+  }
+
+  /** Sets out-port and next-hop address; false when no route (with a live next hop) matches. */
+  route(m: PacketMeta, now: Nanoseconds): boolean {
+    const entry = this.fib.lookup(m.dstIp);
+    if (entry === null) return false;
+    const hop = this.strategy!.select(m, entry.group, now);
+    m.outPort = hop.port;
+    m.nextHopIp = hop.via !== 0 ? hop.via : m.dstIp;
+    return true;
+  }
+}
