@@ -66,13 +66,15 @@ export class DeviceHost {
         const stamped = this.clock.read(port, frame);
         const arrived = Number.isNaN(stamped) ? this.clock.emulatedAt(arrivalNs) : stamped;
         if (this.clock.exact) {
-          // Taken in time order with the timers, once the clock is there (runDue).
+          // Taken in time order with the timers, once the whole batch is read and the clock is there.
           this.inbox.add(port, arrived, frame);
+          this.runSoon();
         } else {
-          // Never later than now, never earlier than a time the device was already given.
+          // Never later than now, never earlier than a time the device was already given; due timers
+          // right after, so that ports keep their wire time at any dilation (the catch-up bound is 2 µs).
           this.deliver(port, Math.min(arrived, this.clock.now()), frame);
+          this.timers.runDue();
         }
-        this.runSoon();
       });
     }
     this.env = {
