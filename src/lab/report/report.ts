@@ -4,7 +4,7 @@
 // plotting tools.
 
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, isAbsolute, join, relative } from "node:path";
 import { type CounterDef, tableKey } from "../../device/counters.js";
 import { PfcCounter, pfcKey } from "../../device/l2/pfc-counters.js";
 import { Histogram } from "../../nic/histogram.js";
@@ -178,6 +178,16 @@ export function deviceReport(s: AnyDeviceStats): DeviceReport {
 }
 
 /** The report of a finished run, from the final stats of every device and the flow list. */
+/**
+ * Where the topology came from, as a report may carry it: relative to the working directory when the file
+ * is below it (a committed report must not name the machine's directories), "built-in" and the like as is.
+ */
+export function portableSource(source: string): string {
+  if (!isAbsolute(source)) return source;
+  const rel = relative(process.cwd(), source);
+  return rel.startsWith("..") || isAbsolute(rel) ? basename(source) : rel;
+}
+
 export function assembleReport(
   sc: Scenario,
   stats: readonly AnyDeviceStats[],
@@ -202,7 +212,7 @@ export function assembleReport(
     durationNs: sc.durationNs,
     sampleNs: sc.sampleNs,
     ...(run.dilation !== undefined ? { dilation: run.dilation } : {}),
-    topology: { name: sc.topology.name, source: sc.topology.source },
+    topology: { name: sc.topology.name, source: portableSource(sc.topology.source) },
     summary: summarise({ stats, flows, latency: lat, durationNs: sc.durationNs }),
     flows,
     devices: Object.fromEntries(stats.map((s) => [s.name, deviceReport(s)])),
