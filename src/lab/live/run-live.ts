@@ -9,13 +9,13 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import type { LabEvent } from "../controller.js";
 import type { AnyDeviceStats } from "../device-stats.js";
-import { assembleReport, type FlowReport, type Report, writeReport } from "../report/report.js";
+import { assembleReport, type FlowReport, liveTiming, type Report, writeReport } from "../report/report.js";
 import { SeriesRecorder } from "../report/series-recorder.js";
 import type { Scenario } from "../scenario.js";
 import { runTimeline, type TimelineLab } from "../timeline.js";
 import type { ClockMode } from "./clock-plan.js";
 import { downLab, LiveLab, upLab } from "./live-lab.js";
-import type { LabStatus } from "./supervisor.js";
+import { type LabStatus, LIVE_REACTION_MS } from "./supervisor.js";
 
 export interface LiveRunOptions {
   readonly outDir?: string;
@@ -124,6 +124,8 @@ async function play(
   const events: string[] = [];
   const status = await lab.request<LabStatus>("status");
   const t0 = status.now;
+  const behind0 = status.behindNs;
+  const real0 = performance.now();
   const dilation = status.dilation;
   lab.onEvents((list: readonly LabEvent[]) => {
     for (const e of list) events.push(JSON.stringify({ ...e, t: e.t - t0 }));
@@ -182,10 +184,23 @@ async function play(
     startNs: f.startNs - t0,
     endNs: f.endNs === null ? null : f.endNs - t0,
   }));
+  const end = await lab.request<LabStatus>("status");
+  const timerLate = Math.max(0, ...end.devices.map((d) => d.health?.timerLateMaxNs ?? 0));
+  const live = liveTiming(
+    end.clock,
+    ran,
+    Math.max(0, end.behindNs - behind0),
+    (performance.now() - real0) * 1e6,
+    dilation,
+    stats,
+    timerLate,
+    (LIVE_REACTION_MS * 1e6) / dilation,
+  );
   const report = assembleReport({ ...sc, durationNs: ran }, stats, flows, {
     runtime: "live",
     wallClockMs: performance.now() - started,
     dilation,
+    live,
   });
   if (opts.outDir) writeReport(opts.outDir, report, recorder.all, events);
   return report;

@@ -83,6 +83,51 @@ export interface Report {
   readonly files: Readonly<Record<string, string>>;
   /** Real time the run took, ms. */
   readonly wallClockMs: number;
+  /** Live runs: what the machine did to the run's timing. */
+  readonly live?: LiveTiming;
+}
+
+export interface LiveTiming {
+  readonly clock: "synced" | "free";
+  /** How much longer than real time / dilation the run's emulated time took (synced clocks waiting), ns. */
+  readonly heldNs: number;
+  /** Emulated time per (real time / dilation) over the run: 1 kept pace, 0.5 ran at half speed. */
+  readonly pace: number;
+  /** The most transmit time one port lost to its process's lateness, ns. */
+  readonly worstTxStalledNs: number;
+  /** Whether the figures depend on the machine rather than only on the configured network. */
+  readonly machineLimited: boolean;
+  readonly why: string;
+}
+
+/**
+ * Synced clocks wait for late processes, so their figures are the network's; free-running ones that lost
+ * more than 1 % of the run's wire time on a port, or fired a timer more than the PFC headroom's live slack
+ * late, report the machine as much as the network.
+ */
+export function liveTiming(
+  clock: "synced" | "free",
+  durationNs: number,
+  heldNs: number,
+  realNs: number,
+  dilation: number,
+  stats: readonly AnyDeviceStats[],
+  worstTimerLateNs: number,
+  slackNs: number,
+): LiveTiming {
+  let worst = 0;
+  for (const s of stats) for (const p of s.ports) worst = Math.max(worst, p.counters.tx_stalled_ns ?? 0);
+  const pace = realNs > 0 ? durationNs / (realNs / dilation) : 1;
+  const stalled = worst > 0.01 * durationNs;
+  const late = worstTimerLateNs > slackNs;
+  const machineLimited = clock === "free" && (stalled || late);
+  const why =
+    clock === "synced"
+      ? `synced clocks: late processes were waited for (${formatDuration(heldNs)} in all), not run past`
+      : machineLimited
+        ? `free clocks: ${stalled ? `a port lost ${formatDuration(worst)} of wire time` : ""}${stalled && late ? " and " : ""}${late ? `a timer fired ${formatDuration(worstTimerLateNs)} late (slack ${formatDuration(slackNs)})` : ""}`
+        : "free clocks: no port lost wire time and no timer was later than the slack";
+  return { clock, heldNs, pace, worstTxStalledNs: worst, machineLimited, why };
 }
 
 /** Nearest-rank percentile of unsorted values (0 when empty). */
@@ -192,7 +237,12 @@ export function assembleReport(
   sc: Scenario,
   stats: readonly AnyDeviceStats[],
   flows: readonly FlowReport[],
-  run: { readonly runtime: "sim" | "live"; readonly wallClockMs: number; readonly dilation?: number },
+  run: {
+    readonly runtime: "sim" | "live";
+    readonly wallClockMs: number;
+    readonly dilation?: number;
+    readonly live?: LiveTiming;
+  },
 ): Report {
   // One-way latency: the NICs' histograms, merged (they travel as snapshots with their buckets).
   const latency = new Histogram();
@@ -218,6 +268,7 @@ export function assembleReport(
     devices: Object.fromEntries(stats.map((s) => [s.name, deviceReport(s)])),
     files: { ...SERIES_FILES, events: "events.jsonl" },
     wallClockMs: Math.round(run.wallClockMs),
+    ...(run.live !== undefined ? { live: run.live } : {}),
   };
 }
 
@@ -250,6 +301,12 @@ export function formatSummary(r: Report, dir?: string): string {
     `  CNP            ${s.cnpSent} sent (${Math.round(s.cnpPerSecond)}/s), ${s.cnpHandled} handled`,
     `  drops          lossless ${s.drops.lossless}, lossy ${s.drops.lossy}`,
   ];
+  if (r.live) {
+    const l = r.live;
+    lines.push(
+      `  live timing    ${l.machineLimited ? "MACHINE-LIMITED: " : ""}${l.why}; pace ${l.pace.toFixed(2)} of real time / dilation`,
+    );
+  }
   if (dir)
     lines.push("", `report: ${join(dir, "report.json")} (time series: ${Object.values(r.files).join(", ")})`);
   return lines.join("\n");

@@ -1,0 +1,32 @@
+// What a live run's report says about the machine: synced clocks waited (never machine-limited); free
+// clocks are machine-limited when a port lost wire time or a timer was later than the PFC slack.
+import t from "tap";
+import type { AnyDeviceStats } from "../../src/lab/device-stats.js";
+import { liveTiming } from "../../src/lab/report/report.js";
+
+const withStall = (ns: number) =>
+  [
+    {
+      kind: "nic",
+      name: "h1",
+      now: 0,
+      counters: {},
+      ports: [{ port: 1, name: "eth1", up: true, counters: { tx_stalled_ns: ns } }],
+    },
+  ] as unknown as AnyDeviceStats[];
+
+t.test("live timing in a report", async (t) => {
+  const synced = liveTiming("synced", 1_000_000, 50_000, 2e9, 1000, withStall(0), 0, 10_000);
+  t.equal(synced.machineLimited, false);
+  t.equal(synced.pace, 0.5, "1 ms emulated in 2 s real at D = 1000: half speed");
+  t.match(synced.why, /waited for \(50us in all\)/);
+  const clean = liveTiming("free", 1_000_000, 0, 1e9, 1000, withStall(5_000), 2_000, 10_000);
+  t.equal(clean.machineLimited, false, "5 us lost of 1 ms is under 1 %");
+  const stalled = liveTiming("free", 1_000_000, 0, 1e9, 1000, withStall(93_000), 2_000, 10_000);
+  t.equal(stalled.machineLimited, true);
+  t.equal(stalled.worstTxStalledNs, 93_000);
+  t.match(stalled.why, /a port lost 93us of wire time/);
+  const late = liveTiming("free", 1_000_000, 0, 1e9, 1000, withStall(0), 40_000, 10_000);
+  t.equal(late.machineLimited, true);
+  t.match(late.why, /a timer fired 40us late \(slack 10us\)/);
+});
