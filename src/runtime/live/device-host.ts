@@ -81,8 +81,9 @@ export class DeviceHost {
       transmit: (port, frame, leftAt) => this.transmit(port, frame, leftAt),
       arm: (timer: TimerId, at) => this.timers.arm(timer, at),
       disarm: (timer: TimerId) => this.timers.disarm(timer),
+      // Stamped with the time the device was working at (its event's own time), not when the host ran.
       emit: (event: TelemetryEvent) => {
-        this.events.push({ ...event, t: this.clock.now() });
+        this.events.push({ ...event, t: this.lastGivenAt });
       },
       random: random.next,
     };
