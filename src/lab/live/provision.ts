@@ -13,7 +13,7 @@
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { execa } from "execa";
 import { ipToString, macToString } from "../../wire/bytes.js";
-import { type AddressPlan, portKey } from "../address-plan.js";
+import { type AddressPlan, hostAddress, portKey } from "../address-plan.js";
 import { NodeKind, type Topology } from "../topology.js";
 import { HOST_KERNEL_IF, HOST_NIC_IF, labDir, labOfNamespace, NS_PREFIX, nsName } from "./names.js";
 import { alive, listLabDirs, readState } from "./state.js";
@@ -244,4 +244,22 @@ export async function findAllLabs(): Promise<string[]> {
     if (lab) labs.add(lab);
   }
   return [...labs].sort();
+}
+
+/**
+ * A real fabric has its neighbours resolved long before traffic: every host's kernel pings its leaf once,
+ * and the leaf learns the host from that ARP. Otherwise the first lossless packets towards a host whose NIC
+ * came up after the leaf's ARP retries ran out wait for ARP and overflow its queue (drop_arp_unresolved),
+ * a drop no network would make.
+ */
+export async function resolveNeighbours(lab: string, topo: Topology, plan: AddressPlan): Promise<void> {
+  const hosts = topo.nodes.filter((n) => n.kind === NodeKind.Host);
+  await Promise.all(
+    hosts.map((h) => {
+      const gateway = ipToString(hostAddress(plan, h.name).peerIp);
+      return execa("ip", ["netns", "exec", nsName(lab, h.name), "ping", "-c", "1", "-W", "2", gateway], {
+        reject: false,
+      });
+    }),
+  );
 }

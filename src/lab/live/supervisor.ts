@@ -1,10 +1,8 @@
-import { execa } from "execa";
 import { createRandom } from "../../device/prng.js";
 import type { CompletionRecord } from "../../nic/stats-types.js";
 import { generateFlows, type WorkloadSpec } from "../../nic/workloads.js";
 import type { InitMessage } from "../../runtime/live/protocol.js";
 import type { SwitchTunables } from "../../switch/config.js";
-import { ipToString } from "../../wire/bytes.js";
 import { type AddressPlan, hostAddress, planAddresses } from "../address-plan.js";
 import {
   type IncastRequest,
@@ -27,12 +25,10 @@ import { ClockMode } from "./clock-plan.js";
 import { type ControlConnection, ControlServer } from "./control.js";
 import { DeviceProcess } from "./device-process.js";
 import { LabClock } from "./lab-clock.js";
-import { controlSocketPath, HOST_NIC_IF, logPath, NIC_HOST_PORT, nsName } from "./names.js";
-import { distPath } from "./paths.js";
-import { provision, teardown } from "./provision.js";
+import { controlSocketPath, HOST_NIC_IF, NIC_HOST_PORT, nsName } from "./names.js";
+import { provision, resolveNeighbours, teardown } from "./provision.js";
 import { type LabState, writeState } from "./state.js";
-
-const UDP_TOOL = distPath("runtime/live/udp-tool.js");
+import { UdpHelpers } from "./udp-helpers.js";
 
 /** Real time a live device may take to react to a PFC pause (see liveSlack). */
 export const LIVE_REACTION_MS = 10;
@@ -102,9 +98,7 @@ export class Supervisor {
   private workloadCount = 0;
   private snapshotTimer: NodeJS.Timeout | null = null;
   private stopping = false;
-  private readonly udpHelpers: { name: string; kill: () => void }[] = [];
-  private readonly udpReceivers = new Set<string>();
-  private readonly udpCounters = new Map<string, Record<string, unknown>>();
+  private readonly udp: UdpHelpers;
 
   constructor(private readonly opts: SupervisorOptions) {
     this.lab = opts.lab;
@@ -135,6 +129,10 @@ export class Supervisor {
       this.handle(op, args, conn),
     );
     this.driver = this.newDriver();
+    this.udp = new UdpHelpers(this.lab, this.topo, this.plan, this.dilation, (name, namespace, pid) => {
+      this.state.helpers.push({ name, namespace, pid });
+      writeState(this.state);
+    });
   }
 
   /** The lab's emulated now (with synced clocks, the slowest device's). */
@@ -182,7 +180,8 @@ export class Supervisor {
       }
       await Promise.all([...this.devices.values()].map((d) => d.start()));
       for (const d of this.devices.values()) this.recordDevice(d);
-      await this.resolveNeighbours();
+      this.progress(`resolving neighbours (hosts ping their leaf)`);
+      await resolveNeighbours(this.lab, this.topo, this.plan);
       this.state.status = "running";
       writeState(this.state);
       this.progress("running");
@@ -241,36 +240,6 @@ export class Supervisor {
         { port: NIC_HOST_PORT, ifname: HOST_NIC_IF, delayNs: 0 },
       ],
     };
-  }
-
-  /**
-   * A real fabric has its neighbours resolved long before traffic: every host's kernel pings its leaf
-   * once, and the leaf learns the host from that ARP. Otherwise the first lossless packets towards a host
-   * whose NIC came up after the leaf's ARP retries ran out wait for ARP and overflow its queue
-   * (drop_arp_unresolved), a drop no network would make.
-   */
-  private async resolveNeighbours(): Promise<void> {
-    const hosts = this.topo.nodes.filter((n) => n.kind === NodeKind.Host);
-    this.progress(`resolving neighbours (${hosts.length} hosts ping their leaf)`);
-    await Promise.all(
-      hosts.map((h) =>
-        execa(
-          "ip",
-          [
-            "netns",
-            "exec",
-            nsName(this.lab, h.name),
-            "ping",
-            "-c",
-            "1",
-            "-W",
-            "2",
-            ipToString(hostAddress(this.plan, h.name).peerIp),
-          ],
-          { reject: false },
-        ),
-      ),
-    );
   }
 
   private watch(proc: DeviceProcess): void {
@@ -494,54 +463,8 @@ export class Supervisor {
     return this.startWorkload(incastWorkload(req, all, `incast-${this.workloadCount + 1}`));
   }
 
-  /**
-   * Kernel UDP from one host to another (dgram-as-promised processes in the two namespaces). The rate is
-   * emulated: the sender runs at rate / dilation of real bits per second.
-   */
-  async udp(req: UdpRequest): Promise<void> {
-    const hostsOnly = this.topo.nodes.filter((n) => n.kind === NodeKind.Host).map((n) => n.name);
-    for (const h of [req.from, req.to]) if (!hostsOnly.includes(h)) throw new Error(`${h} is not a host`);
-    if (!this.udpReceivers.has(req.to)) {
-      this.udpReceivers.add(req.to);
-      this.spawnHelper(`udp-recv-${req.to}`, req.to, ["recv"]);
-    }
-    const realRate = req.rateBps / this.dilation;
-    const args = [
-      "send",
-      "--dst",
-      ipToString(hostAddress(this.plan, req.to).ip),
-      "--rate",
-      String(realRate),
-      "--size",
-      String(req.size ?? 1000),
-    ];
-    if (req.durationNs !== undefined) args.push("--seconds", String((req.durationNs * this.dilation) / 1e9));
-    this.spawnHelper(`udp-send-${req.from}-${req.to}-${this.udpHelpers.length}`, req.from, args);
-  }
-
-  private spawnHelper(name: string, node: string, args: string[]): void {
-    const ns = nsName(this.lab, node);
-    const child = execa("ip", ["netns", "exec", ns, process.execPath, UDP_TOOL, ...args, "--lab", this.lab], {
-      ipc: true,
-      stdin: "ignore",
-      stdout: { file: logPath(this.lab, name), append: true },
-      stderr: { file: logPath(this.lab, name), append: true },
-      reject: false,
-      cleanup: true,
-    });
-    child.on("message", (m) => {
-      this.udpCounters.set(name, m as Record<string, unknown>);
-    });
-    this.addHelper(name, ns, child.pid ?? null, () => child.kill("SIGTERM"));
-  }
-
-  /** Counters of the UDP helper processes (name -> last report). */
-  udpStats(): Record<string, unknown> {
-    return Object.fromEntries(this.udpCounters);
-  }
-
   stopTraffic(): void {
-    for (const h of this.udpHelpers.filter((x) => x.name.startsWith("udp-send"))) h.kill();
+    this.udp.stopSenders();
     this.driver.stop("all");
     // A fresh driver: later workloads start from a clean slate (the NICs keep their QPs).
     this.oldDrivers.push(this.driver);
@@ -580,13 +503,6 @@ export class Supervisor {
     return this.events.slice(-limit);
   }
 
-  /** Registers a helper process (UDP sender/receiver) so `down` knows about it. */
-  addHelper(name: string, namespace: string, pid: number | null, kill: () => void): void {
-    this.udpHelpers.push({ name, kill });
-    this.state.helpers.push({ name, namespace, pid });
-    writeState(this.state);
-  }
-
   /** Orderly shutdown: stop the devices, remove everything the lab created. */
   async shutdown(): Promise<void> {
     if (this.stopping) return;
@@ -594,7 +510,7 @@ export class Supervisor {
     this.state.status = "stopping";
     writeState(this.state);
     if (this.snapshotTimer) clearInterval(this.snapshotTimer);
-    for (const h of this.udpHelpers) h.kill();
+    this.udp.stopAll();
     await Promise.all([...this.devices.values()].map((d) => d.stop()));
     await this.server.close();
     await teardown(this.lab);
@@ -639,7 +555,7 @@ export class Supervisor {
       case "incast":
         return this.incast(a as unknown as IncastRequest);
       case "udp":
-        await this.udp(a as unknown as UdpRequest);
+        this.udp.start(a as unknown as UdpRequest);
         return { ok: true };
       case "stop-traffic":
         this.stopTraffic();
@@ -653,7 +569,7 @@ export class Supervisor {
       case "events":
         return this.recentEvents(Number(a.limit ?? 200));
       case "udp-stats":
-        return this.udpStats();
+        return this.udp.stats();
       case "down":
         // Answer first, then go: the client waits for the state directory to disappear.
         setTimeout(() => void this.shutdown().then(() => process.exit(0)), 10);

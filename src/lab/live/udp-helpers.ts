@@ -1,0 +1,78 @@
+// Kernel UDP traffic between hosts (dgram-as-promised processes in the hosts' namespaces): lossy background
+// next to RoCE, started by `rocelab inject udp`. The rate is emulated: a sender runs at rate / dilation of
+// real bits per second. Every helper is registered with the lab (so `down` finds it) before it runs.
+
+import { execa } from "execa";
+import { ipToString } from "../../wire/bytes.js";
+import { type AddressPlan, hostAddress } from "../address-plan.js";
+import type { UdpRequest } from "../controller.js";
+import { NodeKind, type Topology } from "../topology.js";
+import { logPath, nsName } from "./names.js";
+import { distPath } from "./paths.js";
+
+const UDP_TOOL = distPath("runtime/live/udp-tool.js");
+
+export class UdpHelpers {
+  private readonly helpers: { name: string; kill: () => void }[] = [];
+  private readonly receivers = new Set<string>();
+  private readonly counters = new Map<string, Record<string, unknown>>();
+
+  constructor(
+    private readonly lab: string,
+    private readonly topo: Topology,
+    private readonly plan: AddressPlan,
+    private readonly dilation: number,
+    /** Records a helper process in the lab's state. */
+    private readonly register: (name: string, namespace: string, pid: number | null) => void,
+  ) {}
+
+  start(req: UdpRequest): void {
+    const hosts = this.topo.nodes.filter((n) => n.kind === NodeKind.Host).map((n) => n.name);
+    for (const h of [req.from, req.to]) if (!hosts.includes(h)) throw new Error(`${h} is not a host`);
+    if (!this.receivers.has(req.to)) {
+      this.receivers.add(req.to);
+      this.spawn(`udp-recv-${req.to}`, req.to, ["recv"]);
+    }
+    const args = [
+      "send",
+      "--dst",
+      ipToString(hostAddress(this.plan, req.to).ip),
+      "--rate",
+      String(req.rateBps / this.dilation),
+      "--size",
+      String(req.size ?? 1000),
+    ];
+    if (req.durationNs !== undefined) args.push("--seconds", String((req.durationNs * this.dilation) / 1e9));
+    this.spawn(`udp-send-${req.from}-${req.to}-${this.helpers.length}`, req.from, args);
+  }
+
+  /** Counters of the helper processes (name -> last report). */
+  stats(): Record<string, unknown> {
+    return Object.fromEntries(this.counters);
+  }
+
+  stopSenders(): void {
+    for (const h of this.helpers.filter((x) => x.name.startsWith("udp-send"))) h.kill();
+  }
+
+  stopAll(): void {
+    for (const h of this.helpers) h.kill();
+  }
+
+  private spawn(name: string, node: string, args: string[]): void {
+    const ns = nsName(this.lab, node);
+    const child = execa("ip", ["netns", "exec", ns, process.execPath, UDP_TOOL, ...args, "--lab", this.lab], {
+      ipc: true,
+      stdin: "ignore",
+      stdout: { file: logPath(this.lab, name), append: true },
+      stderr: { file: logPath(this.lab, name), append: true },
+      reject: false,
+      cleanup: true,
+    });
+    child.on("message", (m) => {
+      this.counters.set(name, m as Record<string, unknown>);
+    });
+    this.helpers.push({ name, kill: () => child.kill("SIGTERM") });
+    this.register(name, ns, child.pid ?? null);
+  }
+}
