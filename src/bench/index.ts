@@ -26,6 +26,10 @@ export const BENCHMARKS = {
     summary:
       "one live switch process vs kernel forwarding on the same veths: frames/s, CPU, event-loop lag (root)",
   },
+  "lab-idle": {
+    module: "./lab-idle.js",
+    summary: "an idle lab's processes: CPU share and memory (RSS and PSS) after bring-up (root)",
+  },
 } as const;
 
 export type BenchmarkName = keyof typeof BENCHMARKS;
