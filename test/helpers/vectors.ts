@@ -1,5 +1,6 @@
-// Known-good RoCEv2 frames from reference/protocol.md §1.6, as hex (spaces ignored by fromHex), shared by
-// the codec and ICRC tests.
+// Known-good RoCEv2 frames as hex (spaces ignored by fromHex), shared by the codec and ICRC tests: the CNP
+// of NVIDIA's community article "RoCEv2 CNP Packet Format Example", and a WRITE built here whose ICRC comes
+// from the same algorithm and which tshark dissects without error.
 
 /** NVIDIA's "RoCEv2 CNP packet format example": an IPv4 packet, no Ethernet. */
 export const NVIDIA_CNP =

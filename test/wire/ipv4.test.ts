@@ -14,7 +14,7 @@ import {
   setIpv4Ttl,
 } from "../../src/wire/ipv4.js";
 
-// The IPv4 header of NVIDIA's RoCEv2 CNP example (reference/protocol.md §1.6): checksum 0x6927.
+// The IPv4 header of NVIDIA's RoCEv2 CNP example (NVIDIA community, "RoCEv2 CNP Packet Format Example"): checksum 0x6927.
 const NVIDIA_CNP_IP = "4589003c98c640002011692716161608 16161607";
 
 t.test("parses a known header and its fields", (t) => {
@@ -51,7 +51,7 @@ t.test("serialize writes a valid checksum and the RoCE defaults", (t) => {
     },
     buf,
   );
-  // Same header as the second vector of reference/protocol.md §1.6 (checksum 0x26a4).
+  // Same header as test/helpers/vectors.ts's second vector (checksum 0x26a4).
   t.equal(toHex(buf), "4502004400014000401126a40a0000010a000002");
   t.equal(internetChecksum(buf, 0, 20), 0);
   t.end();

@@ -17,7 +17,7 @@ import { guarded } from "../helpers/guarded.js";
 
 const SRC = parseMac("02:00:00:00:00:01")!;
 
-// reference/protocol.md §2.1: priority 3 paused for 0xffff quanta (dissected correctly by Wireshark).
+// IEEE 802.1Qbb-2011 clause 36 frame layout: priority 3 paused for 0xffff quanta (dissected correctly by Wireshark).
 const PRIO3_XOFF =
   "0180c2000001 020000000001 8808 0101 0008 0000 0000 0000 ffff 0000 0000 0000 0000" + "00".repeat(26);
 
