@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `rocelab` command.
 import { Command } from "commander";
+import { registerDilationCommand } from "./cli/dilation-command.js";
 import { registerFramesCommand } from "./cli/frames-command.js";
 import { registerLabCommands } from "./cli/lab-commands.js";
 import { registerPcapCheckCommand } from "./cli/pcap-check-command.js";
@@ -20,6 +21,7 @@ program
 registerTopologyCommand(program);
 registerRunCommand(program);
 registerLabCommands(program);
+registerDilationCommand(program);
 registerFramesCommand(program);
 registerPcapCheckCommand(program);
 registerPlotCommand(program);

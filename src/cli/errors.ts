@@ -1,6 +1,7 @@
 // User-facing errors: a clear message and an exit status, never a stack trace for a mistake in input.
 
 import { ConfigError } from "../lab/config-error.js";
+import { parseDilationOption } from "../lab/live/auto-dilation.js";
 import { type ClockMode, parseClockMode } from "../lab/live/clock-plan.js";
 import { RemoteError } from "../lab/live/control.js";
 import { LabError } from "../lab/live/live-lab.js";
@@ -44,6 +45,15 @@ export function action<A extends unknown[]>(
 export function clockOption(text: string): ClockMode {
   try {
     return parseClockMode(text, "--clock");
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+}
+
+/** `--dilation N | auto | auto:FLOOR`, or a usage error that says what is allowed. */
+export function dilationOption(text: string, defaultFloor: number): { dilation: number; auto: boolean } {
+  try {
+    return parseDilationOption(text, defaultFloor);
   } catch (e) {
     throw new UsageError((e as Error).message);
   }

@@ -13,7 +13,7 @@ import type { LabStatus } from "../lab/live/supervisor.js";
 import { NodeKind } from "../lab/topology.js";
 import { formatDuration, formatRate, formatSize } from "../lab/units.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
-import { action, clockOption, UsageError } from "./errors.js";
+import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { loadTopologyArg } from "./topology-command.js";
 
 const TRACE_TOOL = distPath("runtime/live/trace-tool.js");
@@ -55,7 +55,7 @@ function endpoint(text: string, lab: LiveLab): { node: string; port: number } {
   return { node: m[1]!, port };
 }
 
-async function withLab<T>(opts: { name?: string }, fn: (lab: LiveLab) => Promise<T>): Promise<T> {
+export async function withLab<T>(opts: { name?: string }, fn: (lab: LiveLab) => Promise<T>): Promise<T> {
   const lab = await LiveLab.connect(labName(opts)).catch((e: Error) => {
     throw new UsageError(e.message, 1);
   });
@@ -76,7 +76,11 @@ export function registerLabCommands(program: Command): void {
     .argument("[topology]", "topology YAML (default: the built-in 2-spine, 2-leaf, 8-host fabric)")
     .description("bring up a live lab: a namespace and a process per device, veth links, real frames")
     .option("--name <name>", "lab name (prefix of everything the lab creates)", DEFAULT_LAB)
-    .option("--dilation <n>", "emulated time runs N times slower than real time", String(DEFAULT_DILATION))
+    .option(
+      "--dilation <n>",
+      "emulated time runs N times slower than real time; auto[:N]: start at N (default 1000) and raise it while the machine cannot keep up",
+      String(DEFAULT_DILATION),
+    )
     .option("--seed <n>", "seed of the devices' random choices", "1")
     .option(
       "--clock <mode>",
@@ -90,9 +94,7 @@ export function registerLabCommands(program: Command): void {
           opts: { name?: string; dilation: string; seed: string; clock: string },
         ) => {
           const name = labName(opts);
-          const dilation = Number(opts.dilation);
-          if (!(dilation >= 1))
-            throw new UsageError(`--dilation must be a number >= 1, not "${opts.dilation}"`);
+          const { dilation, auto } = dilationOption(opts.dilation, DEFAULT_DILATION);
           const clock = clockOption(opts.clock);
           // Validate before anything is created.
           const topo = loadTopologyArg(topology);
@@ -102,6 +104,7 @@ export function registerLabCommands(program: Command): void {
             lab: name,
             topology: topology ?? "default",
             dilation,
+            ...(auto ? { autoDilation: true } : {}),
             seed: Number(opts.seed),
             clock,
             onProgress: (s) => process.stderr.write(`  ${s}\n`),
@@ -112,7 +115,7 @@ export function registerLabCommands(program: Command): void {
           const flag = name === DEFAULT_LAB ? "" : ` --name ${name}`;
           process.stdout.write(
             [
-              `lab ${name} is up: ${topo.nodes.length} devices, ${topo.links.length} links, dilation ${dilation} (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+              `lab ${name} is up: ${topo.nodes.length} devices, ${topo.links.length} links, dilation ${dilation}${auto ? " (auto)" : ""} (${((Date.now() - started) / 1000).toFixed(1)} s)`,
               "",
               "look:",
               `  rocelab status${flag}                  devices, links, process health`,
@@ -457,7 +460,7 @@ export async function captureFrames(
 
 function formatStatus(s: LabStatus): string {
   const lines = [
-    `lab ${s.lab}: ${s.status}, topology ${s.topology}, dilation ${s.dilation}, emulated time ${formatDuration(s.now)}, ${s.clock} clocks${s.clock === "synced" ? ` (${formatDuration(s.behindNs)} behind real time / dilation)` : ""}`,
+    `lab ${s.lab}: ${s.status}, topology ${s.topology}, dilation ${s.dilation}${s.dilationAuto ? " (auto)" : ""}, emulated time ${formatDuration(s.now)}, ${s.clock} clocks${s.clock === "synced" ? ` (${formatDuration(s.behindNs)} behind real time / dilation)` : ""}`,
     "",
     "device      kind    status    pid      restarts  loop lag p99  timer late  cpu      clock held  holds  silent>grace (worst)",
   ];

@@ -8,7 +8,7 @@ import { formatSummary, type Report } from "../lab/report/report.js";
 import { runScenarioSim } from "../lab/run-sim.js";
 import { loadScenario } from "../lab/scenario.js";
 import { formatDuration } from "../lab/units.js";
-import { action, clockOption, UsageError } from "./errors.js";
+import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
 
 interface RunOptions {
@@ -35,7 +35,7 @@ export function registerRunCommand(program: Command): void {
     .option("--seed <n>", "override the scenario's seed", (v) => Number.parseInt(v, 10))
     .option(
       "--dilation <n>",
-      "live runtime: emulated time runs N times slower than real time",
+      "live runtime: emulated time runs N times slower than real time; auto[:N]: raised while the machine cannot keep up",
       String(DEFAULT_DILATION),
     )
     .option(
@@ -73,12 +73,11 @@ export function registerRunCommand(program: Command): void {
           if (process.getuid?.() !== 0) {
             throw new UsageError("--runtime live needs root (network namespaces, veth): run it with sudo", 1);
           }
-          const dilation = Number(opts.dilation);
-          if (!(dilation >= 1))
-            throw new UsageError(`--dilation must be a number >= 1, not "${opts.dilation}"`);
+          const { dilation, auto } = dilationOption(opts.dilation, DEFAULT_DILATION);
           report = await runScenarioLive(sc, {
             outDir: out,
             dilation,
+            ...(auto ? { autoDilation: true } : {}),
             clock: clockOption(opts.clock),
             ...(opts.quiet ? {} : { onProgress: (line: string) => process.stderr.write(`${line}\n`) }),
           });

@@ -13,7 +13,7 @@ import { NodeKind, type Topology } from "../lab/topology.js";
 import { formatDuration } from "../lab/units.js";
 import type { SimPacing } from "../tui/run-effect.js";
 import type { DashboardStore } from "../tui/store.js";
-import { action, clockOption, UsageError } from "./errors.js";
+import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
 import { loadTopologyArg } from "./topology-command.js";
 
@@ -143,7 +143,7 @@ async function runLive(topology: string | undefined, topo: Topology, opts: TuiOp
   const name = opts.name ?? DEFAULT_LAB;
   const problem = labNameProblem(name);
   if (problem) throw new UsageError(problem);
-  const dilation = parseDilation(opts.dilation, DEFAULT_DILATION);
+  const { dilation, auto } = dilationOption(opts.dilation ?? String(DEFAULT_DILATION), DEFAULT_DILATION);
   const clock = clockOption(opts.clock);
   if (process.getuid?.() !== 0) {
     throw new UsageError(
@@ -170,7 +170,7 @@ async function runLive(topology: string | undefined, topo: Topology, opts: TuiOp
   });
   session.install();
 
-  const title = `rocelab testbed: lab "${name}" (live, ${topo.name}: ${topo.nodes.length} devices, ${topo.links.length} links, dilation ${dilation})`;
+  const title = `rocelab testbed: lab "${name}" (live, ${topo.name}: ${topo.nodes.length} devices, ${topo.links.length} links, dilation ${dilation}${auto ? " (auto)" : ""})`;
   const progress = interactive ? (await import("../tui/screen.js")).openBringUp(title, colour) : null;
   if (progress) session.onEnd(() => progress.close());
   else say(title);
@@ -181,6 +181,7 @@ async function runLive(topology: string | undefined, topo: Topology, opts: TuiOp
       lab: name,
       topology: topology ?? "default",
       dilation,
+      ...(auto ? { autoDilation: true } : {}),
       seed: Number(opts.seed),
       clock,
       onProgress: step,
@@ -286,7 +287,7 @@ export function registerTuiCommand(program: Command): void {
     .option("--name <name>", `lab name (live default: ${DEFAULT_LAB})`)
     .option(
       "--dilation <n>",
-      `emulated time runs N times slower than real time (default: live ${DEFAULT_DILATION}, sim ${DEFAULT_SIM_DILATION})`,
+      `emulated time runs N times slower than real time (default: live ${DEFAULT_DILATION}, sim ${DEFAULT_SIM_DILATION}); live: auto[:N] raises it while the machine cannot keep up`,
     )
     .option("--seed <n>", "seed of the devices' random choices", "1")
     .option(

@@ -92,6 +92,29 @@ t.test(
         `${d.node} reports its synced clock (held ${d.health?.sync?.heldNs} ns, ${d.health?.sync?.holds} holds)`,
       );
     }
+    // The dilation changes while the lab runs (`rocelab dilation`), at one real instant for every process:
+    // the dilated real clock (the lab's now plus how far it is behind) then advances real / 4000.
+    const clockNow = async () => {
+      const s = JSON.parse((await rl(["status", "--json", "--name", LAB])).stdout) as {
+        dilation: number;
+        now: number;
+        behindNs: number;
+      };
+      return { ...s, free: s.now + s.behindNs, real: performance.now() };
+    };
+    t.equal((await rl(["dilation", "4000", "--name", LAB])).exitCode, 0);
+    await new Promise((r) => setTimeout(r, 200));
+    const d0 = await clockNow();
+    t.equal(d0.dilation, 4000, "rocelab dilation 4000 took effect");
+    await new Promise((r) => setTimeout(r, 1000));
+    const d1 = await clockNow();
+    const expected = ((d1.real - d0.real) * 1e6) / 4000;
+    t.ok(
+      Math.abs(d1.free - d0.free - expected) < 0.1 * expected,
+      `the dilated clock advanced ${d1.free - d0.free} ns in ${Math.round(d1.real - d0.real)} ms real (expected ${Math.round(expected)})`,
+    );
+    t.ok(d1.now > d0.now, "emulated time goes on");
+    t.equal((await rl(["dilation", "1000", "--name", LAB])).exitCode, 0);
     t.ok(h8.counters.np_cnp_sent! > 0, `h8 sent CNPs (${h8.counters.np_cnp_sent})`);
     let handled = 0;
     for (const h of ["h1", "h2", "h3", "h4"]) handled += (await statsOf(LAB, h)).counters.rp_cnp_handled!;

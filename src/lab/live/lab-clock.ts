@@ -3,11 +3,12 @@
 // reads the lab's time from (the slowest running device) and marks dead devices in.
 
 import { ClockTable, clockTableBytes, DeviceState } from "../../runtime/live/clock-table.js";
+import { CHANGE_LEAD_NS, DilationTimeline, dilationTableBytes } from "../../runtime/live/dilation.js";
 import { nativeAddon } from "../../runtime/live/native.js";
-import type { SyncInit } from "../../runtime/live/protocol.js";
+import type { DilationInit, SyncInit } from "../../runtime/live/protocol.js";
 import type { Topology } from "../topology.js";
 import { ClockMode, type ClockPlan, planClock } from "./clock-plan.js";
-import { clockTablePath } from "./names.js";
+import { clockTablePath, dilationTablePath } from "./names.js";
 
 /** Default grace of synced clocks: above a busy device's usual gap between turns (Node timers, ~1 ms). */
 export const DEFAULT_SYNC_GRACE_MS = 1;
@@ -17,19 +18,51 @@ export class LabClock {
   readonly epoch = process.hrtime.bigint();
   private readonly plan: ClockPlan;
   private table: ClockTable | null = null;
+  /** The lab's dilation over time, shared with every device (free-running clocks too). */
+  private timeline: DilationTimeline;
 
   constructor(
     private readonly lab: string,
     topo: Topology,
-    readonly dilation: number,
+    /** The dilation the lab starts with. */
+    readonly initialDilation: number,
     readonly mode: ClockMode,
     private readonly graceMs = DEFAULT_SYNC_GRACE_MS,
   ) {
     this.plan = planClock(topo);
+    this.timeline = DilationTimeline.fixed(initialDilation);
   }
 
-  /** Creates the clock table (synced clocks), before any device starts. */
+  /** The dilation in force now. */
+  get dilation(): number {
+    return this.timeline.factor(this.real());
+  }
+
+  /**
+   * From CHANGE_LEAD_NS real from now on, emulated time runs `factor` times slower than real time: every
+   * device reads the change before it takes effect, so all of them switch at the same real instant.
+   * Returns the emulated time the change takes effect at.
+   */
+  setDilation(factor: number): number {
+    const at = this.real() + CHANGE_LEAD_NS;
+    this.timeline.change(at, factor);
+    return this.timeline.emulated(at);
+  }
+
+  /** Every dilation the lab has run at (its last SEGMENTS changes), with when it started. */
+  dilationHistory(): { startReal: number; startEmu: number; factor: number }[] {
+    return this.timeline.segments();
+  }
+
+  /** Where the devices find the lab's dilation. */
+  dilationFor(): DilationInit {
+    return { table: dilationTablePath(this.lab), bytes: dilationTableBytes() };
+  }
+
+  /** Creates the shared dilation table and (synced clocks) the clock table, before any device starts. */
   create(): void {
+    const shared = nativeAddon().mapShared(dilationTablePath(this.lab), dilationTableBytes());
+    this.timeline = DilationTimeline.format(shared, this.initialDilation);
     if (this.mode !== ClockMode.Synced) return;
     const devices = this.plan.device.size;
     const bytes = clockTableBytes(devices, this.plan.linkTo.length);
@@ -56,7 +89,16 @@ export class LabClock {
 
   /** Emulated ns of the dilated real clock alone. */
   free(): number {
-    return Math.floor(Number(process.hrtime.bigint() - this.epoch) / this.dilation);
+    return this.timeline.emulated(this.real());
+  }
+
+  /** Real ms until the dilated real clock reaches emulated `at` (<= 0 once it has). */
+  realMsUntil(at: number): number {
+    return (this.timeline.realAt(at) - this.real()) / 1e6;
+  }
+
+  private real(): number {
+    return Number(process.hrtime.bigint() - this.epoch);
   }
 
   /**
@@ -64,12 +106,12 @@ export class LabClock {
    * device's clock, so that scenario steps and workloads start when the devices are there.
    */
   now(): number {
-    const real = Number(process.hrtime.bigint() - this.epoch);
-    const free = Math.floor(real / this.dilation);
+    const real = this.real();
+    const free = this.timeline.emulated(real);
     if (this.table === null) return free;
     let slowest = Number.POSITIVE_INFINITY;
     for (let d = 0; d < this.table.devices; d++) {
-      const e = this.table.estimate(d, real, this.dilation, this.graceMs * 1e6);
+      const e = this.table.estimate(d, real, this.timeline, this.graceMs * 1e6);
       if (e < slowest) slowest = e;
     }
     return slowest === Number.POSITIVE_INFINITY ? free : Math.max(0, slowest);

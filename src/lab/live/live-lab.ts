@@ -41,6 +41,8 @@ export interface UpOptions {
   /** A topology file, or "default". */
   readonly topology: string;
   readonly dilation: number;
+  /** `--dilation auto`: start at `dilation` and let the supervisor raise it when the machine is short. */
+  readonly autoDilation?: boolean;
   readonly seed?: number;
   readonly convergenceNs?: number;
   /** How the devices' clocks run (default DEFAULT_CLOCK_MODE: synchronised). */
@@ -104,6 +106,7 @@ export async function upLab(opts: UpOptions): Promise<void> {
       String(opts.convergenceNs ?? 0),
       "--clock",
       opts.clock ?? DEFAULT_CLOCK_MODE,
+      ...(opts.autoDilation ? ["--auto-dilation"] : []),
     ],
     { detached: true, stdio: ["ignore", log, log], env: cleanNodeEnv() },
   );

@@ -45,6 +45,11 @@ export function clockTablePath(lab: string): string {
   return join(labDir(lab), "clock");
 }
 
+/** The lab's dilation over time (runtime/live/dilation.ts), shared by its processes. */
+export function dilationTablePath(lab: string): string {
+  return join(labDir(lab), "dilation");
+}
+
 export function controlSocketPath(lab: string): string {
   return join(labDir(lab), "control.sock");
 }

@@ -20,6 +20,8 @@ import { type LabStatus, LIVE_REACTION_MS } from "./supervisor.js";
 export interface LiveRunOptions {
   readonly outDir?: string;
   readonly dilation: number;
+  /** `--dilation auto`: `dilation` is where it starts (and the floor it comes back to). */
+  readonly autoDilation?: boolean;
   /** How the devices' clocks run (default: synced). */
   readonly clock?: ClockMode;
   /** Lab name (default: a fresh "run<number>"). */
@@ -67,6 +69,7 @@ export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promi
       lab,
       topology: topologyArg,
       dilation: opts.dilation,
+      ...(opts.autoDilation ? { autoDilation: true } : {}),
       ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
       seed: sc.seed,
       onProgress: (s) => progress(`  ${s}`),
@@ -126,7 +129,8 @@ async function play(
   const t0 = status.now;
   const behind0 = status.behindNs;
   const real0 = performance.now();
-  const dilation = status.dilation;
+  const startDilation = status.dilation;
+  let dilation = startDilation;
   lab.onEvents((list: readonly LabEvent[]) => {
     for (const e of list) events.push(JSON.stringify({ ...e, t: e.t - t0 }));
   });
@@ -136,7 +140,9 @@ async function play(
   // device's clock); between questions the wait is what real time alone would need.
   let labNow = 0;
   const refreshNow = async (): Promise<number> => {
-    labNow = (await lab.request<LabStatus>("status")).now - t0;
+    const s = await lab.request<LabStatus>("status");
+    labNow = s.now - t0;
+    dilation = s.dilation;
     return labNow;
   };
   /** Waits until the lab's clock reaches scenario time `at` (or `stop` turns true). */
@@ -190,11 +196,9 @@ async function play(
     end.clock,
     ran,
     Math.max(0, end.behindNs - behind0),
-    (performance.now() - real0) * 1e6,
-    dilation,
     stats,
     timerLate,
-    (LIVE_REACTION_MS * 1e6) / dilation,
+    (LIVE_REACTION_MS * 1e6) / startDilation,
   );
   const report = assembleReport({ ...sc, durationNs: ran }, stats, flows, {
     runtime: "live",

@@ -15,6 +15,7 @@ const { values } = parseArgs({
     seed: { type: "string", default: "1" },
     convergence: { type: "string", default: "0" },
     clock: { type: "string", default: DEFAULT_CLOCK_MODE },
+    "auto-dilation": { type: "boolean", default: false },
   },
 });
 if (!values.lab || !values.dilation) {
@@ -31,6 +32,7 @@ const supervisor = new Supervisor({
   seed: Number(values.seed),
   convergenceNs: Number(values.convergence),
   clock: parseClockMode(values.clock, "--clock"),
+  autoDilation: values["auto-dilation"],
 });
 
 let exiting = false;

@@ -1,6 +1,7 @@
 import { createRandom } from "../../device/prng.js";
 import type { CompletionRecord } from "../../nic/stats-types.js";
 import { generateFlows, type WorkloadSpec } from "../../nic/workloads.js";
+import { MAX_DILATION, MIN_DILATION } from "../../runtime/live/dilation.js";
 import type { InitMessage } from "../../runtime/live/protocol.js";
 import type { SwitchTunables } from "../../switch/config.js";
 import { type AddressPlan, hostAddress, planAddresses } from "../address-plan.js";
@@ -21,6 +22,7 @@ import { hostChange, SettingsLayers, switchChange } from "../settings-layers.js"
 import { buildSwitchConfig } from "../switch-config.js";
 import { linkAt, NodeKind, type Topology } from "../topology.js";
 import { topologyView } from "../topology-view.js";
+import { AUTO_WINDOW_MS, AutoDilation } from "./auto-dilation.js";
 import { ClockMode } from "./clock-plan.js";
 import { type ControlConnection, ControlServer } from "./control.js";
 import { DeviceProcess } from "./device-process.js";
@@ -52,6 +54,8 @@ export interface LabStatus {
   readonly status: LabState["status"];
   readonly topology: string;
   readonly dilation: number;
+  /** `--dilation auto` (or `rocelab dilation auto`): the supervisor adjusts the dilation. */
+  readonly dilationAuto: boolean;
   readonly now: number;
   /** How the devices' clocks run, and how far the lab's clock is behind real time / dilation (ns). */
   readonly clock: ClockMode;
@@ -76,14 +80,20 @@ export interface SupervisorOptions {
   readonly clock?: ClockMode;
   /** Synced clocks: real ms a device with work is taken to keep running after its last sign of life. */
   readonly syncGraceMs?: number;
+  /** `--dilation auto`: raise the dilation when the machine cannot hold it (auto-dilation.ts). */
+  readonly autoDilation?: boolean;
 }
 
 export class Supervisor {
   readonly lab: string;
   readonly topo: Topology;
   readonly plan: AddressPlan;
-  readonly dilation: number;
   private readonly clock: LabClock;
+  private readonly lateBudgetNs: number;
+  private auto: AutoDilation | null;
+  private autoTimer: NodeJS.Timeout | null = null;
+  /** Latest device timer in the current auto-dilation window, emulated ns. */
+  private windowLateNs = 0;
   private readonly devices = new Map<string, DeviceProcess>();
   private readonly downLinks = new Set<number>();
   private readonly settings: SettingsLayers;
@@ -104,14 +114,15 @@ export class Supervisor {
     this.lab = opts.lab;
     this.topo = opts.topology;
     this.plan = planAddresses(opts.topology);
-    this.dilation = opts.dilation;
     this.clock = new LabClock(
       this.lab,
       this.topo,
-      this.dilation,
+      opts.dilation,
       opts.clock ?? ClockMode.Free,
       opts.syncGraceMs,
     );
+    this.lateBudgetNs = (LIVE_REACTION_MS * 1e6) / opts.dilation;
+    this.auto = opts.autoDilation ? new AutoDilation(opts.dilation, this.lateBudgetNs) : null;
     this.settings = new SettingsLayers(this.topo, switchChange(this.liveSlack()));
     this.state = {
       lab: this.lab,
@@ -129,10 +140,21 @@ export class Supervisor {
       this.handle(op, args, conn),
     );
     this.driver = this.newDriver();
-    this.udp = new UdpHelpers(this.lab, this.topo, this.plan, this.dilation, (name, namespace, pid) => {
-      this.state.helpers.push({ name, namespace, pid });
-      writeState(this.state);
-    });
+    this.udp = new UdpHelpers(
+      this.lab,
+      this.topo,
+      this.plan,
+      () => this.dilation,
+      (name, namespace, pid) => {
+        this.state.helpers.push({ name, namespace, pid });
+        writeState(this.state);
+      },
+    );
+  }
+
+  /** The dilation in force now. */
+  get dilation(): number {
+    return this.clock.dilation;
   }
 
   /** The lab's emulated now (with synced clocks, the slowest device's). */
@@ -152,7 +174,7 @@ export class Supervisor {
    * which an upstream keeps sending, so automatic headroom covers LIVE_REACTION_MS of it.
    */
   private liveSlack(): SwitchSettings {
-    return { pfc: { headroomSlack: Math.ceil((LIVE_REACTION_MS * 1e6) / this.dilation) } };
+    return { pfc: { headroomSlack: Math.ceil(this.lateBudgetNs) } };
   }
 
   async start(): Promise<void> {
@@ -186,6 +208,7 @@ export class Supervisor {
       writeState(this.state);
       this.progress("running");
       this.snapshotTimer = setInterval(() => void this.pushSnapshot(), SNAPSHOT_MS);
+      this.startAutoDilation();
     } catch (e) {
       this.state.status = "failed";
       writeState(this.state);
@@ -201,7 +224,9 @@ export class Supervisor {
       lab: this.lab,
       node,
       epoch: this.clock.epoch.toString(),
-      dilation: this.dilation,
+      // Ring sizes follow the dilation the lab starts with (auto only raises it, which slows the ports).
+      dilation: this.clock.initialDilation,
+      dilationTable: this.clock.dilationFor(),
       seed: this.opts.seed,
       ...(this.clock.mode === ClockMode.Synced ? { sync: this.clock.syncFor(node)! } : {}),
     };
@@ -243,6 +268,9 @@ export class Supervisor {
   }
 
   private watch(proc: DeviceProcess): void {
+    proc.on("health", (_now, h) => {
+      if ((h.timerLateRecentNs ?? 0) > this.windowLateNs) this.windowLateNs = h.timerLateRecentNs ?? 0;
+    });
     proc.on("events", (events) => {
       for (const e of events) {
         const stamped: LabEvent = { ...e, device: proc.node };
@@ -292,6 +320,7 @@ export class Supervisor {
       status: this.state.status,
       topology: this.topo.source,
       dilation: this.dilation,
+      dilationAuto: this.auto !== null,
       now,
       clock: this.clock.mode,
       behindNs: Math.max(0, this.clock.free() - now),
@@ -379,7 +408,7 @@ export class Supervisor {
     this.events.push(ev);
     this.server.broadcast("events", [ev]);
     const routes = computeRoutes(this.topo, this.plan, this.downLinks);
-    const delayMs = ((this.opts.convergenceNs ?? 0) * this.dilation) / 1e6;
+    const delayMs = this.clock.realMsUntil(this.clock.free() + (this.opts.convergenceNs ?? 0));
     setTimeout(() => {
       for (const [name, d] of this.devices) {
         if (d.kind === "switch" && d.status === "running")
@@ -437,7 +466,7 @@ export class Supervisor {
         const wait = (): void => {
           const now = this.now();
           if (now >= at) fn(now);
-          else setTimeout(wait, Math.max(1, ((at - now) * this.dilation) / 1e6));
+          else setTimeout(wait, Math.max(1, this.clock.realMsUntil(this.clock.free() + (at - now))));
         };
         wait();
       },
@@ -510,10 +539,64 @@ export class Supervisor {
     this.state.status = "stopping";
     writeState(this.state);
     if (this.snapshotTimer) clearInterval(this.snapshotTimer);
+    if (this.autoTimer) clearInterval(this.autoTimer);
     this.udp.stopAll();
     await Promise.all([...this.devices.values()].map((d) => d.stop()));
     await this.server.close();
     await teardown(this.lab);
+  }
+
+  /**
+   * `--dilation auto`: once a window, compare how far the lab's clock got with what the dilation promises
+   * (and, free clocks, how late device timers fired) and change the dilation when auto-dilation.ts says.
+   */
+  private startAutoDilation(): void {
+    let real0 = performance.now();
+    let emu0 = this.now();
+    this.autoTimer = setInterval(() => {
+      const real1 = performance.now();
+      const emu1 = this.now();
+      const decision = this.auto?.decide({
+        mode: this.clock.mode,
+        dilation: this.dilation,
+        emulatedNs: emu1 - emu0,
+        realNs: (real1 - real0) * 1e6,
+        worstLateNs: this.windowLateNs,
+      });
+      this.windowLateNs = 0;
+      real0 = real1;
+      emu0 = emu1;
+      if (decision) this.applyDilation(decision.dilation, `auto: ${decision.reason}`);
+    }, AUTO_WINDOW_MS);
+    this.autoTimer.unref();
+  }
+
+  /** `rocelab dilation N|auto`: a fixed dilation (auto off), or auto from the current one up. */
+  private setDilation(d: number | "auto"): { dilation: number; auto: boolean; at: number } {
+    if (d === "auto") {
+      this.auto = new AutoDilation(this.clock.initialDilation, this.lateBudgetNs);
+      return { dilation: this.dilation, auto: true, at: this.now() };
+    }
+    if (!(d >= MIN_DILATION && d <= MAX_DILATION))
+      throw new Error(`dilation must be between ${MIN_DILATION} and ${MAX_DILATION}, not ${d}`);
+    this.auto = null;
+    const at = this.applyDilation(d, "set by the operator");
+    return { dilation: d, auto: false, at };
+  }
+
+  private applyDilation(d: number, why: string): number {
+    const before = this.dilation;
+    const at = this.clock.setDilation(d);
+    const ev: LabEvent = {
+      t: at,
+      device: "lab",
+      kind: "info",
+      value: d,
+      detail: `dilation ${before} -> ${d} (${why})`,
+    };
+    this.events.push(ev);
+    this.server.broadcast("events", [ev]);
+    return at;
   }
 
   private async handle(op: string, args: unknown, conn: ControlConnection): Promise<unknown> {
@@ -570,6 +653,8 @@ export class Supervisor {
         return this.recentEvents(Number(a.limit ?? 200));
       case "udp-stats":
         return this.udp.stats();
+      case "dilation":
+        return this.setDilation(a.dilation === "auto" ? "auto" : Number(a.dilation));
       case "down":
         // Answer first, then go: the client waits for the state directory to disappear.
         setTimeout(() => void this.shutdown().then(() => process.exit(0)), 10);

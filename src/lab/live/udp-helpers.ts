@@ -21,7 +21,8 @@ export class UdpHelpers {
     private readonly lab: string,
     private readonly topo: Topology,
     private readonly plan: AddressPlan,
-    private readonly dilation: number,
+    /** The lab's dilation now (a sender keeps the real rate it was started with). */
+    private readonly dilation: () => number,
     /** Records a helper process in the lab's state. */
     private readonly register: (name: string, namespace: string, pid: number | null) => void,
   ) {}
@@ -38,11 +39,12 @@ export class UdpHelpers {
       "--dst",
       ipToString(hostAddress(this.plan, req.to).ip),
       "--rate",
-      String(req.rateBps / this.dilation),
+      String(req.rateBps / this.dilation()),
       "--size",
       String(req.size ?? 1000),
     ];
-    if (req.durationNs !== undefined) args.push("--seconds", String((req.durationNs * this.dilation) / 1e9));
+    if (req.durationNs !== undefined)
+      args.push("--seconds", String((req.durationNs * this.dilation()) / 1e9));
     this.spawn(`udp-send-${req.from}-${req.to}-${this.helpers.length}`, req.from, args);
   }
 

@@ -109,15 +109,15 @@ export function liveTiming(
   clock: "synced" | "free",
   durationNs: number,
   heldNs: number,
-  realNs: number,
-  dilation: number,
   stats: readonly AnyDeviceStats[],
   worstTimerLateNs: number,
   slackNs: number,
 ): LiveTiming {
   let worst = 0;
   for (const s of stats) for (const p of s.ports) worst = Math.max(worst, p.counters.tx_stalled_ns ?? 0);
-  const pace = realNs > 0 ? durationNs / (realNs / dilation) : 1;
+  // Emulated time per advance of the dilated real clock: the run's emulated time plus what the clocks held.
+  // (Not realNs / dilation: with `--dilation auto` the dilation changes during the run.)
+  const pace = durationNs + heldNs > 0 ? durationNs / (durationNs + heldNs) : 1;
   const stalled = worst > 0.01 * durationNs;
   const late = worstTimerLateNs > slackNs;
   const machineLimited = clock === "free" && (stalled || late);

@@ -29,6 +29,8 @@
 // With them a frame arrives at the time the emulated wire says, however late its receiver reads it and
 // however the sender's timer batched it, where a kernel timestamp only says when it was handed over.
 
+import type { DilationTimeline } from "./dilation.js";
+
 export const CLOCK_TABLE_MAGIC = 0x524c434b; // "RLCK"
 
 export const DeviceState = { Absent: 0, Running: 1, Gone: 2 } as const;
@@ -209,7 +211,7 @@ export class ClockTable {
 
   /**
    * A lower bound on device `d`'s emulated clock at real time `real` (ns since the epoch), or +Inf when it
-   * constrains nobody (absent or gone). `dilation` converts real to emulated ns; `graceNs` (real ns) is how
+   * constrains nobody (absent or gone). `timeline` (the lab's dilation) converts real to emulated ns; `graceNs` (real ns) is how
    * long a device that has work is assumed to keep up after its last sign of life.
    *
    * A device with nothing to do (no unread frame on any incoming link, and its own next wake-up still in
@@ -217,16 +219,17 @@ export class ClockTable {
    * since it last published, whichever is later, for at most `graceNs`; beyond that it is taken to be
    * stalled where it was.
    */
-  estimate(d: number, real: number, dilation: number, graceNs: number): number {
+  estimate(d: number, real: number, timeline: DilationTimeline, graceNs: number): number {
     const b = HEADER_WORDS + d * DEVICE_WORDS;
     const w = this.words;
     if (w[b + STATE] !== DeviceState.Running) return Number.POSITIVE_INFINITY;
     const offset = w[b + OFFSET]!;
     const active = this.activeSince(d);
-    if (real < active) return Math.floor(real / dilation) - offset;
+    if (real < active) return timeline.emulated(real) - offset;
     const pubReal = w[b + PUB_REAL]!;
+    const dilation = timeline.factor(real);
     const sincePub = w[b + PUB]! + Math.min(Math.max(0, real - pubReal), graceNs) / dilation;
-    const sinceActive = Math.floor(active / dilation) - offset + Math.min(real - active, graceNs) / dilation;
+    const sinceActive = timeline.emulated(active) - offset + Math.min(real - active, graceNs) / dilation;
     return Math.floor(Math.max(sincePub, sinceActive));
   }
 

@@ -5,8 +5,11 @@
 // emulated link carries 100 Mb/s of real frames and a 1 µs emulated timer waits 1 ms of real time.
 // synced-clock.ts adds the other kind: a clock that also waits for the device's neighbours.
 
+import { asTimeline, type Dilation, type DilationTimeline } from "./dilation.js";
+
 /** What the device host needs from a clock. */
 export interface DeviceClock {
+  /** The dilation in force now (it changes with `--dilation auto` or `rocelab dilation`). */
   readonly dilation: number;
   /**
    * Exact (synced) clocks: the device host hands timers and frames to the device at their own emulated
@@ -58,31 +61,40 @@ export interface SyncStats {
 
 export class LiveClock implements DeviceClock {
   readonly exact = false;
+  private readonly timeline: DilationTimeline;
   constructor(
     /** process.hrtime.bigint() value that is emulated time 0. */
     readonly epoch: bigint,
-    readonly dilation: number,
+    dilation: Dilation,
   ) {
-    if (!(dilation >= 1)) throw new Error(`dilation must be >= 1, got ${dilation}`);
+    this.timeline = asTimeline(dilation);
     this.epochNs = Number(epoch);
   }
 
   private readonly epochNs: number;
 
+  get dilation(): number {
+    return this.timeline.factor(this.real());
+  }
+
   now(): number {
-    return Math.floor(Number(process.hrtime.bigint() - this.epoch) / this.dilation);
+    return this.timeline.emulated(this.real());
   }
 
   emulatedAt(hrtimeNs: number): number {
-    return Math.floor((hrtimeNs - this.epochNs) / this.dilation);
+    return this.timeline.emulated(hrtimeNs - this.epochNs);
   }
 
   realMsUntil(at: number): number {
-    return ((at - this.now()) * this.dilation) / 1e6;
+    return (this.timeline.realAt(at) - this.real()) / 1e6;
   }
 
   realNs(emulatedNs: number): number {
     return emulatedNs * this.dilation;
+  }
+
+  private real(): number {
+    return Number(process.hrtime.bigint() - this.epoch);
   }
 
   sent(): void {}

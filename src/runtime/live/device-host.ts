@@ -139,6 +139,7 @@ export class DeviceHost {
       lagMaxMs: Math.max(0, this.lag.max / 1e6 - LAG_RESOLUTION_MS),
       timerLateMeanNs: this.timers.fired > 0 ? this.timers.latenessSum / this.timers.fired : 0,
       timerLateMaxNs: this.timers.latenessMax,
+      timerLateRecentNs: this.timers.latenessRecent,
       framesIn: this.framesIn,
       framesOut: this.framesOut,
       sendErrors: [...this.lines.values()].reduce((a, l) => a + l.io.sendErrors, 0),
@@ -147,6 +148,7 @@ export class DeviceHost {
       ...(sync !== null ? { sync } : {}),
     };
     this.lag.reset();
+    this.timers.latenessRecent = 0;
     return h;
   }
 

@@ -12,6 +12,7 @@ import { Switch } from "../../switch/switch.js";
 import { type DeviceClock, LiveClock } from "./clock.js";
 import { ClockTable } from "./clock-table.js";
 import { DeviceHost } from "./device-host.js";
+import { type Dilation, DilationTimeline } from "./dilation.js";
 import { nativeAddon } from "./native.js";
 import { openPort, type PortIo, portBackend } from "./port-io.js";
 import type { FromDevice, InitMessage, SyncInit, ToDevice } from "./protocol.js";
@@ -39,7 +40,12 @@ let host: DeviceHost | null = null;
 let device: Device | null = null;
 
 function start(init: InitMessage): void {
-  const clock = createClock(init.epoch, init.dilation, init.sync);
+  const dilation = init.dilationTable
+    ? new DilationTimeline(
+        new Float64Array(nativeAddon().mapShared(init.dilationTable.table, init.dilationTable.bytes)),
+      )
+    : init.dilation;
+  const clock = createClock(init.epoch, dilation, init.sync);
   const ports = new Map<number, { io: PortIo; delayNs: number }>();
   const backend = portBackend(init.portIo);
   const rateBps = lineRateBps(init);
@@ -65,7 +71,7 @@ function start(init: InitMessage): void {
   send({ type: "ready", pid: process.pid });
 }
 
-function createClock(epoch: string, dilation: number, sync: SyncInit | undefined): DeviceClock {
+function createClock(epoch: string, dilation: Dilation, sync: SyncInit | undefined): DeviceClock {
   if (sync === undefined) return new LiveClock(BigInt(epoch), dilation);
   const table = new ClockTable(nativeAddon().mapShared(sync.table, sync.bytes));
   const start = BigInt(epoch);

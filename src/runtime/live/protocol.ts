@@ -27,6 +27,14 @@ export interface InitMessage {
   readonly portIo?: "ring" | "pcap";
   /** Synchronised clocks (`--clock synced`); absent: a free-running dilated clock. */
   readonly sync?: SyncInit;
+  /** The lab's dilation over time (dilation.ts); absent: `dilation` for good. */
+  readonly dilationTable?: DilationInit;
+}
+
+export interface DilationInit {
+  /** A file the supervisor created and writes changes to. */
+  readonly table: string;
+  readonly bytes: number;
 }
 
 export interface SyncInit {
@@ -52,6 +60,8 @@ export interface Health {
   readonly lagP50Ms: number;
   readonly lagP99Ms: number;
   readonly lagMaxMs: number;
+  /** Latest a device timer fired since the previous report, emulated ns. */
+  readonly timerLateRecentNs?: number;
   /** How late device timers fired on average / at worst, emulated ns. */
   readonly timerLateMeanNs: number;
   readonly timerLateMaxNs: number;

@@ -14,6 +14,7 @@
 import { MAX_CATCH_UP_NS } from "../../device/tx-port.js";
 import type { DeviceClock, SyncStats } from "./clock.js";
 import { type ClockTable, DeviceState, frameTag } from "./clock-table.js";
+import { asTimeline, type Dilation, type DilationTimeline } from "./dilation.js";
 
 /** How soon a held clock looks again at its neighbours, real ms (Node timers have 1 ms resolution). */
 export const SYNC_POLL_MS = 1;
@@ -50,20 +51,21 @@ export class SyncedClock implements DeviceClock {
   private readonly readAt: Float64Array;
   /** Per neighbour (index into peers): whether its silence is past the grace period right now. */
   private readonly overdue: Uint8Array;
+  private readonly timeline: DilationTimeline;
 
   constructor(
     /** Real ns since the lab's epoch (process.hrtime based in a device process; a fake in tests). */
     private readonly real: () => number,
     /** The epoch as a CLOCK_MONOTONIC ns value (kernel arrival times are converted with it). */
     private readonly epochNs: number,
-    readonly dilation: number,
+    dilation: Dilation,
     private readonly table: ClockTable,
     private readonly self: number,
     ports: readonly SyncedPort[],
     /** Real ns a neighbour with work is assumed to keep running after its last publication. */
     private readonly graceNs: number,
   ) {
-    if (!(dilation >= 1)) throw new Error(`dilation must be >= 1, got ${dilation}`);
+    this.timeline = asTimeline(dilation);
     const maxPort = Math.max(0, ...ports.map((p) => p.port));
     this.rxLink = new Int32Array(maxPort + 1).fill(-1);
     this.txLink = new Int32Array(maxPort + 1).fill(-1);
@@ -79,15 +81,21 @@ export class SyncedClock implements DeviceClock {
     for (const p of ports) table.settle(p.rxLink, table.sent(p.rxLink));
     this.lastReal = this.real();
     // A restarted device starts where its neighbours are, not where the real clock is.
-    this.last = Math.max(0, Math.min(Math.floor(this.lastReal / dilation), this.bound(this.lastReal)));
-    this.offset = Math.floor(this.lastReal / dilation) - this.last;
+    const free = this.timeline.emulated(this.lastReal);
+    this.last = Math.max(0, Math.min(free, this.bound(this.lastReal)));
+    this.offset = free - this.last;
     table.publish(self, this.lastReal, this.last, this.offset, Number.POSITIVE_INFINITY);
     table.setState(self, DeviceState.Running);
   }
 
+  /** The dilation in force now. */
+  get dilation(): number {
+    return this.timeline.factor(this.lastReal);
+  }
+
   now(): number {
     const real = this.real();
-    const t = Math.floor(real / this.dilation) - this.offset;
+    const t = this.timeline.emulated(real) - this.offset;
     this.lastReal = real;
     if (t <= this.last) return this.last;
     // Nor past the device's own next event by more than a port may catch up: a process that wakes late
@@ -116,11 +124,11 @@ export class SyncedClock implements DeviceClock {
    * from going backwards), and never later than now().
    */
   emulatedAt(hrtimeNs: number): number {
-    return Math.min(Math.floor((hrtimeNs - this.epochNs) / this.dilation) - this.offset, this.now());
+    return Math.min(this.timeline.emulated(hrtimeNs - this.epochNs) - this.offset, this.now());
   }
 
   realMsUntil(at: number): number {
-    const ms = ((at + this.offset) * this.dilation - this.real()) / 1e6;
+    const ms = (this.timeline.realAt(at + this.offset) - this.real()) / 1e6;
     return this.held ? Math.min(ms, SYNC_POLL_MS) : ms;
   }
 
@@ -145,7 +153,7 @@ export class SyncedClock implements DeviceClock {
 
   publish(wakeAt: number): void {
     // A timer that is due but held back converts to a real time in the past: the device has work now.
-    const wake = wakeAt === Number.POSITIVE_INFINITY ? wakeAt : (wakeAt + this.offset) * this.dilation;
+    const wake = wakeAt === Number.POSITIVE_INFINITY ? wakeAt : this.timeline.realAt(wakeAt + this.offset);
     this.table.publish(this.self, this.lastReal, this.last, this.offset, wake);
   }
 
@@ -185,7 +193,7 @@ export class SyncedClock implements DeviceClock {
     let b = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.peers.length; i++) {
       const p = this.peers[i]!;
-      const e = this.table.estimate(p.peer, real, this.dilation, this.graceNs);
+      const e = this.table.estimate(p.peer, real, this.timeline, this.graceNs);
       if (e + p.delayNs < b) b = e + p.delayNs;
       // Frames already on their way to us (unread, or held back by the sender for the link's delay) must
       // arrive before we pass their time.

@@ -29,6 +29,8 @@ export class LiveTimers {
   /** Sum and max of how late timers fired (emulated ns), and how many. */
   latenessSum = 0;
   latenessMax = 0;
+  /** Latest timer since the device host last reported its health (it resets this). */
+  latenessRecent = 0;
   fired = 0;
 
   constructor(
@@ -79,6 +81,7 @@ export class LiveTimers {
       const late = now - e.t;
       this.latenessSum += late;
       if (late > this.latenessMax) this.latenessMax = late;
+      if (late > this.latenessRecent) this.latenessRecent = late;
       this.fired++;
       this.fire(e.timer, exact ? e.t : now);
     }

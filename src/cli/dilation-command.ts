@@ -1,0 +1,48 @@
+// `rocelab dilation [N|auto]`: show or change a running lab's dilation. A change takes effect 50 ms (real)
+// after the supervisor receives it, at the same real instant in every device (runtime/live/dilation.ts);
+// emulated time stays continuous. `auto` lets the supervisor raise it while the machine cannot keep up and
+// lower it back to the lab's starting dilation when it can (lab/live/auto-dilation.ts).
+
+import type { Command } from "commander";
+import { parseDilationOption } from "../lab/live/auto-dilation.js";
+import { DEFAULT_LAB } from "../lab/live/names.js";
+import type { LabStatus } from "../lab/live/supervisor.js";
+import { formatDuration } from "../lab/units.js";
+import { action, UsageError } from "./errors.js";
+import { withLab } from "./lab-commands.js";
+
+export function registerDilationCommand(program: Command): void {
+  program
+    .command("dilation")
+    .argument("[value]", "N (a fixed dilation, >= 1) or auto; none: show the current one")
+    .description("show or change a running lab's dilation (emulated time runs N times slower than real time)")
+    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .action(
+      action(async (value: string | undefined, opts: { name?: string }) => {
+        await withLab(opts, async (lab) => {
+          if (value === undefined) {
+            const s = await lab.request<LabStatus>("status");
+            process.stdout.write(`lab ${s.lab}: dilation ${s.dilation}${s.dilationAuto ? " (auto)" : ""}\n`);
+            return;
+          }
+          let arg: number | "auto";
+          if (value.trim() === "auto") arg = "auto";
+          else {
+            try {
+              arg = parseDilationOption(value, 1).dilation;
+            } catch (e) {
+              throw new UsageError((e as Error).message.replace("--dilation", "dilation"));
+            }
+          }
+          const r = await lab.request<{ dilation: number; auto: boolean; at: number }>("dilation", {
+            dilation: arg,
+          });
+          process.stdout.write(
+            r.auto
+              ? `lab ${lab.name}: dilation auto (now ${r.dilation}; raised while the machine cannot keep up)\n`
+              : `lab ${lab.name}: dilation ${r.dilation} from emulated ${formatDuration(r.at)} on\n`,
+          );
+        });
+      }),
+    );
+}
