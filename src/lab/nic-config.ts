@@ -63,6 +63,7 @@ function rxBuffer(r: NonNullable<NicSettings["rxBuffer"]>): Partial<RxBufferConf
     ...(r.hostIngestRate !== undefined ? { hostIngestRateBps: r.hostIngestRate } : {}),
     ...(r.xoff !== undefined ? { xoffBytes: r.xoff } : {}),
     ...(r.xon !== undefined ? { xonBytes: r.xon } : {}),
+    ...(r.size !== undefined ? { sizeBytes: r.size } : {}),
   };
 }
 

@@ -112,6 +112,8 @@ export const nicSettings = z
         hostIngestRate: rate.optional(),
         xoff: size.optional(),
         xon: size.optional(),
+        /** What the buffer holds at most (default 2MB); what does not fit is dropped (rx_discards_phy). */
+        size: size.optional(),
       })
       .strict()
       .optional(),

@@ -24,6 +24,9 @@ export interface NicPortConfig {
  * A receive buffer drained at the host's ingest rate (PCIe): when the host cannot keep up, the NIC pauses
  * its link partner with PFC on the data priority, as a ConnectX does when its receive buffer fills.
  */
+/** Default receive buffer size: 2 MB (ConnectX-class NICs have a few MB of port buffer). */
+export const DEFAULT_RX_BUFFER_BYTES = 2_000_000;
+
 export interface RxBufferConfig {
   readonly enabled: boolean;
   /** Rate the host takes packets out of the buffer, bits/s (wire bytes of each frame). */
@@ -34,6 +37,11 @@ export interface RxBufferConfig {
   readonly xonBytes: number;
   /** Pause time of the XOFF frames, quanta (refreshed at half of it while still above XON). */
   readonly pauseQuanta: number;
+  /**
+   * What the buffer holds at most, bytes: a frame that does not fit is dropped and counted
+   * (rx_discards_phy), as a real NIC's receive buffer of a few MB does when its partner ignores the pause.
+   */
+  readonly sizeBytes: number;
 }
 
 /** The notification point's CNP pacing. */
@@ -162,6 +170,7 @@ export function nicConfig(init: NicConfigInit): NicConfig {
       xoffBytes: init.rxBuffer?.xoffBytes ?? 200_000,
       xonBytes: init.rxBuffer?.xonBytes ?? 100_000,
       pauseQuanta: init.rxBuffer?.pauseQuanta ?? 0xffff,
+      sizeBytes: init.rxBuffer?.sizeBytes ?? DEFAULT_RX_BUFFER_BYTES,
     },
   };
   checkNicConfig(cfg);
@@ -192,5 +201,8 @@ function checkNicConfig(c: NicConfig): void {
   const rx = c.rxBuffer;
   if (rx.enabled && (!(rx.hostIngestRateBps > 0) || rx.xonBytes >= rx.xoffBytes || rx.xonBytes < 0)) {
     bad("rxBuffer needs a positive ingest rate and 0 <= xonBytes < xoffBytes");
+  }
+  if (rx.enabled && !(rx.sizeBytes > rx.xoffBytes)) {
+    bad(`rxBuffer size ${rx.sizeBytes} bytes must be larger than its XOFF threshold ${rx.xoffBytes}`);
   }
 }

@@ -44,6 +44,8 @@ export class NicCounters {
   acksReceived = 0;
   arpRepliesSent = 0;
   flowsCompleted = 0;
+  /** Frames the receive buffer had no room for. */
+  rxDiscardsPhy = 0;
 }
 
 /** Each field's name on the counter registry (mlx5's where mlx5 has the counter) and what it counts. */
@@ -70,6 +72,7 @@ const DECLARATIONS: readonly (readonly [keyof NicCounters, string, string])[] = 
   ["acksReceived", "acks_received", "ACKs received"],
   ["arpRepliesSent", "arp_replies_sent", "ARP replies sent"],
   ["flowsCompleted", "flows_completed", "work requests completed"],
+  ["rxDiscardsPhy", "rx_discards_phy", "received frames dropped: the receive buffer was full"],
 ];
 
 /** Declares every field of `c` on `set` (read at export, zeroed by `set.clear()`). */

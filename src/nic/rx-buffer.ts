@@ -61,6 +61,11 @@ export class RxBuffer implements ControlFrameSink {
   }
 
   push(frame: Uint8Array, now: Nanoseconds): void {
+    if (this.bytes + frame.length > this.s.cfg.rxBuffer.sizeBytes) {
+      // The partner did not stop in time (or ignores our pause): a full buffer drops, as hardware does.
+      this.s.counters.rxDiscardsPhy++;
+      return;
+    }
     this.queue.push(frame);
     this.bytes += frame.length;
     if (this.bytes > this.peakBytes) this.peakBytes = this.bytes;

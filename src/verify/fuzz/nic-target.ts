@@ -46,6 +46,8 @@ export interface NicFuzzReport {
   readonly afterFuzzCompleted: number;
   readonly afterFuzzPosted: number;
   readonly emulatedNs: Nanoseconds;
+  /** Most either NIC's receive buffer held during the fuzz, bytes (0 without one). */
+  readonly rxBufferPeakBytes: number;
 }
 
 const RATE = 100e9;
@@ -204,7 +206,12 @@ export function fuzzNic(opts: NicFuzzOptions): NicFuzzReport {
     sim.run(start + n * SPACING_NS);
   }
   sim.run(sim.now + 2_000_000);
-  const after = guards.map((g) => flatCounters(g.stats(sim.now)));
+  const afterStats = guards.map((g) => g.stats(sim.now));
+  const after = afterStats.map(flatCounters);
+  const rxBufferPeakBytes = Math.max(
+    0,
+    ...afterStats.flatMap((st) => st.ports.map((p) => p.counters.rx_buffer_peak_bytes ?? 0)),
+  );
   const rose = countersThatRose(sum(before[0]!, before[1]!), sum(after[0]!, after[1]!));
   const duringFuzzCompleted = completed(CATALOG_QPN_H1);
 
@@ -225,5 +232,6 @@ export function fuzzNic(opts: NicFuzzOptions): NicFuzzReport {
     afterFuzzCompleted: completed(AFTER_QPN),
     afterFuzzPosted: 2,
     emulatedNs: sim.now,
+    rxBufferPeakBytes,
   };
 }
