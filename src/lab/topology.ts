@@ -85,6 +85,9 @@ export function defaultTopologyFile(): TopologyFile {
   };
 }
 
+/** Highest port number (ethN) a node may have. */
+export const MAX_PORT = 1024;
+
 /** The built-in default topology, resolved. */
 export function defaultTopology(): Topology {
   return resolveTopology(defaultTopologyFile(), "built-in", null);
@@ -130,6 +133,11 @@ export function resolveTopology(
       const port = Number(iface.slice(3));
       if (!kinds.has(node)) {
         problem([...epPath, j], `node "${node}" is not defined under nodes`);
+        return;
+      }
+      if (port > MAX_PORT) {
+        // The interface name reaches the kernel: ethN must fit its 15 characters, and no switch has more.
+        problem([...epPath, j], `${text}: ports are eth1 to eth${MAX_PORT}`);
         return;
       }
       const key = `${node}:${port}`;

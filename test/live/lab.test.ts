@@ -1,6 +1,6 @@
 // The live lab in real network namespaces: real processes, real veth, real frames. Needs root (CI runs as
 // root); every lab it creates is torn down, also when an assertion fails.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import t from "tap";
@@ -246,6 +246,24 @@ t.test(
       );
       t.equal(p.exitCode, 0, `${lab}: a pings b while the other lab runs`);
     }
+
+    // Privilege hygiene: the lab's state is root's alone, and nothing of it listens on the network.
+    for (const path of ["/run/rocelab", "/run/rocelab/lta"]) {
+      const st = statSync(path);
+      t.equal(st.mode & 0o777, 0o700, `${path} is 0700`);
+      t.equal(st.uid, 0, `${path} belongs to root`);
+    }
+    for (const f of readdirSync("/run/rocelab/lta")) {
+      const st = statSync(join("/run/rocelab/lta", f));
+      t.equal(st.mode & 0o077, 0, `/run/rocelab/lta/${f} is private (mode ${(st.mode & 0o777).toString(8)})`);
+    }
+    const pidsOfLab = new Set(labProcesses("lta").map(String));
+    const sockets = await execa("ss", ["-H", "-l", "-n", "-p", "-t", "-u", "-w"], { reject: false });
+    const exposed = sockets.stdout
+      .split("\n")
+      .filter((l) => [...l.matchAll(/pid=(\d+)/g)].some((m) => pidsOfLab.has(m[1]!)))
+      .filter((l) => !/\s(127\.\d+\.\d+\.\d+|\[::1\]):\d+\s/.test(l));
+    t.same(exposed, [], "no process of the lab listens on a non-loopback address of the machine");
 
     const again = await rl(["up", small, "--name", "lta"]);
     t.equal(again.exitCode, 1, "up of a running name fails");

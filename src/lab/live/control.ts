@@ -2,7 +2,7 @@
 // Requests carry an id and get exactly one response; a `subscribe` request also turns the connection into
 // a stream of pushed messages (progress, snapshots, events). The CLI and the TUI are its clients.
 
-import { existsSync, unlinkSync } from "node:fs";
+import { chmodSync, existsSync, unlinkSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 
 /** The lab refused a request (an unknown node, a device that is not running, ...): a user-facing error. */
@@ -97,7 +97,11 @@ export class ControlServer {
     if (existsSync(this.path)) unlinkSync(this.path);
     return new Promise((resolve, reject) => {
       this.server.once("error", reject);
-      this.server.listen(this.path, () => resolve());
+      this.server.listen(this.path, () => {
+        // Only root may drive the lab: the socket is 0600 in a 0700 directory.
+        chmodSync(this.path, 0o600);
+        resolve();
+      });
     });
   }
 

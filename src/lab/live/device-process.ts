@@ -2,6 +2,7 @@
 // initialised, asked for stats and commands, watched for crashes.
 
 import { EventEmitter } from "node:events";
+import { closeSync, openSync } from "node:fs";
 import { execa } from "execa";
 import type { FromDevice, Health, InitMessage, TimedEvent, ToDevice } from "../../runtime/live/protocol.js";
 import type { AnyDeviceStats } from "../device-stats.js";
@@ -29,6 +30,8 @@ export function deviceNodeArgs(env: NodeJS.ProcessEnv = process.env): string[] {
 
 function spawnDevice(lab: string, node: string, namespace: string) {
   const log = logPath(lab, node);
+  // Created private (0600) before execa appends to it: a log is the lab's, not every user's.
+  closeSync(openSync(log, "a", 0o600));
   return execa(
     "ip",
     [

@@ -2,7 +2,7 @@
 // over the supervisor's control socket for the CLI's inject commands and the TUI.
 
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, openSync } from "node:fs";
+import { existsSync, openSync } from "node:fs";
 import { resolve } from "node:path";
 import type {
   IncastRequest,
@@ -16,7 +16,7 @@ import type {
 import { Listeners } from "../listeners.js";
 import { type ClockMode, DEFAULT_CLOCK_MODE } from "./clock-plan.js";
 import { ControlClient } from "./control.js";
-import { controlSocketPath, labDir, labOfNamespace, logPath } from "./names.js";
+import { controlSocketPath, labDir, labOfNamespace, logPath, makeLabDir } from "./names.js";
 import { distPath } from "./paths.js";
 import { findLabProcesses, listNamespaces, teardown } from "./provision.js";
 import { alive, readState } from "./state.js";
@@ -81,8 +81,8 @@ export async function upLab(opts: UpOptions): Promise<void> {
     opts.onProgress?.(`cleaning up leftovers of an earlier "${opts.lab}" lab`);
     await teardown(opts.lab);
   }
-  mkdirSync(labDir(opts.lab), { recursive: true });
-  const log = openSync(logPath(opts.lab, "supervisor"), "a");
+  makeLabDir(opts.lab);
+  const log = openSync(logPath(opts.lab, "supervisor"), "a", 0o600);
   const topology = opts.topology === "default" ? "default" : resolve(opts.topology);
   // Through env(1): a parent's child_process hooks (a test runner's coverage) cannot re-add NODE_OPTIONS.
   const child = spawn(

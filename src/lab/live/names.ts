@@ -2,6 +2,7 @@
 // device process carries `--lab <lab>` on its command line and `rocelab-<lab>-<node>` as its title, and
 // the lab's state lives in /run/rocelab/<lab>/. `down` finds leftovers by these marks alone.
 
+import { chmodSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 
 export const RUN_DIR = process.env.ROCELAB_RUN_DIR ?? "/run/rocelab";
@@ -34,6 +35,19 @@ export function labOfNamespace(ns: string, knownLabs?: readonly string[]): strin
 
 export function labDir(lab: string): string {
   return join(RUN_DIR, lab);
+}
+
+/**
+ * Creates the lab's state directory, and /run/rocelab above it, private to root (0700): state, logs, the
+ * control socket and the shared clock tables are nobody else's business on a shared machine.
+ */
+export function makeLabDir(lab: string): string {
+  mkdirSync(RUN_DIR, { recursive: true, mode: 0o700 });
+  chmodSync(RUN_DIR, 0o700);
+  const dir = labDir(lab);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  return dir;
 }
 
 export function statePath(lab: string): string {

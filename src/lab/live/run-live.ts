@@ -128,7 +128,6 @@ async function play(
   const status = await lab.request<LabStatus>("status");
   const t0 = status.now;
   const behind0 = status.behindNs;
-  const real0 = performance.now();
   const startDilation = status.dilation;
   let dilation = startDilation;
   lab.onEvents((list: readonly LabEvent[]) => {

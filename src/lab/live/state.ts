@@ -1,8 +1,8 @@
 // The lab's state file, /run/rocelab/<lab>/state.json: what was created and which processes run, written
 // before anything is created (so a crash half-way through leaves a record `down` can follow).
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { labDir, RUN_DIR, statePath } from "./names.js";
+import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { makeLabDir, RUN_DIR, statePath } from "./names.js";
 
 export interface DeviceProcessState {
   readonly node: string;
@@ -42,10 +42,10 @@ export function readState(lab: string): LabState | null {
 
 /** Atomic: write a temporary file, then rename over the old one. */
 export function writeState(state: LabState): void {
-  mkdirSync(labDir(state.lab), { recursive: true });
+  makeLabDir(state.lab);
   const path = statePath(state.lab);
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`);
+  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
   renameSync(tmp, path);
 }
 

@@ -115,7 +115,7 @@ export class DilationTimeline {
     const w = this.words;
     const count = w[0]!;
     const oldest = Math.max(0, count - SEGMENTS);
-    let i = this.cur < oldest ? oldest : this.cur;
+    let i = Math.max(this.cur, oldest);
     while (i + 1 < count && w[this.base(i + 1)]! <= real) i++;
     while (i > oldest && w[this.base(i)]! > real) i--;
     // Only the clock's own now moves the cursor forward for good; a look into the past does not.
