@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `rocelab` command.
 import { Command } from "commander";
+import { registerChaosCommand } from "./cli/chaos-command.js";
 import { registerDilationCommand } from "./cli/dilation-command.js";
 import { registerFramesCommand } from "./cli/frames-command.js";
 import { registerLabCommands } from "./cli/lab-commands.js";
@@ -22,6 +23,7 @@ registerTopologyCommand(program);
 registerRunCommand(program);
 registerLabCommands(program);
 registerDilationCommand(program);
+registerChaosCommand(program);
 registerFramesCommand(program);
 registerPcapCheckCommand(program);
 registerPlotCommand(program);
