@@ -22,6 +22,10 @@ export const DropReason = {
   LinkDown: "link_down",
   ArpUnresolved: "arp_unresolved",
   Malformed: "malformed",
+  /** A yellow (elephant) packet over its lower egress threshold (features/elephant.ts). */
+  Yellow: "yellow",
+  /** The adaptive buffer's WRED on yellow packets (features/adaptive-buffer.ts). */
+  AdaptiveWred: "adaptive_wred",
 } as const;
 export type DropReason = (typeof DropReason)[keyof typeof DropReason];
 

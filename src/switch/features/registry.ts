@@ -3,8 +3,10 @@
 // SwitchConfig, in settings layers and in `configure` commands, under the module's key.
 
 import type { z } from "zod";
+import { adaptiveBufferFeature } from "./adaptive-buffer.js";
 import { bufferFeature } from "./buffer.js";
 import { ecmpFeature } from "./ecmp.js";
+import { elephantFeature } from "./elephant.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
 import { pfcFeature } from "./pfc.js";
 import { qosFeature } from "./qos.js";
@@ -16,6 +18,8 @@ export const FEATURES = {
   ecmp: ecmpFeature,
   ecn: wredEcnFeature,
   pfc: pfcFeature,
+  elephant: elephantFeature,
+  adaptiveBuffer: adaptiveBufferFeature,
 } as const;
 
 /** The commands features answer (a feature with commands adds its command type here). */
