@@ -47,7 +47,10 @@ t.test("a large but slow flow stays a mouse, and so does everything when the fea
 });
 
 t.test("yellow elephants meet a lower egress threshold than green mice", (t) => {
-  const settings = { ...detect, buffer: { size: 1_000_000 } };
+  const settings = {
+    elephant: { ...detect.elephant, yellowAlpha: 0.25 },
+    buffer: { size: 1_000_000 },
+  } as const;
   const burst = (h: SwitchHarness, sport: number) => {
     for (let i = 0; i < 600; i++) h.deliver(1, h.udp(1, peerIp(2), { dscp: 0, sport }));
     h.run(h.now + 2_000_000);
@@ -66,7 +69,7 @@ t.test("yellow elephants meet a lower egress threshold than green mice", (t) => 
   t.equal(h.counter("drop_yellow"), yellow);
   t.equal(h.counter("buffer_used_bytes"), 0, "everything released");
   const green = new SwitchHarness({
-    settings: { ...settings, elephant: { ...detect.elephant, dropPrecedence: "green" } },
+    settings: { ...settings, elephant: { ...settings.elephant, dropPrecedence: "green" } },
   }).start();
   flow(green, 30, FRAME_GAP_NS, { sport: 1 });
   burst(green, 1);

@@ -250,7 +250,7 @@ export const elephantFeature = defineFeature({
     window: 100_000,
     queue: 1,
     dropPrecedence: DropPrecedence.Yellow,
-    yellowAlpha: 0.25,
+    yellowAlpha: 1,
     priorities: [0, 3],
     tableSize: 4096,
     aging: 1_000_000,
