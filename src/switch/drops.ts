@@ -26,6 +26,8 @@ export const DropReason = {
   Yellow: "yellow",
   /** The adaptive buffer's WRED on yellow packets (features/adaptive-buffer.ts). */
   AdaptiveWred: "adaptive_wred",
+  /** RFC 6040: an outer CE on a Not-ECT inner packet at VXLAN decapsulation (features/vxlan-overlay.ts). */
+  OverlayNotEct: "overlay_not_ect",
 } as const;
 export type DropReason = (typeof DropReason)[keyof typeof DropReason];
 

@@ -10,6 +10,7 @@ import { elephantFeature } from "./elephant.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
 import { pfcFeature } from "./pfc.js";
 import { qosFeature } from "./qos.js";
+import { vxlanOverlayFeature } from "./vxlan-overlay.js";
 import { type EcnThresholdsCommand, wredEcnFeature } from "./wred-ecn.js";
 
 export const FEATURES = {
@@ -20,6 +21,7 @@ export const FEATURES = {
   pfc: pfcFeature,
   elephant: elephantFeature,
   adaptiveBuffer: adaptiveBufferFeature,
+  overlay: vxlanOverlayFeature,
 } as const;
 
 /** The commands features answer (a feature with commands adds its command type here). */
