@@ -33,6 +33,8 @@ const EXPERIMENTS = [
   ["elephant-mice/lossless-off.yaml", "elephant-mice/lossless-off"],
   ["elephant-mice/lossless-scheduling.yaml", "elephant-mice/lossless-scheduling"],
   ["elephant-mice/lossless-adaptive.yaml", "elephant-mice/lossless-adaptive"],
+  ["vxlan-ecn/ecn.yaml", "vxlan-ecn/ecn"],
+  ["vxlan-ecn/no-ecn.yaml", "vxlan-ecn/no-ecn"],
 ];
 
 function firstDifference(a, b, path = "") {
