@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import type { Command } from "commander";
 import { type CaptureEndpoint, CaptureSpecError, parseCaptureList } from "../lab/capture.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
+import { labNameProblem } from "../lab/live/names.js";
 import { runScenarioLive } from "../lab/live/run-live.js";
 import { formatSummary, type Report } from "../lab/report/report.js";
 import { runScenarioSim } from "../lab/run-sim.js";
@@ -21,6 +22,7 @@ interface RunOptions {
   readonly dilation: string;
   readonly clock: string;
   readonly capture?: string;
+  readonly name?: string;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -49,6 +51,7 @@ export function registerRunCommand(program: Command): void {
       "--capture <ports>",
       "write a pcap per port into the output directory (NODE:ethN[,NODE:ethN…]; sim: emulated timestamps)",
     )
+    .option("--name <lab>", "live runtime: the name of the lab the run brings up (default: run<pid>)")
     .option("--json", "print the report summary as JSON instead of the one-screen text")
     .option("--quiet", "no progress lines")
     .action(
@@ -92,6 +95,8 @@ export function registerRunCommand(program: Command): void {
           if (process.getuid?.() !== 0) {
             throw new UsageError("--runtime live needs root (network namespaces, veth): run it with sudo", 1);
           }
+          const nameProblem = opts.name === undefined ? null : labNameProblem(opts.name);
+          if (nameProblem !== null) throw new UsageError(nameProblem);
           const dilation = Number(opts.dilation);
           if (!(dilation >= 1))
             throw new UsageError(`--dilation must be a number >= 1, not "${opts.dilation}"`);
@@ -100,6 +105,7 @@ export function registerRunCommand(program: Command): void {
             dilation,
             clock: clockOption(opts.clock),
             captures,
+            ...(opts.name !== undefined ? { lab: opts.name } : {}),
             ...(opts.quiet ? {} : { onProgress: (line: string) => process.stderr.write(`${line}\n`) }),
           });
         } else {
