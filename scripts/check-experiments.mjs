@@ -27,6 +27,14 @@ const EXPERIMENTS = [
   ["threshold-table/conservative.yaml", "threshold-table/conservative"],
   ["ghost-latency/bad.yaml", "ghost-latency/bad"],
   ["ghost-latency/fixed.yaml", "ghost-latency/fixed"],
+  ["elephant-mice/lossy-off.yaml", "elephant-mice/lossy-off"],
+  ["elephant-mice/lossy-scheduling.yaml", "elephant-mice/lossy-scheduling"],
+  ["elephant-mice/lossy-adaptive.yaml", "elephant-mice/lossy-adaptive"],
+  ["elephant-mice/lossless-off.yaml", "elephant-mice/lossless-off"],
+  ["elephant-mice/lossless-scheduling.yaml", "elephant-mice/lossless-scheduling"],
+  ["elephant-mice/lossless-adaptive.yaml", "elephant-mice/lossless-adaptive"],
+  ["vxlan-ecn/ecn.yaml", "vxlan-ecn/ecn"],
+  ["vxlan-ecn/no-ecn.yaml", "vxlan-ecn/no-ecn"],
 ];
 
 function firstDifference(a, b, path = "") {

@@ -2,7 +2,9 @@
 
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { type CaptureEndpoint, CaptureSpecError, parseCaptureList } from "../lab/capture.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
+import { labNameProblem } from "../lab/live/names.js";
 import { runScenarioLive } from "../lab/live/run-live.js";
 import { formatSummary, type Report } from "../lab/report/report.js";
 import { runScenarioSim } from "../lab/run-sim.js";
@@ -19,6 +21,8 @@ interface RunOptions {
   readonly quiet?: boolean;
   readonly dilation: string;
   readonly clock: string;
+  readonly capture?: string;
+  readonly name?: string;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -43,6 +47,11 @@ export function registerRunCommand(program: Command): void {
       "live runtime: synced (devices wait for their neighbours: a busy machine slows the run instead of changing it) or free",
       DEFAULT_CLOCK_MODE,
     )
+    .option(
+      "--capture <ports>",
+      "write a pcap per port into the output directory (NODE:ethN[,NODE:ethN…]; sim: emulated timestamps)",
+    )
+    .option("--name <lab>", "live runtime: the name of the lab the run brings up (default: run<pid>)")
     .option("--json", "print the report summary as JSON instead of the one-screen text")
     .option("--quiet", "no progress lines")
     .action(
@@ -54,11 +63,19 @@ export function registerRunCommand(program: Command): void {
           sc = { ...sc, seed: opts.seed };
         }
         const out = resolve(opts.out ?? `out/${sc.name}`);
+        let captures: CaptureEndpoint[] = [];
+        try {
+          if (opts.capture !== undefined) captures = parseCaptureList(opts.capture, sc.topology);
+        } catch (e) {
+          if (e instanceof CaptureSpecError) throw new UsageError(e.message);
+          throw e;
+        }
         let report: Report;
         if (opts.runtime === "sim") {
           const tty = !opts.quiet && process.stderr.isTTY;
-          report = runScenarioSim(sc, {
+          const result = runScenarioSim(sc, {
             outDir: out,
+            captures,
             ...(tty
               ? {
                   onProgress: (now: number) =>
@@ -67,18 +84,27 @@ export function registerRunCommand(program: Command): void {
                     ),
                 }
               : {}),
-          }).report;
+          });
+          report = result.report;
           if (tty) process.stderr.write("\r\x1b[K");
+          if (!opts.quiet) {
+            for (const c of result.captures)
+              process.stderr.write(`${c.frames} frames captured into ${c.file}\n`);
+          }
         } else if (opts.runtime === "live") {
           if (process.getuid?.() !== 0) {
             throw new UsageError("--runtime live needs root (network namespaces, veth): run it with sudo", 1);
           }
+          const nameProblem = opts.name === undefined ? null : labNameProblem(opts.name);
+          if (nameProblem !== null) throw new UsageError(nameProblem);
           const { dilation, auto } = dilationOption(opts.dilation, DEFAULT_DILATION);
           report = await runScenarioLive(sc, {
             outDir: out,
             dilation,
             ...(auto ? { autoDilation: true } : {}),
             clock: clockOption(opts.clock),
+            captures,
+            ...(opts.name !== undefined ? { lab: opts.name } : {}),
             ...(opts.quiet ? {} : { onProgress: (line: string) => process.stderr.write(`${line}\n`) }),
           });
         } else {

@@ -6,6 +6,7 @@ import { Nic } from "../nic/nic.js";
 import type { NicDetail } from "../nic/stats-types.js";
 import { generateFlows } from "../nic/workloads.js";
 import type { SimEvent } from "../runtime/sim/simulator.js";
+import { type CaptureEndpoint, SimCapture } from "./capture.js";
 import type { AnyDeviceStats } from "./device-stats.js";
 import { FlowDriver } from "./flow-driver.js";
 import { buildNicConfig } from "./nic-config.js";
@@ -24,11 +25,15 @@ export interface SimRunOptions {
   readonly progressEveryNs?: number;
   /** Sees every telemetry event as it happens. */
   readonly onEvent?: (e: SimEvent) => void;
+  /** Ports to capture: one pcap per port in `outDir` (capture.ts). */
+  readonly captures?: readonly CaptureEndpoint[];
 }
 
 export interface SimRunResult {
   readonly report: Report;
   readonly fabric: SimFabric;
+  /** The capture files written, with their frame counts. */
+  readonly captures: readonly { file: string; frames: number }[];
 }
 
 /** Runs a scenario to its end. */
@@ -46,6 +51,7 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
     { seed: sc.seed, settings },
   );
   const sim = fabric.sim;
+  const capture = opts.captures?.length ? new SimCapture(sim, opts.captures) : null;
   const nics = fabric.hosts as Map<string, Nic>;
   const driver = new FlowDriver(fabric.plan, {
     command: (host, cmd) => {
@@ -107,5 +113,6 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
     wallClockMs: performance.now() - started,
   });
   if (opts.outDir) writeReport(opts.outDir, report, recorder.all, events);
-  return { report, fabric };
+  const captures = opts.outDir && capture ? capture.write(opts.outDir) : [];
+  return { report, fabric, captures };
 }

@@ -66,6 +66,15 @@ export const topologyFile = z
       .strict()
       .optional(),
     profiles: z.record(nodeName, switchSettings).optional(),
+    /** VXLAN overlay: these leaves are VTEPs for their hosts' traffic (switch/features/vxlan-overlay.ts). */
+    overlay: z
+      .object({
+        vxlan: z
+          .object({ vni: z.number().int().min(0).max(0xff_ffff), vteps: z.array(nodeName).min(2) })
+          .strict(),
+      })
+      .strict()
+      .optional(),
     addressing: z
       .object({
         fabric: z

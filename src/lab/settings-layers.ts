@@ -13,7 +13,9 @@ import { hashString } from "../device/prng.js";
 import type { NicCommand } from "../nic/commands.js";
 import type { SwitchTunables } from "../switch/config.js";
 import { defaultTunables } from "../switch/features/registry.js";
+import { planAddresses } from "./address-plan.js";
 import { nicConfigureCommand } from "./nic-config.js";
+import { vtepOf } from "./overlay.js";
 import { BUILT_IN_PROFILE_SETTINGS } from "./profiles.js";
 import type { NicSettings, SwitchSettings } from "./schema.js";
 import { applySwitchSettings } from "./switch-config.js";
@@ -59,6 +61,8 @@ export function resolveTunables(
   const { profile: defaultProfile, ...defaults } = topo.defaultSwitch;
   const { profile: nodeProfile, ...own } = node.settings;
   let t = defaultTunables({ hashSeed: hashString(name) });
+  if (topo.overlay !== undefined)
+    t = { ...t, overlay: { ...t.overlay, vxlan: vtepOf(topo, planAddresses(topo), name) } };
   t = applySwitchSettings(t, profileSettings(topo, nodeProfile ?? defaultProfile ?? "default"));
   t = applySwitchSettings(t, defaults);
   t = applySwitchSettings(t, own);

@@ -51,6 +51,8 @@ export interface Topology {
   readonly profiles: Readonly<Record<string, SwitchSettings>>;
   readonly fabricPool: string;
   readonly hostPool: string;
+  /** A VXLAN overlay over the fabric (lab/overlay.ts). */
+  readonly overlay?: { readonly vxlan: { readonly vni: number; readonly vteps: readonly string[] } };
 }
 
 export const DEFAULT_LINK_RATE = 100e9;
@@ -191,8 +193,17 @@ export function resolveTopology(
     if (nodePorts.length === 0) problem(["nodes", name], `switch ${name} has no links`);
     nodes.push({ name, kind: NodeKind.Switch, index, settings, ports: nodePorts });
   }
+  file.overlay?.vxlan.vteps.forEach((v, i) => {
+    const node = nodes.find((n) => n.name === v);
+    const at = ["overlay", "vxlan", "vteps", i];
+    if (node?.kind !== NodeKind.Switch) problem(at, `VTEP "${v}" is not a switch of this topology`);
+    else if (!node.ports.some((p) => kinds.get(linkPeer(links, v, p) ?? "") === NodeKind.Host)) {
+      problem(at, `VTEP ${v} has no host port`);
+    }
+  });
   if (problems.length > 0) throw new ConfigError(source, problems);
   return {
+    ...(file.overlay ? { overlay: file.overlay } : {}),
     name: file.name ?? fallbackName,
     description: file.description ?? "",
     source,
@@ -204,6 +215,14 @@ export function resolveTopology(
     fabricPool: file.addressing?.fabric ?? "10.0.0.0/16",
     hostPool: file.addressing?.hosts ?? "10.1.0.0/16",
   };
+}
+
+function linkPeer(links: readonly TopoLink[], node: string, port: number): string | undefined {
+  for (const l of links) {
+    if (l.a.node === node && l.a.port === port) return l.b.node;
+    if (l.b.node === node && l.b.port === port) return l.a.node;
+  }
+  return undefined;
 }
 
 /** Built-in switch profiles (see profiles.ts) are always available. */

@@ -22,6 +22,12 @@ export const DropReason = {
   LinkDown: "link_down",
   ArpUnresolved: "arp_unresolved",
   Malformed: "malformed",
+  /** A yellow (elephant) packet over its lower egress threshold (features/elephant.ts). */
+  Yellow: "yellow",
+  /** The adaptive buffer's WRED on yellow packets (features/adaptive-buffer.ts). */
+  AdaptiveWred: "adaptive_wred",
+  /** RFC 6040: an outer CE on a Not-ECT inner packet at VXLAN decapsulation (features/vxlan-overlay.ts). */
+  OverlayNotEct: "overlay_not_ect",
 } as const;
 export type DropReason = (typeof DropReason)[keyof typeof DropReason];
 

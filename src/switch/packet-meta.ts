@@ -67,6 +67,8 @@ export class PacketMeta implements FlowFields {
   headroom = 0;
   /** Set CE when the packet is rewritten (WRED/ECN or Fast ECN decided to mark). */
   mark = false;
+  /** Drop precedence yellow (an elephant flow, features/elephant.ts): dropped before green traffic. */
+  yellow = false;
   enqueuedAt = 0;
   verdict: Verdict = Verdict.Forward;
 
@@ -98,6 +100,7 @@ export class PacketMeta implements FlowFields {
     this.nextHopMac = 0;
     this.headroom = 0;
     this.mark = false;
+    this.yellow = false;
     this.verdict = Verdict.Forward;
   }
 }

@@ -3,16 +3,18 @@
 // same report and time series as the simulator (times relative to the scenario's start). The lab is taken
 // down at the end, also on failure or Ctrl-C.
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import type { CaptureEndpoint } from "../capture.js";
 import type { LabEvent } from "../controller.js";
 import type { AnyDeviceStats } from "../device-stats.js";
 import { assembleReport, type FlowReport, liveTiming, type Report, writeReport } from "../report/report.js";
 import { SeriesRecorder } from "../report/series-recorder.js";
 import type { Scenario } from "../scenario.js";
 import { runTimeline, type TimelineLab } from "../timeline.js";
+import { type LiveCapture, startLiveCapture } from "./capture.js";
 import type { ClockMode } from "./clock-plan.js";
 import { downLab, LiveLab, upLab } from "./live-lab.js";
 import { type LabStatus, LIVE_REACTION_MS } from "./supervisor.js";
@@ -27,6 +29,8 @@ export interface LiveRunOptions {
   /** Lab name (default: a fresh "run<number>"). */
   readonly lab?: string;
   readonly onProgress?: (line: string) => void;
+  /** Ports to capture with tcpdump for the run: one pcap per port in `outDir` (lab/capture.ts). */
+  readonly captures?: readonly CaptureEndpoint[];
 }
 
 /** Real time between two samples: the scenario's interval, but not more often than the lab can answer. */
@@ -75,9 +79,17 @@ export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promi
       onProgress: (s) => progress(`  ${s}`),
     });
     const client = await LiveLab.connect(lab);
+    let capture: LiveCapture | null = null;
     try {
+      if (opts.captures?.length && opts.outDir) {
+        mkdirSync(opts.outDir, { recursive: true });
+        capture = await startLiveCapture(lab, opts.captures, opts.outDir);
+      }
       return await play(sc, client, opts, started, () => interrupted, progress);
     } finally {
+      if (capture) {
+        for (const c of await capture.stop()) progress(`  ${c.frames} frames captured into ${c.file}`);
+      }
       await client.close();
     }
   } finally {

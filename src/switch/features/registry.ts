@@ -3,11 +3,14 @@
 // SwitchConfig, in settings layers and in `configure` commands, under the module's key.
 
 import type { z } from "zod";
+import { adaptiveBufferFeature } from "./adaptive-buffer.js";
 import { bufferFeature } from "./buffer.js";
 import { ecmpFeature } from "./ecmp.js";
+import { elephantFeature } from "./elephant.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
 import { pfcFeature } from "./pfc.js";
 import { qosFeature } from "./qos.js";
+import { vxlanOverlayFeature } from "./vxlan-overlay.js";
 import { type EcnThresholdsCommand, wredEcnFeature } from "./wred-ecn.js";
 
 export const FEATURES = {
@@ -16,6 +19,9 @@ export const FEATURES = {
   ecmp: ecmpFeature,
   ecn: wredEcnFeature,
   pfc: pfcFeature,
+  elephant: elephantFeature,
+  adaptiveBuffer: adaptiveBufferFeature,
+  overlay: vxlanOverlayFeature,
 } as const;
 
 /** The commands features answer (a feature with commands adds its command type here). */

@@ -7,6 +7,7 @@ import type { NicStats } from "../../nic/stats-types.js";
 import type { SwitchStats } from "../../switch/stats-types.js";
 import { type PortMetrics, PRIORITIES, peerOf } from "../derive.js";
 import { describeEvent } from "../event-text.js";
+import { featureLine } from "../feature-lines.js";
 import {
   bar,
   formatBytes,
@@ -91,7 +92,10 @@ function switchLines(
     seg(narrow ? `/${formatCount(c(k, "dropped_lossy"))}` : ` lossy ${formatCount(c(k, "dropped_lossy"))}`),
   ];
   if (wide) buf.push(seg(`  ${sparkline(state.history.buffer.get(stats.name) ?? [], 16)}`, Tone.Accent));
-  lines.push(buf, []);
+  lines.push(buf);
+  const features = featureLine(k);
+  if (features !== null) lines.push(features);
+  lines.push([]);
 
   // Ports × priorities: one glyph per queue for its depth (scaled to the deepest queue this switch has
   // seen), then P when the queue is paused by the peer, X when this port holds the peer paused.

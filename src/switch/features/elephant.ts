@@ -1,0 +1,260 @@
+// Elephant/mice differentiated scheduling (seed 000 §1.4.3.3; H3C's and Huawei's "elephant flow"
+// identification by flow rate and size): every packet of the subject priorities is counted against its
+// flow (5-tuple and RoCEv2 Dest QP) in a bounded, aging flow table (lb/flow-table.ts). A flow becomes an
+// elephant once it has carried `size` bytes and sent at least `rate` over one `window`; from then on, until
+// its entry ages out, its packets go to the configured egress `queue` and carry the configured drop
+// precedence (yellow). Mice keep the queue their priority gives them.
+//
+// A yellow packet of a lossy priority meets a lower dynamic egress threshold than green traffic
+// (`yellowAlpha` × free shared buffer instead of `buffer.lossyAlpha` ×): under congestion the switch drops
+// elephants first. The adaptive buffer (adaptive-buffer.ts) puts yellow packets under WRED as well.
+//
+// Lossless priorities: the ingress priority group stays the packet's priority (PFC accounting does not
+// change), and the elephant queue is paused together with the priorities whose elephants it carries, so a
+// PFC from downstream still stops them: remapping never turns a lossless flow lossy.
+
+import { z } from "zod";
+import type { Nanoseconds } from "../../device/contract.js";
+import { EventKind } from "../../device/contract.js";
+import { CounterKind, Label } from "../../device/counters.js";
+import { duration, overlay, rate, ratio, size } from "../../device/setting-units.js";
+import { FlowTable } from "../../lb/flow-table.js";
+import { ipToString } from "../../wire/bytes.js";
+import { PRIORITIES, type SwitchConfig } from "../config.js";
+import type { SwitchContext } from "../context.js";
+import { DropReason } from "../drops.js";
+import { type PacketMeta, Verdict } from "../packet-meta.js";
+import type { SwitchPort } from "../port.js";
+import { defineFeature, Hook, type SwitchFeature } from "./feature.js";
+
+export const DropPrecedence = {
+  Green: "green",
+  Yellow: "yellow",
+} as const;
+export type DropPrecedence = (typeof DropPrecedence)[keyof typeof DropPrecedence];
+
+const priority = z.number().int().min(0).max(7);
+const settings = z
+  .object({
+    enabled: z.boolean().optional(),
+    rate: rate.optional(),
+    size: size.optional(),
+    window: duration.optional(),
+    queue: priority.optional(),
+    dropPrecedence: z.enum(["green", "yellow"]).optional(),
+    yellowAlpha: ratio.optional(),
+    priorities: z.array(priority).optional(),
+    tableSize: z.number().int().min(1).max(1_000_000).optional(),
+    aging: duration.optional(),
+  })
+  .strict();
+
+export interface ElephantConfig {
+  readonly enabled: boolean;
+  /** An elephant sends at least this rate (bits/s) over one window... */
+  readonly rate: number;
+  /** ...and has carried at least this many bytes. */
+  readonly size: number;
+  /** Rate measurement window, ns. */
+  readonly window: Nanoseconds;
+  /** Egress queue of elephants. */
+  readonly queue: number;
+  readonly dropPrecedence: DropPrecedence;
+  /** Dynamic-threshold α of yellow packets of lossy priorities. */
+  readonly yellowAlpha: number;
+  /** Ingress priorities whose flows are classified. */
+  readonly priorities: readonly number[];
+  /** Flows tracked at once, and how long a silent flow is remembered. */
+  readonly tableSize: number;
+  readonly aging: Nanoseconds;
+}
+
+const KEY_WORDS = 4;
+
+class Elephant implements SwitchFeature {
+  readonly name = "elephant";
+  private cfg!: ElephantConfig;
+  private table: FlowTable | null = null;
+  private total = new Float64Array(0);
+  private windowStart = new Float64Array(0);
+  private windowBytes = new Float64Array(0);
+  private isElephant = new Uint8Array(0);
+  private readonly key = new Uint32Array(KEY_WORDS);
+  private subject = 0;
+  private windowThreshold = 0;
+  private yellow = false;
+  private readonly detected: Float64Array;
+  private readonly elephantBytes: Float64Array;
+  private readonly miceBytes: Float64Array;
+  private readonly yellowDropped: Float64Array;
+
+  constructor(private readonly ctx: SwitchContext) {
+    const c = ctx.counters;
+    this.detected = c.add({
+      name: "elephant_flows_detected",
+      kind: CounterKind.Counter,
+      unit: "flows",
+      help: "flows identified as elephants (rate and size over the thresholds)",
+      labels: [],
+    });
+    const bytes = (name: string, help: string) =>
+      c.add({ name, kind: CounterKind.Counter, unit: "bytes", help, labels: [Label.Port] });
+    this.elephantBytes = bytes("elephant_bytes", "bytes of elephant flows received on the port");
+    this.miceBytes = bytes("mice_bytes", "bytes of mice (classified, not elephant) received on the port");
+    this.yellowDropped = c.add({
+      name: "yellow_dropped",
+      kind: CounterKind.Counter,
+      unit: "packets",
+      help: "yellow (elephant) packets dropped at their lower egress threshold",
+      labels: [Label.Port, Label.Queue],
+    });
+    c.computed(
+      {
+        name: "elephant_table_flows",
+        kind: CounterKind.Gauge,
+        unit: "flows",
+        help: "flows in the elephant identification table",
+        labels: [],
+      },
+      () => this.table?.size ?? 0,
+    );
+  }
+
+  configure(cfg: SwitchConfig): void {
+    const prev = this.cfg;
+    this.cfg = cfg.elephant;
+    const e = cfg.elephant;
+    this.subject = 0;
+    for (const p of e.priorities) this.subject |= 1 << p;
+    this.windowThreshold = (e.rate * e.window) / 8e9;
+    this.yellow = e.dropPrecedence === DropPrecedence.Yellow;
+    if (!e.enabled) {
+      this.table = null;
+      return;
+    }
+    if (this.table === null || prev.tableSize !== e.tableSize || prev.aging !== e.aging) {
+      this.table = new FlowTable(e.tableSize, KEY_WORDS, e.aging);
+      this.total = new Float64Array(e.tableSize);
+      this.windowStart = new Float64Array(e.tableSize);
+      this.windowBytes = new Float64Array(e.tableSize);
+      this.isElephant = new Uint8Array(e.tableSize);
+    }
+  }
+
+  activeHooks(): readonly Hook[] {
+    if (!this.cfg.enabled) return [];
+    return this.yellow
+      ? [Hook.Classified, Hook.Admit, Hook.PauseChanged]
+      : [Hook.Classified, Hook.PauseChanged];
+  }
+
+  classified(m: PacketMeta, now: Nanoseconds): void {
+    if (!((this.subject >> m.pg) & 1) || m.inPort < 0) return;
+    const table = this.table!;
+    const k = this.key;
+    k[0] = m.srcIp;
+    k[1] = m.dstIp;
+    k[2] = ((m.srcPort << 16) | m.dstPort) >>> 0;
+    k[3] = ((m.protocol << 24) | (m.destQp & 0xff_ffff)) >>> 0;
+    let s = table.lookup(k, now);
+    if (s < 0) {
+      s = table.insert(k, now);
+      if (s < 0) {
+        this.miceBytes[m.inPort]! += m.length;
+        return;
+      }
+      this.total[s] = 0;
+      this.windowStart[s] = now;
+      this.windowBytes[s] = 0;
+      this.isElephant[s] = 0;
+    }
+    this.total[s]! += m.length;
+    if (now - this.windowStart[s]! >= this.cfg.window) {
+      this.windowStart[s] = now;
+      this.windowBytes[s] = 0;
+    }
+    this.windowBytes[s]! += m.length;
+    if (
+      this.isElephant[s] === 0 &&
+      this.total[s]! >= this.cfg.size &&
+      this.windowBytes[s]! >= this.windowThreshold
+    ) {
+      this.isElephant[s] = 1;
+      this.detected[0]!++;
+      this.ctx.env.emit({
+        kind: EventKind.Info,
+        port: m.inPort,
+        priority: m.pg,
+        detail: `elephant ${ipToString(m.srcIp)}:${m.srcPort} -> ${ipToString(m.dstIp)}:${m.dstPort}${m.destQp >= 0 ? ` qp ${m.destQp}` : ""}: to queue ${this.cfg.queue}${this.yellow ? ", yellow" : ""}`,
+      });
+    }
+    if (this.isElephant[s] === 1) {
+      this.elephantBytes[m.inPort]! += m.length;
+      m.queue = this.cfg.queue;
+      m.yellow = this.yellow;
+    } else {
+      this.miceBytes[m.inPort]! += m.length;
+    }
+  }
+
+  /** Yellow packets of lossy priorities: a lower dynamic egress threshold. */
+  admit(m: PacketMeta, now: Nanoseconds): boolean {
+    if (!m.yellow) return true;
+    const mmu = this.ctx.mmu;
+    if (mmu.pfcProtected(m.pg)) return true;
+    const limit =
+      this.cfg.yellowAlpha * (mmu.sharedPoolBytes - mmu.sharedUsed) + this.ctx.config.buffer.reserve;
+    if (mmu.egressDepth(m.outPort, m.queue) + m.length <= limit) return true;
+    this.yellowDropped[m.outPort * PRIORITIES + m.queue]!++;
+    this.ctx.drops.drop(DropReason.Yellow, m.lossless, m.inPort, m.outPort, m.queue, now);
+    m.verdict = Verdict.Drop;
+    return false;
+  }
+
+  pauseChanged(port: number): void {
+    const ps = this.ctx.ports[port];
+    if (ps !== undefined) this.pauseElephantQueue(ps);
+  }
+
+  reconfigurePort(ps: SwitchPort): void {
+    if (this.cfg.enabled) this.pauseElephantQueue(ps);
+  }
+
+  /** The elephant queue stops while any lossless subject priority it carries is paused. */
+  private pauseElephantQueue(ps: SwitchPort): void {
+    const lossless = this.subject & ps.pausedPriorities & losslessBits(this.ctx.config.qos.lossless);
+    if (lossless !== 0) ps.pausedQueues |= 1 << this.cfg.queue;
+  }
+}
+
+function losslessBits(list: readonly number[]): number {
+  let mask = 0;
+  for (const p of list) mask |= 1 << p;
+  return mask;
+}
+
+export const elephantFeature = defineFeature({
+  key: "elephant",
+  doc:
+    "Elephant/mice differentiated scheduling (seed 000 §1.4.3.3): flows of the subject priorities are " +
+    "tracked in an aging flow table; a flow that has carried `size` bytes and sent `rate` over one " +
+    "`window` is an elephant, and its packets go to `queue` with drop precedence `dropPrecedence` (yellow " +
+    "packets of lossy priorities may fill only `yellowAlpha` × free shared buffer). Lossless elephants " +
+    "keep their priority group, and their queue pauses with it.",
+  settings,
+  defaults: (): ElephantConfig => ({
+    enabled: false,
+    // "Elephants: 10 % of flows, 85 % of bytes" (seed 000): a flow past 1 MB sending at 10 Gb/s or more.
+    rate: 10e9,
+    size: 1_000_000,
+    window: 100_000,
+    queue: 1,
+    dropPrecedence: DropPrecedence.Yellow,
+    yellowAlpha: 1,
+    priorities: [0, 3],
+    tableSize: 4096,
+    aging: 1_000_000,
+  }),
+  apply: (c: ElephantConfig, s) => overlay(c, s as Partial<ElephantConfig>),
+  create: (ctx) => new Elephant(ctx),
+});
