@@ -43,7 +43,7 @@ t.test("refusals come before anything is created", async (t) => {
   t.match(r.stderr, /lab name "Not A Name" must be/);
   r = await tui(["--dilation", "0"]);
   t.equal(r.exitCode, 2);
-  t.match(r.stderr, /--dilation must be a number >= 1/);
+  t.match(r.stderr, /--dilation takes a number between 1 and 1000000, or auto/);
   r = await tui([], 1000);
   t.equal(r.exitCode, 1);
   t.match(r.stderr, /needs root for a live lab.*run it with sudo.*--runtime sim/s, "says what to do instead");
