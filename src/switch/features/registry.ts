@@ -6,6 +6,8 @@ import type { z } from "zod";
 import { bufferFeature } from "./buffer.js";
 import { ecmpFeature } from "./ecmp.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
+import { lldpFeature } from "./lldp.js";
+import { type PathEntriesCommand, pathTableFeature } from "./path-table.js";
 import { pfcFeature } from "./pfc.js";
 import { qosFeature } from "./qos.js";
 import { type EcnThresholdsCommand, wredEcnFeature } from "./wred-ecn.js";
@@ -16,10 +18,12 @@ export const FEATURES = {
   ecmp: ecmpFeature,
   ecn: wredEcnFeature,
   pfc: pfcFeature,
+  lldp: lldpFeature,
+  pathTable: pathTableFeature,
 } as const;
 
 /** The commands features answer (a feature with commands adds its command type here). */
-export type FeatureCommands = EcnThresholdsCommand;
+export type FeatureCommands = EcnThresholdsCommand | PathEntriesCommand;
 
 type Features = typeof FEATURES;
 type ConfigOf<M> = M extends FeatureModule<z.ZodType, infer C> ? C : never;
