@@ -1,6 +1,8 @@
 // Runs a scenario in the virtual-time runtime: the whole fabric in this process, deterministic for its
 // seed, producing the same report and time series as a live run.
 
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { createRandom } from "../device/prng.js";
 import { Nic } from "../nic/nic.js";
 import type { NicDetail } from "../nic/stats-types.js";
@@ -9,6 +11,8 @@ import type { SimEvent } from "../runtime/sim/simulator.js";
 import type { AnyDeviceStats } from "./device-stats.js";
 import { FlowDriver } from "./flow-driver.js";
 import { buildNicConfig } from "./nic-config.js";
+import { PathNavMode } from "./path-nav/plan.js";
+import { type PathNavReport, SimPathNavigator } from "./path-nav/sim-navigator.js";
 import { assembleReport, type Report, writeReport } from "./report/report.js";
 import { SeriesRecorder } from "./report/series-recorder.js";
 import type { Scenario } from "./scenario.js";
@@ -29,13 +33,25 @@ export interface SimRunOptions {
 export interface SimRunResult {
   readonly report: Report;
   readonly fabric: SimFabric;
+  /** What the path-navigation controller planned (when the scenario runs it). */
+  readonly pathNavigation?: PathNavReport;
 }
+
+/** Default interval at which the path-navigation controller reads the LLDP tables. */
+const PATH_NAV_INTERVAL_NS = 20_000;
+/** LLDP as the controller needs it: every 100 µs of emulated time (the 802.1AB default is 30 s). */
+const PATH_NAV_LLDP = { switches: [{ lldp: { enabled: true, txInterval: 100_000 } }], nodes: {}, hosts: [] };
 
 /** Runs a scenario to its end. */
 export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunResult {
   const started = performance.now();
   const topo = sc.topology;
-  const settings = new SettingsLayers(topo, sc.overrides);
+  const navMode = sc.controller?.pathNavigation;
+  // The controller learns the fabric from LLDP: it runs on every switch, under the scenario's overrides.
+  const settings =
+    navMode === undefined
+      ? new SettingsLayers(topo, sc.overrides)
+      : new SettingsLayers(topo, PATH_NAV_LLDP, sc.overrides);
   const fabric = new SimFabric(
     topo,
     (host, address, link, env) =>
@@ -55,6 +71,18 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
     schedule: (at, fn) => sim.at(at, fn),
   });
 
+  const navigator =
+    navMode === undefined
+      ? null
+      : new SimPathNavigator(
+          navMode === "host" ? PathNavMode.Host : PathNavMode.Network,
+          sc.controller?.interval ?? PATH_NAV_INTERVAL_NS,
+          fabric,
+          nics,
+          driver,
+        );
+  navigator?.schedule(sc.durationNs);
+
   const events: string[] = [];
   sim.onEvent((e) => {
     events.push(JSON.stringify(e));
@@ -64,8 +92,10 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
 
   // Every step becomes a virtual-time event now, before the samples: at equal times a step runs first.
   const lab: TimelineLab<void> = {
-    startWorkload: (atNs, spec, stream) =>
-      driver.add(generateFlows(spec, atNs, createRandom(sc.seed, stream), driver.newId)),
+    startWorkload: (atNs, spec, stream) => {
+      driver.add(generateFlows(spec, atNs, createRandom(sc.seed, stream), driver.newId));
+      navigator?.workloadStarted(atNs);
+    },
     applySettings: (atNs, change) => {
       fabric.configureSwitches(change);
       if (change.hosts.length === 0) return;
@@ -107,5 +137,8 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
     wallClockMs: performance.now() - started,
   });
   if (opts.outDir) writeReport(opts.outDir, report, recorder.all, events);
-  return { report, fabric };
+  const pathNavigation = navigator?.report();
+  if (opts.outDir && pathNavigation)
+    writeFileSync(join(opts.outDir, "path-navigation.json"), `${JSON.stringify(pathNavigation, null, 2)}\n`);
+  return pathNavigation ? { report, fabric, pathNavigation } : { report, fabric };
 }

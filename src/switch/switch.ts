@@ -219,6 +219,11 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
     this.forwarder.setStrategy(strategy);
   }
 
+  /** The load-balancing strategy the forward stage uses now. */
+  get strategy(): LbStrategy | null {
+    return this.forwarder.currentStrategy;
+  }
+
   setOverride(override: LbOverride | null): void {
     this.forwarder.setOverride(override);
   }

@@ -19,6 +19,11 @@ export class Forwarder {
     this.strategy = strategy;
   }
 
+  /** The strategy in force (a controller's model of the switch hashes with it). */
+  get currentStrategy(): LbStrategy | null {
+    return this.strategy;
+  }
+
   setOverride(override: LbOverride | null): void {
     this.override = override;
   }
