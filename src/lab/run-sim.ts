@@ -7,7 +7,7 @@ import { createRandom } from "../device/prng.js";
 import { Nic } from "../nic/nic.js";
 import type { NicDetail } from "../nic/stats-types.js";
 import { generateFlows } from "../nic/workloads.js";
-import type { SimEvent } from "../runtime/sim/simulator.js";
+import type { FrameTap, SimEvent } from "../runtime/sim/simulator.js";
 import type { AnyDeviceStats } from "./device-stats.js";
 import { FlowDriver } from "./flow-driver.js";
 import { buildNicConfig } from "./nic-config.js";
@@ -28,6 +28,8 @@ export interface SimRunOptions {
   readonly progressEveryNs?: number;
   /** Sees every telemetry event as it happens. */
   readonly onEvent?: (e: SimEvent) => void;
+  /** Sees every frame put on a link (tests check which links a flow's packets crossed). */
+  readonly onFrame?: FrameTap;
 }
 
 export interface SimRunResult {
@@ -62,6 +64,7 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
     { seed: sc.seed, settings },
   );
   const sim = fabric.sim;
+  if (opts.onFrame) sim.onFrame(opts.onFrame);
   const nics = fabric.hosts as Map<string, Nic>;
   const driver = new FlowDriver(fabric.plan, {
     command: (host, cmd) => {

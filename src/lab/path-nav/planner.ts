@@ -3,13 +3,16 @@
 // possible — link-disjoint where the fabric has enough links, otherwise spread evenly.
 //
 // How: choosing one path per flow to minimise the most-loaded link is the unsplittable multicommodity
-// flow problem (NP-hard in general), so we use the usual greedy heuristic with local improvement: place
-// demands heaviest first, each on the candidate whose most-loaded link (after adding it) is least loaded,
-// ties broken by the sum of loads on its links and then by candidate order; then repeat passes that lift
-// each demand out and put it back on its best candidate, until a pass changes nothing (or 20 passes).
-// Each pass never raises the objective (a demand moves only to a strictly better candidate), so it ends.
-// On a 1:1 leaf-spine fabric with a permutation this finds link-disjoint paths (one flow per uplink) in
-// every case we tried; the report gives the achieved most-loaded link so a shortfall is visible.
+// flow problem (NP-hard in general), so we use a greedy placement with local search. Demands are placed
+// heaviest first, each on the candidate whose most-loaded link (after adding it) is least loaded (ties:
+// the smaller sum of loads, then candidate order). Then local search on the objective (most-loaded link,
+// number of links at that load, sum of squared loads), compared lexicographically: move one demand to
+// another candidate when that improves the objective; when no single move does, try moving two demands
+// at once, one of them on a most-loaded link (this escapes the local minima single moves get stuck in,
+// e.g. two flows that must swap spines). Every accepted move strictly lowers the objective, so the
+// search ends; it is also capped at 50 rounds. A 1:1 leaf-spine fabric can always carry a permutation
+// link-disjointly (König: a bipartite multigraph of degree <= k has a k-edge-colouring, one colour per
+// spine); the report gives the most-loaded link achieved, so a shortfall would be visible.
 
 import type { Hop } from "./fabric-graph.js";
 
@@ -29,7 +32,7 @@ export interface Assignment {
   readonly passes: number;
 }
 
-const MAX_PASSES = 20;
+const MAX_ROUNDS = 50;
 
 /** Directed switch-to-switch links of a path: every hop but the last (which leaves for the host). */
 function links(path: readonly Hop[]): string[] {
@@ -38,59 +41,107 @@ function links(path: readonly Hop[]): string[] {
   return out;
 }
 
+type Objective = readonly [number, number, number];
+
+function better(a: Objective, b: Objective): boolean {
+  const eps = 1e-9;
+  if (a[0] < b[0] - eps) return true;
+  if (a[0] > b[0] + eps) return false;
+  if (a[1] !== b[1]) return a[1] < b[1];
+  return a[2] < b[2] - eps;
+}
+
 export function assignPaths(demands: readonly PlanDemand[]): Assignment {
   const load = new Map<string, number>();
   const linkSets = demands.map((d) => d.candidates.map(links));
-  const add = (ls: readonly string[], w: number): void => {
-    for (const l of ls) load.set(l, (load.get(l) ?? 0) + w);
+  const choice = new Array<number>(demands.length).fill(0);
+  const add = (i: number, sign: number): void => {
+    const w = demands[i]!.weight * sign;
+    for (const l of linkSets[i]![choice[i]!]!) load.set(l, (load.get(l) ?? 0) + w);
   };
-  const score = (ls: readonly string[], w: number): [number, number] => {
+  const objective = (): Objective => {
     let max = 0;
-    let sum = 0;
-    for (const l of ls) {
-      const v = (load.get(l) ?? 0) + w;
-      if (v > max) max = v;
-      sum += v;
+    let atMax = 0;
+    let squares = 0;
+    for (const v of load.values()) {
+      squares += v * v;
+      if (v > max + 1e-9) {
+        max = v;
+        atMax = 1;
+      } else if (Math.abs(v - max) <= 1e-9 && v > 0) atMax++;
     }
-    return [max, sum];
+    return [max, atMax, squares];
   };
-  const best = (i: number): number => {
-    const d = demands[i]!;
+  const greedy = (i: number): number => {
+    const w = demands[i]!.weight;
     let pick = 0;
-    let bestScore: [number, number] = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
+    let best: [number, number] = [Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY];
     linkSets[i]!.forEach((ls, c) => {
-      const s = score(ls, d.weight);
-      if (s[0] < bestScore[0] || (s[0] === bestScore[0] && s[1] < bestScore[1])) {
-        bestScore = s;
+      let max = 0;
+      let sum = 0;
+      for (const l of ls) {
+        const v = (load.get(l) ?? 0) + w;
+        max = Math.max(max, v);
+        sum += v;
+      }
+      if (max < best[0] || (max === best[0] && sum < best[1])) {
+        best = [max, sum];
         pick = c;
       }
     });
     return pick;
   };
   const order = demands.map((_, i) => i).sort((a, b) => demands[b]!.weight - demands[a]!.weight || a - b);
-  const choice = new Array<number>(demands.length).fill(0);
   for (const i of order) {
-    choice[i] = best(i);
-    add(linkSets[i]![choice[i]!]!, demands[i]!.weight);
+    choice[i] = greedy(i);
+    add(i, 1);
   }
-  let passes = 0;
-  for (let changed = true; changed && passes < MAX_PASSES; passes++) {
-    changed = false;
+  /** Moves demand i to candidate c (keeping the load map in step). */
+  const move = (i: number, c: number): void => {
+    add(i, -1);
+    choice[i] = c;
+    add(i, 1);
+  };
+  const singleMove = (): boolean => {
+    let improved = false;
     for (const i of order) {
-      const w = demands[i]!.weight;
-      const current = linkSets[i]![choice[i]!]!;
-      add(current, -w);
-      const before = score(current, w);
-      const c = best(i);
-      const after = score(linkSets[i]![c]!, w);
-      if (c !== choice[i] && (after[0] < before[0] || (after[0] === before[0] && after[1] < before[1]))) {
-        choice[i] = c;
-        changed = true;
+      for (let c = 0; c < linkSets[i]!.length; c++) {
+        const was = choice[i]!;
+        if (c === was) continue;
+        const before = objective();
+        move(i, c);
+        if (better(objective(), before)) improved = true;
+        else move(i, was);
       }
-      add(linkSets[i]![choice[i]!]!, w);
     }
-  }
-  const used = [...load.values()].filter((v) => v > 0);
+    return improved;
+  };
+  const pairMove = (): boolean => {
+    const [max] = objective();
+    for (const i of order) {
+      if (!linkSets[i]![choice[i]!]!.some((l) => Math.abs((load.get(l) ?? 0) - max) <= 1e-9)) continue;
+      for (const j of order) {
+        if (j === i) continue;
+        const wasI = choice[i]!;
+        const wasJ = choice[j]!;
+        const before = objective();
+        for (let ci = 0; ci < linkSets[i]!.length; ci++) {
+          for (let cj = 0; cj < linkSets[j]!.length; cj++) {
+            if (ci === wasI && cj === wasJ) continue;
+            move(i, ci);
+            move(j, cj);
+            if (better(objective(), before)) return true;
+            move(j, wasJ);
+            move(i, wasI);
+          }
+        }
+      }
+    }
+    return false;
+  };
+  let passes = 0;
+  while (passes < MAX_ROUNDS && (singleMove() || pairMove())) passes++;
+  const used = [...load.values()].filter((v) => v > 1e-9);
   return {
     choice,
     maxLoad: used.length === 0 ? 0 : Math.max(...used),
