@@ -10,6 +10,7 @@ import { DEFAULT_LAB, labNameProblem, nsName } from "../lab/live/names.js";
 import { distPath } from "../lab/live/paths.js";
 import { findAllLabs } from "../lab/live/provision.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
+import { lldpNeighbourText } from "../lab/report/report.js";
 import { NodeKind } from "../lab/topology.js";
 import { formatDuration, formatRate, formatSize } from "../lab/units.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
@@ -498,6 +499,20 @@ function formatStats(s: AnyDeviceStats, all: boolean): string {
         `  queue ${q.queue}: depth ${formatSize(q.depthBytes)}${q.paused ? " PAUSED" : ""}  ${qc.map(([k, v]) => `${k}=${v}`).join(" ")}`,
       );
     }
+  }
+  if (s.kind === "switch" && s.detail?.lldp) {
+    lines.push("", "LLDP neighbours:");
+    const heard = new Map(s.detail.lldp.neighbours.map((n) => [n.port, n]));
+    for (const p of s.detail.lldp.ports) {
+      const n = heard.get(p.port);
+      const ttl = n ? ` (TTL ${n.ttlSeconds} s)` : "";
+      lines.push(`  ${p.name.padEnd(8)} ${n ? lldpNeighbourText(n) : p.up ? "-" : "(down)"}${ttl}`);
+    }
+  }
+  if (s.kind === "switch" && s.detail?.pathTable) {
+    lines.push("", "path-navigation entries:");
+    for (const e of s.detail.pathTable)
+      lines.push(`  ${ipToString(e.srcIp)} -> ${ipToString(e.dstIp)} sport ${e.srcPort}: eth${e.port}`);
   }
   if (s.kind === "nic") {
     const port = s.ports[0];

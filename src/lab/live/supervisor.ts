@@ -570,6 +570,12 @@ export class Supervisor {
         return this.recentEvents(Number(a.limit ?? 200));
       case "udp-stats":
         return this.udp.stats();
+      case "switch-config": {
+        // A switch's configuration as the lab gave it (a controller reads its hash settings from it).
+        const node = String(a.node);
+        if (!this.settings.switches.includes(node)) throw new Error(`${node} is not a switch`);
+        return buildSwitchConfig(this.topo, this.plan, [], node, this.settings.switchTunables(node));
+      }
       case "down":
         // Answer first, then go: the client waits for the state directory to disappear.
         setTimeout(() => void this.shutdown().then(() => process.exit(0)), 10);
