@@ -27,6 +27,15 @@ const EXPERIMENTS = [
   ["threshold-table/conservative.yaml", "threshold-table/conservative"],
   ["ghost-latency/bad.yaml", "ghost-latency/bad"],
   ["ghost-latency/fixed.yaml", "ghost-latency/fixed"],
+  ["path-navigation/perm-ecmp.yaml", "path-navigation/perm-ecmp"],
+  ["path-navigation/perm-network.yaml", "path-navigation/perm-network"],
+  ["path-navigation/perm-host.yaml", "path-navigation/perm-host"],
+  ["path-navigation/ring-ecmp.yaml", "path-navigation/ring-ecmp"],
+  ["path-navigation/ring-network.yaml", "path-navigation/ring-network"],
+  ["path-navigation/ring-host.yaml", "path-navigation/ring-host"],
+  ["path-navigation/fail-ecmp.yaml", "path-navigation/fail-ecmp"],
+  ["path-navigation/fail-network.yaml", "path-navigation/fail-network"],
+  ["path-navigation/fail-host.yaml", "path-navigation/fail-host"],
 ];
 
 function firstDifference(a, b, path = "") {

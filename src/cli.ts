@@ -3,6 +3,7 @@
 import { Command } from "commander";
 import { registerFramesCommand } from "./cli/frames-command.js";
 import { registerLabCommands } from "./cli/lab-commands.js";
+import { registerPathNavCommands } from "./cli/path-nav-command.js";
 import { registerPcapCheckCommand } from "./cli/pcap-check-command.js";
 import { registerPlotCommand } from "./cli/plot-command.js";
 import { registerRunCommand } from "./cli/run-command.js";
@@ -20,6 +21,7 @@ program
 registerTopologyCommand(program);
 registerRunCommand(program);
 registerLabCommands(program);
+registerPathNavCommands(program);
 registerFramesCommand(program);
 registerPcapCheckCommand(program);
 registerPlotCommand(program);
