@@ -16,6 +16,7 @@ import { formatDuration, formatRate, formatSize } from "../lab/units.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
 import { action, clockOption, UsageError } from "./errors.js";
 import { loadTopologyArg } from "./topology-command.js";
+import { formatFlowPaths, traceFlows } from "./trace-flows.js";
 
 const TRACE_TOOL = distPath("runtime/live/trace-tool.js");
 
@@ -354,20 +355,36 @@ export function registerLabCommands(program: Command): void {
 
   program
     .command("trace")
-    .argument("<src>", "source host")
-    .argument("<dst>", "destination host")
-    .description("the ECMP path of one RoCE 5-tuple: TTL-limited UDP 4791 probes answered by the switches")
+    .argument("[src]", "source host")
+    .argument("[dst]", "destination host")
+    .description(
+      "the ECMP path of one RoCE 5-tuple (TTL-limited UDP 4791 probes answered by the switches), or with --flows the path of every QP of the lab's workloads",
+    )
     .option("--sport <port>", "UDP source port of the flow (RoCE uses 49152-65535)", "49152")
+    .option("--flows", "trace every workload QP with the source port it uses now")
     .option("--name <name>", "lab name", DEFAULT_LAB)
     .option("--json", "print JSON")
     .action(
-      action(async (src: string, dst: string, opts: { sport: string; name?: string; json?: boolean }) => {
-        requireRoot("rocelab trace");
-        await withLab(opts, async (lab) => {
-          const path = await trace(lab, src, dst, Number(opts.sport));
-          print(opts.json, path, () => formatTrace(src, dst, Number(opts.sport), path));
-        });
-      }),
+      action(
+        async (
+          src: string | undefined,
+          dst: string | undefined,
+          opts: { sport: string; flows?: boolean; name?: string; json?: boolean },
+        ) => {
+          requireRoot("rocelab trace");
+          await withLab(opts, async (lab) => {
+            if (opts.flows) {
+              const paths = await traceFlows(lab, trace);
+              print(opts.json, paths, () => formatFlowPaths(paths));
+              return;
+            }
+            if (src === undefined || dst === undefined)
+              throw new UsageError("trace takes SRC and DST hosts, or --flows");
+            const path = await trace(lab, src, dst, Number(opts.sport));
+            print(opts.json, path, () => formatTrace(src, dst, Number(opts.sport), path));
+          });
+        },
+      ),
     );
 }
 
