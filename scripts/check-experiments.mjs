@@ -35,6 +35,15 @@ const EXPERIMENTS = [
   ["elephant-mice/lossless-adaptive.yaml", "elephant-mice/lossless-adaptive"],
   ["vxlan-ecn/ecn.yaml", "vxlan-ecn/ecn"],
   ["vxlan-ecn/no-ecn.yaml", "vxlan-ecn/no-ecn"],
+  ["path-navigation/perm-ecmp.yaml", "path-navigation/perm-ecmp"],
+  ["path-navigation/perm-network.yaml", "path-navigation/perm-network"],
+  ["path-navigation/perm-host.yaml", "path-navigation/perm-host"],
+  ["path-navigation/ring-ecmp.yaml", "path-navigation/ring-ecmp"],
+  ["path-navigation/ring-network.yaml", "path-navigation/ring-network"],
+  ["path-navigation/ring-host.yaml", "path-navigation/ring-host"],
+  ["path-navigation/fail-ecmp.yaml", "path-navigation/fail-ecmp"],
+  ["path-navigation/fail-network.yaml", "path-navigation/fail-network"],
+  ["path-navigation/fail-host.yaml", "path-navigation/fail-host"],
 ];
 
 function firstDifference(a, b, path = "") {

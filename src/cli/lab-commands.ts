@@ -10,11 +10,13 @@ import { DEFAULT_LAB, labNameProblem, nsName } from "../lab/live/names.js";
 import { distPath } from "../lab/live/paths.js";
 import { findAllLabs } from "../lab/live/provision.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
+import { lldpNeighbourText } from "../lab/report/report.js";
 import { NodeKind } from "../lab/topology.js";
 import { formatDuration, formatRate, formatSize } from "../lab/units.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { loadTopologyArg } from "./topology-command.js";
+import { formatFlowPaths, traceFlows } from "./trace-flows.js";
 
 const TRACE_TOOL = distPath("runtime/live/trace-tool.js");
 
@@ -356,20 +358,36 @@ export function registerLabCommands(program: Command): void {
 
   program
     .command("trace")
-    .argument("<src>", "source host")
-    .argument("<dst>", "destination host")
-    .description("the ECMP path of one RoCE 5-tuple: TTL-limited UDP 4791 probes answered by the switches")
+    .argument("[src]", "source host")
+    .argument("[dst]", "destination host")
+    .description(
+      "the ECMP path of one RoCE 5-tuple (TTL-limited UDP 4791 probes answered by the switches), or with --flows the path of every QP of the lab's workloads",
+    )
     .option("--sport <port>", "UDP source port of the flow (RoCE uses 49152-65535)", "49152")
+    .option("--flows", "trace every workload QP with the source port it uses now")
     .option("--name <name>", "lab name", DEFAULT_LAB)
     .option("--json", "print JSON")
     .action(
-      action(async (src: string, dst: string, opts: { sport: string; name?: string; json?: boolean }) => {
-        requireRoot("rocelab trace");
-        await withLab(opts, async (lab) => {
-          const path = await trace(lab, src, dst, Number(opts.sport));
-          print(opts.json, path, () => formatTrace(src, dst, Number(opts.sport), path));
-        });
-      }),
+      action(
+        async (
+          src: string | undefined,
+          dst: string | undefined,
+          opts: { sport: string; flows?: boolean; name?: string; json?: boolean },
+        ) => {
+          requireRoot("rocelab trace");
+          await withLab(opts, async (lab) => {
+            if (opts.flows) {
+              const paths = await traceFlows(lab, trace);
+              print(opts.json, paths, () => formatFlowPaths(paths));
+              return;
+            }
+            if (src === undefined || dst === undefined)
+              throw new UsageError("trace takes SRC and DST hosts, or --flows");
+            const path = await trace(lab, src, dst, Number(opts.sport));
+            print(opts.json, path, () => formatTrace(src, dst, Number(opts.sport), path));
+          });
+        },
+      ),
     );
 }
 
@@ -501,6 +519,20 @@ function formatStats(s: AnyDeviceStats, all: boolean): string {
         `  queue ${q.queue}: depth ${formatSize(q.depthBytes)}${q.paused ? " PAUSED" : ""}  ${qc.map(([k, v]) => `${k}=${v}`).join(" ")}`,
       );
     }
+  }
+  if (s.kind === "switch" && s.detail?.lldp) {
+    lines.push("", "LLDP neighbours:");
+    const heard = new Map(s.detail.lldp.neighbours.map((n) => [n.port, n]));
+    for (const p of s.detail.lldp.ports) {
+      const n = heard.get(p.port);
+      const ttl = n ? ` (TTL ${n.ttlSeconds} s)` : "";
+      lines.push(`  ${p.name.padEnd(8)} ${n ? lldpNeighbourText(n) : p.up ? "-" : "(down)"}${ttl}`);
+    }
+  }
+  if (s.kind === "switch" && s.detail?.pathTable) {
+    lines.push("", "path-navigation entries:");
+    for (const e of s.detail.pathTable)
+      lines.push(`  ${ipToString(e.srcIp)} -> ${ipToString(e.dstIp)} sport ${e.srcPort}: eth${e.port}`);
   }
   if (s.kind === "nic") {
     const port = s.ports[0];

@@ -154,6 +154,22 @@ export class FlowDriver {
     return pair;
   }
 
+  /**
+   * The workloads' traffic matrix: every QP pair created so far, with the bytes its flows carry (what a
+   * collective library tells a path-navigation controller).
+   */
+  trafficMatrix(): { src: string; dst: string; srcQpn: number; dstQpn: number; bytes: number }[] {
+    const bytes = new Map<QpPair, number>();
+    for (const f of this.flows.values()) {
+      const pair = this.pairFor(f);
+      bytes.set(pair, (bytes.get(pair) ?? 0) + f.bytes);
+    }
+    return [...this.pairs].map(([key, pair]) => {
+      const [src, rest] = key.split(">") as [string, string];
+      return { src, dst: rest.slice(0, rest.lastIndexOf("#")), ...pair, bytes: bytes.get(pair) ?? 0 };
+    });
+  }
+
   /** QP pairs created so far. */
   get qpPairs(): number {
     return this.pairs.size;

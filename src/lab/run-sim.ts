@@ -1,15 +1,19 @@
 // Runs a scenario in the virtual-time runtime: the whole fabric in this process, deterministic for its
 // seed, producing the same report and time series as a live run.
 
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { createRandom } from "../device/prng.js";
 import { Nic } from "../nic/nic.js";
 import type { NicDetail } from "../nic/stats-types.js";
 import { generateFlows } from "../nic/workloads.js";
-import type { SimEvent } from "../runtime/sim/simulator.js";
+import type { FrameTap, SimEvent } from "../runtime/sim/simulator.js";
 import { type CaptureEndpoint, SimCapture } from "./capture.js";
 import type { AnyDeviceStats } from "./device-stats.js";
 import { FlowDriver } from "./flow-driver.js";
 import { buildNicConfig } from "./nic-config.js";
+import { PathNavMode } from "./path-nav/plan.js";
+import { type PathNavReport, SimPathNavigator } from "./path-nav/sim-navigator.js";
 import { assembleReport, type Report, writeReport } from "./report/report.js";
 import { SeriesRecorder } from "./report/series-recorder.js";
 import type { Scenario } from "./scenario.js";
@@ -27,6 +31,8 @@ export interface SimRunOptions {
   readonly onEvent?: (e: SimEvent) => void;
   /** Ports to capture: one pcap per port in `outDir` (capture.ts). */
   readonly captures?: readonly CaptureEndpoint[];
+  /** Sees every frame put on a link (tests check which links a flow's packets crossed). */
+  readonly onFrame?: FrameTap;
 }
 
 export interface SimRunResult {
@@ -34,13 +40,25 @@ export interface SimRunResult {
   readonly fabric: SimFabric;
   /** The capture files written, with their frame counts. */
   readonly captures: readonly { file: string; frames: number }[];
+  /** What the path-navigation controller planned (when the scenario runs it). */
+  readonly pathNavigation?: PathNavReport;
 }
+
+/** Default interval at which the path-navigation controller reads the LLDP tables. */
+const PATH_NAV_INTERVAL_NS = 20_000;
+/** LLDP as the controller needs it: every 100 µs of emulated time (the 802.1AB default is 30 s). */
+const PATH_NAV_LLDP = { switches: [{ lldp: { enabled: true, txInterval: 100_000 } }], nodes: {}, hosts: [] };
 
 /** Runs a scenario to its end. */
 export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunResult {
   const started = performance.now();
   const topo = sc.topology;
-  const settings = new SettingsLayers(topo, sc.overrides);
+  const navMode = sc.controller?.pathNavigation;
+  // The controller learns the fabric from LLDP: it runs on every switch, under the scenario's overrides.
+  const settings =
+    navMode === undefined
+      ? new SettingsLayers(topo, sc.overrides)
+      : new SettingsLayers(topo, PATH_NAV_LLDP, sc.overrides);
   const fabric = new SimFabric(
     topo,
     (host, address, link, env) =>
@@ -52,6 +70,7 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
   );
   const sim = fabric.sim;
   const capture = opts.captures?.length ? new SimCapture(sim, opts.captures) : null;
+  if (opts.onFrame) sim.onFrame(opts.onFrame);
   const nics = fabric.hosts as Map<string, Nic>;
   const driver = new FlowDriver(fabric.plan, {
     command: (host, cmd) => {
@@ -60,6 +79,18 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
     },
     schedule: (at, fn) => sim.at(at, fn),
   });
+
+  const navigator =
+    navMode === undefined
+      ? null
+      : new SimPathNavigator(
+          navMode === "host" ? PathNavMode.Host : PathNavMode.Network,
+          sc.controller?.interval ?? PATH_NAV_INTERVAL_NS,
+          fabric,
+          nics,
+          driver,
+        );
+  navigator?.schedule(sc.durationNs);
 
   const events: string[] = [];
   sim.onEvent((e) => {
@@ -70,8 +101,10 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
 
   // Every step becomes a virtual-time event now, before the samples: at equal times a step runs first.
   const lab: TimelineLab<void> = {
-    startWorkload: (atNs, spec, stream) =>
-      driver.add(generateFlows(spec, atNs, createRandom(sc.seed, stream), driver.newId)),
+    startWorkload: (atNs, spec, stream) => {
+      driver.add(generateFlows(spec, atNs, createRandom(sc.seed, stream), driver.newId));
+      navigator?.workloadStarted(atNs);
+    },
     applySettings: (atNs, change) => {
       fabric.configureSwitches(change);
       if (change.hosts.length === 0) return;
@@ -114,5 +147,8 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
   });
   if (opts.outDir) writeReport(opts.outDir, report, recorder.all, events);
   const captures = opts.outDir && capture ? capture.write(opts.outDir) : [];
-  return { report, fabric, captures };
+  const pathNavigation = navigator?.report();
+  if (opts.outDir && pathNavigation)
+    writeFileSync(join(opts.outDir, "path-navigation.json"), `${JSON.stringify(pathNavigation, null, 2)}\n`);
+  return pathNavigation ? { report, fabric, captures, pathNavigation } : { report, fabric, captures };
 }

@@ -10,6 +10,7 @@ import {
 } from "../nic/workloads.js";
 import { ConfigError, type ConfigProblem, SourceDocument } from "./config-error.js";
 import {
+  type ControllerSettings,
   type ScenarioFile,
   type SettingsChangeSettings,
   type SwitchSettings,
@@ -54,6 +55,8 @@ export interface Scenario {
    */
   readonly topologySource: string | TopologyFile;
   readonly overrides: SettingsChange;
+  /** Lab-level controllers to run (none by default). */
+  readonly controller?: ControllerSettings;
   readonly timeline: readonly Step[];
 }
 
@@ -162,6 +165,7 @@ export function resolveScenario(parsed: ScenarioFile, file: string, doc: SourceD
     topology,
     topologySource: typeof t === "string" ? (t === "default" ? "default" : resolve(dirname(file), t)) : t,
     overrides: parsed.overrides ? change(parsed.overrides) : NO_CHANGE,
+    ...(parsed.controller ? { controller: parsed.controller } : {}),
     timeline,
   };
 }

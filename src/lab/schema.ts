@@ -221,6 +221,17 @@ const step = z.union([
 ]);
 export type StepSettings = z.infer<typeof step>;
 
+/** Lab-level controllers a scenario runs (path navigation: seed 000 §1.4.4). */
+export const controllerSettings = z
+  .object({
+    /** Plan link-disjoint paths: install per-flow entries in the switches, or steer QPs by source port. */
+    pathNavigation: z.enum(["network", "host"]).optional(),
+    /** How often the controller reads the LLDP tables and re-plans if the fabric changed (default 20 µs). */
+    interval: duration.optional(),
+  })
+  .strict();
+export type ControllerSettings = z.infer<typeof controllerSettings>;
+
 export const scenarioFile = z
   .object({
     name: z.string().optional(),
@@ -232,6 +243,7 @@ export const scenarioFile = z
     /** Time-series sampling interval (default: duration / 1000, at least 1 µs). */
     sample: duration.optional(),
     overrides: settingsChange.optional(),
+    controller: controllerSettings.optional(),
     timeline: z.array(step).min(1),
   })
   .strict();

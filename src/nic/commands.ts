@@ -45,6 +45,11 @@ export type NicCommand =
       readonly ackDscp?: number;
       readonly rxBuffer?: Partial<RxBufferConfig>;
     }
+  /**
+   * Change the UDP source port a QP's packets carry from its next packet on (what a CCL asks of the NIC
+   * to steer a QP onto another ECMP path: path navigation's host mode).
+   */
+  | { readonly type: "set-source-port"; readonly qpn: number; readonly udpSrcPort: number }
   /** Drop every work request not yet started and cancel scheduled posts (started ones run to the end). */
   | { readonly type: "stop" }
   | { readonly type: "clear-counters" };

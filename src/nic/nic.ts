@@ -183,12 +183,23 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
         return this.posts.post(cmd, now);
       case "configure":
         return this.configure(cmd, now);
+      case "set-source-port":
+        return this.setSourcePort(cmd.qpn, cmd.udpSrcPort);
       case "stop":
         return { ok: true, dropped: this.posts.stop() };
       case "clear-counters":
         this.clearCounters();
         return { ok: true };
     }
+  }
+
+  private setSourcePort(qpn: number, udpSrcPort: number): NicReply {
+    const qp = this.s.qpByNum.get(qpn);
+    if (qp === undefined) return fail(`no QP ${qpn}`);
+    if (!Number.isInteger(udpSrcPort) || udpSrcPort < 1 || udpSrcPort > 0xffff)
+      return fail(`UDP source port ${udpSrcPort} is not in 1..65535`);
+    qp.udpSrcPort = udpSrcPort;
+    return { ok: true, udpSrcPort };
   }
 
   private createQp(cmd: CreateQp): NicReply {

@@ -37,7 +37,8 @@ export class QueuePair implements QpLink {
   readonly qpn: number;
   readonly remoteQpn: number;
   readonly remoteIp: Ipv4Address;
-  readonly udpSrcPort: number;
+  /** Changed at run time by set-source-port (path navigation, host mode). */
+  udpSrcPort: number;
   readonly requester: Requester;
   readonly responder: Responder;
   readonly np: CnpPacer;

@@ -4,6 +4,7 @@ import type { DeviceEnv, Nanoseconds } from "../device/contract.js";
 import type { CounterSet } from "../device/counters.js";
 import type { EventLimiter } from "../device/event-limiter.js";
 import type { TimerRegistry } from "../device/timers.js";
+import type { LbOverride } from "../lb/path-table.js";
 import type { LbStrategy } from "../lb/strategy.js";
 import type { SwitchConfig } from "./config.js";
 import type { SwitchDrops } from "./drops.js";
@@ -27,6 +28,8 @@ export interface SwitchContext {
   readonly config: SwitchConfig;
   /** Installs the load-balancing strategy the forward stage uses. */
   setStrategy(strategy: LbStrategy): void;
+  /** Installs (or, with null, removes) what the forward stage consults before the strategy. */
+  setOverride(override: LbOverride | null): void;
   /** A received PFC paused or resumed `priority` on `port`: re-mask its queues and tell the features. */
   pauseChanged(port: number, priority: number, paused: boolean, now: Nanoseconds): void;
 }

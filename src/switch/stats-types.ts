@@ -1,10 +1,20 @@
 // What the switch reports: its DeviceStats (kind "switch"). Everything it has is in the counter tables
-// (device, per port, per queue); it carries no detail object.
+// (device, per port, per queue); features with tables (LLDP, path navigation) add a detail object.
 
 import type { DeviceStatsBase } from "../device/contract.js";
+import type { PathEntry } from "../lb/path-table.js";
+import type { LldpTable } from "./control/lldp.js";
+
+/** What feature modules add to a switch's stats beyond counters (absent when they have nothing). */
+export interface SwitchDetail {
+  /** The LLDP agent's identity, ports and neighbour table (when LLDP is on). */
+  readonly lldp?: LldpTable;
+  /** Path-navigation entries installed (network mode). */
+  readonly pathTable?: readonly PathEntry[];
+}
 
 /** A switch's stats(). */
 export interface SwitchStats extends DeviceStatsBase {
   readonly kind: "switch";
-  readonly detail?: undefined;
+  readonly detail?: SwitchDetail;
 }

@@ -13,6 +13,7 @@ import { EventKind } from "../device/contract.js";
 import { CounterKind, CounterSet, Label } from "../device/counters.js";
 import { EventLimiter } from "../device/event-limiter.js";
 import { TimerRegistry } from "../device/timers.js";
+import type { LbOverride } from "../lb/path-table.js";
 import type { LbStrategy } from "../lb/strategy.js";
 import { PRIORITIES, type Route, type SwitchConfig, type SwitchTunables } from "./config.js";
 import type { SwitchContext } from "./context.js";
@@ -33,7 +34,7 @@ import { Egress } from "./stages/egress.js";
 import { Forwarder } from "./stages/forward.js";
 import { parseFrame, parseIpv4 } from "./stages/parse.js";
 import { SwitchStatsView } from "./stats.js";
-import type { SwitchStats } from "./stats-types.js";
+import type { SwitchDetail, SwitchStats } from "./stats-types.js";
 
 export type SwitchCommand =
   /** Replace whole sections of the run-time configuration (each given section is complete). */
@@ -134,6 +135,7 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
 
   start(now: Nanoseconds): void {
     for (const p of this.portList) this.arp.resolvePeer(p, now);
+    for (const f of this.features) f.start?.(now);
   }
 
   // ---------------------------------------------------------------------------------------------------
@@ -217,6 +219,15 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
     this.forwarder.setStrategy(strategy);
   }
 
+  /** The load-balancing strategy the forward stage uses now. */
+  get strategy(): LbStrategy | null {
+    return this.forwarder.currentStrategy;
+  }
+
+  setOverride(override: LbOverride | null): void {
+    this.forwarder.setOverride(override);
+  }
+
   pauseChanged(port: number, priority: number, paused: boolean, now: Nanoseconds): void {
     const ps = this.ports[port]!;
     if (paused) ps.pausedPriorities |= 1 << priority;
@@ -290,6 +301,12 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
   }
 
   stats(now: Nanoseconds): SwitchStats {
-    return this.statsView.stats(this.name, now, this.portList, this.mmu);
+    const stats = this.statsView.stats(this.name, now, this.portList, this.mmu);
+    let detail: SwitchDetail | undefined;
+    for (const f of this.features) {
+      const d = f.describe?.(now);
+      if (d !== undefined && Object.keys(d).length > 0) detail = { ...detail, ...d };
+    }
+    return detail === undefined ? stats : { ...stats, detail };
   }
 }

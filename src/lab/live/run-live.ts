@@ -8,13 +8,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import type { CaptureEndpoint } from "../capture.js";
+import { planAddresses } from "../address-plan.js";
 import type { LabEvent } from "../controller.js";
 import type { AnyDeviceStats } from "../device-stats.js";
+import { LiveNavigator } from "../path-nav/live-navigator.js";
 import { assembleReport, type FlowReport, liveTiming, type Report, writeReport } from "../report/report.js";
 import { SeriesRecorder } from "../report/series-recorder.js";
 import type { Scenario } from "../scenario.js";
 import { runTimeline, type TimelineLab } from "../timeline.js";
 import { type LiveCapture, startLiveCapture } from "./capture.js";
+import { NodeKind } from "../topology.js";
 import type { ClockMode } from "./clock-plan.js";
 import { downLab, LiveLab, upLab } from "./live-lab.js";
 import { type LabStatus, LIVE_REACTION_MS } from "./supervisor.js";
@@ -124,6 +127,24 @@ function liveTimelineLab(lab: LiveLab, progress: (line: string) => void): Timeli
   };
 }
 
+/** LLDP every 1 ms of emulated time on a live lab (a second of real time at dilation 1000). */
+const LIVE_LLDP_INTERVAL_NS = 1_000_000;
+
+/** The scenario's path-navigation controller, with LLDP on and the tables heard; null when it has none. */
+async function startNavigator(
+  sc: Scenario,
+  lab: LiveLab,
+  progress: (line: string) => void,
+): Promise<LiveNavigator | null> {
+  const mode = sc.controller?.pathNavigation;
+  if (mode === undefined) return null;
+  const switches = sc.topology.nodes.filter((n) => n.kind === NodeKind.Switch).map((n) => n.name);
+  const nav = new LiveNavigator(lab, mode, planAddresses(sc.topology), switches);
+  await nav.enableLldp(LIVE_LLDP_INTERVAL_NS);
+  progress(`  path navigation: LLDP heard ${await nav.waitForTables(60_000)} switch links`);
+  return nav;
+}
+
 async function play(
   sc: Scenario,
   lab: LiveLab,
@@ -132,7 +153,22 @@ async function play(
   interrupted: () => boolean,
   progress: (line: string) => void,
 ): Promise<Report> {
-  const timelineLab = liveTimelineLab(lab, progress);
+  const baseLab = liveTimelineLab(lab, progress);
+  const navigator = await startNavigator(sc, lab, progress);
+  // With path navigation, a workload's QPs are planned as soon as they exist.
+  const timelineLab: TimelineLab<Promise<void>> =
+    navigator === null
+      ? baseLab
+      : {
+          ...baseLab,
+          async startWorkload(atNs, spec, stream) {
+            await baseLab.startWorkload(atNs, spec, stream);
+            const plan = await navigator.replan();
+            progress(
+              `  path navigation (${plan.mode}): ${plan.flows.length} QPs planned, most-loaded link ${plan.maxLoad}`,
+            );
+          },
+        };
   // Overrides before any traffic, as the simulator applies them at construction.
   await timelineLab.applySettings(0, sc.overrides);
 
@@ -186,9 +222,20 @@ async function play(
       return true;
     },
   });
+  let watching = navigator !== null;
+  const watcher = (async () => {
+    const everyMs = Math.max(200, ((sc.controller?.interval ?? 20_000) * dilation) / 1e6);
+    while (watching && navigator !== null) {
+      await sleep(everyMs);
+      if (watching && (await navigator.poll()) !== null)
+        progress("  path navigation: the fabric changed, re-planned");
+    }
+  })();
   await waitFor(sc.durationNs, interrupted);
   sampling = false;
+  watching = false;
   await sampler;
+  await watcher;
   // Interrupted (Ctrl-C, SIGTERM): report what ran, over the time it ran.
   const ran = interrupted() ? Math.min(sc.durationNs, await refreshNow()) : sc.durationNs;
   if (ran < sc.durationNs)

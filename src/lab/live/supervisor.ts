@@ -655,6 +655,12 @@ export class Supervisor {
         return this.udp.stats();
       case "dilation":
         return this.setDilation(a.dilation === "auto" ? "auto" : Number(a.dilation));
+      case "switch-config": {
+        // A switch's configuration as the lab gave it (a controller reads its hash settings from it).
+        const node = String(a.node);
+        if (!this.settings.switches.includes(node)) throw new Error(`${node} is not a switch`);
+        return buildSwitchConfig(this.topo, this.plan, [], node, this.settings.switchTunables(node));
+      }
       case "down":
         // Answer first, then go: the client waits for the state directory to disappear.
         setTimeout(() => void this.shutdown().then(() => process.exit(0)), 10);

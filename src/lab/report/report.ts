@@ -8,7 +8,9 @@ import { basename, isAbsolute, join, relative } from "node:path";
 import { type CounterDef, tableKey } from "../../device/counters.js";
 import { PfcCounter, pfcKey } from "../../device/l2/pfc-counters.js";
 import { Histogram } from "../../nic/histogram.js";
+import type { LldpNeighbour } from "../../switch/control/lldp.js";
 import { SwitchCounter } from "../../switch/counter-defs.js";
+import { ipToString } from "../../wire/bytes.js";
 import type { AnyDeviceStats } from "../device-stats.js";
 import type { Scenario } from "../scenario.js";
 import { formatDuration, formatRate, formatSize } from "../units.js";
@@ -66,6 +68,8 @@ export interface DeviceReport {
     string,
     Record<string, number> & { queues?: Record<string, Record<string, number>> }
   >;
+  /** A switch running LLDP: its neighbour table ("eth1" -> "spine1:eth3 10.0.0.1"). */
+  readonly lldp?: Record<string, string>;
 }
 
 export interface Report {
@@ -219,7 +223,17 @@ export function deviceReport(s: AnyDeviceStats): DeviceReport {
     }
     ports[p.name] = entry;
   }
-  return { kind: s.kind, counters: { ...s.counters }, ports };
+  const lldp = s.kind === "switch" ? s.detail?.lldp : undefined;
+  if (lldp === undefined) return { kind: s.kind, counters: { ...s.counters }, ports };
+  const neighbours: Record<string, string> = {};
+  for (const n of lldp.neighbours) neighbours[n.portName] = lldpNeighbourText(n);
+  return { kind: s.kind, counters: { ...s.counters }, ports, lldp: neighbours };
+}
+
+/** "spine1:eth3 10.0.0.1": who an LLDP neighbour is, as `rocelab stats` and reports show it. */
+export function lldpNeighbourText(n: LldpNeighbour): string {
+  const ip = n.managementIp === null ? "" : ` ${ipToString(n.managementIp)}`;
+  return `${n.systemName ?? n.chassisId}:${n.portId}${ip}`;
 }
 
 /** The report of a finished run, from the final stats of every device and the flow list. */

@@ -20,6 +20,7 @@ import type { SwitchConfig } from "../config.js";
 import type { SwitchContext } from "../context.js";
 import type { PacketMeta } from "../packet-meta.js";
 import type { SwitchPort } from "../port.js";
+import type { SwitchDetail } from "../stats-types.js";
 
 export const Hook = {
   Ingress: "ingress",
@@ -55,6 +56,10 @@ export interface SwitchFeature extends FeatureHooks {
   /** A port's carrier went down or came back (after the switch flushed its queues). */
   linkChanged?(port: SwitchPort, up: boolean, now: Nanoseconds): void;
   command?(cmd: FeatureCommand, now: Nanoseconds): FeatureReply | undefined;
+  /** The device started (its runtime can take frames and timers now). */
+  start?(now: Nanoseconds): void;
+  /** Tables the feature shows in the switch's stats (merged into SwitchStats.detail). */
+  describe?(now: Nanoseconds): SwitchDetail;
   /** The hooks that do something with the current configuration (default: every hook it implements). */
   activeHooks?(): readonly Hook[];
 }

@@ -8,6 +8,8 @@ import { bufferFeature } from "./buffer.js";
 import { ecmpFeature } from "./ecmp.js";
 import { elephantFeature } from "./elephant.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
+import { lldpFeature } from "./lldp.js";
+import { type PathEntriesCommand, pathTableFeature } from "./path-table.js";
 import { pfcFeature } from "./pfc.js";
 import { qosFeature } from "./qos.js";
 import { vxlanOverlayFeature } from "./vxlan-overlay.js";
@@ -22,10 +24,12 @@ export const FEATURES = {
   elephant: elephantFeature,
   adaptiveBuffer: adaptiveBufferFeature,
   overlay: vxlanOverlayFeature,
+  lldp: lldpFeature,
+  pathTable: pathTableFeature,
 } as const;
 
 /** The commands features answer (a feature with commands adds its command type here). */
-export type FeatureCommands = EcnThresholdsCommand;
+export type FeatureCommands = EcnThresholdsCommand | PathEntriesCommand;
 
 type Features = typeof FEATURES;
 type ConfigOf<M> = M extends FeatureModule<z.ZodType, infer C> ? C : never;

@@ -3,12 +3,15 @@
 // on a directly attached subnet. The next hop's MAC comes from ARP (control/arp.ts).
 
 import type { Nanoseconds } from "../../device/contract.js";
+import type { LbOverride } from "../../lb/path-table.js";
 import type { LbStrategy } from "../../lb/strategy.js";
 import type { Fib } from "../fib.js";
 import type { PacketMeta } from "../packet-meta.js";
 
 export class Forwarder {
   private strategy: LbStrategy | null = null;
+  /** Consulted first when set (path navigation's installed entries); null: the strategy alone. */
+  private override: LbOverride | null = null;
 
   constructor(private readonly fib: Fib) {}
 
@@ -16,11 +19,22 @@ export class Forwarder {
     this.strategy = strategy;
   }
 
+  /** The strategy in force (a controller's model of the switch hashes with it). */
+  get currentStrategy(): LbStrategy | null {
+    return this.strategy;
+  }
+
+  setOverride(override: LbOverride | null): void {
+    this.override = override;
+  }
+
   /** Sets out-port and next-hop address; false when no route (with a live next hop) matches. */
   route(m: PacketMeta, now: Nanoseconds): boolean {
     const entry = this.fib.lookup(m.dstIp);
     if (entry === null) return false;
-    const hop = this.strategy!.select(m, entry.group, now);
+    const o = this.override;
+    const hop =
+      (o === null ? null : o.select(m, entry.group, now)) ?? this.strategy!.select(m, entry.group, now);
     m.outPort = hop.port;
     m.nextHopIp = hop.via !== 0 ? hop.via : m.dstIp;
     return true;
