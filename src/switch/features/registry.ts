@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { bufferFeature } from "./buffer.js";
 import { ecmpFeature } from "./ecmp.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
+import { loadBalanceFeature } from "./load-balance.js";
 import { pfcFeature } from "./pfc.js";
 import { qosFeature } from "./qos.js";
 import { type EcnThresholdsCommand, wredEcnFeature } from "./wred-ecn.js";
@@ -14,6 +15,7 @@ export const FEATURES = {
   qos: qosFeature,
   buffer: bufferFeature,
   ecmp: ecmpFeature,
+  lb: loadBalanceFeature,
   ecn: wredEcnFeature,
   pfc: pfcFeature,
 } as const;
