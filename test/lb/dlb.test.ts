@@ -33,7 +33,9 @@ function setup(mode: DlbMode, flowsets = 64) {
     counters,
     perPort,
   );
-  const best = (p: number) => quality.forEach((_, i) => (quality[i] = i === p ? 0 : 5));
+  const best = (p: number): void => {
+    for (let i = 0; i < quality.length; i++) quality[i] = i === p ? 0 : 5;
+  };
   return { g, dlb, counters, perPort, best };
 }
 
