@@ -7,6 +7,11 @@
 // them may share one member; with the enhanced failover only the flows of a failed member are re-hashed
 // (by the flow's ECMP hash) over the survivors, every other port keeps its member. Ports outside every
 // LBN group are hashed by static ECMP.
+//
+// The enhanced mode must keep the numbering when the routing protocol withdraws the failed next hop (the
+// lab recomputes routes after a link change, and the new group has one member fewer): it remembers the
+// largest member set each group had, and numbers members over that set; a remembered member missing from
+// the current group counts as failed. A group with a member never seen before starts a new set.
 
 import type { Nanoseconds } from "../device/contract.js";
 import type { EcmpGroup, EcmpMember } from "./ecmp-group.js";
@@ -15,6 +20,9 @@ import type { FlowFields, LbStrategy } from "./strategy.js";
 
 export class Lbn implements LbStrategy {
   readonly name = "lbn";
+  /** Member sets seen (ports, in member order), and which of them each group object is numbered over. */
+  private readonly known: number[][] = [];
+  private readonly numbering = new WeakMap<EcmpGroup, readonly number[]>();
 
   constructor(
     /** LBN index by ingress port number, -1 for ports in no LBN group. */
@@ -32,7 +40,24 @@ export class Lbn implements LbStrategy {
       const live = group.live;
       return live[idx % live.length]!;
     }
-    const i = idx % group.members.length;
-    return group.isUp(i) ? group.members[i]! : this.fallback.select(m, group, now);
+    const full = this.numberingOf(group);
+    const port = full[idx % full.length]!;
+    const live = group.live;
+    for (let i = 0; i < live.length; i++) if (live[i]!.port === port) return live[i]!;
+    return this.fallback.select(m, group, now);
+  }
+
+  /** The remembered member set `group` is numbered over (computed once per group object). */
+  private numberingOf(group: EcmpGroup): readonly number[] {
+    const cached = this.numbering.get(group);
+    if (cached !== undefined) return cached;
+    const ports = group.members.map((m) => m.port);
+    let set = this.known.find((k) => ports.every((p) => k.includes(p)));
+    if (set === undefined || set.length < ports.length) {
+      set = ports;
+      this.known.push(set);
+    }
+    this.numbering.set(group, set);
+    return set;
   }
 }

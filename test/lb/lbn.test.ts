@@ -97,3 +97,38 @@ t.test("ports without an LBN index are hashed by static ECMP", (t) => {
   }
   t.end();
 });
+
+t.test("enhanced failover keeps its numbering when the failed next hop is withdrawn from the route", (t) => {
+  const ecmp = new StaticEcmp(ALL, ALGORITHM_CRC32, 7);
+  const lbn = new Lbn(index({ 1: 0, 2: 1, 3: 2 }), true, ecmp);
+  const plain = new Lbn(index({ 1: 0, 2: 1, 3: 2 }), false, ecmp);
+  const flows = [1, 2, 3].flatMap((p) => Array.from({ length: 16 }, (_, s) => flow(p, 0xc000 + s * 97)));
+  const full = group(new Set([4, 5, 6]));
+  const before = flows.map((f) => lbn.select(f, full, 0).port);
+  plain.select(flows[0]!, full, 0);
+  // The routes after convergence: the group of the survivors only.
+  const withdrawn = new EcmpGroup(
+    [
+      { port: 6, via: 0x0a00_0030 },
+      { port: 4, via: 0x0a00_0010 },
+    ],
+    () => true,
+  );
+  const after = flows.map((f) => lbn.select(f, withdrawn, 0).port);
+  for (let i = 0; i < flows.length; i++) if (before[i] !== 5) t.equal(after[i], before[i], "kept its member");
+  t.ok(
+    after.every((p, i) => before[i] !== 5 || p === 4 || p === 6),
+    "port 2's flows re-hashed over the survivors",
+  );
+  t.same(
+    [1, 2, 3].map((p) => plain.select(flow(p, 0xc000), withdrawn, 0).port),
+    [4, 6, 4],
+    "plain LBN renumbers over the new group",
+  );
+  // The link comes back: the full group again.
+  t.same(
+    [1, 2, 3].map((p) => lbn.select(flow(p, 0xc000), group(new Set([4, 5, 6])), 0).port),
+    [4, 5, 6],
+  );
+  t.end();
+});
