@@ -44,7 +44,7 @@ export type NicCommand =
       readonly answerArp?: boolean;
       readonly ackDscp?: number;
       readonly rxBuffer?: Partial<RxBufferConfig>;
-      /** Reorder window of QPs created from now on (0: go-back-N). */
+      /** Reorder window of every QP's responder (0: go-back-N). */
       readonly reorderWindow?: number;
     }
   /** Drop every work request not yet started and cancel scheduled posts (started ones run to the end). */

@@ -90,8 +90,7 @@ export interface NicConfig {
   readonly rxBuffer: RxBufferConfig;
   /**
    * Out-of-order placement (for sprayed traffic): the responder keeps requests up to this many PSNs ahead
-   * of the expected one and NAKs only beyond it (reorder-window.ts). 0: off, go-back-N. Read when a QP is
-   * created.
+   * of the expected one and NAKs only beyond it (reorder-window.ts). 0: off, go-back-N.
    */
   readonly reorderWindow: number;
 }

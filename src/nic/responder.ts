@@ -58,7 +58,7 @@ export class Responder {
   /** Kind (KIND_WRITE / KIND_SEND) of the multi-packet message in progress, or NONE. */
   private inMessage = NONE;
   /** The order seam when it places out-of-order packets, else null. */
-  private readonly window: ReorderWindow | null;
+  private window: ReorderWindow | null;
   /** WRITE: bytes the RETH announced that have not arrived yet. */
   private writeRemaining = 0;
   private readonly jobs: ReadJob[] = [];
@@ -72,10 +72,20 @@ export class Responder {
     private readonly link: QpLink,
     /** The PSN the peer's requester starts at. */
     startPsn: number,
-    private readonly order: ReceiveOrder = receiveOrderFor(link),
+    private order: ReceiveOrder = receiveOrderFor(link),
   ) {
     this.ePsn = startPsn;
     this.window = order instanceof ReorderWindow ? order : null;
+  }
+
+  /**
+   * A new reorder window at run time (0: go-back-N). Packets placed by the old window are forgotten: the
+   * gap before them draws a NAK and the requester resends them.
+   */
+  setReorderWindow(window: number): void {
+    if ((this.window?.window ?? 0) === window) return;
+    this.order = window > 0 ? new ReorderWindow(window) : new GoBackN(this.link.settings);
+    this.window = this.order instanceof ReorderWindow ? this.order : null;
   }
 
   get hasResponses(): boolean {

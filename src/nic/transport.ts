@@ -23,7 +23,7 @@ export interface TransportSettings {
   ackReqEvery: number;
   maxInflightPackets: number;
   nakRetryGuard: boolean;
-  /** Out-of-order placement window of new QPs' responders, PSNs; 0 or absent: go-back-N. */
+  /** Out-of-order placement window of the responders, PSNs; 0 or absent: go-back-N. */
   reorderWindow?: number;
 }
 

@@ -135,3 +135,15 @@ t.test("window 0 keeps go-back-N", async (t) => {
   t.equal(packet(r, l.settings.mtu, 4, 1), RequestResult.OutOfSequence);
   t.same(owed(r), { psn: 0, nak: true });
 });
+
+t.test("the window can be switched on and off at run time", async (t) => {
+  const l = link(0);
+  const r = new Responder(l, 0);
+  const mtu = l.settings.mtu;
+  r.setReorderWindow(8);
+  t.equal(packet(r, mtu, 4, 1), RequestResult.Placed, "placed once the window is on");
+  t.equal(packet(r, mtu, 4, 0), RequestResult.Accepted);
+  t.equal(r.ePsn, 2, "and executed behind the gap");
+  r.setReorderWindow(0);
+  t.equal(packet(r, mtu, 4, 3), RequestResult.OutOfSequence, "go-back-N again");
+});
