@@ -1,7 +1,9 @@
 // Per-link load for reports: the bytes each direction of every topology link carried (the sending port's
 // tx_bytes) and its utilisation over the job's span (first flow start to last completion), and the
 // load-balance figure: max / mean utilisation over the switch-to-switch link directions that carried
-// traffic (1 is perfect balance; 2 means the busiest link carried twice the average).
+// traffic (1 is perfect balance; 2 means the busiest link carried twice the average). A direction carried
+// traffic when it sent at least 1 % of the busiest direction's bytes: a direction that only carried the
+// ACKs of data going the other way (one 58-byte ACK per 8 packets of 4 KB, about 0.2 %) does not count.
 
 import type { AnyDeviceStats } from "../device-stats.js";
 import { NodeKind, type Topology } from "../topology.js";
@@ -51,8 +53,15 @@ export function linkLoads(topology: Topology, stats: readonly AnyDeviceStats[], 
   return out;
 }
 
+/** Below this fraction of the busiest fabric direction's bytes, a direction did not carry traffic. */
+export const CARRIED_FRACTION = 0.01;
+
 export function loadBalance(links: readonly LinkLoad[]): LoadBalance {
-  const used = links.filter((l) => l.fabric && l.bytes > 0).map((l) => l.utilisation);
+  const fabric = links.filter((l) => l.fabric);
+  const busiest = Math.max(0, ...fabric.map((l) => l.bytes));
+  const used = fabric
+    .filter((l) => l.bytes > 0 && l.bytes >= CARRIED_FRACTION * busiest)
+    .map((l) => l.utilisation);
   if (used.length === 0) return { links: 0, maxUtilisation: 0, meanUtilisation: 0, figure: 0 };
   const max = Math.max(...used);
   const mean = used.reduce((a, b) => a + b, 0) / used.length;
