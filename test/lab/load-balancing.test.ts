@@ -4,9 +4,8 @@
 import t from "tap";
 import type { Report } from "../../src/lab/report/report.js";
 import { runScenarioSim } from "../../src/lab/run-sim.js";
-import type { ScenarioFile } from "../../src/lab/schema.js";
 import { resolveScenario } from "../../src/lab/scenario.js";
-import { scenarioFile } from "../../src/lab/schema.js";
+import { type ScenarioFile, scenarioFile } from "../../src/lab/schema.js";
 
 /** h1-h4 (leaf1) each write 1 MB to h5-h8 (leaf2), with the given overrides. */
 function run(overrides: ScenarioFile["overrides"]): Report {
