@@ -54,6 +54,7 @@ export function nicConfigureCommand(
     ...(s.rto !== undefined ? { rtoNs: s.rto } : {}),
     ...(s.ackDscp !== undefined ? { ackDscp: s.ackDscp } : {}),
     ...(s.rxBuffer !== undefined ? { rxBuffer: rxBuffer(s.rxBuffer) } : {}),
+    ...(s.reorder !== undefined ? { reorderWindow: s.reorder.window } : {}),
   };
 }
 
@@ -97,5 +98,6 @@ export function buildNicConfig(
     ...(s.rto !== undefined ? { rtoNs: s.rto } : {}),
     ...(s.ackDscp !== undefined ? { ackDscp: s.ackDscp } : {}),
     ...(s.rxBuffer !== undefined ? { rxBuffer: rxBuffer(s.rxBuffer) } : {}),
+    ...(s.reorder !== undefined ? { reorderWindow: s.reorder.window } : {}),
   });
 }

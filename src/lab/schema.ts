@@ -126,6 +126,11 @@ export const nicSettings = z
       })
       .strict()
       .optional(),
+    /** Out-of-order placement for sprayed traffic: keep requests up to `window` PSNs ahead (0: off). */
+    reorder: z
+      .object({ window: z.number().int().min(0).max(65536) })
+      .strict()
+      .optional(),
   })
   .strict();
 export type NicSettings = z.infer<typeof nicSettings>;

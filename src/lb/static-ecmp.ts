@@ -3,21 +3,21 @@
 
 import type { Nanoseconds } from "../device/contract.js";
 import type { EcmpGroup, EcmpMember } from "./ecmp-group.js";
-import { FlowHasher } from "./ecmp-hash.js";
+import { FlowHasher, type HashAlgorithmId } from "./ecmp-hash.js";
 import type { FlowFields, LbStrategy } from "./strategy.js";
 
 export class StaticEcmp implements LbStrategy {
   readonly name = "ecmp";
-  private readonly hasher: FlowHasher;
+  readonly hasher: FlowHasher;
 
-  /** `fields`: bit set of FIELD_*; `algorithm`: ALGORITHM_*; `seed` mixed in after the CRC. */
-  constructor(fields: number, algorithm: FlowHasher["algorithm"], seed: number) {
+  /** `fields`: bit set of FIELD_*; `algorithm`: ALGORITHM_*; `seed` mixed in after the hash. */
+  constructor(fields: number, algorithm: HashAlgorithmId, seed: number) {
     this.hasher = new FlowHasher(fields, algorithm, seed >>> 0);
   }
 
   select(m: FlowFields, group: EcmpGroup, _now: Nanoseconds): EcmpMember {
     const live = group.live;
     if (live.length === 1) return live[0]!;
-    return live[this.hasher.select(live.length, m.srcIp, m.dstIp, m.protocol, m.srcPort, m.dstPort)]!;
+    return live[this.hasher.selectFlow(live.length, m)]!;
   }
 }

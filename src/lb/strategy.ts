@@ -16,6 +16,8 @@ export interface FlowFields {
   /** RoCEv2 BTH Dest QP, -1 for other packets. */
   readonly destQp: number;
   readonly length: number;
+  /** The ingress port (-1 for packets the switch originates); LBN keys on it. Absent: not known. */
+  readonly inPort?: number;
 }
 
 export interface LbStrategy {

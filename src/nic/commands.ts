@@ -44,6 +44,8 @@ export type NicCommand =
       readonly answerArp?: boolean;
       readonly ackDscp?: number;
       readonly rxBuffer?: Partial<RxBufferConfig>;
+      /** Reorder window of every QP's responder (0: go-back-N). */
+      readonly reorderWindow?: number;
     }
   /**
    * Change the UDP source port a QP's packets carry from its next packet on (what a CCL asks of the NIC
@@ -110,9 +112,12 @@ export function nextConfig(c: NicConfig, cmd: Configure): NicConfig | string {
     answerArp: cmd.answerArp ?? c.answerArp,
     ackDscp: cmd.ackDscp ?? c.ackDscp,
     rxBuffer: { ...c.rxBuffer, ...cmd.rxBuffer },
+    reorderWindow: cmd.reorderWindow ?? c.reorderWindow,
   };
   if (!Number.isInteger(next.ackReqEvery) || next.ackReqEvery < 1) return "ackReqEvery must be >= 1";
   if (!(next.rtoNs > 0)) return "rtoNs must be positive";
+  if (!Number.isInteger(next.reorderWindow) || next.reorderWindow < 0 || next.reorderWindow > 1 << 16)
+    return "reorderWindow must be in 0..65536";
   if (!Number.isInteger(next.maxInflightPackets) || next.maxInflightPackets < 1) {
     return "maxInflightPackets must be >= 1";
   }

@@ -96,6 +96,11 @@ export interface NicConfig {
   /** NP settings when `dcqcn` is null. */
   readonly npWhenRpOff: NpSettings;
   readonly rxBuffer: RxBufferConfig;
+  /**
+   * Out-of-order placement (for sprayed traffic): the responder keeps requests up to this many PSNs ahead
+   * of the expected one and NAKs only beyond it (reorder-window.ts). 0: off, go-back-N.
+   */
+  readonly reorderWindow: number;
 }
 
 /** What `nicConfig` needs: the port and gateway; everything else has a default. */
@@ -119,6 +124,7 @@ export interface NicConfigInit {
   readonly dcqcn?: DcqcnParams | null;
   readonly npWhenRpOff?: NpSettings;
   readonly rxBuffer?: Partial<RxBufferConfig>;
+  readonly reorderWindow?: number;
 }
 
 /** RoCE path MTU, payload bytes. */
@@ -172,6 +178,7 @@ export function nicConfig(init: NicConfigInit): NicConfig {
       pauseQuanta: init.rxBuffer?.pauseQuanta ?? 0xffff,
       sizeBytes: init.rxBuffer?.sizeBytes ?? DEFAULT_RX_BUFFER_BYTES,
     },
+    reorderWindow: init.reorderWindow ?? 0,
   };
   checkNicConfig(cfg);
   return cfg;
@@ -197,6 +204,9 @@ function checkNicConfig(c: NicConfig): void {
   if (!(c.rtoNs > 0)) bad(`rtoNs ${c.rtoNs} must be positive`);
   if (!Number.isInteger(c.maxInflightPackets) || c.maxInflightPackets < 1 || c.maxInflightPackets > 1 << 22) {
     bad(`maxInflightPackets ${c.maxInflightPackets} is not in 1..2^22`);
+  }
+  if (!Number.isInteger(c.reorderWindow) || c.reorderWindow < 0 || c.reorderWindow > 1 << 16) {
+    bad(`reorderWindow ${c.reorderWindow} is not in 0..65536`);
   }
   const rx = c.rxBuffer;
   if (rx.enabled && (!(rx.hostIngestRateBps > 0) || rx.xonBytes >= rx.xoffBytes || rx.xonBytes < 0)) {

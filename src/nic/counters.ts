@@ -46,6 +46,10 @@ export class NicCounters {
   flowsCompleted = 0;
   /** Frames the receive buffer had no room for. */
   rxDiscardsPhy = 0;
+  /** Requests ahead of the expected PSN kept by the reorder window (out-of-order placement). */
+  oooPlacedPackets = 0;
+  /** Furthest ahead of the expected PSN a request was placed, PSNs (a high-water mark). */
+  oooMaxDepth = 0;
 }
 
 /** Each field's name on the counter registry (mlx5's where mlx5 has the counter) and what it counts. */
@@ -73,7 +77,12 @@ const DECLARATIONS: readonly (readonly [keyof NicCounters, string, string])[] = 
   ["arpRepliesSent", "arp_replies_sent", "ARP replies sent"],
   ["flowsCompleted", "flows_completed", "work requests completed"],
   ["rxDiscardsPhy", "rx_discards_phy", "received frames dropped: the receive buffer was full"],
+  ["oooPlacedPackets", "ooo_placed_packets", "requests placed out of order by the reorder window"],
+  ["oooMaxDepth", "ooo_max_depth", "furthest ahead of the expected PSN a request was placed (PSNs)"],
 ];
+
+/** Counters that are levels, not counts. */
+const GAUGES: ReadonlySet<keyof NicCounters> = new Set(["oooMaxDepth"]);
 
 /** Declares every field of `c` on `set` (read at export, zeroed by `set.clear()`). */
 export function declareNicCounters(c: NicCounters, set: CounterSet): void {
@@ -81,7 +90,7 @@ export function declareNicCounters(c: NicCounters, set: CounterSet): void {
     set.computed(
       {
         name,
-        kind: CounterKind.Counter,
+        kind: GAUGES.has(field) ? CounterKind.Gauge : CounterKind.Counter,
         unit: name.endsWith("bytes") ? "bytes" : "packets",
         help,
         labels: [],

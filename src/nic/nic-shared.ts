@@ -71,6 +71,7 @@ export class NicShared {
       ackReqEvery: config.ackReqEvery,
       maxInflightPackets: config.maxInflightPackets,
       nakRetryGuard: config.nakRetryGuard,
+      reorderWindow: config.reorderWindow,
     };
     this.builder = new FrameBuilder(config);
     this.dataPrio = config.dscpToPriority[config.dataDscp]!;

@@ -229,6 +229,8 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     s.settings.ackReqEvery = next.ackReqEvery;
     s.settings.maxInflightPackets = next.maxInflightPackets;
     s.settings.nakRetryGuard = next.nakRetryGuard;
+    s.settings.reorderWindow = next.reorderWindow;
+    for (const qp of s.qps) qp.responder.setReorderWindow(next.reorderWindow);
     s.ackPrio = next.dscpToPriority[next.ackDscp]!;
     if (cmd.dcqcn !== undefined) for (const qp of s.qps) this.rate.reconfigure(qp, now);
     if (!next.rxBuffer.enabled) this.rxBuffer.disable(now);

@@ -18,6 +18,8 @@ export const Arrival = {
   OutOfOrder: 2,
   /** Beyond the expected PSN: drop and NAK the expected PSN. */
   OutOfOrderNak: 3,
+  /** Beyond the expected PSN but within a reorder window: keep it until the gap closes (reorder-window.ts). */
+  Placed: 4,
 } as const;
 export type Arrival = (typeof Arrival)[keyof typeof Arrival];
 

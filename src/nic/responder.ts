@@ -1,12 +1,14 @@
 // The responder half of an RC queue pair: the expected PSN, in-order acceptance of WRITE and SEND packets,
 // coalesced ACKs on AckReq, duplicate handling, and READ execution (streaming responses at the QP's own,
 // DCQCN-paced, rate). Whether a PSN is in order, a duplicate or out of order (and NAKed) is decided by the
-// QP's ReceiveOrder (receive-order.ts; go-back-N by default).
+// QP's ReceiveOrder (receive-order.ts; go-back-N by default, out-of-order placement within a window when
+// the NIC's reorder setting is on: reorder-window.ts).
 
 import type { Nanoseconds } from "../device/contract.js";
 import { AethSyndrome, psnAdd, psnDiff } from "../wire/roce.js";
 import { rkeyFor } from "./frames.js";
 import { Arrival, GoBackN, type ReceiveOrder } from "./receive-order.js";
+import { ReorderWindow } from "./reorder-window.js";
 import {
   KIND_READ_REQUEST,
   KIND_SEND,
@@ -27,6 +29,8 @@ export const RequestResult = {
   OutOfSequence: 2,
   /** In order but not a valid continuation (wrong opcode, length or key): dropped. */
   Invalid: 3,
+  /** Ahead of the expected PSN, within the reorder window: kept until the gap closes. */
+  Placed: 4,
 } as const;
 export type RequestResult = (typeof RequestResult)[keyof typeof RequestResult];
 
@@ -53,6 +57,8 @@ export class Responder {
   nakPsn = 0;
   /** Kind (KIND_WRITE / KIND_SEND) of the multi-packet message in progress, or NONE. */
   private inMessage = NONE;
+  /** The order seam when it places out-of-order packets, else null. */
+  private window: ReorderWindow | null;
   /** WRITE: bytes the RETH announced that have not arrived yet. */
   private writeRemaining = 0;
   private readonly jobs: ReadJob[] = [];
@@ -66,9 +72,20 @@ export class Responder {
     private readonly link: QpLink,
     /** The PSN the peer's requester starts at. */
     startPsn: number,
-    private readonly order: ReceiveOrder = new GoBackN(link.settings),
+    private order: ReceiveOrder = receiveOrderFor(link),
   ) {
     this.ePsn = startPsn;
+    this.window = order instanceof ReorderWindow ? order : null;
+  }
+
+  /**
+   * A new reorder window at run time (0: go-back-N). Packets placed by the old window are forgotten: the
+   * gap before them draws a NAK and the requester resends them.
+   */
+  setReorderWindow(window: number): void {
+    if ((this.window?.window ?? 0) === window) return;
+    this.order = window > 0 ? new ReorderWindow(window) : new GoBackN(this.link.settings);
+    this.window = this.order instanceof ReorderWindow ? this.order : null;
   }
 
   get hasResponses(): boolean {
@@ -90,6 +107,13 @@ export class Responder {
   ): RequestResult {
     const counters = this.link.counters;
     const arrival = this.order.arrive(psn, this.ePsn);
+    if (arrival === Arrival.Placed && this.window !== null) {
+      const depth = psnDiff(psn, this.ePsn);
+      this.window.place(psn, depth, kind, opcode, ackReq, length, dmaLength, rkey);
+      counters.oooPlacedPackets++;
+      if (depth > counters.oooMaxDepth) counters.oooMaxDepth = depth;
+      return RequestResult.Placed;
+    }
     if (arrival === Arrival.OutOfOrder || arrival === Arrival.OutOfOrderNak) {
       counters.outOfSequence++;
       if (arrival === Arrival.OutOfOrderNak) {
@@ -104,6 +128,34 @@ export class Responder {
       else if (ackReq) this.ackPending = true;
       return RequestResult.Duplicate;
     }
+    const result = this.execute(kind, opcode, psn, ackReq, length, dmaLength, rkey);
+    if (result === RequestResult.Accepted && this.window !== null && this.window.placed > 0) this.drain();
+    return result;
+  }
+
+  /** Executes the placed packets that now follow in order; a refused one drops the rest (resent later). */
+  private drain(): void {
+    const w = this.window!;
+    while (w.placed > 0 && w.take(this.ePsn)) {
+      const r = this.execute(w.kind, w.opcode, this.ePsn, w.ackReq, w.length, w.dmaLength, w.rkey);
+      if (r !== RequestResult.Accepted) {
+        w.clear();
+        return;
+      }
+    }
+  }
+
+  /** An in-order request packet: execute it. */
+  private execute(
+    kind: number,
+    opcode: number,
+    psn: number,
+    ackReq: boolean,
+    length: number,
+    dmaLength: number,
+    rkey: number,
+  ): RequestResult {
+    const counters = this.link.counters;
     if (kind === KIND_READ_REQUEST) {
       if (this.inMessage !== NONE || rkey !== rkeyFor(this.link.qpn)) return this.invalid();
       const npkts = packetsFor(dmaLength, this.link.settings.mtu);
@@ -227,4 +279,10 @@ export class Responder {
     }
     return null;
   }
+}
+
+/** Go-back-N, or out-of-order placement when the transport settings give a reorder window. */
+function receiveOrderFor(link: QpLink): ReceiveOrder {
+  const w = link.settings.reorderWindow ?? 0;
+  return w > 0 ? new ReorderWindow(w) : new GoBackN(link.settings);
 }

@@ -23,6 +23,8 @@ export interface TransportSettings {
   ackReqEvery: number;
   maxInflightPackets: number;
   nakRetryGuard: boolean;
+  /** Out-of-order placement window of the responders, PSNs; 0 or absent: go-back-N. */
+  reorderWindow?: number;
 }
 
 /** What a QP needs to put frames on the wire: its addressing, the NIC's builder and counters. */

@@ -14,6 +14,7 @@ import { ipToString } from "../../wire/bytes.js";
 import type { AnyDeviceStats } from "../device-stats.js";
 import type { Scenario } from "../scenario.js";
 import { formatDuration, formatRate, formatSize } from "../units.js";
+import { type LinkLoad, type LoadBalance, linkLoads, loadBalance } from "./links.js";
 import { SERIES_FILES, type Series } from "./series-recorder.js";
 
 export interface Percentiles {
@@ -84,6 +85,10 @@ export interface Report {
   readonly summary: Summary;
   readonly flows: readonly FlowReport[];
   readonly devices: Readonly<Record<string, DeviceReport>>;
+  /** Bytes and utilisation of each direction of each link, over the job's span (links.ts). */
+  readonly links?: readonly LinkLoad[];
+  /** Max / mean utilisation of the switch-to-switch links that carried traffic. */
+  readonly loadBalance?: LoadBalance;
   readonly files: Readonly<Record<string, string>>;
   /** Real time the run took, ms. */
   readonly wallClockMs: number;
@@ -264,6 +269,13 @@ export function assembleReport(
     const detail = s.kind === "nic" ? s.detail : undefined;
     if (detail) latency.merge(Histogram.fromSnapshot(detail.latency));
   }
+  const started = flows.map((f) => f.startNs);
+  const ended = flows.filter((f) => f.endNs !== null).map((f) => f.endNs!);
+  const spanNs =
+    started.length > 0 && ended.length === flows.length
+      ? Math.max(...ended) - Math.min(...started)
+      : sc.durationNs - (started.length > 0 ? Math.min(...started) : 0);
+  const links = linkLoads(sc.topology, stats, spanNs);
   const lat =
     latency.count > 0
       ? { p50: latency.percentile(0.5), p99: latency.percentile(0.99), p999: latency.percentile(0.999) }
@@ -280,6 +292,8 @@ export function assembleReport(
     summary: summarise({ stats, flows, latency: lat, durationNs: sc.durationNs }),
     flows,
     devices: Object.fromEntries(stats.map((s) => [s.name, deviceReport(s)])),
+    links,
+    loadBalance: loadBalance(links),
     files: { ...SERIES_FILES, events: "events.jsonl" },
     wallClockMs: Math.round(run.wallClockMs),
     ...(run.live !== undefined ? { live: run.live } : {}),
@@ -315,6 +329,12 @@ export function formatSummary(r: Report, dir?: string): string {
     `  CNP            ${s.cnpSent} sent (${Math.round(s.cnpPerSecond)}/s), ${s.cnpHandled} handled`,
     `  drops          lossless ${s.drops.lossless}, lossy ${s.drops.lossy}`,
   ];
+  const lb = r.loadBalance;
+  if (lb && lb.links > 0) {
+    lines.push(
+      `  load balance   max/mean ${lb.figure.toFixed(2)} over ${lb.links} fabric link directions (max ${(100 * lb.maxUtilisation).toFixed(0)} %, mean ${(100 * lb.meanUtilisation).toFixed(0)} %)`,
+    );
+  }
   if (r.live) {
     const l = r.live;
     lines.push(

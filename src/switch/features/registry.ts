@@ -9,6 +9,7 @@ import { ecmpFeature } from "./ecmp.js";
 import { elephantFeature } from "./elephant.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
 import { lldpFeature } from "./lldp.js";
+import { loadBalanceFeature } from "./load-balance.js";
 import { type PathEntriesCommand, pathTableFeature } from "./path-table.js";
 import { pfcFeature } from "./pfc.js";
 import { qosFeature } from "./qos.js";
@@ -19,6 +20,7 @@ export const FEATURES = {
   qos: qosFeature,
   buffer: bufferFeature,
   ecmp: ecmpFeature,
+  lb: loadBalanceFeature,
   ecn: wredEcnFeature,
   pfc: pfcFeature,
   elephant: elephantFeature,
