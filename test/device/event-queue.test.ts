@@ -33,7 +33,7 @@ t.test("events come out by time, then in the order they were pushed, across grow
     }
   }
   t.equal(peekWrong, 0, "peekTime is the earliest time");
-  t.ok(id > 5000 && q.size > 1024, `grew past its first capacity (${q.size} queued)`);
+  t.ok(id > 5000 && q.size > 1024, `more than 1024 queued at the end (${q.size})`);
   t.same(out, want, `${out.length} pops in (time, push order)`);
   t.equal(q.pop()?.id, ref.sort((a, b) => a.t - b.t || a.id - b.id)[0]!.id);
   t.end();
