@@ -56,9 +56,11 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
     schedule: (at, fn) => sim.at(at, fn),
   });
 
+  // The event log is only kept when it will be written.
   const events: string[] = [];
+  const keepEvents = opts.outDir !== undefined;
   sim.onEvent((e) => {
-    events.push(JSON.stringify(e));
+    if (keepEvents) events.push(JSON.stringify(e));
     opts.onEvent?.(e);
     if (e.kind === "flow-done" && e.detail !== undefined) driver.onFlowDone(Number(e.detail), e.t);
   });
