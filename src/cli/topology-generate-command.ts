@@ -5,7 +5,7 @@ import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { Document, type YAMLMap, type YAMLSeq } from "yaml";
 import { fatTreeTopology } from "../lab/fat-tree.js";
-import { action } from "./errors.js";
+import { action, UsageError } from "./errors.js";
 
 const MTUS = [256, 512, 1024, 2048, 4096] as const;
 
@@ -23,10 +23,14 @@ export function registerTopologyGenerate(topology: Command): void {
       action((opts: { k: string; rate: string; delay: string; mtu?: string; out?: string }) => {
         const mtu = opts.mtu === undefined ? undefined : Number(opts.mtu);
         if (mtu !== undefined && !MTUS.includes(mtu as (typeof MTUS)[number])) {
-          throw new Error(`--mtu must be one of ${MTUS.join(", ")}`);
+          throw new UsageError(`--mtu must be one of ${MTUS.join(", ")}`);
+        }
+        const k = Number(opts.k);
+        if (!Number.isInteger(k) || k < 2 || k % 2 !== 0 || k > 64) {
+          throw new UsageError(`--k must be an even number from 2 to 64, got ${opts.k}`);
         }
         const topo = fatTreeTopology({
-          k: Number(opts.k),
+          k,
           rate: opts.rate,
           delay: opts.delay,
           ...(mtu !== undefined ? { mtu: mtu as (typeof MTUS)[number] } : {}),
