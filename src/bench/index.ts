@@ -17,6 +17,11 @@ export const BENCHMARKS = {
     summary:
       "virtual-time runtime: packets/s of a 100 MB RDMA WRITE (payload check on/off) and the incast scenario",
   },
+  "sim-vs-ns3": {
+    module: "./sim-vs-ns3.js",
+    summary:
+      "the simulator on HPCC's ns-3 incast (64:1 and 16:1, one switch): wall time, events, ratio to ns-3",
+  },
   fidelity: {
     module: "./fidelity.js",
     summary: "the same scenarios in the simulator and on the live lab, side by side (root)",

@@ -7,14 +7,16 @@ import { defaultTopology, loadTopology, NodeKind, type Topology } from "../lab/t
 import { formatDuration, formatRate } from "../lab/units.js";
 import { ipToString, macToString } from "../wire/bytes.js";
 import { action } from "./errors.js";
+import { registerTopologyGenerate } from "./topology-generate-command.js";
 
 export function loadTopologyArg(file: string | undefined): Topology {
   return file === undefined || file === "default" ? defaultTopology() : loadTopology(file);
 }
 
 export function registerTopologyCommand(program: Command): void {
-  program
-    .command("topology")
+  const topology = program.command("topology");
+  registerTopologyGenerate(topology);
+  topology
     .argument("[file]", "topology YAML (default: the built-in 2-spine, 2-leaf, 8-host fabric)")
     .description("validate a topology and print its nodes, links, address plan and routes")
     .option("--json", "print JSON")

@@ -16,6 +16,7 @@ import { PathNavMode } from "./path-nav/plan.js";
 import { type PathNavReport, SimPathNavigator } from "./path-nav/sim-navigator.js";
 import { assembleReport, type Report, writeReport } from "./report/report.js";
 import { SeriesRecorder } from "./report/series-recorder.js";
+import { SeriesSampler } from "./report/series-sampler.js";
 import type { Scenario } from "./scenario.js";
 import { SettingsLayers } from "./settings-layers.js";
 import { SimFabric } from "./sim-fabric.js";
@@ -92,9 +93,11 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
         );
   navigator?.schedule(sc.durationNs);
 
+  // The event log is only kept when it will be written.
   const events: string[] = [];
+  const keepEvents = opts.outDir !== undefined;
   sim.onEvent((e) => {
-    events.push(JSON.stringify(e));
+    if (keepEvents) events.push(JSON.stringify(e));
     opts.onEvent?.(e);
     if (e.kind === "flow-done" && e.detail !== undefined) driver.onFlowDone(Number(e.detail), e.t);
   });
@@ -117,12 +120,8 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
   runTimeline(sc.timeline, lab, { at: (atNs, run) => sim.at(atNs, run) });
 
   const recorder = new SeriesRecorder();
-  const sample = (now: number): void => {
-    const stats: AnyDeviceStats[] = [];
-    for (const sw of fabric.switches.values()) stats.push(sw.stats(now));
-    for (const nic of nics.values()) stats.push(nic.stats(now));
-    recorder.sample(now, stats);
-  };
+  const sampler = new SeriesSampler(recorder, fabric.switches, nics);
+  const sample = (now: number): void => sampler.sample(now);
   for (let t = 0; t <= sc.durationNs; t += sc.sampleNs) sim.at(t, sample);
 
   const every = opts.progressEveryNs ?? Math.max(sc.sampleNs, Math.round(sc.durationNs / 50));

@@ -272,6 +272,16 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     return this.s.flows;
   }
 
+  /** Every QP in creation order (QPs are never removed), for the lab's time series (read-only use). */
+  get queuePairs(): readonly QueuePair[] {
+    return this.s.qps;
+  }
+
+  /** The port's line rate, bits/s (what a QP without DCQCN sends at). */
+  get lineRate(): number {
+    return this.s.lineRate;
+  }
+
   /** The QP `qpn`, for tests and the lab (read-only use). */
   qp(qpn: number): QueuePair | undefined {
     return this.s.qpByNum.get(qpn);

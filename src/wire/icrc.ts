@@ -2,14 +2,16 @@
 // may change forced to all ones, so that neither ECN marking, a TTL decrement nor a recomputed IP checksum
 // invalidates it. RoCE has no Local Route Header; 8 bytes of 0xFF take its place at the start of the input.
 //
-// The polynomial, initial value and final inversion are those of Ethernet and zlib, so `crc32` from
-// node:zlib (native, continued through its second argument) does the arithmetic. The value is stored on the
-// wire least-significant byte first, like the Ethernet FCS.
+// The polynomial, initial value and final inversion are those of Ethernet and zlib. The value is stored on
+// the wire least-significant byte first, like the Ethernet FCS.
 //
 // Hot path: the masked headers are copied into one module-level scratch buffer (the code is synchronous,
-// so one buffer is enough), and the views handed to `crc32` are made once at load time.
+// so one buffer is enough) and run through the JS slice-by-8 CRC (crc32.ts); the rest of the packet goes
+// through it too when short (ACKs, CNPs), through node:zlib's native `crc32` (continued through its
+// second argument) when long, whichever is faster for the length.
 
 import { crc32 } from "node:zlib";
+import { CRC32_JS_MAX, crc32Update } from "./crc32.js";
 
 /** Bytes of ICRC at the end of every RoCE packet. */
 export const ICRC_LENGTH = 4;
@@ -27,11 +29,11 @@ const LRH_STAND_IN_CRC = crc32(new Uint8Array(8).fill(0xff));
 /** Largest masked prefix: an IPv4 header with 40 bytes of options, UDP and BTH. */
 const scratch = new Uint8Array(60 + UDP_BYTES + BTH_BYTES);
 
-/** `v2Prefix[ihl]`: the first IHL×4 + UDP + BTH bytes of `scratch` (built for every IHL so no lookup misses). */
-const v2Prefix: Uint8Array[] = [];
-for (let ihl = 0; ihl < 16; ihl++) v2Prefix.push(scratch.subarray(0, ihl * 4 + UDP_BYTES + BTH_BYTES));
-
-const v1Prefix = scratch.subarray(0, GRH_BYTES + BTH_BYTES);
+/** Continues `crc` over `frame[start..end)`, in JS or natively, whichever is faster for the length. */
+function crcRest(frame: Uint8Array, start: number, end: number, crc: number): number {
+  if (end - start <= CRC32_JS_MAX) return crc32Update(frame, start, Math.min(end, frame.length), crc);
+  return crc32(frame.subarray(start, end), crc);
+}
 
 /** The ICRC as stored at `end - 4` (least-significant byte first), as an unsigned 32-bit number. */
 export function readIcrc(frame: Uint8Array, end: number): number {
@@ -68,8 +70,8 @@ export function computeIcrcV2(frame: Uint8Array, ipOffset: number, ipEnd: number
   scratch[ipHeaderLength + 6] = 0xff; // UDP checksum
   scratch[ipHeaderLength + 7] = 0xff;
   scratch[ipHeaderLength + UDP_BYTES + BTH_VARIANT_BYTE] = 0xff;
-  const crc = crc32(v2Prefix[ihl]!, LRH_STAND_IN_CRC);
-  return crc32(frame.subarray(ipOffset + prefixLength, ipEnd - ICRC_LENGTH), crc);
+  const crc = crc32Update(scratch, 0, prefixLength, LRH_STAND_IN_CRC);
+  return crcRest(frame, ipOffset + prefixLength, ipEnd - ICRC_LENGTH, crc);
 }
 
 /** Computes the RoCEv2 ICRC (see `computeIcrcV2`) and stores it in the last 4 bytes before `ipEnd`. */
@@ -103,8 +105,8 @@ export function computeIcrcV1(frame: Uint8Array, grhOffset: number, end: number)
   scratch[3] = 0xff;
   scratch[7] = 0xff; // Hop Limit
   scratch[GRH_BYTES + BTH_VARIANT_BYTE] = 0xff;
-  const crc = crc32(v1Prefix, LRH_STAND_IN_CRC);
-  return crc32(frame.subarray(grhOffset + prefixLength, end - ICRC_LENGTH), crc);
+  const crc = crc32Update(scratch, 0, prefixLength, LRH_STAND_IN_CRC);
+  return crcRest(frame, grhOffset + prefixLength, end - ICRC_LENGTH, crc);
 }
 
 /** Computes the RoCEv1 ICRC (see `computeIcrcV1`) and stores it in the last 4 bytes before `end`. */

@@ -25,6 +25,7 @@ import {
   VLAN_TAG_LENGTH,
   type VlanTag,
 } from "./ethernet.js";
+import { allocFrame } from "./frame-alloc.js";
 import { ICRC_LENGTH, readIcrc, writeIcrcV2 } from "./icrc.js";
 import { Ecn, IPV4_HEADER_LENGTH, IpProtocol, serializeIpv4 } from "./ipv4.js";
 import { fail, need, ok, type Parsed, WireErrorCode } from "./result.js";
@@ -719,13 +720,14 @@ export function serializeRoceV2Frame(spec: RoceV2FrameSpec, buf: Uint8Array, off
 /**
  * Builds a complete RoCEv2 frame (no FCS, no padding to 60 bytes): Ethernet (optional 802.1Q tag), IPv4
  * with DF set and a valid checksum, UDP to port 4791 with checksum 0 (as RoCE NICs send it), BTH, the
- * extension headers the opcode needs, payload, zero pad and ICRC. One allocation: the returned frame.
+ * extension headers the opcode needs, payload, zero pad and ICRC. One allocation: the returned frame (a view
+ * into a shared slab, frame-alloc.ts).
  * Throws (a caller bug) when the opcode is unknown, a required header is missing, a no-payload opcode is
  * given payload, or the packet exceeds 65535 IPv4 bytes.
  */
 export function buildRoceV2Frame(spec: RoceV2FrameSpec): Uint8Array {
   const layout = layoutFor(spec);
-  const frame = new Uint8Array(frameLength(spec, layout));
+  const frame = allocFrame(frameLength(spec, layout));
   writeFrame(spec, layout, frame, 0, frame.length);
   return frame;
 }

@@ -22,22 +22,51 @@ export const SERIES_FILES = {
   flowRate: "flow-rate.csv",
 } as const;
 
-/** Long-format CSV time series that only records a key when its value changed. */
+/**
+ * Long-format CSV time series that only records a key when its value changed. A key (the leading columns)
+ * gets a slot the first time it is seen; a sample of an unchanged value is one comparison, and only a
+ * change builds a row.
+ */
 export class Series {
   private readonly rows: string[] = [];
-  private readonly last = new Map<string, number>();
+  private readonly slots = new Map<string, number>();
+  private readonly keys: string[] = [];
+  /** Last value per slot; a new slot has none (NaN equals nothing, so its first value is recorded). */
+  private last = new Float64Array(64);
 
   constructor(
     readonly file: string,
     private readonly header: readonly string[],
   ) {}
 
+  /** The slot of `key` (the leading columns), made on first use. */
+  slot(key: readonly (string | number)[]): number {
+    const k = key.join(",");
+    let slot = this.slots.get(k);
+    if (slot === undefined) {
+      slot = this.keys.length;
+      this.slots.set(k, slot);
+      this.keys.push(k);
+      if (slot >= this.last.length) {
+        const grown = new Float64Array(this.last.length * 2);
+        grown.set(this.last);
+        this.last = grown;
+      }
+      this.last[slot] = Number.NaN;
+    }
+    return slot;
+  }
+
   /** Records `value` for `key` (the leading columns) at time `t` if it changed since the last sample. */
   record(t: Nanoseconds, key: readonly (string | number)[], value: number): void {
-    const k = key.join(",");
-    if (this.last.get(k) === value) return;
-    this.last.set(k, value);
-    this.rows.push(`${t},${k},${Number.isInteger(value) ? value : value.toPrecision(6)}`);
+    this.recordSlot(t, this.slot(key), value);
+  }
+
+  /** `record` for a key already given a slot. */
+  recordSlot(t: Nanoseconds, slot: number, value: number): void {
+    if (this.last[slot] === value) return;
+    this.last[slot] = value;
+    this.rows.push(`${t},${this.keys[slot]},${Number.isInteger(value) ? value : value.toPrecision(6)}`);
   }
 
   get length(): number {
@@ -61,7 +90,10 @@ export class SeriesRecorder {
   private readonly lastAcked = new Map<string, number>();
   private lastSampleAt: number | null = null;
 
-  /** Records one sample of every device, at emulated time `now` (relative to the run's start). */
+  /**
+   * Records one sample of every device, at emulated time `now` (relative to the run's start), from their
+   * stats. A run uses either this or a SeriesSampler (series-sampler.ts), not both.
+   */
   sample(now: Nanoseconds, stats: Iterable<AnyDeviceStats>): void {
     const dt = this.lastSampleAt === null ? 0 : now - this.lastSampleAt;
     for (const s of stats) {

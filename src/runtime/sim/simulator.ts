@@ -32,27 +32,28 @@ export type FrameTap = (t: Nanoseconds, from: Endpoint, to: Endpoint, frame: Uin
 const TIMER = 0;
 const DELIVER = 1;
 const ACTION = 2;
+type EventType = typeof TIMER | typeof DELIVER | typeof ACTION;
 
-interface TimerEvent extends QueuedEvent {
-  type: typeof TIMER;
-  node: SimNode;
-  timer: TimerId;
-  gen: number;
+/**
+ * Every queued event, of whichever type, is one of these: one object shape, so the queue's comparisons
+ * and the dispatch see a single hidden class, and records are recycled through a free list once
+ * dispatched, so the steady state allocates no event objects.
+ */
+class SimEventRecord implements QueuedEvent {
+  t = 0;
+  seq = 0;
+  type: EventType = TIMER;
+  /** TIMER: the device; DELIVER: the receiving device. */
+  node: SimNode | null = null;
+  /** TIMER: the timer id; DELIVER: the receiving port. */
+  id = 0;
+  /** TIMER: the arming's generation; DELIVER: the link's generation when the frame left (frames in flight
+   * die with a link that goes down). */
+  gen = 0;
+  link: SimLink | null = null;
+  frame: Uint8Array | null = null;
+  run: ((now: Nanoseconds) => void) | null = null;
 }
-interface DeliverEvent extends QueuedEvent {
-  type: typeof DELIVER;
-  link: SimLink;
-  to: SimNode;
-  port: number;
-  frame: Uint8Array;
-  /** The link's generation when the frame left: frames in flight die with a link that goes down. */
-  gen: number;
-}
-interface ActionEvent extends QueuedEvent {
-  type: typeof ACTION;
-  run: (now: Nanoseconds) => void;
-}
-type Event = TimerEvent | DeliverEvent | ActionEvent;
 
 interface SimNode {
   readonly name: string;
@@ -61,8 +62,16 @@ interface SimNode {
   dead: boolean;
   /** Armed timers: id -> generation of the live arming. */
   readonly timers: Map<TimerId, number>;
-  /** port -> link and which side of it this node is. */
-  readonly ports: Map<number, { link: SimLink; side: 0 | 1 }>;
+  /** port -> link, which side of it this node is, and the node and port at its other end. */
+  readonly ports: Map<number, Attachment>;
+}
+
+interface Attachment {
+  readonly link: SimLink;
+  readonly side: 0 | 1;
+  readonly from: Endpoint;
+  readonly to: Endpoint;
+  readonly peer: SimNode;
 }
 
 export interface SimLink {
@@ -81,7 +90,9 @@ export interface SimulatorOptions {
 }
 
 export class Simulator {
-  private readonly queue = new EventQueue<Event>();
+  private readonly queue = new EventQueue<SimEventRecord>();
+  /** Dispatched records, for reuse. */
+  private readonly free: SimEventRecord[] = [];
   private readonly nodes = new Map<string, SimNode>();
   readonly links: SimLink[] = [];
   private timerGen = 0;
@@ -189,8 +200,8 @@ export class Simulator {
       bytes: [0, 0],
       loss: spec.lossRate ? createRandom(this.seed, `link:${spec.a.device}:${spec.a.port}`) : null,
     };
-    a.ports.set(spec.a.port, { link, side: 0 });
-    b.ports.set(spec.b.port, { link, side: 1 });
+    a.ports.set(spec.a.port, { link, side: 0, from: spec.a, to: spec.b, peer: b });
+    b.ports.set(spec.b.port, { link, side: 1, from: spec.b, to: spec.a, peer: a });
     this.links.push(link);
     return link;
   }
@@ -207,7 +218,9 @@ export class Simulator {
 
   /** Run `fn` at emulated time `t` (an external action: a scenario step, a sample). */
   at(t: Nanoseconds, fn: (now: Nanoseconds) => void): void {
-    this.queue.push({ type: ACTION, t: Math.max(t, this.clock), seq: 0, run: fn });
+    const e = this.record(ACTION, Math.max(t, this.clock));
+    e.run = fn;
+    this.queue.push(e);
   }
 
   /** Take a link down or bring it up; both ends are told at the current time. */
@@ -231,26 +244,37 @@ export class Simulator {
       for (const node of this.nodes.values()) node.device.start(this.clock);
     }
     const queue = this.queue;
+    const free = this.free;
     while (queue.peekTime() <= until) {
       const e = queue.pop()!;
-      this.clock = e.t;
+      const t = e.t;
+      this.clock = t;
       this.eventsProcessed++;
-      switch (e.type) {
-        case TIMER:
-          if (e.node.timers.get(e.timer) !== e.gen) break;
-          e.node.timers.delete(e.timer);
-          e.node.device.fire(e.timer, e.t);
-          break;
-        case DELIVER:
-          if (e.gen !== e.link.gen || !e.link.up || e.to.dead) {
-            e.link.lost++;
-            break;
-          }
-          e.to.device.receive(e.port, e.frame, e.t);
-          break;
-        case ACTION:
-          e.run(e.t);
-          break;
+      // Read what the dispatch needs and recycle the record first: the handler may schedule new events.
+      const type = e.type;
+      const node = e.node;
+      const id = e.id;
+      const gen = e.gen;
+      const link = e.link;
+      const frame = e.frame;
+      const run = e.run;
+      e.node = null;
+      e.link = null;
+      e.frame = null;
+      e.run = null;
+      free.push(e);
+      if (type === TIMER) {
+        if (node!.timers.get(id) !== gen) continue;
+        node!.timers.delete(id);
+        node!.device.fire(id, t);
+      } else if (type === DELIVER) {
+        if (gen !== link!.gen || !link!.up || node!.dead) {
+          link!.lost++;
+          continue;
+        }
+        node!.device.receive(id, frame!, t);
+      } else {
+        run!(t);
       }
     }
     if (until > this.clock) this.clock = until;
@@ -265,7 +289,19 @@ export class Simulator {
   private arm(node: SimNode, timer: TimerId, at: Nanoseconds): void {
     const gen = ++this.timerGen;
     node.timers.set(timer, gen);
-    this.queue.push({ type: TIMER, t: Math.max(Math.ceil(at), this.clock), seq: 0, node, timer, gen });
+    const e = this.record(TIMER, Math.max(Math.ceil(at), this.clock));
+    e.node = node;
+    e.id = timer;
+    e.gen = gen;
+    this.queue.push(e);
+  }
+
+  /** A record for a new event, recycled when one is free. */
+  private record(type: EventType, t: Nanoseconds): SimEventRecord {
+    const e = this.free.pop() ?? new SimEventRecord();
+    e.type = type;
+    e.t = t;
+    return e;
   }
 
   private transmit(node: SimNode, port: number, frame: Uint8Array): void {
@@ -274,24 +310,20 @@ export class Simulator {
     if (!attachment) return; // an unconnected port: the frame goes nowhere
     const { link, side } = attachment;
     const spec = link.spec;
-    const from = side === 0 ? spec.a : spec.b;
-    const to = side === 0 ? spec.b : spec.a;
     link.frames[side]++;
     link.bytes[side] += frame.length;
-    for (const tap of this.taps) tap(this.clock, from, to, frame);
+    const taps = this.taps;
+    for (let i = 0; i < taps.length; i++) taps[i]!(this.clock, attachment.from, attachment.to, frame);
     if (!link.up || (link.loss !== null && link.loss.next() < (spec.lossRate ?? 0))) {
       link.lost++;
       return;
     }
-    this.queue.push({
-      type: DELIVER,
-      t: this.clock + spec.delayNs,
-      seq: 0,
-      link,
-      to: this.nodeOf(to.device),
-      port: to.port,
-      frame,
-      gen: link.gen,
-    });
+    const e = this.record(DELIVER, this.clock + spec.delayNs);
+    e.node = attachment.peer;
+    e.id = attachment.to.port;
+    e.gen = link.gen;
+    e.link = link;
+    e.frame = frame;
+    this.queue.push(e);
   }
 }
