@@ -14,6 +14,7 @@ import { NodeKind } from "../lab/topology.js";
 import { formatDuration, formatRate, formatSize } from "../lab/units.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
 import { action, clockOption, UsageError } from "./errors.js";
+import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
 
 const TRACE_TOOL = distPath("runtime/live/trace-tool.js");
@@ -71,9 +72,9 @@ function print(json: boolean | undefined, data: unknown, text: () => string): vo
 }
 
 export function registerLabCommands(program: Command): void {
-  program
-    .command("up")
-    .argument("[topology]", "topology YAML (default: the built-in 2-spine, 2-leaf, 8-host fabric)")
+  const up = program.command("up");
+  addMetricsOptions(up);
+  up.argument("[topology]", "topology YAML (default: the built-in 2-spine, 2-leaf, 8-host fabric)")
     .description("bring up a live lab: a namespace and a process per device, veth links, real frames")
     .option("--name <name>", "lab name (prefix of everything the lab creates)", DEFAULT_LAB)
     .option("--dilation <n>", "emulated time runs N times slower than real time", String(DEFAULT_DILATION))
@@ -87,13 +88,14 @@ export function registerLabCommands(program: Command): void {
       action(
         async (
           topology: string | undefined,
-          opts: { name?: string; dilation: string; seed: string; clock: string },
+          opts: { name?: string; dilation: string; seed: string; clock: string } & MetricsOptions,
         ) => {
           const name = labName(opts);
           const dilation = Number(opts.dilation);
           if (!(dilation >= 1))
             throw new UsageError(`--dilation must be a number >= 1, not "${opts.dilation}"`);
           const clock = clockOption(opts.clock);
+          const metrics = metricsPort(opts);
           // Validate before anything is created.
           const topo = loadTopologyArg(topology);
           requireRoot("rocelab up");
@@ -104,6 +106,7 @@ export function registerLabCommands(program: Command): void {
             dilation,
             seed: Number(opts.seed),
             clock,
+            metricsPort: metrics,
             onProgress: (s) => process.stderr.write(`  ${s}\n`),
           }).catch((e: Error) => {
             throw e instanceof LabError ? new UsageError(e.message, 1) : e;

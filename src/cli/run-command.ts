@@ -1,17 +1,20 @@
 // `rocelab run SCENARIO --runtime sim|live --out DIR`: run a scenario and write its report.
 
+import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { runScenarioLive } from "../lab/live/run-live.js";
+import { OpenMetricsRecorder } from "../lab/metrics/openmetrics.js";
 import { formatSummary, type Report } from "../lab/report/report.js";
 import { runScenarioSim } from "../lab/run-sim.js";
 import { loadScenario } from "../lab/scenario.js";
 import { formatDuration } from "../lab/units.js";
 import { action, clockOption, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
+import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
 
-interface RunOptions {
+interface RunOptions extends MetricsOptions {
   readonly runtime: string;
   readonly out?: string;
   readonly seed?: number;
@@ -19,11 +22,13 @@ interface RunOptions {
   readonly quiet?: boolean;
   readonly dilation: string;
   readonly clock: string;
+  readonly openmetrics?: string;
 }
 
 export function registerRunCommand(program: Command): void {
-  program
-    .command("run")
+  const run = program.command("run");
+  addMetricsOptions(run);
+  run
     .argument("<scenario>", "scenario YAML (see docs/configuration.md)")
     .description("run a scenario and write report.json, CSV time series and events.jsonl")
     .option(
@@ -43,6 +48,10 @@ export function registerRunCommand(program: Command): void {
       "live runtime: synced (devices wait for their neighbours: a busy machine slows the run instead of changing it) or free",
       DEFAULT_CLOCK_MODE,
     )
+    .option(
+      "--openmetrics <file>",
+      "sim runtime: also write every device metric as OpenMetrics time series, for `promtool tsdb create-blocks-from openmetrics` (timestamps from now, emulated time x --dilation)",
+    )
     .option("--json", "print the report summary as JSON instead of the one-screen text")
     .option("--quiet", "no progress lines")
     .action(
@@ -57,8 +66,12 @@ export function registerRunCommand(program: Command): void {
         let report: Report;
         if (opts.runtime === "sim") {
           const tty = !opts.quiet && process.stderr.isTTY;
+          const metrics = opts.openmetrics
+            ? new OpenMetricsRecorder(sc.name, Date.now(), Number(opts.dilation))
+            : undefined;
           report = runScenarioSim(sc, {
             outDir: out,
+            ...(metrics ? { metrics } : {}),
             ...(tty
               ? {
                   onProgress: (now: number) =>
@@ -69,6 +82,7 @@ export function registerRunCommand(program: Command): void {
               : {}),
           }).report;
           if (tty) process.stderr.write("\r\x1b[K");
+          if (metrics && opts.openmetrics) writeFileSync(opts.openmetrics, metrics.text());
         } else if (opts.runtime === "live") {
           if (process.getuid?.() !== 0) {
             throw new UsageError("--runtime live needs root (network namespaces, veth): run it with sudo", 1);
@@ -80,6 +94,7 @@ export function registerRunCommand(program: Command): void {
             outDir: out,
             dilation,
             clock: clockOption(opts.clock),
+            metricsPort: metricsPort(opts),
             ...(opts.quiet ? {} : { onProgress: (line: string) => process.stderr.write(`${line}\n`) }),
           });
         } else {

@@ -8,6 +8,8 @@ import { generateFlows } from "../nic/workloads.js";
 import type { SimEvent } from "../runtime/sim/simulator.js";
 import type { AnyDeviceStats } from "./device-stats.js";
 import { FlowDriver } from "./flow-driver.js";
+import type { OpenMetricsRecorder } from "./metrics/openmetrics.js";
+import { simDeviceMetrics } from "./metrics/sim-metrics.js";
 import { buildNicConfig } from "./nic-config.js";
 import { assembleReport, type Report, writeReport } from "./report/report.js";
 import { SeriesRecorder } from "./report/series-recorder.js";
@@ -24,6 +26,10 @@ export interface SimRunOptions {
   readonly progressEveryNs?: number;
   /** Sees every telemetry event as it happens. */
   readonly onEvent?: (e: SimEvent) => void;
+  /** Records every device's metrics as a time series (`--openmetrics`), every `metricsEveryNs`. */
+  readonly metrics?: OpenMetricsRecorder;
+  /** Default: the scenario's sample interval, but at most 200 points over the run. */
+  readonly metricsEveryNs?: number;
 }
 
 export interface SimRunResult {
@@ -85,6 +91,12 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
     recorder.sample(now, stats);
   };
   for (let t = 0; t <= sc.durationNs; t += sc.sampleNs) sim.at(t, sample);
+  const metrics = opts.metrics;
+  if (metrics !== undefined) {
+    const every = opts.metricsEveryNs ?? Math.max(sc.sampleNs, Math.ceil(sc.durationNs / 200));
+    for (let t = 0; t <= sc.durationNs; t += every)
+      sim.at(t, (now) => metrics.sample(now, simDeviceMetrics(fabric, nics, now)));
+  }
 
   const every = opts.progressEveryNs ?? Math.max(sc.sampleNs, Math.round(sc.durationNs / 50));
   for (let t = every; t < sc.durationNs; t += every) {

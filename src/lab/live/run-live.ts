@@ -25,6 +25,8 @@ export interface LiveRunOptions {
   /** Lab name (default: a fresh "run<number>"). */
   readonly lab?: string;
   readonly onProgress?: (line: string) => void;
+  /** Serve Prometheus /metrics on 127.0.0.1 at this port while the run lasts (0 or absent: none). */
+  readonly metricsPort?: number;
 }
 
 /** Real time between two samples: the scenario's interval, but not more often than the lab can answer. */
@@ -69,6 +71,7 @@ export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promi
       dilation: opts.dilation,
       ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
       seed: sc.seed,
+      ...(opts.metricsPort ? { metricsPort: opts.metricsPort } : {}),
       onProgress: (s) => progress(`  ${s}`),
     });
     const client = await LiveLab.connect(lab);

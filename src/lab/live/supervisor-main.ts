@@ -1,5 +1,5 @@
 // Entry point of a lab's supervisor, started detached by `rocelab up` (or by a live scenario run):
-//   node dist/lab/live/supervisor-main.js --lab NAME --topology FILE|default --dilation N [--seed S]
+//   node dist/lab/live/supervisor-main.js --lab NAME --topology FILE|default --dilation N [--seed S] [--metrics-port P]
 // It outlives the command that started it and stops on `rocelab down` (or SIGTERM), removing everything.
 
 import { parseArgs } from "node:util";
@@ -15,6 +15,7 @@ const { values } = parseArgs({
     seed: { type: "string", default: "1" },
     convergence: { type: "string", default: "0" },
     clock: { type: "string", default: DEFAULT_CLOCK_MODE },
+    "metrics-port": { type: "string", default: "0" },
   },
 });
 if (!values.lab || !values.dilation) {
@@ -31,6 +32,7 @@ const supervisor = new Supervisor({
   seed: Number(values.seed),
   convergenceNs: Number(values.convergence),
   clock: parseClockMode(values.clock, "--clock"),
+  metricsPort: Number(values["metrics-port"]),
 });
 
 let exiting = false;

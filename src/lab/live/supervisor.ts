@@ -13,6 +13,8 @@ import {
 } from "../controller.js";
 import type { AnyDeviceStats } from "../device-stats.js";
 import { FlowDriver } from "../flow-driver.js";
+import { type DeviceMetricsEntry, metricFamilies } from "../metrics/families.js";
+import { type MetricsServer, serveMetrics } from "../metrics/prometheus.js";
 import { buildNicConfig } from "../nic-config.js";
 import type { FlowReport } from "../report/report.js";
 import { computeRoutes } from "../routing.js";
@@ -76,6 +78,8 @@ export interface SupervisorOptions {
   readonly clock?: ClockMode;
   /** Synced clocks: real ms a device with work is taken to keep running after its last sign of life. */
   readonly syncGraceMs?: number;
+  /** Serve Prometheus /metrics on 127.0.0.1 at this port (0 or absent: no endpoint). */
+  readonly metricsPort?: number;
 }
 
 export class Supervisor {
@@ -99,6 +103,7 @@ export class Supervisor {
   private snapshotTimer: NodeJS.Timeout | null = null;
   private stopping = false;
   private readonly udp: UdpHelpers;
+  private metricsServer: MetricsServer | null = null;
 
   constructor(private readonly opts: SupervisorOptions) {
     this.lab = opts.lab;
@@ -182,6 +187,7 @@ export class Supervisor {
       for (const d of this.devices.values()) this.recordDevice(d);
       this.progress(`resolving neighbours (hosts ping their leaf)`);
       await resolveNeighbours(this.lab, this.topo, this.plan);
+      await this.serveMetrics();
       this.state.status = "running";
       writeState(this.state);
       this.progress("running");
@@ -339,6 +345,38 @@ export class Supervisor {
         }),
     );
     return out;
+  }
+
+  /** Every running device's counter registry and QPs, for the metrics exporter. */
+  async deviceMetrics(): Promise<DeviceMetricsEntry[]> {
+    const running = [...this.devices.values()].filter((d) => d.status === "running");
+    const got = await Promise.all(
+      running.map((d) =>
+        d.request({ type: "metrics" }).then(
+          (metrics) => ({ node: d.node, kind: d.kind, ports: this.portsOf(d.node), metrics }),
+          () => null, // a device that just died is reported by its status
+        ),
+      ),
+    );
+    return got.filter((m) => m !== null);
+  }
+
+  private portsOf(node: string): readonly number[] {
+    return this.topo.nodes.find((n) => n.name === node)?.ports ?? [];
+  }
+
+  /** The Prometheus endpoint, if asked for; a port in use is reported, not fatal. */
+  private async serveMetrics(): Promise<void> {
+    const port = this.opts.metricsPort ?? 0;
+    if (port === 0) return;
+    try {
+      this.metricsServer = await serveMetrics(port, async () =>
+        metricFamilies(this.lab, await this.deviceMetrics()),
+      );
+      this.progress(`Prometheus metrics on ${this.metricsServer.url}`);
+    } catch (e) {
+      this.progress(`no Prometheus metrics: 127.0.0.1:${port} (${(e as Error).message})`);
+    }
   }
 
   private async pushSnapshot(): Promise<void> {
@@ -511,6 +549,7 @@ export class Supervisor {
     writeState(this.state);
     if (this.snapshotTimer) clearInterval(this.snapshotTimer);
     this.udp.stopAll();
+    await this.metricsServer?.close();
     await Promise.all([...this.devices.values()].map((d) => d.stop()));
     await this.server.close();
     await teardown(this.lab);
