@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `rocelab` command.
 import { Command } from "commander";
+import { registerEventsCommand } from "./cli/events-command.js";
 import { registerFramesCommand } from "./cli/frames-command.js";
 import { registerLabCommands } from "./cli/lab-commands.js";
 import { registerPcapCheckCommand } from "./cli/pcap-check-command.js";
@@ -24,5 +25,6 @@ registerFramesCommand(program);
 registerPcapCheckCommand(program);
 registerPlotCommand(program);
 registerTuiCommand(program);
+registerEventsCommand(program);
 
 await program.parseAsync(process.argv);

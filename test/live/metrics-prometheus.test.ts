@@ -1,5 +1,6 @@
 // A real Prometheus (Debian's `prometheus`) scrapes a live lab's /metrics on loopback during an incast,
-// and its HTTP API shows the NP's CNP counter and the PFC pause counters rising. Lab name h17p: this
+// and its HTTP API shows the NP's CNP counter and the PFC pause counters rising; `rocelab events --json`
+// streams the same incast (a snapshot, then threshold changes, pauses, marks). Lab name h17p: this
 // file's own, so it never meets another test's lab.
 
 import { writeFileSync } from "node:fs";
@@ -7,7 +8,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { execa } from "execa";
 import t from "tap";
-import { labNamespaces, requireRoot, rl } from "../helpers/live.js";
+import { labNamespaces, requireRoot, rl, rlStarted } from "../helpers/live.js";
 
 const LAB = "h17p";
 
@@ -104,6 +105,8 @@ t.test("Prometheus scrapes np_cnp_sent and pause counters from a live incast", a
   };
   t.equal(before.cnp, 0, "no CNP before the incast");
 
+  const events = rlStarted(["events", "--json", "--name", LAB]);
+  await sleep(1000);
   t.equal((await rl(["inject", "preset", "aggressive", "--name", LAB])).exitCode, 0);
   const incast = await rl(["inject", "incast", "--to", "h5", "--from", "4", "--size", "4MB", "--name", LAB]);
   t.equal(incast.exitCode, 0, incast.stderr);
@@ -115,6 +118,13 @@ t.test("Prometheus scrapes np_cnp_sent and pause counters from a live incast", a
     after.pauses !== null && after.pauses > (before.pauses ?? 0),
     `PFC pause frames on priority 3 rose: ${before.pauses} -> ${after.pauses}`,
   );
+  events.kill("SIGINT");
+  const lines = (await events).stdout.split("\n").filter((l) => l !== "");
+  const objects = lines.map((l) => JSON.parse(l) as { type: string; class?: string });
+  t.equal(objects[0]?.type, "snapshot", "rocelab events --json starts with a snapshot");
+  const classes = new Set(objects.slice(1).map((o) => o.class));
+  for (const c of ["config", "pause", "mark"])
+    t.ok(classes.has(c), `a ${c} event in the stream (${[...classes]})`);
   const kinds = await query(api, `count(count by (kind) (device_emulated_time_seconds{lab="${LAB}"}))`);
   t.equal(kinds, 2, "labels tell switches from NICs");
   const qps = await query(api, `count(qp_rate_bps{lab="${LAB}",node="h1"})`);

@@ -12,6 +12,7 @@ import {
   type UdpRequest,
 } from "../controller.js";
 import type { AnyDeviceStats } from "../device-stats.js";
+import { CONFIG_CHANGED } from "../event-stream.js";
 import { FlowDriver } from "../flow-driver.js";
 import { type DeviceMetricsEntry, metricFamilies } from "../metrics/families.js";
 import { type MetricsServer, serveMetrics } from "../metrics/prometheus.js";
@@ -516,7 +517,15 @@ export class Supervisor {
       if (only && !only.includes(name)) continue;
       const tunables: Partial<SwitchTunables> = this.settings.switchTunables(name);
       await this.command(name, { type: "configure", tunables });
+      this.note(name, `${CONFIG_CHANGED}${JSON.stringify(settings)}`);
     }
+  }
+
+  /** An info event of the lab's own (settings changed), kept and pushed like the devices' events. */
+  private note(device: string, detail: string): void {
+    const ev: LabEvent = { t: this.now(), device, kind: "info", detail };
+    this.events.push(ev);
+    this.server.broadcast("events", [ev]);
   }
 
   async configureHosts(settings: NicSettings): Promise<void> {
@@ -525,6 +534,7 @@ export class Supervisor {
     for (const [name, d] of this.devices) {
       if (d.kind !== "nic") continue;
       await this.command(name, configure);
+      this.note(name, `${CONFIG_CHANGED}${JSON.stringify(settings)}`);
     }
   }
 
