@@ -4,6 +4,7 @@ import { Command } from "commander";
 import { registerEventsCommand } from "./cli/events-command.js";
 import { registerFramesCommand } from "./cli/frames-command.js";
 import { registerLabCommands } from "./cli/lab-commands.js";
+import { registerLintCommand } from "./cli/lint-command.js";
 import { registerPcapCheckCommand } from "./cli/pcap-check-command.js";
 import { registerPlotCommand } from "./cli/plot-command.js";
 import { registerRunCommand } from "./cli/run-command.js";
@@ -26,5 +27,6 @@ registerPcapCheckCommand(program);
 registerPlotCommand(program);
 registerTuiCommand(program);
 registerEventsCommand(program);
+registerLintCommand(program);
 
 await program.parseAsync(process.argv);

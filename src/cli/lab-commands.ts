@@ -4,6 +4,7 @@ import { parseRate, parseSize } from "../device/units.js";
 import { hostAddress, planAddresses } from "../lab/address-plan.js";
 import { THRESHOLD_PRESETS, type ThresholdPreset } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
+import { lintTopology } from "../lab/lint/best-practices.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { downLab, LabError, LiveLab, upLab } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem, nsName } from "../lab/live/names.js";
@@ -14,6 +15,7 @@ import { NodeKind } from "../lab/topology.js";
 import { formatDuration, formatRate, formatSize } from "../lab/units.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
 import { action, clockOption, UsageError } from "./errors.js";
+import { printFindingsAsWarnings } from "./lint-command.js";
 import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
 
@@ -98,6 +100,7 @@ export function registerLabCommands(program: Command): void {
           const metrics = metricsPort(opts);
           // Validate before anything is created.
           const topo = loadTopologyArg(topology);
+          printFindingsAsWarnings(lintTopology(topo), (s) => process.stderr.write(s));
           requireRoot("rocelab up");
           const started = Date.now();
           await upLab({

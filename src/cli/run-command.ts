@@ -3,6 +3,7 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { lintScenario } from "../lab/lint/best-practices.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { runScenarioLive } from "../lab/live/run-live.js";
 import { OpenMetricsRecorder } from "../lab/metrics/openmetrics.js";
@@ -12,6 +13,7 @@ import { loadScenario } from "../lab/scenario.js";
 import { formatDuration } from "../lab/units.js";
 import { action, clockOption, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
+import { printFindingsAsWarnings } from "./lint-command.js";
 import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
 
 interface RunOptions extends MetricsOptions {
@@ -63,6 +65,7 @@ export function registerRunCommand(program: Command): void {
           sc = { ...sc, seed: opts.seed };
         }
         const out = resolve(opts.out ?? `out/${sc.name}`);
+        if (!opts.quiet) printFindingsAsWarnings(lintScenario(sc), (s) => process.stderr.write(s));
         let report: Report;
         if (opts.runtime === "sim") {
           const tty = !opts.quiet && process.stderr.isTTY;
