@@ -7,6 +7,7 @@ import { registerLabCommands } from "./cli/lab-commands.js";
 import { registerLintCommand } from "./cli/lint-command.js";
 import { registerPcapCheckCommand } from "./cli/pcap-check-command.js";
 import { registerPlotCommand } from "./cli/plot-command.js";
+import { registerReportCommand } from "./cli/report-command.js";
 import { registerRunCommand } from "./cli/run-command.js";
 import { registerTopologyCommand } from "./cli/topology-command.js";
 import { registerTuiCommand } from "./cli/tui-command.js";
@@ -28,5 +29,6 @@ registerPlotCommand(program);
 registerTuiCommand(program);
 registerEventsCommand(program);
 registerLintCommand(program);
+registerReportCommand(program);
 
 await program.parseAsync(process.argv);
