@@ -3,6 +3,7 @@
 import { Command } from "commander";
 import { registerEventsCommand } from "./cli/events-command.js";
 import { registerFramesCommand } from "./cli/frames-command.js";
+import { registerGrafanaCommand } from "./cli/grafana-command.js";
 import { registerLabCommands } from "./cli/lab-commands.js";
 import { registerLintCommand } from "./cli/lint-command.js";
 import { registerPcapCheckCommand } from "./cli/pcap-check-command.js";
@@ -30,5 +31,6 @@ registerTuiCommand(program);
 registerEventsCommand(program);
 registerLintCommand(program);
 registerReportCommand(program);
+registerGrafanaCommand(program);
 
 await program.parseAsync(process.argv);

@@ -10,8 +10,11 @@ import { CounterKind } from "../../device/counters.js";
 import type { DeviceMetricsEntry, MetricFamily } from "./families.js";
 import { metricFamilies } from "./families.js";
 
-interface Series {
+export interface Series {
+  /** The label set as exposition text: `{lab="x",node="h1"}`. */
   readonly labels: string;
+  readonly labelValues: Readonly<Record<string, string>>;
+  /** [timestamp ms, value]. */
   readonly points: [number, number][];
 }
 
@@ -64,12 +67,17 @@ export class OpenMetricsRecorder {
         const labels = labelText(s.labels);
         let series = r.series.get(labels);
         if (series === undefined) {
-          series = { labels, points: [] };
+          series = { labels, labelValues: s.labels, points: [] };
           r.series.set(labels, series);
         }
         series.points.push([t, s.value]);
       }
     }
+  }
+
+  /** The recorded series of one metric (empty if none). */
+  series(name: string): readonly Series[] {
+    return [...(this.families.get(name)?.series.values() ?? [])];
   }
 
   /**
