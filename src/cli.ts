@@ -12,6 +12,7 @@ import { registerReportCommand } from "./cli/report-command.js";
 import { registerRunCommand } from "./cli/run-command.js";
 import { registerTopologyCommand } from "./cli/topology-command.js";
 import { registerTuiCommand } from "./cli/tui-command.js";
+import { registerTuneCommand } from "./cli/tune-command.js";
 
 const program = new Command();
 program
@@ -32,5 +33,6 @@ registerEventsCommand(program);
 registerLintCommand(program);
 registerReportCommand(program);
 registerGrafanaCommand(program);
+registerTuneCommand(program);
 
 await program.parseAsync(process.argv);
