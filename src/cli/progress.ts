@@ -2,9 +2,10 @@
 // and the ETA on a terminal; plain lines now and then when stderr is not a TTY (CI logs, pipes).
 
 import { SingleBar } from "cli-progress";
+import { formatDuration } from "../lab/units.js";
 
 export interface Progress {
-  /** `value` of `total` done; `rate` and `unit` describe the pace ("12 µs/s emulated", "0.8 trials/s"). */
+  /** `value` of `total` done; `detail` says the pace ("12us emulated per real s", "0.8 trials/s"). */
   update(value: number, detail: string): void;
   stop(): void;
 }
@@ -46,5 +47,22 @@ export function startProgress(
       );
     },
     stop: () => {},
+  };
+}
+
+/** Progress over emulated time: done and total as durations, the pace as emulated time per real second. */
+export function emulatedProgress(
+  label: string,
+  durationNs: number,
+  stream: NodeJS.WriteStream = process.stderr,
+) {
+  const started = performance.now();
+  const bar = startProgress(label, durationNs, formatDuration, stream);
+  return {
+    at(now: number): void {
+      const realS = (performance.now() - started) / 1000;
+      bar.update(now, `${realS > 0 ? formatDuration(Math.round(now / realS)) : "-"} emulated per real s`);
+    },
+    stop: () => bar.stop(),
   };
 }

@@ -10,11 +10,11 @@ import { OpenMetricsRecorder } from "../lab/metrics/openmetrics.js";
 import { formatSummary, type Report } from "../lab/report/report.js";
 import { runScenarioSim } from "../lab/run-sim.js";
 import { loadScenario } from "../lab/scenario.js";
-import { formatDuration } from "../lab/units.js";
 import { action, clockOption, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
 import { printFindingsAsWarnings } from "./lint-command.js";
 import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
+import { emulatedProgress } from "./progress.js";
 
 interface RunOptions extends MetricsOptions {
   readonly runtime: string;
@@ -68,23 +68,16 @@ export function registerRunCommand(program: Command): void {
         if (!opts.quiet) printFindingsAsWarnings(lintScenario(sc), (s) => process.stderr.write(s));
         let report: Report;
         if (opts.runtime === "sim") {
-          const tty = !opts.quiet && process.stderr.isTTY;
+          const bar = opts.quiet ? null : emulatedProgress(sc.name, sc.durationNs);
           const metrics = opts.openmetrics
             ? new OpenMetricsRecorder(sc.name, Date.now(), Number(opts.dilation))
             : undefined;
           report = runScenarioSim(sc, {
             outDir: out,
             ...(metrics ? { metrics } : {}),
-            ...(tty
-              ? {
-                  onProgress: (now: number) =>
-                    process.stderr.write(
-                      `\r${sc.name}: ${formatDuration(now)} of ${formatDuration(sc.durationNs)} emulated`,
-                    ),
-                }
-              : {}),
+            ...(bar ? { onProgress: (now: number) => bar.at(now) } : {}),
           }).report;
-          if (tty) process.stderr.write("\r\x1b[K");
+          bar?.stop();
           if (metrics && opts.openmetrics) writeFileSync(opts.openmetrics, metrics.text());
         } else if (opts.runtime === "live") {
           if (process.getuid?.() !== 0) {

@@ -58,8 +58,7 @@ function logUniform(r: () => number, lo: number, hi: number): number {
 
 /** Two significant digits: thresholds people can write down. */
 function nice(v: number): number {
-  const p = 10 ** (Math.floor(Math.log10(v)) - 1);
-  return Math.round(v / p) * p;
+  return Number(v.toPrecision(2));
 }
 
 /** `n` searched candidates, the same for the same seed. */
