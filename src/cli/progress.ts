@@ -66,3 +66,21 @@ export function emulatedProgress(
     stop: () => bar.stop(),
   };
 }
+
+/**
+ * A live run: its progress lines (bring-up, steps) and, once the timeline plays, the emulated-time bar; on
+ * a terminal a line clears the bar's line first, and the next update draws the bar again below it.
+ */
+export function liveProgress(label: string, durationNs: number, stream: NodeJS.WriteStream = process.stderr) {
+  let bar: ReturnType<typeof emulatedProgress> | null = null;
+  return {
+    line: (text: string): void => {
+      stream.write(`${bar !== null && stream.isTTY ? "\r\x1b[K" : ""}${text}\n`);
+    },
+    at: (now: number): void => {
+      bar ??= emulatedProgress(label, durationNs, stream);
+      bar.at(now);
+    },
+    stop: (): void => bar?.stop(),
+  };
+}

@@ -14,7 +14,7 @@ import { action, clockOption, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
 import { printFindingsAsWarnings } from "./lint-command.js";
 import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
-import { emulatedProgress } from "./progress.js";
+import { emulatedProgress, liveProgress } from "./progress.js";
 
 interface RunOptions extends MetricsOptions {
   readonly runtime: string;
@@ -86,13 +86,15 @@ export function registerRunCommand(program: Command): void {
           const dilation = Number(opts.dilation);
           if (!(dilation >= 1))
             throw new UsageError(`--dilation must be a number >= 1, not "${opts.dilation}"`);
+          const live = opts.quiet ? null : liveProgress(sc.name, sc.durationNs);
           report = await runScenarioLive(sc, {
             outDir: out,
             dilation,
             clock: clockOption(opts.clock),
             metricsPort: metricsPort(opts),
-            ...(opts.quiet ? {} : { onProgress: (line: string) => process.stderr.write(`${line}\n`) }),
+            ...(live ? { onProgress: live.line, onTime: live.at } : {}),
           });
+          live?.stop();
         } else {
           throw new UsageError(`--runtime must be sim or live, not "${opts.runtime}"`);
         }

@@ -27,6 +27,8 @@ export interface LiveRunOptions {
   readonly onProgress?: (line: string) => void;
   /** Serve Prometheus /metrics on 127.0.0.1 at this port while the run lasts (0 or absent: none). */
   readonly metricsPort?: number;
+  /** The scenario's emulated time, at every sample while the timeline plays. */
+  readonly onTime?: (nowNs: number) => void;
 }
 
 /** Real time between two samples: the scenario's interval, but not more often than the lab can answer. */
@@ -156,6 +158,7 @@ async function play(
     while (sampling) {
       const snap = await lab.snapshot();
       recorder.sample(snap.now - t0, Object.values(snap.stats));
+      opts.onTime?.(snap.now - t0);
       await sleep(sampleReal);
     }
   })();
