@@ -14,8 +14,7 @@ import {
 import type { AnyDeviceStats } from "../device-stats.js";
 import { CONFIG_CHANGED } from "../event-stream.js";
 import { FlowDriver } from "../flow-driver.js";
-import { type DeviceMetricsEntry, metricFamilies } from "../metrics/families.js";
-import { type MetricsServer, serveMetrics } from "../metrics/prometheus.js";
+import type { MetricsServer } from "../metrics/prometheus.js";
 import { buildNicConfig } from "../nic-config.js";
 import type { FlowReport } from "../report/report.js";
 import { computeRoutes } from "../routing.js";
@@ -28,6 +27,7 @@ import { ClockMode } from "./clock-plan.js";
 import { type ControlConnection, ControlServer } from "./control.js";
 import { DeviceProcess } from "./device-process.js";
 import { LabClock } from "./lab-clock.js";
+import { serveLabMetrics } from "./metrics-endpoint.js";
 import { controlSocketPath, HOST_NIC_IF, NIC_HOST_PORT, nsName } from "./names.js";
 import { provision, resolveNeighbours, teardown } from "./provision.js";
 import { type LabState, writeState } from "./state.js";
@@ -348,35 +348,15 @@ export class Supervisor {
     return out;
   }
 
-  /** Every running device's counter registry and QPs, for the metrics exporter. */
-  async deviceMetrics(): Promise<DeviceMetricsEntry[]> {
-    const running = [...this.devices.values()].filter((d) => d.status === "running");
-    const got = await Promise.all(
-      running.map((d) =>
-        d.request({ type: "metrics" }).then(
-          (metrics) => ({ node: d.node, kind: d.kind, ports: this.portsOf(d.node), metrics }),
-          () => null, // a device that just died is reported by its status
-        ),
-      ),
-    );
-    return got.filter((m) => m !== null);
-  }
-
-  private portsOf(node: string): readonly number[] {
-    return this.topo.nodes.find((n) => n.name === node)?.ports ?? [];
-  }
-
   /** The Prometheus endpoint, if asked for; a port in use is reported, not fatal. */
   private async serveMetrics(): Promise<void> {
     const port = this.opts.metricsPort ?? 0;
     if (port === 0) return;
-    try {
-      this.metricsServer = await serveMetrics(port, async () =>
-        metricFamilies(this.lab, await this.deviceMetrics()),
-      );
-      this.progress(`Prometheus metrics on ${this.metricsServer.url}`);
-    } catch (e) {
-      this.progress(`no Prometheus metrics: 127.0.0.1:${port} (${(e as Error).message})`);
+    const r = await serveLabMetrics(port, this.lab, this.topo, () => this.devices.values());
+    if (typeof r === "string") this.progress(r);
+    else {
+      this.metricsServer = r;
+      this.progress(`Prometheus metrics on ${r.url}`);
     }
   }
 
