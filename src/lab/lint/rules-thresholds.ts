@@ -87,7 +87,7 @@ const headroomCoversLink: Rule = {
   explanation:
     "After XOFF leaves, the upstream keeps sending for a round trip plus the frames already on the wire " +
     "(ours waiting for one frame, theirs in flight, the PFC frame itself) and its reaction time; a smaller " +
-    "headroom drops lossless packets. IEEE 802.1Qbb Annex N and vendor guides size it as 2 × rate × delay " +
+    "headroom drops lossless packets. IEEE 802.1Q Annex N (PFC buffer requirements) and vendor guides size it as 2 × rate × delay " +
     "plus MTU terms; `buffer.headroom: auto` does exactly that.",
   check(lab: ResolvedLab): RuleFinding[] {
     const out: RuleFinding[] = [];
