@@ -3,14 +3,19 @@
 import { Command } from "commander";
 import { registerChaosCommand } from "./cli/chaos-command.js";
 import { registerDilationCommand } from "./cli/dilation-command.js";
+import { registerEventsCommand } from "./cli/events-command.js";
 import { registerFramesCommand } from "./cli/frames-command.js";
+import { registerGrafanaCommand } from "./cli/grafana-command.js";
 import { registerLabCommands } from "./cli/lab-commands.js";
+import { registerLintCommand } from "./cli/lint-command.js";
 import { registerPathNavCommands } from "./cli/path-nav-command.js";
 import { registerPcapCheckCommand } from "./cli/pcap-check-command.js";
 import { registerPlotCommand } from "./cli/plot-command.js";
+import { registerReportCommand } from "./cli/report-command.js";
 import { registerRunCommand } from "./cli/run-command.js";
 import { registerTopologyCommand } from "./cli/topology-command.js";
 import { registerTuiCommand } from "./cli/tui-command.js";
+import { registerTuneCommand } from "./cli/tune-command.js";
 
 const program = new Command();
 program
@@ -30,5 +35,10 @@ registerFramesCommand(program);
 registerPcapCheckCommand(program);
 registerPlotCommand(program);
 registerTuiCommand(program);
+registerEventsCommand(program);
+registerLintCommand(program);
+registerReportCommand(program);
+registerGrafanaCommand(program);
+registerTuneCommand(program);
 
 await program.parseAsync(process.argv);

@@ -9,6 +9,7 @@
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
+import { emulatedProgress } from "../cli/progress.js";
 import { distPath } from "../lab/live/paths.js";
 import { runScenarioSim } from "../lab/run-sim.js";
 import { loadScenario } from "../lab/scenario.js";
@@ -89,9 +90,11 @@ export function simulateWrite(bytes: number, verifyPayload: boolean): SimRun {
 /** The incast scenario as `rocelab run` runs it in the simulator, timed (report assembled, not written). */
 export function simulateScenario(file: string): SimRun & { readonly name: string } {
   const sc = loadScenario(file);
+  const bar = emulatedProgress(`bench ${sc.name}`, sc.durationNs);
   const started = performance.now();
-  const { fabric } = runScenarioSim(sc);
+  const { fabric } = runScenarioSim(sc, { onProgress: (now) => bar.at(now) });
   const wallMs = performance.now() - started;
+  bar.stop();
   let frames = 0;
   for (const l of sc.topology.links) {
     const link = fabric.sim.linkAt(l.a.node, l.a.port);

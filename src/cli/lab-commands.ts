@@ -4,6 +4,7 @@ import { parseRate, parseSize } from "../device/units.js";
 import { hostAddress, planAddresses } from "../lab/address-plan.js";
 import { THRESHOLD_PRESETS, type ThresholdPreset } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
+import { lintTopology } from "../lab/lint/best-practices.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { downLab, LabError, LiveLab, upLab } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem, nsName } from "../lab/live/names.js";
@@ -15,6 +16,8 @@ import { NodeKind } from "../lab/topology.js";
 import { formatDuration, formatRate, formatSize } from "../lab/units.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
+import { printFindingsAsWarnings } from "./lint-command.js";
+import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
 import { formatFlowPaths, traceFlows } from "./trace-flows.js";
 
@@ -73,9 +76,9 @@ function print(json: boolean | undefined, data: unknown, text: () => string): vo
 }
 
 export function registerLabCommands(program: Command): void {
-  program
-    .command("up")
-    .argument("[topology]", "topology YAML (default: the built-in 2-spine, 2-leaf, 8-host fabric)")
+  const up = program.command("up");
+  addMetricsOptions(up);
+  up.argument("[topology]", "topology YAML (default: the built-in 2-spine, 2-leaf, 8-host fabric)")
     .description("bring up a live lab: a namespace and a process per device, veth links, real frames")
     .option("--name <name>", "lab name (prefix of everything the lab creates)", DEFAULT_LAB)
     .option(
@@ -93,13 +96,15 @@ export function registerLabCommands(program: Command): void {
       action(
         async (
           topology: string | undefined,
-          opts: { name?: string; dilation: string; seed: string; clock: string },
+          opts: { name?: string; dilation: string; seed: string; clock: string } & MetricsOptions,
         ) => {
           const name = labName(opts);
           const { dilation, auto } = dilationOption(opts.dilation, DEFAULT_DILATION);
           const clock = clockOption(opts.clock);
+          const metrics = metricsPort(opts);
           // Validate before anything is created.
           const topo = loadTopologyArg(topology);
+          printFindingsAsWarnings(lintTopology(topo), (s) => process.stderr.write(s));
           requireRoot("rocelab up");
           const started = Date.now();
           await upLab({
@@ -109,6 +114,7 @@ export function registerLabCommands(program: Command): void {
             ...(auto ? { autoDilation: true } : {}),
             seed: Number(opts.seed),
             clock,
+            metricsPort: metrics,
             onProgress: (s) => process.stderr.write(`  ${s}\n`),
           }).catch((e: Error) => {
             throw e instanceof LabError ? new UsageError(e.message, 1) : e;

@@ -1,19 +1,24 @@
 // `rocelab run SCENARIO --runtime sim|live --out DIR`: run a scenario and write its report.
 
+import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { type CaptureEndpoint, CaptureSpecError, parseCaptureList } from "../lab/capture.js";
+import { lintScenario } from "../lab/lint/best-practices.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { labNameProblem } from "../lab/live/names.js";
 import { runScenarioLive } from "../lab/live/run-live.js";
+import { OpenMetricsRecorder } from "../lab/metrics/openmetrics.js";
 import { formatSummary, type Report } from "../lab/report/report.js";
 import { runScenarioSim } from "../lab/run-sim.js";
 import { loadScenario } from "../lab/scenario.js";
-import { formatDuration } from "../lab/units.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
+import { printFindingsAsWarnings } from "./lint-command.js";
+import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
+import { emulatedProgress, liveProgress } from "./progress.js";
 
-interface RunOptions {
+interface RunOptions extends MetricsOptions {
   readonly runtime: string;
   readonly out?: string;
   readonly seed?: number;
@@ -23,11 +28,13 @@ interface RunOptions {
   readonly clock: string;
   readonly capture?: string;
   readonly name?: string;
+  readonly openmetrics?: string;
 }
 
 export function registerRunCommand(program: Command): void {
-  program
-    .command("run")
+  const run = program.command("run");
+  addMetricsOptions(run);
+  run
     .argument("<scenario>", "scenario YAML (see docs/configuration.md)")
     .description("run a scenario and write report.json, CSV time series and events.jsonl")
     .option(
@@ -52,6 +59,10 @@ export function registerRunCommand(program: Command): void {
       "write a pcap per port into the output directory (NODE:ethN[,NODE:ethN…]; sim: emulated timestamps)",
     )
     .option("--name <lab>", "live runtime: the name of the lab the run brings up (default: run<pid>)")
+    .option(
+      "--openmetrics <file>",
+      "sim runtime: also write every device metric as OpenMetrics time series, for `promtool tsdb create-blocks-from openmetrics` (timestamps from now, emulated time x --dilation)",
+    )
     .option("--json", "print the report summary as JSON instead of the one-screen text")
     .option("--quiet", "no progress lines")
     .action(
@@ -70,23 +81,22 @@ export function registerRunCommand(program: Command): void {
           if (e instanceof CaptureSpecError) throw new UsageError(e.message);
           throw e;
         }
+        if (!opts.quiet) printFindingsAsWarnings(lintScenario(sc), (s) => process.stderr.write(s));
         let report: Report;
         if (opts.runtime === "sim") {
-          const tty = !opts.quiet && process.stderr.isTTY;
+          const bar = opts.quiet ? null : emulatedProgress(sc.name, sc.durationNs);
+          const metrics = opts.openmetrics
+            ? new OpenMetricsRecorder(sc.name, Date.now(), Number(opts.dilation) || DEFAULT_DILATION)
+            : undefined;
           const result = runScenarioSim(sc, {
             outDir: out,
             captures,
-            ...(tty
-              ? {
-                  onProgress: (now: number) =>
-                    process.stderr.write(
-                      `\r${sc.name}: ${formatDuration(now)} of ${formatDuration(sc.durationNs)} emulated`,
-                    ),
-                }
-              : {}),
+            ...(metrics ? { metrics } : {}),
+            ...(bar ? { onProgress: (now: number) => bar.at(now) } : {}),
           });
           report = result.report;
-          if (tty) process.stderr.write("\r\x1b[K");
+          bar?.stop();
+          if (metrics && opts.openmetrics) writeFileSync(opts.openmetrics, metrics.text());
           if (!opts.quiet) {
             for (const c of result.captures)
               process.stderr.write(`${c.frames} frames captured into ${c.file}\n`);
@@ -98,6 +108,7 @@ export function registerRunCommand(program: Command): void {
           const nameProblem = opts.name === undefined ? null : labNameProblem(opts.name);
           if (nameProblem !== null) throw new UsageError(nameProblem);
           const { dilation, auto } = dilationOption(opts.dilation, DEFAULT_DILATION);
+          const live = opts.quiet ? null : liveProgress(sc.name, sc.durationNs);
           report = await runScenarioLive(sc, {
             outDir: out,
             dilation,
@@ -105,8 +116,10 @@ export function registerRunCommand(program: Command): void {
             clock: clockOption(opts.clock),
             captures,
             ...(opts.name !== undefined ? { lab: opts.name } : {}),
-            ...(opts.quiet ? {} : { onProgress: (line: string) => process.stderr.write(`${line}\n`) }),
+            metricsPort: metricsPort(opts),
+            ...(live ? { onProgress: live.line, onTime: live.at } : {}),
           });
+          live?.stop();
         } else {
           throw new UsageError(`--runtime must be sim or live, not "${opts.runtime}"`);
         }

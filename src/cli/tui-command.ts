@@ -15,6 +15,7 @@ import type { SimPacing } from "../tui/run-effect.js";
 import type { DashboardStore } from "../tui/store.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
+import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
 
 /** Default pacing of a simulated run: one emulated millisecond lasts ten real seconds. */
@@ -28,7 +29,7 @@ const SUMMARY_MS = 5000;
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 type HandledSignal = keyof typeof SIGNAL_EXIT;
 
-interface TuiOptions {
+interface TuiOptions extends MetricsOptions {
   runtime: string;
   name?: string;
   dilation?: string;
@@ -145,6 +146,7 @@ async function runLive(topology: string | undefined, topo: Topology, opts: TuiOp
   if (problem) throw new UsageError(problem);
   const { dilation, auto } = dilationOption(opts.dilation ?? String(DEFAULT_DILATION), DEFAULT_DILATION);
   const clock = clockOption(opts.clock);
+  const metrics = metricsPort(opts);
   if (process.getuid?.() !== 0) {
     throw new UsageError(
       "rocelab tui needs root for a live lab (network namespaces, veth, raw sockets): run it with sudo, or watch a simulated fabric without root: rocelab tui --runtime sim",
@@ -184,6 +186,7 @@ async function runLive(topology: string | undefined, topo: Topology, opts: TuiOp
       ...(auto ? { autoDilation: true } : {}),
       seed: Number(opts.seed),
       clock,
+      metricsPort: metrics,
       onProgress: step,
     });
     step(`connecting the dashboard (up in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
@@ -273,8 +276,9 @@ async function terminal(): Promise<{ interactive: boolean; colour: boolean }> {
 
 /** Registers `rocelab tui`. */
 export function registerTuiCommand(program: Command): void {
-  program
-    .command("tui")
+  const tui = program.command("tui");
+  addMetricsOptions(tui);
+  tui
     .argument("[topology]", "topology YAML (default: the built-in 2-spine, 2-leaf, 8-host fabric)")
     .description(
       "the testbed: bring up a lab and watch it in a live dashboard (queues, pauses, rates; keys to break things); quitting tears it down",

@@ -11,6 +11,8 @@ import type { FrameTap, SimEvent } from "../runtime/sim/simulator.js";
 import { type CaptureEndpoint, SimCapture } from "./capture.js";
 import type { AnyDeviceStats } from "./device-stats.js";
 import { FlowDriver } from "./flow-driver.js";
+import type { OpenMetricsRecorder } from "./metrics/openmetrics.js";
+import { simDeviceMetrics } from "./metrics/sim-metrics.js";
 import { buildNicConfig } from "./nic-config.js";
 import { PathNavMode } from "./path-nav/plan.js";
 import { type PathNavReport, SimPathNavigator } from "./path-nav/sim-navigator.js";
@@ -34,6 +36,10 @@ export interface SimRunOptions {
   readonly captures?: readonly CaptureEndpoint[];
   /** Sees every frame put on a link (tests check which links a flow's packets crossed). */
   readonly onFrame?: FrameTap;
+  /** Records every device's metrics as a time series (`--openmetrics`), every `metricsEveryNs`. */
+  readonly metrics?: OpenMetricsRecorder;
+  /** Default: the scenario's sample interval, but at most 200 points over the run. */
+  readonly metricsEveryNs?: number;
 }
 
 export interface SimRunResult {
@@ -123,6 +129,12 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
   const sampler = new SeriesSampler(recorder, fabric.switches, nics);
   const sample = (now: number): void => sampler.sample(now);
   for (let t = 0; t <= sc.durationNs; t += sc.sampleNs) sim.at(t, sample);
+  const metrics = opts.metrics;
+  if (metrics !== undefined) {
+    const every = opts.metricsEveryNs ?? Math.max(sc.sampleNs, Math.ceil(sc.durationNs / 200));
+    for (let t = 0; t <= sc.durationNs; t += every)
+      sim.at(t, (now) => metrics.sample(now, simDeviceMetrics(fabric, nics, now)));
+  }
 
   const every = opts.progressEveryNs ?? Math.max(sc.sampleNs, Math.round(sc.durationNs / 50));
   for (let t = every; t < sc.durationNs; t += every) {

@@ -15,6 +15,7 @@
 
 import type { Device, DeviceEnv, Nanoseconds } from "../device/contract.js";
 import { EventKind } from "../device/contract.js";
+import type { CounterSet } from "../device/counters.js";
 import { TIMER_STRIDE } from "../device/timers.js";
 import { TxPort } from "../device/tx-port.js";
 import { wireBytes } from "../wire/ethernet.js";
@@ -280,6 +281,11 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
   /** The port's line rate, bits/s (what a QP without DCQCN sends at). */
   get lineRate(): number {
     return this.s.lineRate;
+  }
+
+  /** The NIC's counter registry (exporters read its declarations; read-only use). */
+  get counters(): CounterSet {
+    return this.s.counterSet;
   }
 
   /** The QP `qpn`, for tests and the lab (read-only use). */

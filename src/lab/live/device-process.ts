@@ -4,7 +4,14 @@
 import { EventEmitter } from "node:events";
 import { closeSync, openSync } from "node:fs";
 import { execa } from "execa";
-import type { FromDevice, Health, InitMessage, TimedEvent, ToDevice } from "../../runtime/live/protocol.js";
+import type {
+  DeviceMetrics,
+  FromDevice,
+  Health,
+  InitMessage,
+  TimedEvent,
+  ToDevice,
+} from "../../runtime/live/protocol.js";
 import type { AnyDeviceStats } from "../device-stats.js";
 import { logPath } from "./names.js";
 import { distPath } from "./paths.js";
@@ -113,11 +120,18 @@ export class DeviceProcess extends EventEmitter<DeviceProcessEvents> {
             resolve();
             break;
           case "reply":
-          case "stats": {
+          case "stats":
+          case "metrics": {
             const p = this.pending.get(m.id);
             if (p) {
               this.pending.delete(m.id);
-              p.resolve(m.type === "reply" ? m.result : { stats: m.stats, health: m.health });
+              p.resolve(
+                m.type === "reply"
+                  ? m.result
+                  : m.type === "metrics"
+                    ? m.metrics
+                    : { stats: m.stats, health: m.health },
+              );
             }
             break;
           }
@@ -166,7 +180,10 @@ export class DeviceProcess extends EventEmitter<DeviceProcessEvents> {
 
   request(message: { type: "command"; command: unknown }): Promise<unknown>;
   request(message: { type: "stats" }): Promise<{ stats: AnyDeviceStats; health: Health }>;
-  request(message: { type: "command"; command: unknown } | { type: "stats" }): Promise<unknown> {
+  request(message: { type: "metrics" }): Promise<DeviceMetrics>;
+  request(
+    message: { type: "command"; command: unknown } | { type: "stats" } | { type: "metrics" },
+  ): Promise<unknown> {
     if (this.status !== "running" || !this.child?.connected) {
       return Promise.reject(new Error(`${this.node} is ${this.status}`));
     }

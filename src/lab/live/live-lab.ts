@@ -47,6 +47,8 @@ export interface UpOptions {
   readonly convergenceNs?: number;
   /** How the devices' clocks run (default DEFAULT_CLOCK_MODE: synchronised). */
   readonly clock?: ClockMode;
+  /** Serve Prometheus /metrics on 127.0.0.1 at this port (0 or absent: no endpoint). */
+  readonly metricsPort?: number;
   /** Progress lines as the lab comes up. */
   readonly onProgress?: (step: string) => void;
   readonly timeoutMs?: number;
@@ -107,6 +109,8 @@ export async function upLab(opts: UpOptions): Promise<void> {
       "--clock",
       opts.clock ?? DEFAULT_CLOCK_MODE,
       ...(opts.autoDilation ? ["--auto-dilation"] : []),
+      "--metrics-port",
+      String(opts.metricsPort ?? 0),
     ],
     { detached: true, stdio: ["ignore", log, log], env: cleanNodeEnv() },
   );

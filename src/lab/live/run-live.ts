@@ -34,6 +34,10 @@ export interface LiveRunOptions {
   readonly onProgress?: (line: string) => void;
   /** Ports to capture with tcpdump for the run: one pcap per port in `outDir` (lab/capture.ts). */
   readonly captures?: readonly CaptureEndpoint[];
+  /** Serve Prometheus /metrics on 127.0.0.1 at this port while the run lasts (0 or absent: none). */
+  readonly metricsPort?: number;
+  /** The scenario's emulated time, at every sample while the timeline plays. */
+  readonly onTime?: (nowNs: number) => void;
 }
 
 /** Real time between two samples: the scenario's interval, but not more often than the lab can answer. */
@@ -79,6 +83,7 @@ export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promi
       ...(opts.autoDilation ? { autoDilation: true } : {}),
       ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
       seed: sc.seed,
+      ...(opts.metricsPort ? { metricsPort: opts.metricsPort } : {}),
       onProgress: (s) => progress(`  ${s}`),
     });
     const client = await LiveLab.connect(lab);
@@ -206,6 +211,7 @@ async function play(
     while (sampling) {
       const snap = await lab.snapshot();
       recorder.sample(snap.now - t0, Object.values(snap.stats));
+      opts.onTime?.(snap.now - t0);
       await sleep(sampleReal);
     }
   })();

@@ -1,5 +1,5 @@
 // Entry point of a lab's supervisor, started detached by `rocelab up` (or by a live scenario run):
-//   node dist/lab/live/supervisor-main.js --lab NAME --topology FILE|default --dilation N [--seed S]
+//   node dist/lab/live/supervisor-main.js --lab NAME --topology FILE|default --dilation N [--seed S] [--metrics-port P]
 // It outlives the command that started it and stops on `rocelab down` (or SIGTERM), removing everything.
 
 import { parseArgs } from "node:util";
@@ -16,6 +16,7 @@ const { values } = parseArgs({
     convergence: { type: "string", default: "0" },
     clock: { type: "string", default: DEFAULT_CLOCK_MODE },
     "auto-dilation": { type: "boolean", default: false },
+    "metrics-port": { type: "string", default: "0" },
   },
 });
 if (!values.lab || !values.dilation) {
@@ -33,6 +34,7 @@ const supervisor = new Supervisor({
   convergenceNs: Number(values.convergence),
   clock: parseClockMode(values.clock, "--clock"),
   autoDilation: values["auto-dilation"],
+  metricsPort: Number(values["metrics-port"]),
 });
 
 let exiting = false;

@@ -13,7 +13,9 @@ import {
   type UdpRequest,
 } from "../controller.js";
 import type { AnyDeviceStats } from "../device-stats.js";
+import { CONFIG_CHANGED } from "../event-stream.js";
 import { FlowDriver } from "../flow-driver.js";
+import type { MetricsServer } from "../metrics/prometheus.js";
 import { buildNicConfig } from "../nic-config.js";
 import type { FlowReport } from "../report/report.js";
 import { computeRoutes } from "../routing.js";
@@ -27,6 +29,7 @@ import { ClockMode } from "./clock-plan.js";
 import { type ControlConnection, ControlServer } from "./control.js";
 import { DeviceProcess } from "./device-process.js";
 import { LabClock } from "./lab-clock.js";
+import { serveLabMetrics } from "./metrics-endpoint.js";
 import { controlSocketPath, HOST_NIC_IF, NIC_HOST_PORT, nsName } from "./names.js";
 import { provision, resolveNeighbours, teardown } from "./provision.js";
 import { type LabState, writeState } from "./state.js";
@@ -82,6 +85,8 @@ export interface SupervisorOptions {
   readonly syncGraceMs?: number;
   /** `--dilation auto`: raise the dilation when the machine cannot hold it (auto-dilation.ts). */
   readonly autoDilation?: boolean;
+  /** Serve Prometheus /metrics on 127.0.0.1 at this port (0 or absent: no endpoint). */
+  readonly metricsPort?: number;
 }
 
 export class Supervisor {
@@ -109,6 +114,7 @@ export class Supervisor {
   private snapshotTimer: NodeJS.Timeout | null = null;
   private stopping = false;
   private readonly udp: UdpHelpers;
+  private metricsServer: MetricsServer | null = null;
 
   constructor(private readonly opts: SupervisorOptions) {
     this.lab = opts.lab;
@@ -204,6 +210,7 @@ export class Supervisor {
       for (const d of this.devices.values()) this.recordDevice(d);
       this.progress(`resolving neighbours (hosts ping their leaf)`);
       await resolveNeighbours(this.lab, this.topo, this.plan);
+      await this.serveMetrics();
       this.state.status = "running";
       writeState(this.state);
       this.progress("running");
@@ -370,6 +377,18 @@ export class Supervisor {
     return out;
   }
 
+  /** The Prometheus endpoint, if asked for; a port in use is reported, not fatal. */
+  private async serveMetrics(): Promise<void> {
+    const port = this.opts.metricsPort ?? 0;
+    if (port === 0) return;
+    const r = await serveLabMetrics(port, this.lab, this.topo, () => this.devices.values());
+    if (typeof r === "string") this.progress(r);
+    else {
+      this.metricsServer = r;
+      this.progress(`Prometheus metrics on ${r.url}`);
+    }
+  }
+
   private async pushSnapshot(): Promise<void> {
     const subscribed = [...this.server.connections].some((c) => c.isSubscribed);
     if (!subscribed) return;
@@ -507,7 +526,15 @@ export class Supervisor {
       if (only && !only.includes(name)) continue;
       const tunables: Partial<SwitchTunables> = this.settings.switchTunables(name);
       await this.command(name, { type: "configure", tunables });
+      this.note(name, `${CONFIG_CHANGED}${JSON.stringify(settings)}`);
     }
+  }
+
+  /** An info event of the lab's own (settings changed), kept and pushed like the devices' events. */
+  private note(device: string, detail: string): void {
+    const ev: LabEvent = { t: this.now(), device, kind: "info", detail };
+    this.events.push(ev);
+    this.server.broadcast("events", [ev]);
   }
 
   async configureHosts(settings: NicSettings): Promise<void> {
@@ -516,6 +543,7 @@ export class Supervisor {
     for (const [name, d] of this.devices) {
       if (d.kind !== "nic") continue;
       await this.command(name, configure);
+      this.note(name, `${CONFIG_CHANGED}${JSON.stringify(settings)}`);
     }
   }
 
@@ -541,6 +569,7 @@ export class Supervisor {
     if (this.snapshotTimer) clearInterval(this.snapshotTimer);
     if (this.autoTimer) clearInterval(this.autoTimer);
     this.udp.stopAll();
+    await this.metricsServer?.close();
     await Promise.all([...this.devices.values()].map((d) => d.stop()));
     await this.server.close();
     await teardown(this.lab);

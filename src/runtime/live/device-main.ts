@@ -4,10 +4,13 @@
 
 import { parseArgs } from "node:util";
 import type { Device } from "../../device/contract.js";
+import { dumpRegistry } from "../../device/counter-dump.js";
 import { createRandom } from "../../device/prng.js";
 import type { NicConfig } from "../../nic/config.js";
 import { Nic } from "../../nic/nic.js";
+import { DROP_REASONS as NIC_DROP_REASONS } from "../../nic/nic-ids.js";
 import type { SwitchConfig } from "../../switch/config.js";
+import { DROP_REASONS as SWITCH_DROP_REASONS } from "../../switch/drops.js";
 import { Switch } from "../../switch/switch.js";
 import { type DeviceClock, LiveClock } from "./clock.js";
 import { ClockTable } from "./clock-table.js";
@@ -15,7 +18,7 @@ import { DeviceHost } from "./device-host.js";
 import { type Dilation, DilationTimeline } from "./dilation.js";
 import { nativeAddon } from "./native.js";
 import { openPort, type PortIo, portBackend } from "./port-io.js";
-import type { FromDevice, InitMessage, SyncInit, ToDevice } from "./protocol.js";
+import type { DeviceMetrics, FromDevice, InitMessage, SyncInit, ToDevice } from "./protocol.js";
 import { SyncedClock } from "./synced-clock.js";
 
 /** How often events and health go up to the supervisor while the device moves frames, real ms. */
@@ -97,6 +100,15 @@ function createDevice(init: InitMessage, h: DeviceHost): Device {
   }
 }
 
+/** Read-only, like stats: the registry with its declarations, and a NIC's QPs. */
+function deviceMetrics(d: Device, now: number): DeviceMetrics {
+  if (d instanceof Switch)
+    return { now, registry: dumpRegistry(d.counters, now, SWITCH_DROP_REASONS), qps: [] };
+  if (d instanceof Nic)
+    return { now, registry: dumpRegistry(d.counters, now, NIC_DROP_REASONS), qps: d.stats(now).detail.qps };
+  throw new Error(`device ${d.name} has no counter registry`);
+}
+
 function shutdown(code: number): void {
   host?.close();
   process.exit(code);
@@ -117,6 +129,9 @@ process.on("message", (raw) => {
       case "stats":
         // Read-only: the time it reports at does not hold back frames still waiting for theirs.
         send({ type: "stats", id: m.id, stats: device!.stats(host!.clock.now()), health: host!.health() });
+        break;
+      case "metrics":
+        send({ type: "metrics", id: m.id, metrics: deviceMetrics(device!, host!.clock.now()) });
         break;
       case "link":
         host!.control((now) => device!.setLinkState(m.port, m.up, now));

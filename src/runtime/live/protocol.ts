@@ -1,6 +1,8 @@
 // Messages between the lab supervisor and a live device process, over the IPC channel execa opens.
 
 import type { DeviceStats, TelemetryEvent } from "../../device/contract.js";
+import type { RegistryDump } from "../../device/counter-dump.js";
+import type { QpStats } from "../../nic/stats-types.js";
 import type { SyncStats } from "./clock.js";
 import type { SyncedPort } from "./synced-clock.js";
 
@@ -52,6 +54,8 @@ export type ToDevice =
   | InitMessage
   | { readonly type: "command"; readonly id: number; readonly command: unknown }
   | { readonly type: "stats"; readonly id: number }
+  /** The counter registry and, on a NIC, its QPs: what the lab's metrics exporter serves. */
+  | { readonly type: "metrics"; readonly id: number }
   | { readonly type: "link"; readonly port: number; readonly up: boolean }
   | { readonly type: "shutdown" };
 
@@ -84,5 +88,13 @@ export type FromDevice =
   | { readonly type: "reply"; readonly id: number; readonly result: unknown }
   | { readonly type: "stats"; readonly id: number; readonly stats: DeviceStats; readonly health: Health }
   | { readonly type: "events"; readonly events: readonly TimedEvent[] }
+  | { readonly type: "metrics"; readonly id: number; readonly metrics: DeviceMetrics }
   | { readonly type: "health"; readonly now: number; readonly health: Health }
   | { readonly type: "fatal"; readonly message: string };
+
+/** A device's metrics at `now`: its counter registry, and a NIC's per-QP state (empty on a switch). */
+export interface DeviceMetrics {
+  readonly now: number;
+  readonly registry: RegistryDump;
+  readonly qps: readonly QpStats[];
+}

@@ -1,0 +1,79 @@
+// Control-loop rules: DCQCN on where switches mark, ECN where DCQCN listens, the PFC watchdog on. Seed
+// 002's best practices: "enable DCQCN on every RoCE sender", "enable the PFC watchdog" (NVIDIA Onyx/Cumulus
+// and SONiC ship a PFC watchdog that breaks pause storms and deadlocks).
+
+import type { ResolvedLab, Rule, RuleFinding } from "./best-practices.js";
+
+function marksRoce(lab: ResolvedLab): string[] {
+  const host = lab.hosts.values().next().value;
+  if (host === undefined) return [];
+  const marking: string[] = [];
+  for (const [name, sw] of lab.switches) {
+    const queue = sw.qos.priorityToQueue[sw.qos.dscpToPriority[host.dataDscp]!]!;
+    if (sw.ecn.queues[queue] !== undefined) marking.push(name);
+  }
+  return marking;
+}
+
+const dcqcnWhereMarked: Rule = {
+  id: "dcqcn-on-senders",
+  severity: "warning",
+  title: "DCQCN on the senders whose switches mark; ECN on the RoCE queue where DCQCN listens",
+  explanation:
+    "ECN marks only help if the sender's reaction point acts on the CNPs they cause: with DCQCN off the " +
+    "NIC ignores them (rp_cnp_ignored) and PFC does all the work. The other way round, DCQCN without a " +
+    "marking switch never hears of congestion.",
+  check(lab: ResolvedLab): RuleFinding[] {
+    const marking = marksRoce(lab);
+    const out: RuleFinding[] = [];
+    if (marking.length > 0) {
+      const off = [...lab.hosts.values()].filter((h) => h.dcqcn === null).map((h) => h.name);
+      if (off.length > 0)
+        out.push({
+          path: `hosts.${off.length === lab.hosts.size ? "*" : off.join(",")}.dcqcn`,
+          message: `${marking.length} switch(es) mark RoCE but DCQCN is off on ${off.length === lab.hosts.size ? "every host" : off.join(", ")}: CNPs are ignored`,
+          fix: "hosts: { dcqcn: nvidia } (ConnectX defaults)",
+        });
+    } else if ([...lab.hosts.values()].some((h) => h.dcqcn !== null) && lab.switches.size > 0) {
+      out.push({
+        path: "switches.*.ecn.queues",
+        message: "DCQCN is on but no switch marks the RoCE queue: senders never slow down before PFC",
+        fix: 'ecn: { queues: { "3": { kmin: 150KB, kmax: 1500KB, pmax: 100% } } }',
+      });
+    }
+    return out;
+  },
+};
+
+const watchdogOn: Rule = {
+  id: "pfc-watchdog",
+  severity: "warning",
+  title: "The PFC watchdog on",
+  explanation:
+    "A NIC or switch stuck in XOFF (a pause storm) or a cyclic buffer dependency (a PFC deadlock) stops " +
+    "every flow behind it indefinitely; the watchdog notices a queue paused for too long and breaks the " +
+    "pause (drops or forwards) until the storm ends.",
+  check(lab: ResolvedLab): RuleFinding[] {
+    const out: RuleFinding[] = [];
+    for (const [name, sw] of lab.switches) {
+      if (!sw.pfc.enabled) continue;
+      const wd = (sw as unknown as Record<string, { enabled?: boolean } | undefined>).pfcWatchdog;
+      if (wd === undefined)
+        out.push({
+          path: `switches.${name}`,
+          severity: "info",
+          message: "this build's switch has no PFC watchdog: pause storms and deadlocks are not broken",
+          fix: "none in this build (issue: PFC deadlock, detect and recover)",
+        });
+      else if (wd.enabled === false)
+        out.push({
+          path: `switches.${name}.pfcWatchdog`,
+          message: "the PFC watchdog is off",
+          fix: "pfcWatchdog: { enabled: true }",
+        });
+    }
+    return out;
+  },
+};
+
+export const CONTROL_RULES: readonly Rule[] = [dcqcnWhereMarked, watchdogOn];
