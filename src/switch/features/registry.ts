@@ -6,6 +6,7 @@ import type { z } from "zod";
 import { bufferFeature } from "./buffer.js";
 import { ecmpFeature } from "./ecmp.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
+import { ipccFeature } from "./ipcc.js";
 import { pfcFeature } from "./pfc.js";
 import { qosFeature } from "./qos.js";
 import { type EcnThresholdsCommand, wredEcnFeature } from "./wred-ecn.js";
@@ -16,6 +17,7 @@ export const FEATURES = {
   ecmp: ecmpFeature,
   ecn: wredEcnFeature,
   pfc: pfcFeature,
+  ipcc: ipccFeature,
 } as const;
 
 /** The commands features answer (a feature with commands adds its command type here). */
