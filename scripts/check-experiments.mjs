@@ -27,6 +27,15 @@ const EXPERIMENTS = [
   ["threshold-table/conservative.yaml", "threshold-table/conservative"],
   ["ghost-latency/bad.yaml", "ghost-latency/bad"],
   ["ghost-latency/fixed.yaml", "ghost-latency/fixed"],
+  ["ipcc/incast16-dcqcn.yaml", "ipcc/incast16-dcqcn"],
+  ["ipcc/incast16-ipcc.yaml", "ipcc/incast16-ipcc"],
+  ["ipcc/incast16-both.yaml", "ipcc/incast16-both"],
+  ["ipcc/incast16-cold-dcqcn.yaml", "ipcc/incast16-cold-dcqcn"],
+  ["ipcc/incast16-cold-ipcc.yaml", "ipcc/incast16-cold-ipcc"],
+  ["ipcc/incast16-cold-both.yaml", "ipcc/incast16-cold-both"],
+  ["ipcc/bystanders-dcqcn.yaml", "ipcc/bystanders-dcqcn"],
+  ["ipcc/bystanders-ipcc.yaml", "ipcc/bystanders-ipcc"],
+  ["ipcc/bystanders-both.yaml", "ipcc/bystanders-both"],
 ];
 
 function firstDifference(a, b, path = "") {
