@@ -15,8 +15,9 @@
 //      higher (elephants want throughput): prior = round(elephantShare × (levels − 1));
 //   2. an online correction of that prior, one step per period, following the reward: PFC fired → one
 //      level lower (ECN must act before PFC, seed §AI ECN); the link under-used (utilisation below
-//      `utilTarget`) while the queue stays below Kmin and packets are being marked → one level higher
-//      (marking is costing throughput); the link busy and the mean depth above Kmax → one level lower
+//      `utilTarget`) while the queue stays below Kmin, packets are being marked and elephants carry most
+//      bytes → one level higher (marking is costing the elephants throughput; with mostly mice a link
+//      below target is simply lightly loaded); the link busy and the mean depth above Kmax → one level lower
 //      (queueing delay without throughput to gain). The correction is bounded (±`maxOffset`) and decays
 //      one step towards 0 after `decayPeriods` quiet periods, so the prior wins again when traffic changes.
 // Safety: Kmax never reaches the PFC XOFF threshold (it is capped at `safety` × XOFF) and Kmin ≤ Kmax.
@@ -111,7 +112,12 @@ export function aiEcnStep(f: AiEcnFeatures, s: AiEcnState, c: AiEcnControl): AiE
     s.offset = Math.max(-c.maxOffset, s.offset - 1);
     s.quiet = 0;
     reason = AiEcnReason.Pfc;
-  } else if (f.utilisation < c.utilTarget && f.meanDepth < current.kmin && f.markRate > 0) {
+  } else if (
+    f.utilisation < c.utilTarget &&
+    f.meanDepth < current.kmin &&
+    f.markRate > 0 &&
+    f.elephantShare >= 0.5
+  ) {
     s.offset = Math.min(c.maxOffset, s.offset + 1);
     s.quiet = 0;
     reason = AiEcnReason.Throughput;

@@ -4,8 +4,11 @@
 //   local    the switch runs the controller (ai-ecn-controller.ts) and rewrites the queue's thresholds;
 //   central  the switch only publishes the features (an `info` event per queue and period, detail
 //            `{"aiEcn":"features",...}`), and the lab's analyser decides and pushes `ecn-thresholds`.
-// Flows are told apart by their 5-tuple in a bounded flow table (lb/flow-table.ts); a flow that carried at
-// least `elephantBytes` in the period is an elephant, the others are mice.
+// Flows are told apart by their 5-tuple in a bounded flow table (lb/flow-table.ts). A flow is an elephant
+// once it has carried traffic in `elephantPeriods` periods more than it has been silent (a leaky streak:
+// mice finish within a period or two, elephants persist, even when DCQCN or a pause slows them for a
+// while); the others are mice. The shares are of the period's bytes, smoothed over periods (EWMA, gain
+// 1/2) so that one paused period does not swing the thresholds.
 
 import { z } from "zod";
 import type { Nanoseconds } from "../../device/contract.js";
@@ -35,7 +38,7 @@ export const aiEcnSettings = z
     mode: z.enum(["off", "local", "central"]).optional(),
     queues: z.array(z.number().int().min(0).max(7)).optional(),
     period: duration.optional(),
-    elephantBytes: size.optional(),
+    elephantPeriods: z.number().int().min(1).max(1000).optional(),
     flows: z.number().int().min(1).max(65536).optional(),
     levels: z.number().int().min(2).max(64).optional(),
     low: template.optional(),
@@ -53,7 +56,7 @@ export interface AiEcnConfig extends AiEcnControl {
   readonly mode: "off" | "local" | "central";
   readonly queues: readonly number[];
   readonly period: Nanoseconds;
-  readonly elephantBytes: number;
+  readonly elephantPeriods: number;
   /** Flow-table capacity (takes effect at start). */
   readonly flows: number;
 }
@@ -62,8 +65,8 @@ export const AI_ECN_DEFAULTS: AiEcnConfig = {
   mode: "off",
   queues: [3],
   period: 100_000,
-  // 64 KB in 100 µs: a flow above ~5 Gb/s of a 100 Gb/s port.
-  elephantBytes: 64_000,
+  // Active for 3 periods (300 µs): a web-search mouse (< 100 KB) takes a few µs at 100 Gb/s.
+  elephantPeriods: 3,
   flows: 1024,
   levels: 8,
   // Seed 002's "aggressive" and "conservative" rows, with the presets' Pmax 100 %.
@@ -95,6 +98,8 @@ export class AiEcnTuner {
   private readonly flowBytes: Float64Array;
   private readonly flowPeriod: Float64Array;
   private readonly flowQueue: Int8Array;
+  private readonly streak: Int16Array;
+  private readonly miceEwma = new Float64Array(PRIORITIES).fill(-1);
   private readonly key = new Uint32Array(4);
   private readonly timer: TimerKind;
   private armed = false;
@@ -124,6 +129,7 @@ export class AiEcnTuner {
     this.flowBytes = new Float64Array(cap);
     this.flowPeriod = new Float64Array(cap).fill(-1);
     this.flowQueue = new Int8Array(cap);
+    this.streak = new Int16Array(cap);
     const n = ctx.numPorts * PRIORITIES;
     this.packets = new Float64Array(n);
     this.bytes = new Float64Array(n);
@@ -179,8 +185,10 @@ export class AiEcnTuner {
     k[1] = m.dstIp;
     k[2] = m.srcPort;
     k[3] = (m.dstPort << 8) | m.protocol;
+    const inserts = this.flows.counters.inserts;
     const s = this.flows.insert(k, now);
     if (s >= 0) {
+      if (this.flows.counters.inserts !== inserts) this.streak[s] = 0;
       if (this.flowPeriod[s] !== this.periodNo) {
         this.flowPeriod[s] = this.periodNo;
         this.flowBytes[s] = 0;
@@ -223,9 +231,13 @@ export class AiEcnTuner {
     this.mice.fill(0);
     this.elephants.fill(0);
     for (let s = 0; s < this.flows.capacity; s++) {
-      if (this.flowPeriod[s] !== this.periodNo) continue;
+      if (this.flowPeriod[s] !== this.periodNo) {
+        if (this.streak[s]! > 0) this.streak[s]!--;
+        continue;
+      }
+      if (this.streak[s]! < 1000) this.streak[s]!++;
       const b = this.flowBytes[s]!;
-      if (b >= this.cfg.elephantBytes) this.elephants[this.flowQueue[s]!]! += b;
+      if (this.streak[s]! >= this.cfg.elephantPeriods) this.elephants[this.flowQueue[s]!]! += b;
       else this.mice[this.flowQueue[s]!]! += b;
     }
   }
@@ -255,6 +267,12 @@ export class AiEcnTuner {
       }
     }
     const total = this.mice[q]! + this.elephants[q]!;
+    if (total > 0) {
+      const share = this.mice[q]! / total;
+      const e = this.miceEwma[q]!;
+      this.miceEwma[q] = e < 0 ? share : (e + share) / 2;
+    }
+    const mice = Math.max(0, this.miceEwma[q]!);
     return {
       packets,
       meanDepth: packets > 0 ? depthSum / packets : 0,
@@ -262,8 +280,8 @@ export class AiEcnTuner {
       utilisation: busiest < 0 ? 0 : Math.min(1, Math.max(0, out)),
       markRate: packets > 0 ? marks / packets : 0,
       pauses: this.pausesOf(q),
-      miceShare: total > 0 ? this.mice[q]! / total : 0,
-      elephantShare: total > 0 ? this.elephants[q]! / total : 0,
+      miceShare: total > 0 ? mice : 0,
+      elephantShare: total > 0 ? 1 - mice : 0,
     };
   }
 
@@ -309,6 +327,22 @@ export class AiEcnTuner {
     });
   }
 
+  /** The controller's knobs, handed to the central analyser with the features. */
+  private control(): AiEcnControl {
+    const c = this.cfg;
+    return {
+      levels: c.levels,
+      low: c.low,
+      high: c.high,
+      utilTarget: c.utilTarget,
+      maxOffset: c.maxOffset,
+      decayPeriods: c.decayPeriods,
+      safety: c.safety,
+      wDelay: c.wDelay,
+      wPfc: c.wPfc,
+    };
+  }
+
   private publish(q: number, f: AiEcnFeatures): void {
     if (f.packets === 0) return;
     this.ctx.env.emit({
@@ -318,7 +352,8 @@ export class AiEcnTuner {
         aiEcn: "features",
         queue: q,
         xoff: xoffBound(this.switchCfg, this.ctx.mmu.sharedPoolBytes),
-        ...f,
+        features: f,
+        control: this.control(),
       }),
     });
   }

@@ -55,6 +55,8 @@ export interface EcnThresholdsCommand extends FeatureCommand {
   readonly type: "ecn-thresholds";
   readonly queue: number;
   readonly thresholds: EcnQueueConfig | null;
+  /** Why (an ECN tuner's reason): given, the change is reported as an `info` event. */
+  readonly reason?: string;
 }
 
 class WredEcn implements SwitchFeature {
@@ -133,7 +135,7 @@ class WredEcn implements SwitchFeature {
 
   command(cmd: FeatureCommand): FeatureReply | undefined {
     if (cmd.type !== "ecn-thresholds") return undefined;
-    const { queue, thresholds } = cmd as EcnThresholdsCommand;
+    const { queue, thresholds, reason } = cmd as EcnThresholdsCommand;
     if (!Number.isInteger(queue) || queue < 0 || queue >= PRIORITIES) {
       return { ok: false, error: `queue ${queue} is not 0..7` };
     }
@@ -144,6 +146,17 @@ class WredEcn implements SwitchFeature {
       return { ok: false, error: "thresholds need kmin <= kmax and 0 <= pmax <= 1" };
     }
     this.queues[queue] = thresholds ?? undefined;
+    if (reason !== undefined) {
+      const t =
+        thresholds === null
+          ? "off"
+          : `kmin ${thresholds.kmin} kmax ${thresholds.kmax} pmax ${thresholds.pmax}`;
+      this.ctx.env.emit({
+        kind: EventKind.Info,
+        priority: queue,
+        detail: `ecn thresholds queue ${queue}: ${t} (${reason})`,
+      });
+    }
     return { ok: true };
   }
 
