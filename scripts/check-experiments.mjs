@@ -36,6 +36,11 @@ const EXPERIMENTS = [
   ["ipcc/bystanders-dcqcn.yaml", "ipcc/bystanders-dcqcn"],
   ["ipcc/bystanders-ipcc.yaml", "ipcc/bystanders-ipcc"],
   ["ipcc/bystanders-both.yaml", "ipcc/bystanders-both"],
+  ["ai-ecn/aggressive.yaml", "ai-ecn/aggressive"],
+  ["ai-ecn/balanced.yaml", "ai-ecn/balanced"],
+  ["ai-ecn/conservative.yaml", "ai-ecn/conservative"],
+  ["ai-ecn/local.yaml", "ai-ecn/local"],
+  ["ai-ecn/central.yaml", "ai-ecn/central"],
 ];
 
 function firstDifference(a, b, path = "") {

@@ -23,11 +23,23 @@ const opt = (name, dflt) => {
   args.splice(i, 2);
   return v;
 };
-const parseUs = (s) => (s.endsWith("us") ? Number(s.slice(0, -2)) * 1e3 : Number(s));
+const parseUs = (s) =>
+  s.endsWith("us")
+    ? Number(s.slice(0, -2)) * 1e3
+    : s.endsWith("ms")
+      ? Number(s.slice(0, -2)) * 1e6
+      : Number(s);
 const queueKey = opt("queue", "leaf3:eth3:3");
 const startNs = parseUs(opt("start", "10us"));
 const plotsDir = opt("plots", undefined);
 const title = opt("title", "comparison");
+/** Flows up to this size are mice, from this size elephants (bytes). */
+const miceBytes = Number(opt("mice", "100000"));
+const elephantBytes = Number(opt("elephant", "1000000"));
+/** Plot the Kmax AI ECN set on this switch over time (thresholds.svg). */
+const thresholdsDevice = opt("thresholds", undefined);
+/** Hosts whose summed goodput (flow-rate.csv) from --start to the end is the "elephant throughput". */
+const throughputHosts = new Set((opt("throughput-hosts", "") ?? "").split(",").filter(Boolean));
 const runs = args.map((a) => {
   const [label, dir] = a.split("=");
   return { label, dir };
@@ -52,6 +64,7 @@ const [qDev, qPort, qQueue] = queueKey.split(":");
 const rows = [];
 const queueValues = [];
 const rateValues = [];
+const kmaxValues = [];
 for (const run of runs) {
   const report = JSON.parse(readFileSync(join(run.dir, "report.json"), "utf8"));
   const events = readFileSync(join(run.dir, "events.jsonl"), "utf8")
@@ -65,6 +78,12 @@ for (const run of runs) {
     if (!firstCut.has(k)) firstCut.set(k, e.t - startNs);
   }
   const cuts = [...firstCut.values()];
+  for (const e of events) {
+    if (e.kind !== "info" || e.device !== thresholdsDevice || typeof e.detail !== "string") continue;
+    const m = /kmax (\d+)/.exec(e.detail);
+    if (m && /^(ai-ecn queue|ecn thresholds queue)/.test(e.detail))
+      kmaxValues.push({ t: e.t / 1e6, v: Number(m[1]) / 1e6, series: run.label });
+  }
   let peak = 0;
   for (const line of readFileSync(join(run.dir, "queue-depth.csv"), "utf8").split("\n").slice(1)) {
     const c = line.split(",");
@@ -106,8 +125,26 @@ for (const run of runs) {
       max: Math.max(...done.map((f) => f.endNs), 0) - Math.min(...fs.map((f) => f.startNs)),
     };
   });
+  let delivered = 0;
+  for (const line of readFileSync(join(run.dir, "flow-rate.csv"), "utf8").split("\n").slice(1)) {
+    const c = line.split(",");
+    if (!throughputHosts.has(c[1]) || Number(c[0]) <= startNs) continue;
+    delivered += (Number(c[3]) * report.sampleNs) / 1e9 / 8;
+  }
+  const throughputGbps = (delivered * 8) / ((report.durationNs - startNs) / 1e9) / 1e9;
+  const done = report.flows.filter((f) => f.fctNs > 0);
+  const mice = done.filter((f) => f.bytes <= miceBytes).map((f) => f.fctNs);
+  const eleph = done.filter((f) => f.bytes >= elephantBytes);
   rows.push({
     label: run.label,
+    throughputGbps,
+    miceN: mice.length,
+    miceP50: q(mice, 50),
+    miceP99: q(mice, 99),
+    elephantN: eleph.length,
+    elephantGbps: eleph.length
+      ? eleph.reduce((a, f) => a + f.goodputBps, 0) / eleph.length / 1e9
+      : Number.NaN,
     firstCut: cuts.length ? Math.min(...cuts) : Number.NaN,
     medianCut: q(cuts, 50),
     peak,
@@ -128,6 +165,9 @@ const head = [
   "queue peak",
   "pause frames",
   "CNPs (NP / IPCC / handled)",
+  "mice (≤ --mice) n / p50 / p99 FCT",
+  "elephants (≥ --elephant) n / mean goodput",
+  "throughput of --throughput-hosts",
   ...names.flatMap((n) => [`${n} done`, `${n} p50 FCT`, `${n} p99 FCT`, `${n} span`]),
 ];
 console.log(`| ${head.join(" | ")} |`);
@@ -140,6 +180,9 @@ for (const r of rows) {
     `${(r.peak / 1e6).toFixed(2)} MB`,
     String(r.pauses),
     `${r.npCnp} / ${r.ipccCnp} / ${r.handled}`,
+    `${r.miceN} / ${us(r.miceP50)} / ${us(r.miceP99)}`,
+    `${r.elephantN} / ${Number.isFinite(r.elephantGbps) ? r.elephantGbps.toFixed(1) : "—"} Gb/s`,
+    `${r.throughputGbps.toFixed(1)} Gb/s`,
   ];
   for (const n of names) {
     const w = r.workloads.find((x) => x.w === n);
@@ -155,6 +198,14 @@ if (plotsDir) {
     ["queue.svg", `${title}: bottleneck queue ${queueKey}`, queueValues, "queue depth (MB)"],
     ["rate.svg", `${title}: mean DCQCN rate of all QPs`, rateValues, "rate (Gb/s)"],
   ];
+  if (thresholdsDevice) {
+    charts.push([
+      "thresholds.svg",
+      `${title}: ECN Kmax set by AI ECN on ${thresholdsDevice}`,
+      kmaxValues,
+      "Kmax (MB)",
+    ]);
+  }
   for (const [file, t, values, y] of charts) {
     const spec = lineSpec({
       title: t,
