@@ -144,6 +144,18 @@ t.test("no CNP below minDepth, nor while IPCC is off, nor without the sender's Q
   t.end();
 });
 
+t.test("IPCC watches only the ports it is enabled on", (t) => {
+  const other = new SwitchHarness({ settings: { ipcc: { enabled: true, ports: ["eth3"], curve } } }).start();
+  congested(other, 40);
+  other.run(other.now + 45_000);
+  t.equal(other.queueCounter(2, 3, "ipcc_cnp_sent"), 0, "eth2 not watched: no CNP");
+  const on = new SwitchHarness({ settings: { ipcc: { enabled: true, ports: ["eth2"], curve } } }).start();
+  congested(on, 40);
+  on.run(on.now + 45_000);
+  t.ok(on.queueCounter(2, 3, "ipcc_cnp_sent") > 0, "eth2 watched: CNPs");
+  t.end();
+});
+
 t.test("a falling queue at low occupancy gets no CNPs, a rising one does", (t) => {
   const h = new SwitchHarness({ settings: { ipcc: { enabled: true, period: 10_000, curve } } }).start();
   congested(h, 20);

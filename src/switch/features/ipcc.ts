@@ -38,8 +38,12 @@ const curveSettings = z
 const settings = z
   .object({
     enabled: z.boolean().optional(),
-    /** Egress queues IPCC watches (on every port). */
+    /** Egress queues IPCC watches. */
     queues: z.array(z.number().int().min(0).max(7)).optional(),
+    /** Egress ports IPCC watches: "all" or interface names. */
+    ports: z
+      .union([z.literal("all"), z.array(z.string().regex(/^eth\d+$/, "an interface name, ethN"))])
+      .optional(),
     period: duration.optional(),
     /** A flow counts as active on its queue if it carried data this recently. */
     active: duration.optional(),
@@ -55,6 +59,8 @@ const settings = z
 export interface IpccConfig {
   readonly enabled: boolean;
   readonly queues: readonly number[];
+  /** Egress ports watched: "all", or interface names (ethN). */
+  readonly ports: "all" | readonly string[];
   /** How often each IPCC queue is evaluated, ns. */
   readonly period: Nanoseconds;
   readonly active: Nanoseconds;
@@ -84,6 +90,7 @@ class Ipcc implements SwitchFeature {
   private lastSweep = 0;
   private cursor = 0;
   private readonly watched = new Uint8Array(PRIORITIES);
+  private readonly watchedPort: Uint8Array;
   private readonly prevDepth: Float64Array;
   private readonly caseOf: Uint8Array;
   private readonly activeFlows: Int32Array;
@@ -97,6 +104,7 @@ class Ipcc implements SwitchFeature {
     this.cfg = ctx.config.ipcc;
     this.flows = new IpccFlows(this.cfg.flows, this.cfg.aging);
     const n = ctx.numPorts * PRIORITIES;
+    this.watchedPort = new Uint8Array(ctx.numPorts);
     this.prevDepth = new Float64Array(n);
     this.caseOf = new Uint8Array(n);
     this.activeFlows = new Int32Array(n);
@@ -140,6 +148,10 @@ class Ipcc implements SwitchFeature {
     this.cfg = cfg.ipcc;
     this.watched.fill(0);
     for (const q of this.cfg.queues) this.watched[q] = 1;
+    const ports = this.cfg.ports;
+    for (const ps of this.ctx.portList) {
+      this.watchedPort[ps.port] = ports === "all" || ports.includes(ps.cfg.name) ? 1 : 0;
+    }
   }
 
   activeHooks(): readonly Hook[] {
@@ -178,7 +190,7 @@ class Ipcc implements SwitchFeature {
     let any = false;
     for (const ps of portList) {
       for (let q = 0; q < PRIORITIES; q++) {
-        if (this.watched[q] === 0) continue;
+        if (this.watched[q] === 0 || this.watchedPort[ps.port] === 0) continue;
         const i = ps.port * PRIORITIES + q;
         const depth = mmu.egressDepth(ps.port, q);
         const kase = ipccCase(depth, this.prevDepth[i]!, pool, curve);
@@ -265,6 +277,7 @@ export const ipccFeature = defineFeature({
   defaults: (): IpccConfig => ({
     enabled: false,
     queues: [3],
+    ports: "all",
     period: 20_000,
     active: 100_000,
     aging: 1_000_000,
