@@ -68,6 +68,20 @@ const EXPERIMENTS = [
   ["load-balancing/fail/dlb-fixed.yaml", "load-balancing/fail/dlb-fixed"],
   ["load-balancing/fail/spray.yaml", "load-balancing/fail/spray"],
   ["load-balancing/fail/spray-reorder.yaml", "load-balancing/fail/spray-reorder"],
+  ["ipcc/incast16-dcqcn.yaml", "ipcc/incast16-dcqcn"],
+  ["ipcc/incast16-ipcc.yaml", "ipcc/incast16-ipcc"],
+  ["ipcc/incast16-both.yaml", "ipcc/incast16-both"],
+  ["ipcc/incast16-cold-dcqcn.yaml", "ipcc/incast16-cold-dcqcn"],
+  ["ipcc/incast16-cold-ipcc.yaml", "ipcc/incast16-cold-ipcc"],
+  ["ipcc/incast16-cold-both.yaml", "ipcc/incast16-cold-both"],
+  ["ipcc/bystanders-dcqcn.yaml", "ipcc/bystanders-dcqcn"],
+  ["ipcc/bystanders-ipcc.yaml", "ipcc/bystanders-ipcc"],
+  ["ipcc/bystanders-both.yaml", "ipcc/bystanders-both"],
+  ["ai-ecn/aggressive.yaml", "ai-ecn/aggressive"],
+  ["ai-ecn/balanced.yaml", "ai-ecn/balanced"],
+  ["ai-ecn/conservative.yaml", "ai-ecn/conservative"],
+  ["ai-ecn/local.yaml", "ai-ecn/local"],
+  ["ai-ecn/central.yaml", "ai-ecn/central"],
 ];
 
 function firstDifference(a, b, path = "") {

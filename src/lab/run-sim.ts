@@ -8,6 +8,7 @@ import { Nic } from "../nic/nic.js";
 import type { NicDetail } from "../nic/stats-types.js";
 import { generateFlows } from "../nic/workloads.js";
 import type { FrameTap, SimEvent } from "../runtime/sim/simulator.js";
+import { AI_ECN_CONTROL_DELAY_NS, AiEcnAnalyser } from "./ai-ecn-analyser.js";
 import { type CaptureEndpoint, SimCapture } from "./capture.js";
 import type { AnyDeviceStats } from "./device-stats.js";
 import { FlowDriver } from "./flow-driver.js";
@@ -102,9 +103,14 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
   // The event log is only kept when it will be written.
   const events: string[] = [];
   const keepEvents = opts.outDir !== undefined;
+  // AI ECN's central analyser: its thresholds reach the switch one control-loop delay after the features.
+  const analyser = new AiEcnAnalyser((device, cmd) =>
+    sim.at(sim.now + AI_ECN_CONTROL_DELAY_NS, () => fabric.switches.get(device)?.command(cmd, sim.now)),
+  );
   sim.onEvent((e) => {
     if (keepEvents) events.push(JSON.stringify(e));
     opts.onEvent?.(e);
+    analyser.onEvent(e);
     if (e.kind === "flow-done" && e.detail !== undefined) driver.onFlowDone(Number(e.detail), e.t);
   });
 

@@ -32,4 +32,6 @@ export interface SwitchContext {
   setOverride(override: LbOverride | null): void;
   /** A received PFC paused or resumed `priority` on `port`: re-mask its queues and tell the features. */
   pauseChanged(port: number, priority: number, paused: boolean, now: Nanoseconds): void;
+  /** Sends a frame the switch built, as it is (its own MACs), on `port`'s control queue (IPCC's CNPs). */
+  sendControl(port: SwitchPort, frame: Uint8Array, now: Nanoseconds): void;
 }

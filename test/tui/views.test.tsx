@@ -68,6 +68,14 @@ for (const { columns, rows } of SIZES) {
     t.match(text, /eth6\s+h8:eth1\s+(9\d|100)%\s+·\s+·\s+·\s+[▁-█]/, "eth6: a queue towards h8");
     t.match(text, /eth1 → spine1:eth2\s+up/, "the selected port's detail");
     t.match(text, /^\s+3\s+[█░]+\s+\S+\s+\S+.*XOFF/m, "queue 3 with its state");
+    if (columns >= 110) {
+      t.match(text, /KMIN\/KMAX/, "the ECN thresholds column on wide terminals");
+      t.match(
+        text,
+        /^\s+3\s+[█░]+.*\s50(\.0)?\s?KB\/200(\.0)?\s?KB\s/m,
+        "queue 3: the aggressive thresholds",
+      );
+    }
     d.ui.unmount();
   });
 

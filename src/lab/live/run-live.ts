@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { planAddresses } from "../address-plan.js";
+import { AiEcnAnalyser } from "../ai-ecn-analyser.js";
 import type { CaptureEndpoint } from "../capture.js";
 import type { LabEvent } from "../controller.js";
 import type { AnyDeviceStats } from "../device-stats.js";
@@ -183,8 +184,15 @@ async function play(
   const behind0 = status.behindNs;
   const startDilation = status.dilation;
   let dilation = startDilation;
+  // AI ECN's central analyser: feature reports in, `ecn-thresholds` commands out, over the control socket.
+  const analyser = new AiEcnAnalyser((node, command) => {
+    void lab.request("command", { node, command }).catch(() => {});
+  });
   lab.onEvents((list: readonly LabEvent[]) => {
-    for (const e of list) events.push(JSON.stringify({ ...e, t: e.t - t0 }));
+    for (const e of list) {
+      events.push(JSON.stringify({ ...e, t: e.t - t0 }));
+      analyser.onEvent(e);
+    }
   });
   await lab.subscribe();
   // Scenario time: emulated ns since t0 on the lab's clock. With synced clocks the lab runs slower than

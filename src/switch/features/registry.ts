@@ -8,6 +8,7 @@ import { bufferFeature } from "./buffer.js";
 import { ecmpFeature } from "./ecmp.js";
 import { elephantFeature } from "./elephant.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
+import { ipccFeature } from "./ipcc.js";
 import { lldpFeature } from "./lldp.js";
 import { loadBalanceFeature } from "./load-balance.js";
 import { type PathEntriesCommand, pathTableFeature } from "./path-table.js";
@@ -28,6 +29,7 @@ export const FEATURES = {
   overlay: vxlanOverlayFeature,
   lldp: lldpFeature,
   pathTable: pathTableFeature,
+  ipcc: ipccFeature,
 } as const;
 
 /** The commands features answer (a feature with commands adds its command type here). */

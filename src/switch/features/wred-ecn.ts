@@ -9,6 +9,7 @@
 import { z } from "zod";
 import type { Nanoseconds } from "../../device/contract.js";
 import { EventKind } from "../../device/contract.js";
+import { CounterKind, Label } from "../../device/counters.js";
 import { fraction, size } from "../../device/setting-units.js";
 import { type Ecn, ipv4Ecn } from "../../wire/ipv4.js";
 import { PRIORITIES, type SwitchConfig } from "../config.js";
@@ -17,6 +18,7 @@ import { SwitchCounter } from "../counter-defs.js";
 import { DropReason } from "../drops.js";
 import { EcnAction, type EcnQueueConfig, ecnDecision } from "../ecn.js";
 import { type PacketMeta, Verdict } from "../packet-meta.js";
+import { AI_ECN_DEFAULTS, type AiEcnConfig, AiEcnTuner, aiEcnSettings, applyAiEcn } from "./ai-ecn.js";
 import {
   defineFeature,
   type FeatureCommand,
@@ -34,6 +36,8 @@ const settings = z
   .object({
     fast: z.boolean().optional(),
     queues: z.record(z.string().regex(/^[0-7]$/, "a queue number 0..7"), queueSettings.nullable()).optional(),
+    /** AI ECN: tune the queues' thresholds online (ai-ecn.ts). */
+    ai: aiEcnSettings.optional(),
   })
   .strict();
 
@@ -42,6 +46,8 @@ export interface EcnConfig {
   readonly queues: Readonly<Record<number, EcnQueueConfig>>;
   /** Fast ECN: decide at dequeue (on the departing packet) instead of at enqueue. */
   readonly fast: boolean;
+  /** AI ECN (off by default). */
+  readonly ai: AiEcnConfig;
 }
 
 /** Rewrites one queue's thresholds (bytes, probability 0..1); `null` turns WRED/ECN off on it. */
@@ -49,6 +55,8 @@ export interface EcnThresholdsCommand extends FeatureCommand {
   readonly type: "ecn-thresholds";
   readonly queue: number;
   readonly thresholds: EcnQueueConfig | null;
+  /** Why (an ECN tuner's reason): given, the change is reported as an `info` event. */
+  readonly reason?: string;
 }
 
 class WredEcn implements SwitchFeature {
@@ -59,20 +67,38 @@ class WredEcn implements SwitchFeature {
   private readonly marked: Float64Array;
   private readonly wredDropped: Float64Array;
   private readonly keyBase: number;
+  private readonly ai: AiEcnTuner;
 
   constructor(private readonly ctx: SwitchContext) {
     this.marked = ctx.counters.add(SwitchCounter.ecnMarked);
     this.wredDropped = ctx.counters.add(SwitchCounter.wredDropped);
     this.keyBase = ctx.limiter.keys(ctx.numPorts * PRIORITIES);
+    const threshold = (name: string, unit: string, help: string, read: (q: EcnQueueConfig) => number) =>
+      ctx.counters.computed(
+        { name, kind: CounterKind.Gauge, unit, help, labels: [Label.Port, Label.Queue] },
+        (i) => {
+          const q = this.queues[i % PRIORITIES];
+          return q === undefined ? -1 : read(q);
+        },
+      );
+    threshold("ecn_kmin_bytes", "bytes", "the queue's WRED/ECN Kmin now (-1: no WRED/ECN)", (q) => q.kmin);
+    threshold("ecn_kmax_bytes", "bytes", "the queue's WRED/ECN Kmax now (-1: no WRED/ECN)", (q) => q.kmax);
+    threshold("ecn_pmax", "probability", "the queue's WRED/ECN Pmax now (-1: no WRED/ECN)", (q) => q.pmax);
+    this.ai = new AiEcnTuner(ctx, (queue, t) => {
+      this.queues[queue] = t;
+    });
   }
 
   configure(cfg: SwitchConfig): void {
     this.fast = cfg.ecn.fast;
     for (let q = 0; q < PRIORITIES; q++) this.queues[q] = cfg.ecn.queues[q];
+    this.ai.configure(cfg);
   }
 
   activeHooks(): readonly Hook[] {
-    return this.fast ? [Hook.Dequeued] : [Hook.Admit, Hook.Enqueued];
+    const ai = this.ai.mode !== "off";
+    if (this.fast) return ai ? [Hook.Dequeued, Hook.Enqueued] : [Hook.Dequeued];
+    return [Hook.Admit, Hook.Enqueued];
   }
 
   admit(m: PacketMeta, now: Nanoseconds): boolean {
@@ -91,7 +117,8 @@ class WredEcn implements SwitchFeature {
   }
 
   enqueued(m: PacketMeta, now: Nanoseconds): void {
-    if (m.mark) this.countMark(m.outPort, m.queue, now);
+    if (m.mark && !this.fast) this.countMark(m.outPort, m.queue, now);
+    if (this.ai.mode !== "off") this.ai.enqueued(m, now);
   }
 
   dequeued(m: PacketMeta, now: Nanoseconds): void {
@@ -108,7 +135,7 @@ class WredEcn implements SwitchFeature {
 
   command(cmd: FeatureCommand): FeatureReply | undefined {
     if (cmd.type !== "ecn-thresholds") return undefined;
-    const { queue, thresholds } = cmd as EcnThresholdsCommand;
+    const { queue, thresholds, reason } = cmd as EcnThresholdsCommand;
     if (!Number.isInteger(queue) || queue < 0 || queue >= PRIORITIES) {
       return { ok: false, error: `queue ${queue} is not 0..7` };
     }
@@ -119,6 +146,17 @@ class WredEcn implements SwitchFeature {
       return { ok: false, error: "thresholds need kmin <= kmax and 0 <= pmax <= 1" };
     }
     this.queues[queue] = thresholds ?? undefined;
+    if (reason !== undefined) {
+      const t =
+        thresholds === null
+          ? "off"
+          : `kmin ${thresholds.kmin} kmax ${thresholds.kmax} pmax ${thresholds.pmax}`;
+      this.ctx.env.emit({
+        kind: EventKind.Info,
+        priority: queue,
+        detail: `ecn thresholds queue ${queue}: ${t} (${reason})`,
+      });
+    }
     return { ok: true };
   }
 
@@ -143,6 +181,7 @@ export const wredEcnFeature = defineFeature({
     // DCQCN runs (github.com/alibaba-edu/High-Precision-Congestion-Control, simulation/run.py: PMAX_MAP 0.2).
     queues: { 3: { kmin: 150_000, kmax: 1_500_000, pmax: 0.2 } },
     fast: false,
+    ai: AI_ECN_DEFAULTS,
   }),
   apply: (c: EcnConfig, s): EcnConfig => {
     const queues: Record<number, EcnQueueConfig> = { ...c.queues };
@@ -150,7 +189,7 @@ export const wredEcnFeature = defineFeature({
       if (cfg === null) delete queues[Number(q)];
       else queues[Number(q)] = cfg;
     }
-    return { queues, fast: s.fast ?? c.fast };
+    return { queues, fast: s.fast ?? c.fast, ai: applyAiEcn(c.ai, s.ai) };
   },
   create: (ctx) => new WredEcn(ctx),
 });

@@ -205,6 +205,23 @@ function switchLines(
           c(q.counters, "ecn_marked") > 0 ? Tone.Warn : undefined,
         ),
     },
+    // The WRED/ECN thresholds in force (AI ECN moves them), on wide terminals.
+    ...(wide
+      ? [
+          {
+            header: "KMIN/KMAX",
+            width: 13,
+            align: "right" as const,
+            cell: (q: QueueStats) => {
+              const kmin = c(q.counters, "ecn_kmin_bytes");
+              const kmax = c(q.counters, "ecn_kmax_bytes");
+              return kmin < 0 || kmax <= 0
+                ? seg("-", Tone.Dim)
+                : seg(`${formatBytes(kmin)}/${formatBytes(kmax)}`);
+            },
+          },
+        ]
+      : []),
     {
       header: "DROP",
       width: 5,
