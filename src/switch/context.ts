@@ -6,8 +6,9 @@ import type { EventLimiter } from "../device/event-limiter.js";
 import type { TimerRegistry } from "../device/timers.js";
 import type { LbStrategy } from "../lb/strategy.js";
 import type { SwitchConfig } from "./config.js";
-import type { SwitchDrops } from "./drops.js";
+import type { DropReason, SwitchDrops } from "./drops.js";
 import type { Mmu } from "./mmu.js";
+import type { PfcOverride } from "./pfc-override.js";
 import type { SwitchPort } from "./port.js";
 
 export interface SwitchContext {
@@ -29,4 +30,8 @@ export interface SwitchContext {
   setStrategy(strategy: LbStrategy): void;
   /** A received PFC paused or resumed `priority` on `port`: re-mask its queues and tell the features. */
   pauseChanged(port: number, priority: number, paused: boolean, now: Nanoseconds): void;
+  /** Priorities on which a feature has switched PFC off per port (the PFC watchdog). */
+  readonly pfcOverride: PfcOverride;
+  /** Drops every packet of one egress queue (buffer released, dequeued hooks run); returns how many. */
+  flushQueue(port: number, queue: number, reason: DropReason, now: Nanoseconds): number;
 }

@@ -22,6 +22,8 @@ export const DropReason = {
   LinkDown: "link_down",
   ArpUnresolved: "arp_unresolved",
   Malformed: "malformed",
+  /** The PFC watchdog's drop action on a stormed queue (features/pfc-watchdog.ts). */
+  PfcWatchdog: "pfc_watchdog",
 } as const;
 export type DropReason = (typeof DropReason)[keyof typeof DropReason];
 

@@ -440,6 +440,8 @@ export function eventGroup(e: LabEvent): Exclude<EventFilter, "all"> {
     case "pfc-xon":
     case "paused-on":
     case "paused-off":
+    case "pfc-storm":
+    case "pfc-storm-restored":
       return "pfc";
     case "ecn-mark":
     case "cnp-sent":

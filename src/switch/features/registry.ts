@@ -7,6 +7,7 @@ import { bufferFeature } from "./buffer.js";
 import { ecmpFeature } from "./ecmp.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
 import { pfcFeature } from "./pfc.js";
+import { type PfcEnableCommand, pfcWatchdogFeature } from "./pfc-watchdog.js";
 import { qosFeature } from "./qos.js";
 import { type EcnThresholdsCommand, wredEcnFeature } from "./wred-ecn.js";
 
@@ -16,10 +17,11 @@ export const FEATURES = {
   ecmp: ecmpFeature,
   ecn: wredEcnFeature,
   pfc: pfcFeature,
+  pfcWatchdog: pfcWatchdogFeature,
 } as const;
 
 /** The commands features answer (a feature with commands adds its command type here). */
-export type FeatureCommands = EcnThresholdsCommand;
+export type FeatureCommands = EcnThresholdsCommand | PfcEnableCommand;
 
 type Features = typeof FEATURES;
 type ConfigOf<M> = M extends FeatureModule<z.ZodType, infer C> ? C : never;
