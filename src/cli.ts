@@ -4,6 +4,7 @@ import { Command } from "commander";
 import { registerFramesCommand } from "./cli/frames-command.js";
 import { registerLabCommands } from "./cli/lab-commands.js";
 import { registerPcapCheckCommand } from "./cli/pcap-check-command.js";
+import { registerPfcCommands } from "./cli/pfc-commands.js";
 import { registerPlotCommand } from "./cli/plot-command.js";
 import { registerRunCommand } from "./cli/run-command.js";
 import { registerTopologyCommand } from "./cli/topology-command.js";
@@ -20,6 +21,7 @@ program
 registerTopologyCommand(program);
 registerRunCommand(program);
 registerLabCommands(program);
+registerPfcCommands(program);
 registerFramesCommand(program);
 registerPcapCheckCommand(program);
 registerPlotCommand(program);

@@ -39,7 +39,7 @@ function requireRoot(what: string): void {
 }
 
 /** "node:ethN" -> {node, port}, checked against the lab's topology. */
-function endpoint(text: string, lab: LiveLab): { node: string; port: number } {
+export function endpoint(text: string, lab: LiveLab): { node: string; port: number } {
   const m = /^([A-Za-z][\w-]*):eth([1-9]\d*)$/.exec(text);
   if (!m) throw new UsageError(`"${text}" is not NODE:ethN (for example leaf1:eth1)`);
   const node = lab.topology.nodes.find((n) => n.name === m[1]);
@@ -55,7 +55,7 @@ function endpoint(text: string, lab: LiveLab): { node: string; port: number } {
   return { node: m[1]!, port };
 }
 
-async function withLab<T>(opts: { name?: string }, fn: (lab: LiveLab) => Promise<T>): Promise<T> {
+export async function withLab<T>(opts: { name?: string }, fn: (lab: LiveLab) => Promise<T>): Promise<T> {
   const lab = await LiveLab.connect(labName(opts)).catch((e: Error) => {
     throw new UsageError(e.message, 1);
   });

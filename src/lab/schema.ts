@@ -223,6 +223,24 @@ const step = z.union([
     })
     .strict(),
   z.object({ at: duration, stop: z.union([z.literal("all"), z.array(z.string()).min(1)]) }).strict(),
+  z
+    .object({
+      at: duration,
+      /** Failure injection: a host's NIC starts (or stops) a PFC storm (nic/pfc-storm.ts). */
+      inject: z.union([
+        z
+          .object({
+            pfcStorm: hostName,
+            /** The stormed priority (default 3, the lossless RoCE class). */
+            priority: z.number().int().min(0).max(7).optional(),
+            /** Time between the storm's XOFF frames (default: half the 0xffff-quanta pause time). */
+            interval: duration.optional(),
+          })
+          .strict(),
+        z.object({ stopPfcStorm: hostName }).strict(),
+      ]),
+    })
+    .strict(),
 ]);
 export type StepSettings = z.infer<typeof step>;
 

@@ -47,7 +47,9 @@ export type NicCommand =
     }
   /** Drop every work request not yet started and cancel scheduled posts (started ones run to the end). */
   | { readonly type: "stop" }
-  | { readonly type: "clear-counters" };
+  | { readonly type: "clear-counters" }
+  /** Failure injection: keep the link partner paused on `priority` (null stops), pfc-storm.ts. */
+  | { readonly type: "pfc-storm"; readonly priority: number | null; readonly intervalNs?: Nanoseconds };
 
 export type NicReply =
   | { readonly ok: true; readonly udpSrcPort?: number; readonly dropped?: number }

@@ -50,6 +50,7 @@ function fakeLab<R extends void | Promise<void>>(wrap: (line: string) => R): Tim
       wrap(`${at} set ${Object.keys(c.nodes).join(",")}${c.switches.length ? "all" : ""}`),
     setLink: (at, node, port, up) => wrap(`${at} link ${node}:${port} ${up ? "up" : "down"}`),
     stopWorkloads: (at, w) => wrap(`${at} stop ${w === "all" ? "all" : w.join(",")}`),
+    pfcStorm: (at, host, p) => wrap(`${at} pfc-storm ${host} ${p ?? "off"}`),
   };
 }
 
