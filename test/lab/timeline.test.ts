@@ -118,7 +118,7 @@ t.test("an unknown step kind fails with its index, time and the known kinds, bef
     ...TIMELINE.slice(2),
   ];
   const message =
-    /timeline step 2 \(at 6000 ns\) has unknown kind "explode" \(known: start, set, link, stop\)/;
+    /timeline step 2 \(at 6000 ns\) has unknown kind "explode" \(known: start, set, link, stop, pfc-storm\)/;
   const log: string[] = [];
   const scheduled: number[] = [];
   t.throws(
