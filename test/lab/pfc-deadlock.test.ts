@@ -124,3 +124,20 @@ t.test("a PFC storm from one NIC: held for good without the watchdog, contained 
   t.ok(w.pfcwd_prio3_tx_drop! > 0, `the stormed queue's packets were dropped (${w.pfcwd_prio3_tx_drop})`);
   t.end();
 });
+
+t.test("with port-group prevention the loop never deadlocks and the victim keeps moving", (t) => {
+  const sc = loadScenario("docs/experiments/pfc-deadlock/loop-prevention.yaml");
+  const { fabric, report } = runScenarioSim(sc);
+  const victim = report.flows.find((f) => f.workload === "victim")!;
+  t.ok(victim.fctNs !== null && victim.fctNs !== undefined, `the victim completed (${victim.fctNs} ns)`);
+  t.equal(report.summary.drops.lossless, 0, "no lossless drops");
+  const sim = fabric.sim;
+  for (const n of RING) {
+    const q = portStats(fabric.switches.get(n)!, "eth1", sim.now).queues!;
+    t.notOk(q[3]!.paused || q[4]!.paused, `${n} eth1: no lossless queue left paused`);
+  }
+  const s3 = portStats(fabric.switches.get("s3")!, "eth1", sim.now).queues!;
+  t.ok(s3[4]!.counters.deadlock_remapped! > 0, "s3 remapped bounced packets into queue 4");
+  t.ok(s3[1]!.counters.deadlock_remapped! > 0, "and twice-bounced ones into lossy queue 1");
+  t.end();
+});

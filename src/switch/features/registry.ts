@@ -4,6 +4,7 @@
 
 import type { z } from "zod";
 import { bufferFeature } from "./buffer.js";
+import { deadlockPreventionFeature } from "./deadlock-prevention.js";
 import { ecmpFeature } from "./ecmp.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
 import { pfcFeature } from "./pfc.js";
@@ -15,6 +16,8 @@ export const FEATURES = {
   qos: qosFeature,
   buffer: bufferFeature,
   ecmp: ecmpFeature,
+  // Before ecn and pfcWatchdog: their admit hooks see the queue a remapped packet moved to.
+  deadlockPrevention: deadlockPreventionFeature,
   ecn: wredEcnFeature,
   pfc: pfcFeature,
   pfcWatchdog: pfcWatchdogFeature,
