@@ -1,17 +1,18 @@
 // Port-group deadlock prevention on a switch alone: a packet that enters and leaves through one group is
 // given the remapped DSCP and queue; anything else passes untouched.
 import t from "tap";
+import type { TunablesLayer } from "../../src/switch/features/registry.js";
 import { ipv4Dscp } from "../../src/wire/ipv4.js";
 import { peerIp, SwitchHarness } from "./harness.js";
 
-const settings = {
+const settings: TunablesLayer = {
   qos: { dscpToPriority: { "30": 4 }, lossless: [3, 4] },
   deadlockPrevention: {
     enabled: true,
     groups: [[1, 2]],
     remap: [{ dscp: 26, toDscp: 30, queue: 4 }],
   },
-} as const;
+};
 
 t.test("a bounce within a port group is remapped to the configured DSCP and queue", (t) => {
   const h = new SwitchHarness({ settings }).start();
