@@ -67,7 +67,7 @@ class DeadlockPrevention implements SwitchFeature {
   private readonly toQueue = new Uint8Array(DSCP_VALUES);
   private readonly remapped: Float64Array;
 
-  constructor(private readonly ctx: SwitchContext) {
+  constructor(ctx: SwitchContext) {
     this.group = new Int16Array(ctx.numPorts).fill(-1);
     this.remapped = ctx.counters.add({
       name: "deadlock_remapped",
