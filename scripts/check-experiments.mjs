@@ -27,6 +27,12 @@ const EXPERIMENTS = [
   ["threshold-table/conservative.yaml", "threshold-table/conservative"],
   ["ghost-latency/bad.yaml", "ghost-latency/bad"],
   ["ghost-latency/fixed.yaml", "ghost-latency/fixed"],
+  ["pfc-deadlock/loop-no-watchdog.yaml", "pfc-deadlock/loop-no-watchdog"],
+  ["pfc-deadlock/loop-watchdog-drop.yaml", "pfc-deadlock/loop-watchdog-drop"],
+  ["pfc-deadlock/loop-watchdog-forward.yaml", "pfc-deadlock/loop-watchdog-forward"],
+  ["pfc-deadlock/loop-prevention.yaml", "pfc-deadlock/loop-prevention"],
+  ["pfc-deadlock/storm-no-watchdog.yaml", "pfc-deadlock/storm-no-watchdog"],
+  ["pfc-deadlock/storm-watchdog.yaml", "pfc-deadlock/storm-watchdog"],
 ];
 
 function firstDifference(a, b, path = "") {

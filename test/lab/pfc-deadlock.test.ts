@@ -48,14 +48,15 @@ for (const action of ["drop", "forward"] as const) {
     (t) => {
       const sc = loadScenario(`docs/experiments/pfc-deadlock/loop-watchdog-${action}.yaml`);
       const events: SimEvent[] = [];
-      let firstXoff = Infinity;
+      // When each ring switch's egress (eth1) was first paused: the cycle is closed at the last of them.
+      const pausedAt = new Map<string, number>();
       const { fabric, report } = runScenarioSim(sc, {
         onEvent: (e) => {
           if (e.kind === "pfc-storm" || e.kind === "pfc-storm-restored") events.push(e);
-          if (e.kind === "paused-on" && RING.includes(e.device as (typeof RING)[number]))
-            firstXoff = Math.min(firstXoff, e.t);
+          if (e.kind === "paused-on" && e.port === 1 && !pausedAt.has(e.device)) pausedAt.set(e.device, e.t);
         },
       });
+      const closed = Math.max(...RING.map((n) => pausedAt.get(n)!));
       const storms = stormEvents(events).filter((e) => e.kind === "pfc-storm");
       t.same(
         [...new Set(storms.map((e) => e.device))].sort(),
@@ -66,14 +67,10 @@ for (const action of ["drop", "forward"] as const) {
         storms.every((e) => e.port === 1 && e.priority === 3 && e.detail === action),
         "on its ring egress port, priority 3, with the configured action",
       );
-      // The cycle closes within a few µs of the first pause; detection may not come before detection time
-      // after it, nor later than detection time + poll interval after the cycle is complete.
-      const first = Math.min(...storms.map((e) => e.t));
-      t.ok(first - firstXoff >= 400_000 - 100_000, `not before detection time (${first - firstXoff} ns)`);
-      t.ok(
-        first - firstXoff <= 400_000 + 100_000 + 50_000,
-        `within detection + poll (${first - firstXoff} ns)`,
-      );
+      // sonic-mgmt's bound: detected no sooner than detection time and within detection time + poll
+      // interval of the queue becoming stuck (here: the cycle of pauses closing).
+      const latency = Math.min(...storms.map((e) => e.t)) - closed;
+      t.ok(latency >= 400_000 && latency <= 500_000, `detected ${latency} ns after the cycle closed`);
       t.ok(
         events.some((e) => e.kind === "pfc-storm-restored"),
         "PFC was restored afterwards",
