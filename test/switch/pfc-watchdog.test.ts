@@ -1,7 +1,8 @@
 // The PFC watchdog on a switch alone, its peers played by the harness. The assertions follow sonic-mgmt's
-// pfcwd tests (tests/pfcwd/test_pfcwd_function.py): a storm is detected within detection time + polling
-// interval, the drop action discards the stormed queue's traffic and the forward action sends it, other
-// ports and priorities keep flowing, PFC is restored once the storm ends, and counters tell each step.
+// pfcwd tests (tests/pfcwd/test_pfcwd_function.py, test_pfcwd_timer_accuracy.py): a storm is detected no
+// sooner than detection time and within detection time + polling interval, the drop action discards the
+// stormed queue's traffic and the forward action sends it, other ports and priorities keep flowing, PFC
+// is restored once the storm ends, and counters tell each step.
 import t from "tap";
 import type { PfcWatchdogConfig } from "../../src/switch/features/pfc-watchdog.js";
 import { peerIp, SwitchHarness } from "./harness.js";
