@@ -82,6 +82,12 @@ const EXPERIMENTS = [
   ["ai-ecn/conservative.yaml", "ai-ecn/conservative"],
   ["ai-ecn/local.yaml", "ai-ecn/local"],
   ["ai-ecn/central.yaml", "ai-ecn/central"],
+  ["pfc-deadlock/loop-no-watchdog.yaml", "pfc-deadlock/loop-no-watchdog"],
+  ["pfc-deadlock/loop-watchdog-drop.yaml", "pfc-deadlock/loop-watchdog-drop"],
+  ["pfc-deadlock/loop-watchdog-forward.yaml", "pfc-deadlock/loop-watchdog-forward"],
+  ["pfc-deadlock/loop-prevention.yaml", "pfc-deadlock/loop-prevention"],
+  ["pfc-deadlock/storm-no-watchdog.yaml", "pfc-deadlock/storm-no-watchdog"],
+  ["pfc-deadlock/storm-watchdog.yaml", "pfc-deadlock/storm-watchdog"],
 ];
 
 function firstDifference(a, b, path = "") {

@@ -44,7 +44,7 @@ function requireRoot(what: string): void {
 }
 
 /** "node:ethN" -> {node, port}, checked against the lab's topology. */
-function endpoint(text: string, lab: LiveLab): { node: string; port: number } {
+export function endpoint(text: string, lab: LiveLab): { node: string; port: number } {
   const m = /^([A-Za-z][\w-]*):eth([1-9]\d*)$/.exec(text);
   if (!m) throw new UsageError(`"${text}" is not NODE:ethN (for example leaf1:eth1)`);
   const node = lab.topology.nodes.find((n) => n.name === m[1]);

@@ -67,6 +67,10 @@ export const EventKind = {
   RateCut: "rate-cut",
   FlowDone: "flow-done",
   Info: "info",
+  /** The PFC watchdog declared a PFC storm on `port`/`priority` (detail: its action, and "latched"). */
+  PfcStorm: "pfc-storm",
+  /** The PFC watchdog restored PFC on `port`/`priority`. */
+  PfcStormRestored: "pfc-storm-restored",
 } as const;
 export type EventKind = (typeof EventKind)[keyof typeof EventKind];
 

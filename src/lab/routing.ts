@@ -1,9 +1,11 @@
 // Routes computed from the topology, as a routing protocol on a real fabric would converge to: every
 // switch gets, for each host address and each link subnet, all its equal-cost shortest-path next hops.
-// Recomputed by the lab when a link goes down or comes back.
+// Recomputed by the lab when a link goes down or comes back. Static routes written in the topology
+// (static-routes.ts) go over the computed ones.
 
 import type { NextHop, Route } from "../switch/config.js";
 import { type AddressPlan, portKey } from "./address-plan.js";
+import { applyStaticRoutes } from "./static-routes.js";
 import { NodeKind, type Topology } from "./topology.js";
 
 interface Adjacency {
@@ -85,5 +87,6 @@ export function computeRoutes(
   }
   for (const list of routes.values())
     list.sort((x, y) => y.prefixLength - x.prefixLength || x.prefix - y.prefix);
+  applyStaticRoutes(topo, plan, routes, down);
   return routes;
 }

@@ -128,6 +128,12 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
     },
     setLink: (_atNs, node, port, up) => fabric.setLinkUp(fabric.linkId(node, port), up),
     stopWorkloads: (_atNs, workloads) => driver.stop(workloads),
+    pfcStorm: (atNs, host, priority, intervalNs) => {
+      const reply = nics
+        .get(host)!
+        .command({ type: "pfc-storm", priority, ...(intervalNs !== undefined ? { intervalNs } : {}) }, atNs);
+      if (!reply.ok) throw new Error(`${host}: ${reply.error}`);
+    },
   };
   runTimeline(sc.timeline, lab, { at: (atNs, run) => sim.at(atNs, run) });
 

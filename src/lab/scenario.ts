@@ -39,7 +39,15 @@ export type Step =
       readonly node: string;
       readonly port: number;
     }
-  | { readonly atNs: number; readonly kind: "stop"; readonly workloads: "all" | readonly string[] };
+  | { readonly atNs: number; readonly kind: "stop"; readonly workloads: "all" | readonly string[] }
+  | {
+      readonly atNs: number;
+      readonly kind: "pfc-storm";
+      readonly host: string;
+      /** null stops the host's storm. */
+      readonly priority: number | null;
+      readonly intervalNs?: number;
+    };
 
 export interface Scenario {
   readonly name: string;
@@ -143,6 +151,15 @@ export function resolveScenario(parsed: ScenarioFile, file: string, doc: SourceD
       if (linkAt(topology, node, port) === null)
         problem([...at, "link"], `${text} is not connected in the topology`);
       timeline.push({ atNs: s.at, kind: "link", up, node, port });
+    } else if ("inject" in s) {
+      const i = s.inject;
+      const host = "pfcStorm" in i ? i.pfcStorm : i.stopPfcStorm;
+      checkHost(host, [...at, "inject", "pfcStorm" in i ? "pfcStorm" : "stopPfcStorm"]);
+      if ("pfcStorm" in i) {
+        const priority = i.priority ?? 3;
+        const step = { atNs: s.at, kind: "pfc-storm", host, priority } as const;
+        timeline.push(i.interval !== undefined ? { ...step, intervalNs: i.interval } : step);
+      } else timeline.push({ atNs: s.at, kind: "pfc-storm", host, priority: null });
     } else {
       timeline.push({ atNs: s.at, kind: "stop", workloads: s.stop });
     }

@@ -43,7 +43,23 @@ const linkEntry = z.union([
 
 const nodeName = z.string().regex(/^[A-Za-z][\w-]{0,14}$/, "a name of letters, digits, - and _ (at most 15)");
 
-const switchNode = switchSettings.extend({ kind: z.literal("switch") }).strict();
+/** A static route on a switch: traffic to `to` (a host's name, or a prefix "a.b.c.d/n") leaves through
+ * `via` (one of the switch's ports), to the node at the other end. It replaces the computed route to the
+ * same prefix — a stale or mistyped route, as operators write them, can therefore loop. */
+export const staticRoute = z
+  .object({
+    to: z.union([
+      z.string().regex(/^\d+\.\d+\.\d+\.\d+\/\d+$/, 'a prefix like "10.1.0.5/32"'),
+      z.string().regex(/^[A-Za-z][\w-]{0,14}$/, "a host's name"),
+    ]),
+    via: z.string().regex(/^eth[1-9]\d*$/, 'a port "ethN" of this switch'),
+  })
+  .strict();
+export type StaticRouteSettings = z.infer<typeof staticRoute>;
+
+const switchNode = switchSettings
+  .extend({ kind: z.literal("switch"), routes: z.array(staticRoute).optional() })
+  .strict();
 const hostNode = z
   .object({
     kind: z.literal("host"),
@@ -223,6 +239,24 @@ const step = z.union([
     })
     .strict(),
   z.object({ at: duration, stop: z.union([z.literal("all"), z.array(z.string()).min(1)]) }).strict(),
+  z
+    .object({
+      at: duration,
+      /** Failure injection: a host's NIC starts (or stops) a PFC storm (nic/pfc-storm.ts). */
+      inject: z.union([
+        z
+          .object({
+            pfcStorm: hostName,
+            /** The stormed priority (default 3, the lossless RoCE class). */
+            priority: z.number().int().min(0).max(7).optional(),
+            /** Time between the storm's XOFF frames (default: half the 0xffff-quanta pause time). */
+            interval: duration.optional(),
+          })
+          .strict(),
+        z.object({ stopPfcStorm: hostName }).strict(),
+      ]),
+    })
+    .strict(),
 ]);
 export type StepSettings = z.infer<typeof step>;
 

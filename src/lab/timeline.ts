@@ -17,6 +17,8 @@ export interface TimelineLab<R extends void | Promise<void>> {
   setLink(atNs: number, node: string, port: number, up: boolean): R;
   /** Stops posting new messages of the named workloads (or of all). */
   stopWorkloads(atNs: number, workloads: "all" | readonly string[]): R;
+  /** A host's NIC starts a PFC storm on `priority` (null: stops it). */
+  pfcStorm(atNs: number, host: string, priority: number | null, intervalNs: number | undefined): R;
 }
 
 /** Virtual time: `at` schedules `run` at emulated `atNs` and returns at once. */
@@ -44,6 +46,7 @@ function handlers<R extends void | Promise<void>>(): Handlers<R> {
     set: (lab, s) => lab.applySettings(s.atNs, s.change),
     link: (lab, s) => lab.setLink(s.atNs, s.node, s.port, s.up),
     stop: (lab, s) => lab.stopWorkloads(s.atNs, s.workloads),
+    "pfc-storm": (lab, s) => lab.pfcStorm(s.atNs, s.host, s.priority, s.intervalNs),
   };
 }
 

@@ -3,7 +3,7 @@
 
 import { basename, extname } from "node:path";
 import { ConfigError, type ConfigProblem, SourceDocument } from "./config-error.js";
-import { type SwitchSettings, type TopologyFile, topologyFile } from "./schema.js";
+import { type StaticRouteSettings, type SwitchSettings, type TopologyFile, topologyFile } from "./schema.js";
 
 export const NodeKind = {
   Switch: "switch",
@@ -36,6 +36,8 @@ export interface TopoNode {
   readonly settings: SwitchSettings;
   /** Ports in use, ascending. */
   readonly ports: readonly number[];
+  /** Static routes written on the node (switches; checked against the topology). */
+  readonly staticRoutes: readonly StaticRouteSettings[];
 }
 
 export interface Topology {
@@ -179,10 +181,16 @@ export function resolveTopology(
           `host ${name} must have exactly one link, on eth1 (it has ${nodePorts.map((p) => `eth${p}`).join(", ") || "none"})`,
         );
       }
-      nodes.push({ name, kind: NodeKind.Host, index, settings: {}, ports: nodePorts });
+      nodes.push({ name, kind: NodeKind.Host, index, settings: {}, ports: nodePorts, staticRoutes: [] });
       continue;
     }
-    const { kind: _kind, ...settings } = node;
+    const { kind: _kind, routes: staticRoutes = [], ...settings } = node;
+    staticRoutes.forEach((r, j) => {
+      if (!nodePorts.includes(Number(r.via.slice(3))))
+        problem(["nodes", name, "routes", j, "via"], `${name} has no link on ${r.via}`);
+      if (!r.to.includes("/") && kinds.get(r.to) !== NodeKind.Host)
+        problem(["nodes", name, "routes", j, "to"], `"${r.to}" is not a host of the topology`);
+    });
     const profile = settings.profile ?? file.defaults?.switch?.profile;
     if (profile !== undefined && !isKnownProfile(profile, file.profiles)) {
       problem(
@@ -191,7 +199,7 @@ export function resolveTopology(
       );
     }
     if (nodePorts.length === 0) problem(["nodes", name], `switch ${name} has no links`);
-    nodes.push({ name, kind: NodeKind.Switch, index, settings, ports: nodePorts });
+    nodes.push({ name, kind: NodeKind.Switch, index, settings, ports: nodePorts, staticRoutes });
   }
   file.overlay?.vxlan.vteps.forEach((v, i) => {
     const node = nodes.find((n) => n.name === v);

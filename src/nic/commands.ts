@@ -54,7 +54,9 @@ export type NicCommand =
   | { readonly type: "set-source-port"; readonly qpn: number; readonly udpSrcPort: number }
   /** Drop every work request not yet started and cancel scheduled posts (started ones run to the end). */
   | { readonly type: "stop" }
-  | { readonly type: "clear-counters" };
+  | { readonly type: "clear-counters" }
+  /** Failure injection: keep the link partner paused on `priority` (null stops), pfc-storm.ts. */
+  | { readonly type: "pfc-storm"; readonly priority: number | null; readonly intervalNs?: Nanoseconds };
 
 export type NicReply =
   | { readonly ok: true; readonly udpSrcPort?: number; readonly dropped?: number }

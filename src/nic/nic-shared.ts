@@ -30,6 +30,7 @@ export interface NicTimers {
   readonly post: TimerKind;
   readonly rxDrain: TimerKind;
   readonly xoffRefresh: TimerKind;
+  readonly pfcStorm: TimerKind;
 }
 
 export class NicShared {

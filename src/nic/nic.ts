@@ -35,6 +35,7 @@ import { HOST_PORT, PORT } from "./nic-ids.js";
 import { NicShared, type NicTimers } from "./nic-shared.js";
 import { type NicParts, nicStats } from "./nic-stats.js";
 import { PauseState } from "./pause-state.js";
+import { PfcStorm } from "./pfc-storm.js";
 import { PostQueue } from "./post-queue.js";
 import { QueuePair } from "./qp.js";
 import { RateControl } from "./rate-control.js";
@@ -57,6 +58,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
   private readonly rxBuffer: RxBuffer;
   private readonly rx: ReceivePath;
   private readonly posts: PostQueue;
+  private readonly storm: PfcStorm;
   private readonly parts: NicParts;
   private up = true;
 
@@ -80,6 +82,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
       this.afterRequesterEvent(qp, now),
     );
     this.posts = new PostQueue(s, kick);
+    this.storm = new PfcStorm(s, this.arbiter, s.t.pfcStorm);
     const { port, rx, rxBuffer, host, pause } = this;
     this.parts = { name: this.name, shared: s, port, rx, rxBuffer, host, pause };
   }
@@ -144,6 +147,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
       post: r.register("post", (_i, now) => this.posts.onTimer(now)),
       rxDrain: r.register("rx-drain", (_i, now) => this.rxBuffer.onDrained(now)),
       xoffRefresh: r.register("pfc-xoff-refresh", (p, now) => this.rxBuffer.onRefresh(p, now)),
+      pfcStorm: r.register("pfc-storm", (_i, now) => this.storm.onTimer(now)),
     };
   }
 
@@ -191,6 +195,10 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
       case "clear-counters":
         this.clearCounters();
         return { ok: true };
+      case "pfc-storm": {
+        const error = this.storm.set(cmd.priority, cmd.intervalNs, now);
+        return error === null ? { ok: true } : fail(error);
+      }
     }
   }
 

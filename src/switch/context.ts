@@ -7,8 +7,9 @@ import type { TimerRegistry } from "../device/timers.js";
 import type { LbOverride } from "../lb/path-table.js";
 import type { LbStrategy } from "../lb/strategy.js";
 import type { SwitchConfig } from "./config.js";
-import type { SwitchDrops } from "./drops.js";
+import type { DropReason, SwitchDrops } from "./drops.js";
 import type { Mmu } from "./mmu.js";
+import type { PfcOverride } from "./pfc-override.js";
 import type { SwitchPort } from "./port.js";
 
 export interface SwitchContext {
@@ -34,4 +35,8 @@ export interface SwitchContext {
   pauseChanged(port: number, priority: number, paused: boolean, now: Nanoseconds): void;
   /** Sends a frame the switch built, as it is (its own MACs), on `port`'s control queue (IPCC's CNPs). */
   sendControl(port: SwitchPort, frame: Uint8Array, now: Nanoseconds): void;
+  /** Priorities on which a feature has switched PFC off per port (the PFC watchdog). */
+  readonly pfcOverride: PfcOverride;
+  /** Drops every packet of one egress queue (buffer released, dequeued hooks run); returns how many. */
+  flushQueue(port: number, queue: number, reason: DropReason, now: Nanoseconds): number;
 }

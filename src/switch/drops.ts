@@ -28,6 +28,8 @@ export const DropReason = {
   AdaptiveWred: "adaptive_wred",
   /** RFC 6040: an outer CE on a Not-ECT inner packet at VXLAN decapsulation (features/vxlan-overlay.ts). */
   OverlayNotEct: "overlay_not_ect",
+  /** The PFC watchdog's drop action on a stormed queue (features/pfc-watchdog.ts). */
+  PfcWatchdog: "pfc_watchdog",
 } as const;
 export type DropReason = (typeof DropReason)[keyof typeof DropReason];
 

@@ -26,6 +26,7 @@ import { FEATURE_MODULES, type FeatureCommands } from "./features/registry.js";
 import { Fib } from "./fib.js";
 import { Mmu } from "./mmu.js";
 import { FrameKind, PacketMeta } from "./packet-meta.js";
+import { PfcOverride } from "./pfc-override.js";
 import { declareTxCounters, SwitchPort } from "./port.js";
 import { EgressScheduler } from "./scheduler.js";
 import { Admission } from "./stages/admit.js";
@@ -61,6 +62,7 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
   readonly timers = new TimerRegistry();
   readonly limiter = new EventLimiter(EVENT_INTERVAL_NS);
   readonly drops: SwitchDrops;
+  readonly pfcOverride: PfcOverride;
   private cfg: SwitchConfig;
   private readonly features: SwitchFeature[];
   private readonly hooks = new HookSet();
@@ -118,6 +120,7 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
     });
     this.mmu = new Mmu(this.numPorts, config.buffer, config.pfc, new Array(this.numPorts).fill(0), 0);
     this.drops = new SwitchDrops(this.counters, this.limiter, env, this.numPorts);
+    this.pfcOverride = new PfcOverride(this.numPorts);
     this.fib = new Fib(config.routes, (p) => this.ports[p]?.up ?? false);
     this.forwarder = new Forwarder(this.fib);
     this.admission = new Admission(this.mmu, this.drops, this.hooks);
@@ -236,6 +239,11 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
     const hooks = this.hooks.pauseChanged;
     for (let i = 0; i < hooks.length; i++) hooks[i]!.pauseChanged!(port, priority, paused, now);
     if (!paused) ps.tx.kick(now);
+  }
+
+  flushQueue(port: number, queue: number, reason: DropReason, now: Nanoseconds): number {
+    const ps = this.ports[port];
+    return ps === undefined ? 0 : this.egress.flushQueue(ps, queue, reason, now);
   }
 
   // ---------------------------------------------------------------------------------------------------

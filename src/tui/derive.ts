@@ -9,6 +9,7 @@ import type { DeviceView, LabEvent, LabSnapshot, LinkView, TopologyView } from "
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { QpStats } from "../nic/stats-types.js";
 import { SwitchCounter } from "../switch/counter-defs.js";
+import { PfcWatchdogCounter } from "../switch/features/pfc-watchdog.js";
 import { splitEndpoint } from "./format.js";
 
 /** 802.1p priorities a port has (PFC and queue counters are kept per priority). */
@@ -52,6 +53,8 @@ export interface PortMetrics {
   readonly rxPause: number;
   readonly txPauseDelta: number;
   readonly rxPauseDelta: number;
+  /** The PFC watchdog holds a priority of this port stormed (1) or latched (2), else 0. */
+  readonly watchdog: number;
 }
 
 /** A link and what each direction did: `ab` is a's egress (traffic a→b), `ba` is b's. */
@@ -80,6 +83,8 @@ export interface NodeState {
   readonly paused: boolean;
   /** It dropped packets during the last interval. */
   readonly dropping: boolean;
+  /** Its PFC watchdog holds a port stormed or latched (a PFC storm or deadlock being recovered). */
+  readonly stormed: boolean;
 }
 
 /** One QP of one host and how it moves. */
@@ -173,6 +178,9 @@ export function portMetrics(cur: AnyDeviceStats, prev: AnyDeviceStats | undefine
       xoffFrac = Math.max(xoffFrac, timeFraction(c(pc, xoffName(prio)), bc?.[xoffName(prio)], dt));
       if (c(pc, pfcKey(SwitchCounter.pgXoff, prio)) > 0) xoffNow = true;
     }
+    let watchdog = 0;
+    for (let prio = 0; prio < PRIORITIES; prio++)
+      watchdog = Math.max(watchdog, c(pc, pfcKey(PfcWatchdogCounter.state, prio)));
     if (nic && detail?.rxBuffer.xoff) xoffNow = true;
     const pausedNow = nic
       ? (detail?.qps.some((q) => q.paused) ?? false)
@@ -190,6 +198,7 @@ export function portMetrics(cur: AnyDeviceStats, prev: AnyDeviceStats | undefine
       pausedNow,
       xoffFrac,
       xoffNow,
+      watchdog,
       queueBytes: (p.queues ?? []).reduce((a, q) => a + q.depthBytes, 0),
       watermarkBytes: Math.max(0, ...(p.queues ?? []).map((q) => c(q.counters, WATERMARK))),
       ecnMarked,
@@ -307,6 +316,7 @@ export function nodeStates(
     let pausing = false;
     let paused = false;
     let dropping = false;
+    let stormed = false;
     for (const p of n.ports) {
       const m = ports.get(`${n.name}:eth${p}`);
       if (!m) continue;
@@ -314,6 +324,7 @@ export function nodeStates(
       if (m.xoffNow || m.xoffFrac > 0 || m.txPauseDelta > 0) pausing = true;
       if (m.pausedNow || m.pausedFrac > 0) paused = true;
       if (m.dropDelta > 0) dropping = true;
+      if (m.watchdog > 0) stormed = true;
     }
     return {
       name: n.name,
@@ -324,6 +335,7 @@ export function nodeStates(
       pausing,
       paused,
       dropping,
+      stormed,
     };
   });
 }
@@ -440,6 +452,8 @@ export function eventGroup(e: LabEvent): Exclude<EventFilter, "all"> {
     case "pfc-xon":
     case "paused-on":
     case "paused-off":
+    case "pfc-storm":
+    case "pfc-storm-restored":
       return "pfc";
     case "ecn-mark":
     case "cnp-sent":

@@ -24,6 +24,10 @@ export function describeEvent(e: LabEvent): string {
       return `paused by the peer on ${at(e, "p")}${times(e)}`;
     case "paused-off":
       return `pause ended on ${at(e, "p")}${times(e)}`;
+    case "pfc-storm":
+      return `PFC STORM on ${at(e, "p")}: watchdog ${e.detail ?? "recovering"}`;
+    case "pfc-storm-restored":
+      return `PFC restored on ${at(e, "p")} (watchdog)`;
     case "drop":
       return `dropped on ${at(e, "q")}${times(e)}${e.detail ? ` (${e.detail})` : ""}`;
     case "ecn-mark":

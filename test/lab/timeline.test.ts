@@ -50,6 +50,7 @@ function fakeLab<R extends void | Promise<void>>(wrap: (line: string) => R): Tim
       wrap(`${at} set ${Object.keys(c.nodes).join(",")}${c.switches.length ? "all" : ""}`),
     setLink: (at, node, port, up) => wrap(`${at} link ${node}:${port} ${up ? "up" : "down"}`),
     stopWorkloads: (at, w) => wrap(`${at} stop ${w === "all" ? "all" : w.join(",")}`),
+    pfcStorm: (at, host, p) => wrap(`${at} pfc-storm ${host} ${p ?? "off"}`),
   };
 }
 
@@ -117,7 +118,7 @@ t.test("an unknown step kind fails with its index, time and the known kinds, bef
     ...TIMELINE.slice(2),
   ];
   const message =
-    /timeline step 2 \(at 6000 ns\) has unknown kind "explode" \(known: start, set, link, stop\)/;
+    /timeline step 2 \(at 6000 ns\) has unknown kind "explode" \(known: start, set, link, stop, pfc-storm\)/;
   const log: string[] = [];
   const scheduled: number[] = [];
   t.throws(

@@ -179,3 +179,18 @@ t.test("a snapshot without earlier one gives no rates", async (t) => {
   const ports = fabricPortMetrics(snap, null);
   t.ok([...ports.values()].every((m) => m.util === null));
 });
+
+t.test("the PFC watchdog's state shows on the port and the node", async (t) => {
+  const calm = portMetrics(switchStats(1_000, {}, {}), undefined).get("leaf1:eth3")!;
+  t.equal(calm.watchdog, 0, "monitoring");
+  const latched = portMetrics(switchStats(1_000, { pfcwd_prio3_state: 2 }, {}), undefined);
+  t.equal(latched.get("leaf1:eth3")!.watchdog, 2, "latched");
+  const view: TopologyView = {
+    name: "one",
+    nodes: [{ name: "leaf1", kind: "switch", ports: [3] }],
+    links: [],
+  };
+  const [node] = nodeStates(view, [], latched);
+  t.equal(node!.stormed, true, "the node is flagged");
+  t.equal(nodeStates(view, [], new Map([["leaf1:eth3", calm]]))[0]!.stormed, false);
+});

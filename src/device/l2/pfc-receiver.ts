@@ -38,7 +38,8 @@ export class PfcReceiver {
     private readonly listener: PauseListener,
   ) {}
 
-  receive(control: PfcControl, now: Nanoseconds): void {
+  /** `ignore` (bit p): priorities whose pauses are counted but not obeyed (PFC switched off on them). */
+  receive(control: PfcControl, now: Nanoseconds, ignore = 0): void {
     const c = this.counters;
     for (let p = 0; p < PFC_PRIORITIES; p++) {
       if (!((control.enableVector >> p) & 1)) continue;
@@ -49,6 +50,7 @@ export class PfcReceiver {
         continue;
       }
       c.rxPause[c.base + p]!++;
+      if ((ignore >> p) & 1) continue;
       const until = now + quantaToNs(quanta, this.rateBps);
       this.env.arm(this.expiry.id(this.timerBase + p), Math.ceil(until));
       if (!((this.paused >> p) & 1)) {

@@ -288,6 +288,23 @@ export class LiveLab implements LabController {
     await this.client.request("link", { node, port, up });
   }
 
+  /** Makes a host's NIC storm its leaf with XOFF on `priority` (null stops it). */
+  async pfcStorm(host: string, priority: number | null, intervalNs?: number): Promise<void> {
+    const command = { type: "pfc-storm", priority, ...(intervalNs !== undefined ? { intervalNs } : {}) };
+    const reply = await this.client.request<{ ok: boolean; error?: string }>("command", {
+      node: host,
+      command,
+    });
+    if (!reply.ok) throw new Error(`${host}: ${reply.error ?? "refused"}`);
+  }
+
+  /** Re-enables PFC (and the watchdog) on a switch port and priority the watchdog switched off. */
+  async pfcEnable(node: string, port: number, priority: number): Promise<void> {
+    const command = { type: "pfc-enable", port, priority };
+    const reply = await this.client.request<{ ok: boolean; error?: string }>("command", { node, command });
+    if (!reply.ok) throw new Error(`${node}: ${reply.error ?? "refused"}`);
+  }
+
   async kill(node: string): Promise<void> {
     await this.client.request("kill", { node });
   }

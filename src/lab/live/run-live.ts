@@ -130,6 +130,12 @@ function liveTimelineLab(lab: LiveLab, progress: (line: string) => void): Timeli
       if (workloads === "all") await lab.stopTraffic();
       else await lab.request("stop-workloads", { names: workloads });
     },
+    async pfcStorm(atNs, host, priority, intervalNs) {
+      await lab.pfcStorm(host, priority, intervalNs);
+      progress(
+        `  ${(atNs / 1e3).toFixed(0)} µs: PFC storm ${priority === null ? "stopped" : "started"} at ${host}`,
+      );
+    },
   };
 }
 

@@ -4,7 +4,9 @@
 //   * pausing the upstream: when an ingress priority group of a lossless priority crosses the MMU's XOFF
 //     threshold (enqueued hook), XOFF goes out on the port it came in on, is refreshed while the PG stays
 //     congested, and XON follows when the MMU says it may resume (dequeued hook) (device/l2/pfc-sender.ts).
-// Switching PFC off on a priority at run time releases the upstream it was holding.
+// Switching PFC off on a priority at run time releases the upstream it was holding. A feature may switch
+// PFC off on one port and priority (the watchdog, through ctx.pfcOverride): pauses received there are
+// counted and not obeyed, and that port no longer pauses its peer on that priority.
 
 import { z } from "zod";
 import type { Nanoseconds } from "../../device/contract.js";
@@ -20,6 +22,7 @@ import type { SwitchContext } from "../context.js";
 import { SwitchCounter } from "../counter-defs.js";
 import { DropReason } from "../drops.js";
 import { FrameKind, type PacketMeta } from "../packet-meta.js";
+import type { PfcOffHandler } from "../pfc-override.js";
 import type { SwitchPort } from "../port.js";
 import { defineFeature, type SwitchFeature } from "./feature.js";
 
@@ -53,7 +56,7 @@ export interface PfcConfig {
   readonly headroomSlack: Nanoseconds;
 }
 
-class Pfc implements SwitchFeature {
+class Pfc implements SwitchFeature, PfcOffHandler {
   readonly name = "pfc";
   private readonly receivers: (PfcReceiver | undefined)[] = [];
   private readonly senders: (PfcSender | undefined)[] = [];
@@ -115,6 +118,12 @@ class Pfc implements SwitchFeature {
       help: "802.3x link-level PAUSE frames received; the ports run PFC and do not obey them",
       labels: [],
     });
+    ctx.pfcOverride.setHandler(this);
+  }
+
+  pfcSwitchedOff(port: number, priority: number, now: Nanoseconds): void {
+    this.receivers[port]?.unpause(priority, now);
+    this.senders[port]?.release(priority, now, true);
   }
 
   configure(cfg: SwitchConfig): void {
@@ -131,14 +140,16 @@ class Pfc implements SwitchFeature {
       return false;
     }
     const control = parsed.value;
-    if (control.kind === "pfc") this.receivers[m.inPort]?.receive(control, now);
+    if (control.kind === "pfc")
+      this.receivers[m.inPort]?.receive(control, now, this.ctx.pfcOverride.off[m.inPort]);
     else this.linkPauseIgnored[0]!++;
     return false;
   }
 
   /** A lossless PG over its threshold pauses the port it came in on. */
   enqueued(m: PacketMeta, now: Nanoseconds): void {
-    if (m.inPort < 0 || !this.ctx.mmu.pfcProtected(m.pg)) return;
+    if (m.inPort < 0 || !this.ctx.mmu.pfcProtected(m.pg) || this.ctx.pfcOverride.isOff(m.inPort, m.pg))
+      return;
     const s = this.senders[m.inPort]!;
     if (!s.isXoff(m.pg) && this.ctx.mmu.shouldXoff(m.inPort, m.pg)) s.assert(m.pg, now);
   }

@@ -5,6 +5,7 @@
 import type { z } from "zod";
 import { adaptiveBufferFeature } from "./adaptive-buffer.js";
 import { bufferFeature } from "./buffer.js";
+import { deadlockPreventionFeature } from "./deadlock-prevention.js";
 import { ecmpFeature } from "./ecmp.js";
 import { elephantFeature } from "./elephant.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
@@ -13,6 +14,7 @@ import { lldpFeature } from "./lldp.js";
 import { loadBalanceFeature } from "./load-balance.js";
 import { type PathEntriesCommand, pathTableFeature } from "./path-table.js";
 import { pfcFeature } from "./pfc.js";
+import { type PfcEnableCommand, pfcWatchdogFeature } from "./pfc-watchdog.js";
 import { qosFeature } from "./qos.js";
 import { vxlanOverlayFeature } from "./vxlan-overlay.js";
 import { type EcnThresholdsCommand, wredEcnFeature } from "./wred-ecn.js";
@@ -22,8 +24,11 @@ export const FEATURES = {
   buffer: bufferFeature,
   ecmp: ecmpFeature,
   lb: loadBalanceFeature,
+  // Before ecn and pfcWatchdog: their admit hooks see the queue a remapped packet moved to.
+  deadlockPrevention: deadlockPreventionFeature,
   ecn: wredEcnFeature,
   pfc: pfcFeature,
+  pfcWatchdog: pfcWatchdogFeature,
   elephant: elephantFeature,
   adaptiveBuffer: adaptiveBufferFeature,
   overlay: vxlanOverlayFeature,
@@ -33,7 +38,7 @@ export const FEATURES = {
 } as const;
 
 /** The commands features answer (a feature with commands adds its command type here). */
-export type FeatureCommands = EcnThresholdsCommand | PathEntriesCommand;
+export type FeatureCommands = EcnThresholdsCommand | PathEntriesCommand | PfcEnableCommand;
 
 type Features = typeof FEATURES;
 type ConfigOf<M> = M extends FeatureModule<z.ZodType, infer C> ? C : never;

@@ -102,21 +102,27 @@ export class Egress {
 
   /** Link down: every queued packet is dropped, its buffer released. */
   flush(ps: SwitchPort, now: Nanoseconds): void {
-    const m = this.departing[ps.port]!;
-    for (let q = 0; q < PRIORITIES; q++) {
-      const ring = ps.sched.queues[q]!;
-      while (ring.shift(m)) {
-        m.queue = q;
-        m.outPort = ps.port;
-        m.verdict = Verdict.Drop;
-        m.lossless = this.classifier.isLossless(m.pg);
-        this.mmu.release(m.inPort, m.pg, ps.port, q, m.length, m.headroom);
-        this.drops.drop(DropReason.LinkDown, m.lossless, m.inPort, ps.port, q, now);
-        const hooks = this.hooks.dequeued;
-        for (let i = 0; i < hooks.length; i++) hooks[i]!.dequeued!(m, now);
-      }
-    }
+    for (let q = 0; q < PRIORITIES; q++) this.flushQueue(ps, q, DropReason.LinkDown, now);
     ps.sched.resetDeficits();
+  }
+
+  /** Drops every packet of one queue for `reason`, releasing its buffer; returns how many. */
+  flushQueue(ps: SwitchPort, q: number, reason: DropReason, now: Nanoseconds): number {
+    const m = this.departing[ps.port]!;
+    const ring = ps.sched.queues[q]!;
+    let n = 0;
+    while (ring.shift(m)) {
+      n++;
+      m.queue = q;
+      m.outPort = ps.port;
+      m.verdict = Verdict.Drop;
+      m.lossless = this.classifier.isLossless(m.pg);
+      this.mmu.release(m.inPort, m.pg, ps.port, q, m.length, m.headroom);
+      this.drops.drop(reason, m.lossless, m.inPort, ps.port, q, now);
+      const hooks = this.hooks.dequeued;
+      for (let i = 0; i < hooks.length; i++) hooks[i]!.dequeued!(m, now);
+    }
+    return n;
   }
 
   /** The packet leaves the buffer to be sent. */

@@ -25,14 +25,15 @@ const LABEL = 8;
 function nodeCell(n: NodeState | undefined, name: string, theme: Theme): Segment {
   if (!n) return seg(name, Tone.Dim);
   if (!n.running) return seg(`${name} ${marker(theme, n.status.toUpperCase())}`, Tone.Bad);
-  const flags = `${n.pausing ? "X" : ""}${n.paused ? "P" : ""}${n.congested ? "E" : ""}${n.dropping ? "D" : ""}`;
-  const tone = n.dropping
-    ? Tone.Bad
-    : n.paused
-      ? Tone.Pause
-      : n.pausing || n.congested
-        ? Tone.Warn
-        : Tone.Good;
+  const flags = `${n.stormed ? "S" : ""}${n.pausing ? "X" : ""}${n.paused ? "P" : ""}${n.congested ? "E" : ""}${n.dropping ? "D" : ""}`;
+  const tone =
+    n.dropping || n.stormed
+      ? Tone.Bad
+      : n.paused
+        ? Tone.Pause
+        : n.pausing || n.congested
+          ? Tone.Warn
+          : Tone.Good;
   return seg(flags ? `${name}[${flags}]` : name, tone);
 }
 
@@ -216,7 +217,7 @@ export function fabricLines(
   if (height >= 16)
     lines.push([
       seg(
-        `${padRight("", LABEL)}[X] sends XOFF  [P] paused by PFC  [E] queue/ECN  [D] drops${width >= 90 ? "  (? all keys)" : ""}`,
+        `${padRight("", LABEL)}[S] PFC storm (watchdog)  [X] sends XOFF  [P] paused by PFC  [E] queue/ECN  [D] drops${width >= 90 ? "  (? all keys)" : ""}`,
         Tone.Dim,
       ),
     ]);

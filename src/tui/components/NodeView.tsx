@@ -98,7 +98,8 @@ function switchLines(
   lines.push([]);
 
   // Ports × priorities: one glyph per queue for its depth (scaled to the deepest queue this switch has
-  // seen), then P when the queue is paused by the peer, X when this port holds the peer paused.
+  // seen), then P when the queue is paused by the peer, X when this port holds the peer paused, S / L when
+  // the PFC watchdog holds the priority stormed / latched off.
   const scale = Math.max(
     1,
     ...stats.ports.flatMap((p) => (p.queues ?? []).map((q) => c(q.counters, "watermark_bytes"))),
@@ -129,16 +130,21 @@ function switchLines(
       const depth = q?.depthBytes ?? 0;
       const used = q !== undefined && (depth > 0 || c(q.counters, "tx_packets") > 0);
       const glyph = depth > 0 ? level(depth / scale) : used ? "▁" : "·";
-      const flag = paused ? "P" : xoff ? "X" : " ";
-      const tone = paused
-        ? Tone.Pause
-        : xoff
-          ? Tone.Warn
-          : depth > 0
-            ? Tone.Accent
-            : used
-              ? undefined
-              : Tone.Dim;
+      // The PFC watchdog's state of this priority: S stormed (recovering), L latched off.
+      const wd = c(p.counters, `pfcwd_prio${prio}_state`);
+      const flag = wd === 2 ? "L" : wd === 1 ? "S" : paused ? "P" : xoff ? "X" : " ";
+      const tone =
+        wd > 0
+          ? Tone.Bad
+          : paused
+            ? Tone.Pause
+            : xoff
+              ? Tone.Warn
+              : depth > 0
+                ? Tone.Accent
+                : used
+                  ? undefined
+                  : Tone.Dim;
       row.push(seg(`${glyph}${flag} `, tone));
     }
     const ecnTone = (m?.ecnDelta ?? 0) > 0 ? Tone.Warn : undefined;
