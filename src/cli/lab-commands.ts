@@ -14,6 +14,7 @@ import { NodeKind } from "../lab/topology.js";
 import { formatDuration, formatRate, formatSize } from "../lab/units.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
 import { action, clockOption, UsageError } from "./errors.js";
+import { formatStats, formatStatus } from "./lab-format.js";
 import { loadTopologyArg } from "./topology-command.js";
 
 const TRACE_TOOL = distPath("runtime/live/trace-tool.js");
@@ -453,59 +454,4 @@ export async function captureFrames(
   const m = /(\d+) packets? captured/.exec(r.stderr);
   if (!m) throw new UsageError(`tcpdump failed: ${r.stderr.trim().split("\n").pop()}`, 1);
   return { packets: Number(m[1]) };
-}
-
-function formatStatus(s: LabStatus): string {
-  const lines = [
-    `lab ${s.lab}: ${s.status}, topology ${s.topology}, dilation ${s.dilation}, emulated time ${formatDuration(s.now)}, ${s.clock} clocks${s.clock === "synced" ? ` (${formatDuration(s.behindNs)} behind real time / dilation)` : ""}`,
-    "",
-    "device      kind    status    pid      restarts  loop lag p99  timer late  cpu      clock held  holds  silent>grace (worst)",
-  ];
-  for (const d of s.devices) {
-    const h = d.health;
-    const sync = h?.sync
-      ? `${formatDuration(h.sync.heldNs).padEnd(11)} ${String(h.sync.holds).padEnd(6)} ${h.sync.graceExceeded} (${h.sync.worstSilenceMs.toFixed(1)} ms)`
-      : "-";
-    lines.push(
-      `${d.node.padEnd(11)} ${d.kind.padEnd(7)} ${d.status.padEnd(9)} ${String(d.pid ?? "-").padEnd(8)} ${String(d.restarts).padEnd(9)} ${h ? `${h.lagP99Ms.toFixed(1)} ms`.padEnd(13) : "-".padEnd(13)} ${h ? formatDuration(Math.round(h.timerLateMeanNs)).padEnd(11) : "-".padEnd(11)} ${(h ? `${h.cpuSeconds.toFixed(1)} s` : "-").padEnd(8)} ${sync}`,
-    );
-  }
-  lines.push("", "links:");
-  for (const l of s.links)
-    lines.push(
-      `  ${l.a.padEnd(14)} <-> ${l.b.padEnd(14)} ${l.up ? "up" : "DOWN"}  ${formatRate(l.rateBps)}b/s`,
-    );
-  return lines.join("\n");
-}
-
-function formatStats(s: AnyDeviceStats, all: boolean): string {
-  const keep = (v: number) => all || v !== 0;
-  const lines = [`${s.name} (${s.kind}) at ${formatDuration(s.now)} emulated`, ""];
-  const device = Object.entries(s.counters).filter(([, v]) => keep(v));
-  if (device.length > 0) {
-    lines.push("device:");
-    for (const [k, v] of device) lines.push(`  ${k.padEnd(36)} ${v}`);
-  }
-  for (const p of s.ports) {
-    if (s.kind === "nic") continue; // a NIC's port table repeats its device counters (ethtool -S style)
-    const counters = Object.entries(p.counters).filter(([, v]) => keep(v));
-    lines.push("", `${p.name}${p.up ? "" : " (DOWN)"}:`);
-    for (const [k, v] of counters) lines.push(`  ${k.padEnd(36)} ${v}`);
-    for (const q of p.queues ?? []) {
-      const qc = Object.entries(q.counters).filter(([, v]) => keep(v));
-      if (qc.length === 0 && q.depthBytes === 0 && !q.paused) continue;
-      lines.push(
-        `  queue ${q.queue}: depth ${formatSize(q.depthBytes)}${q.paused ? " PAUSED" : ""}  ${qc.map(([k, v]) => `${k}=${v}`).join(" ")}`,
-      );
-    }
-  }
-  if (s.kind === "nic") {
-    const port = s.ports[0];
-    if (port) {
-      lines.push("", `${port.name} (priority pause counters):`);
-      for (const [k, v] of Object.entries(port.counters))
-        if (/prio\d/.test(k) && keep(v)) lines.push(`  ${k.padEnd(36)} ${v}`);
-    }
-  }
-  return lines.join("\n");
 }
