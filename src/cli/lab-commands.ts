@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { execa } from "execa";
 import { parseRate, parseSize } from "../device/units.js";
@@ -11,7 +12,7 @@ import { distPath } from "../lab/live/paths.js";
 import { findAllLabs } from "../lab/live/provision.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { NodeKind } from "../lab/topology.js";
-import { formatDuration, formatRate, formatSize } from "../lab/units.js";
+import { formatRate, formatSize } from "../lab/units.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
 import { action, clockOption, UsageError } from "./errors.js";
 import { formatStats, formatStatus } from "./lab-format.js";
@@ -96,7 +97,7 @@ export function registerLabCommands(program: Command): void {
             throw new UsageError(`--dilation must be a number >= 1, not "${opts.dilation}"`);
           const clock = clockOption(opts.clock);
           // Validate before anything is created.
-          const topo = loadTopologyArg(topology);
+          const topo = loadTopologyArg(topology, { dilation, cpus: availableParallelism() });
           requireRoot("rocelab up");
           const started = Date.now();
           await upLab({

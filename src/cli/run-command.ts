@@ -1,7 +1,9 @@
 // `rocelab run SCENARIO --runtime sim|live --out DIR`: run a scenario and write its report.
 
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import type { Command } from "commander";
+import { lintConfig, resolveConfig, Severity } from "../lab/lint/lint.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { runScenarioLive } from "../lab/live/run-live.js";
 import { formatSummary, type Report } from "../lab/report/report.js";
@@ -10,6 +12,7 @@ import { loadScenario } from "../lab/scenario.js";
 import { formatDuration } from "../lab/units.js";
 import { action, clockOption, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
+import { printWarnings } from "./topology-command.js";
 
 interface RunOptions {
   readonly runtime: string;
@@ -48,6 +51,15 @@ export function registerRunCommand(program: Command): void {
     .action(
       action(async (file: string, opts: RunOptions) => {
         let sc = loadScenario(file);
+        const machine =
+          opts.runtime === "live"
+            ? { dilation: Number(opts.dilation), cpus: availableParallelism() }
+            : undefined;
+        printWarnings(
+          lintConfig(resolveConfig(sc.topology, sc.overrides, machine)).filter(
+            (f) => f.severity !== Severity.Error,
+          ),
+        );
         if (opts.seed !== undefined) {
           if (!Number.isInteger(opts.seed) || opts.seed < 0)
             throw new UsageError("--seed takes a non-negative integer");
