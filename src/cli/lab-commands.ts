@@ -5,6 +5,7 @@ import { parseRate, parseSize } from "../device/units.js";
 import { hostAddress, planAddresses } from "../lab/address-plan.js";
 import { THRESHOLD_PRESETS, type ThresholdPreset } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
+import { incastProblem } from "../lab/incast-check.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { downLab, LabError, LiveLab, upLab } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem, nsName } from "../lab/live/names.js";
@@ -146,10 +147,17 @@ export function registerLabCommands(program: Command): void {
     .action(
       action(async (opts: { name?: string; all?: boolean }) => {
         requireRoot("rocelab down");
-        const labs = opts.all ? await findAllLabs() : [labName(opts)];
+        const known = await findAllLabs();
+        const labs = opts.all ? known : [labName(opts)];
         if (labs.length === 0) {
           process.stdout.write("no labs\n");
           return;
+        }
+        if (!opts.all && !known.includes(labs[0]!)) {
+          // Nothing of that name: no state, namespace or process. Say so rather than "is down".
+          const others =
+            known.length > 0 ? `labs on this machine: ${known.join(", ")}` : "no labs on this machine";
+          throw new UsageError(`no lab named "${labs[0]}" exists (${others}): nothing to remove`, 1);
         }
         for (const lab of labs) {
           const r = await downLab(lab, (s) => process.stderr.write(`  ${lab}: ${s}\n`));
@@ -212,8 +220,15 @@ export function registerLabCommands(program: Command): void {
         const from = Number(opts.from);
         if (!Number.isInteger(from) || from < 1)
           throw new UsageError("--from takes a number of senders >= 1");
+        const qps = Number(opts.qps);
+        if (!Number.isInteger(qps) || qps < 1 || qps > 256)
+          throw new UsageError("--qps takes a number of QPs per sender from 1 to 256");
         await withLab(opts, async (lab) => {
-          const name = await lab.incast({ to: opts.to, from, bytes, qps: Number(opts.qps) });
+          // The same check as a scenario's incast step: the lab's own hosts.
+          const hosts = lab.topology.nodes.filter((n) => n.kind === "host").map((n) => n.name);
+          const why = incastProblem(hosts, opts.to, from);
+          if (why) throw new UsageError(`--to ${opts.to} --from ${from}: ${why}`);
+          const name = await lab.incast({ to: opts.to, from, bytes, qps });
           process.stdout.write(`${name}: ${from} senders x ${formatSize(bytes)} -> ${opts.to}\n`);
         });
       }),

@@ -9,6 +9,7 @@ import {
   type WorkloadSpec,
 } from "../nic/workloads.js";
 import { ConfigError, type ConfigProblem, SourceDocument } from "./config-error.js";
+import { incastProblem } from "./incast-check.js";
 import { checkTopology, lintConfig, rejectErrors, resolveConfig } from "./lint/lint.js";
 import {
   type ScenarioFile,
@@ -132,15 +133,9 @@ export function resolveScenario(parsed: ScenarioFile, file: string, doc: SourceD
       if (s.start.type === "incast" && Array.isArray(s.start.from) && s.start.from.includes(s.start.to)) {
         problem([...at, "start", "from"], `${s.start.to} cannot send to itself`);
       }
-      if (
-        s.start.type === "incast" &&
-        typeof s.start.from === "number" &&
-        s.start.from > hostNames.length - 1
-      ) {
-        problem(
-          [...at, "start", "from"],
-          `${s.start.from} senders asked, the topology has ${hostNames.length - 1} other hosts`,
-        );
+      if (s.start.type === "incast" && typeof s.start.from === "number" && hostNames.includes(s.start.to)) {
+        const why = incastProblem(hostNames, s.start.to, s.start.from);
+        if (why) problem([...at, "start", "from"], why);
       }
       timeline.push({ atNs: s.at, kind: "start", workload: w });
     } else if ("set" in s) {
