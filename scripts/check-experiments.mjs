@@ -27,6 +27,7 @@ const EXPERIMENTS = [
   ["threshold-table/conservative.yaml", "threshold-table/conservative"],
   ["ghost-latency/bad.yaml", "ghost-latency/bad"],
   ["ghost-latency/fixed.yaml", "ghost-latency/fixed"],
+  ["default-incast.yaml", "default-incast"],
 ];
 
 function firstDifference(a, b, path = "") {
