@@ -61,12 +61,15 @@ t.test("s, l, k, r, t, u call the lab", async (t) => {
   t.same(d.lab.calls.at(-1), { method: "restart", args: ["spine2"] });
 
   await d.ui.type("t");
-  t.match(text(d.ui.screen()), /> aggressive\s+ECN 50KB\/200KB/, "t offers the next preset");
-  await d.ui.type(KEY.enter);
+  t.match(text(d.ui.screen()), /> default\s+ECN 150KB\/1500KB.*\(in use\)/, "t opens on the preset in use");
+  t.match(text(d.ui.screen()), /presets: default, aggressive, balanced, conservative/);
+  await d.ui.type(KEY.down, KEY.enter);
   t.same(d.lab.calls.at(-1), { method: "applyPreset", args: ["aggressive"] });
   t.match(statusLine(d.ui.screen()), / aggressive .*ok: preset aggressive on every switch/);
-  await d.ui.type("t", KEY.enter);
-  t.same(d.lab.calls.at(-1), { method: "applyPreset", args: ["balanced"] }, "and again cycles on");
+  await d.ui.type("t");
+  t.match(text(d.ui.screen()), /> aggressive\s+ECN 50KB\/200KB.*\(in use\)/, "now on aggressive, in use");
+  await d.ui.type(KEY.down, KEY.enter);
+  t.same(d.lab.calls.at(-1), { method: "applyPreset", args: ["balanced"] }, "one down is the next");
 
   await d.ui.type("u");
   t.match(text(d.ui.screen()), /Background UDP/);
