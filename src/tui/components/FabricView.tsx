@@ -83,7 +83,7 @@ function totalsLine(state: DashboardState, width: number): Segment[] {
     seg(formatCount(t.xoffSent), t.xoffSent > 0 ? Tone.Pause : undefined),
     seg("  ECN marked "),
     seg(formatCount(t.ecnMarked), t.ecnMarked > 0 ? Tone.Warn : undefined),
-    seg(narrow ? "  CNPs " : "  CNP sent "),
+    seg(narrow ? "  CNP sent/handled " : "  CNP sent "),
     seg(formatCount(t.cnpSent)),
     seg(narrow ? "/" : " handled "),
     seg(formatCount(t.cnpHandled)),
