@@ -177,7 +177,7 @@ export function registerLabCommands(program: Command): void {
       action(async (opts: { name?: string; json?: boolean }) => {
         await withLab(opts, async (lab) => {
           const s = await lab.request<LabStatus>("status");
-          print(opts.json, s, () => formatStatus(s));
+          print(opts.json, s, () => formatStatus(s, lab.topology));
         });
       }),
     );

@@ -1,20 +1,28 @@
 // What `rocelab status` and `rocelab stats` print: tables a person reads, so counters show as the numbers
 // they are (no float noise from summed nanoseconds) and no header stands without rows under it.
 
+import type { TopologyView } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { formatDuration, formatRate, formatSize } from "../lab/units.js";
+import { ipToString } from "../wire/bytes.js";
 
 /** A counter as printed: integers as they are, fractions (time sums) to at most three decimals. */
 export function formatCounter(v: number): string {
   return Number.isInteger(v) ? String(v) : String(Math.round(v * 1000) / 1000);
 }
 
-export function formatStatus(s: LabStatus): string {
+/** `status`: the lab, then one row per device (hosts with their address, for ping and trace), then links. */
+export function formatStatus(s: LabStatus, topology?: TopologyView): string {
+  const ips = new Map((topology?.nodes ?? []).map((n) => [n.name, n.ip]));
+  const address = (node: string) => {
+    const ip = ips.get(node);
+    return ip === undefined ? "-" : ipToString(ip);
+  };
   const lines = [
     `lab ${s.lab}: ${s.status}, topology ${s.topology}, dilation ${s.dilation}, emulated time ${formatDuration(s.now)}, ${s.clock} clocks${s.clock === "synced" ? ` (${formatDuration(s.behindNs)} behind real time / dilation)` : ""}`,
     "",
-    "device      kind    status    pid      restarts  loop lag p99  timer late  cpu      clock held  holds  silent>grace (worst)",
+    "device      kind    address          status    pid      restarts  loop lag p99  timer late  cpu      clock held  holds  silent>grace (worst)",
   ];
   for (const d of s.devices) {
     const h = d.health;
@@ -22,7 +30,7 @@ export function formatStatus(s: LabStatus): string {
       ? `${formatDuration(h.sync.heldNs).padEnd(11)} ${String(h.sync.holds).padEnd(6)} ${h.sync.graceExceeded} (${h.sync.worstSilenceMs.toFixed(1)} ms)`
       : "-";
     lines.push(
-      `${d.node.padEnd(11)} ${d.kind.padEnd(7)} ${d.status.padEnd(9)} ${String(d.pid ?? "-").padEnd(8)} ${String(d.restarts).padEnd(9)} ${h ? `${h.lagP99Ms.toFixed(1)} ms`.padEnd(13) : "-".padEnd(13)} ${h ? formatDuration(Math.round(h.timerLateMeanNs)).padEnd(11) : "-".padEnd(11)} ${(h ? `${h.cpuSeconds.toFixed(1)} s` : "-").padEnd(8)} ${sync}`,
+      `${d.node.padEnd(11)} ${d.kind.padEnd(7)} ${address(d.node).padEnd(16)} ${d.status.padEnd(9)} ${String(d.pid ?? "-").padEnd(8)} ${String(d.restarts).padEnd(9)} ${h ? `${h.lagP99Ms.toFixed(1)} ms`.padEnd(13) : "-".padEnd(13)} ${h ? formatDuration(Math.round(h.timerLateMeanNs)).padEnd(11) : "-".padEnd(11)} ${(h ? `${h.cpuSeconds.toFixed(1)} s` : "-").padEnd(8)} ${sync}`,
     );
   }
   lines.push("", "links:");

@@ -1,6 +1,8 @@
 import t from "tap";
-import { formatStats } from "../../src/cli/lab-format.js";
+import { formatStats, formatStatus } from "../../src/cli/lab-format.js";
+import type { TopologyView } from "../../src/lab/controller.js";
 import type { AnyDeviceStats } from "../../src/lab/device-stats.js";
+import type { LabStatus } from "../../src/lab/live/supervisor.js";
 
 const stats = (s: object) => s as unknown as AnyDeviceStats;
 
@@ -50,5 +52,35 @@ t.test("stats prints no header without rows under it", (t) => {
   t.notMatch(sw, /^eth1:/m, "an idle port gets no header");
   t.match(sw, /^eth2:\n {2}rx_packets\s+5$/m);
   t.match(sw, /^eth3 \(DOWN\):/m, "a down port is news");
+  t.end();
+});
+
+t.test("status lists each host's address", (t) => {
+  const status = {
+    lab: "x",
+    status: "running",
+    topology: "default",
+    dilation: 1000,
+    now: 0,
+    clock: "synced",
+    behindNs: 0,
+    devices: [
+      { node: "leaf1", kind: "switch", status: "running", pid: 1, restarts: 0 },
+      { node: "h1", kind: "nic", status: "running", pid: 2, restarts: 0 },
+    ],
+    links: [],
+  } as unknown as LabStatus;
+  const topology: TopologyView = {
+    name: "default",
+    nodes: [
+      { name: "leaf1", kind: "switch" as const, ports: [1] },
+      { name: "h1", kind: "host" as const, ports: [1], ip: 0x0a010001 },
+    ],
+    links: [],
+  };
+  const out = formatStatus(status, topology);
+  t.match(out, /^device\s+kind\s+address/m);
+  t.match(out, /^h1\s+nic\s+10\.1\.0\.1\s+running/m);
+  t.match(out, /^leaf1\s+switch\s+-\s+running/m);
   t.end();
 });
