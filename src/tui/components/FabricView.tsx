@@ -204,7 +204,22 @@ function recentLines(state: DashboardState, count: number): Segment[][] {
   return lines;
 }
 
-/** The fabric view's lines at a size; `top` is the first link shown. */
+/** Index of the link with the deepest queue (then the busiest wire), or 0 when all are idle. */
+function busiestLink(links: readonly LinkRow[]): number {
+  let best = 0;
+  let bestScore = 0;
+  links.forEach((l, i) => {
+    let score = 0;
+    for (const m of [l.ab, l.ba]) if (m) score = Math.max(score, m.queueBytes + (m.util ?? 0));
+    if (score > bestScore) {
+      best = i;
+      bestScore = score;
+    }
+  });
+  return best;
+}
+
+/** The fabric view's lines at a size; `top` is the first link shown (0: follow the busiest link). */
 export function fabricLines(
   state: DashboardState,
   top: number,
@@ -228,7 +243,10 @@ export function fabricLines(
   const spare = height - fixed - Math.max(links.length, state.topology.links.length);
   const recent = spare >= 5 ? recentLines(state, spare - 2) : [];
   const page = Math.max(1, height - fixed - (recent.length > 0 ? recent.length + 1 : 0));
-  const first = Math.max(0, Math.min(top, links.length - page));
+  // Not scrolled (top 0) and not every link fits (a prompt took rows): start where the busiest link
+  // is still in sight, rather than cut off the one that matters.
+  const start = top > 0 ? top : Math.max(0, busiestLink(links) - page + 1);
+  const first = Math.max(0, Math.min(start, links.length - page));
   // More links than rows: the LINK heading says which are shown.
   const shown =
     links.length > page
