@@ -187,18 +187,30 @@ export function linkColumns(state: DashboardState, width: number, theme: Theme):
   return cols.filter((c): c is Column<LinkRow> => c !== null);
 }
 
-/** Recent events worth a glance on the fabric: pauses, drops, failures (not the ECN/CNP chatter). */
+/**
+ * Recent events worth a glance on the fabric: pauses, drops, failures first; rows they leave free show the
+ * latest ECN/CNP and flow events (dim), so a run that only marks does not look idle.
+ */
 function recentLines(state: DashboardState, count: number): Segment[][] {
-  const picked = state.events
-    .filter((l) => eventGroup(l.event) !== "ecn" && eventGroup(l.event) !== "flows")
-    .slice(-count);
-  const lines: Segment[][] = [[seg("recent pauses, drops and failures (4: the full log)", Tone.Heading)]];
-  if (picked.length === 0) lines.push([seg(" none yet", Tone.Dim)]);
+  const quiet = (l: (typeof state.events)[number]) =>
+    eventGroup(l.event) === "ecn" || eventGroup(l.event) === "flows";
+  const important = state.events.filter((l) => !quiet(l)).slice(-count);
+  // Rows left for the rest: a "no pauses ..." line takes one when there is nothing important.
+  const room = count - important.length - (important.length === 0 ? 1 : 0);
+  const chatter = room > 0 ? state.events.filter(quiet).slice(-room) : [];
+  const picked = [...important, ...chatter].sort((a, b) => a.event.t - b.event.t);
+  const lines: Segment[][] = [
+    [seg("recent pauses, drops and failures, then ECN/CNP (4: the full log)", Tone.Heading)],
+  ];
+  if (important.length === 0) {
+    lines.push([seg(chatter.length > 0 ? " no pauses, drops or failures yet" : " none yet", Tone.Dim)]);
+  }
   for (const { event } of picked) {
+    const dim = quiet({ event } as (typeof state.events)[number]);
     lines.push([
       seg(` ${padLeft(formatEmulated(event.t), 12)}  `, Tone.Dim),
-      seg(`${padRight(event.device, 8)} `),
-      seg(describeEvent(event)),
+      seg(`${padRight(event.device, 8)} `, dim ? Tone.Dim : undefined),
+      seg(describeEvent(event), dim ? Tone.Dim : undefined),
     ]);
   }
   return lines;
