@@ -88,6 +88,7 @@ const EXPERIMENTS = [
   ["pfc-deadlock/loop-prevention.yaml", "pfc-deadlock/loop-prevention"],
   ["pfc-deadlock/storm-no-watchdog.yaml", "pfc-deadlock/storm-no-watchdog"],
   ["pfc-deadlock/storm-watchdog.yaml", "pfc-deadlock/storm-watchdog"],
+  ["default-incast.yaml", "default-incast"],
 ];
 
 function firstDifference(a, b, path = "") {

@@ -24,7 +24,10 @@ program
   .description(
     "A RoCEv2 lossless data-center network testbed: userspace switches and RDMA NICs on real frames.",
   )
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // One exit-status convention for every command (docs/configuration.md, "Exit status"): 0 done, 2 bad
+  // input (commander's own usage errors included, which it would end with 1), 1 a failure.
+  .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 
 registerTopologyCommand(program);
 registerRunCommand(program);

@@ -1,9 +1,11 @@
+import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { execa } from "execa";
 import { parseRate, parseSize } from "../device/units.js";
 import { hostAddress, planAddresses } from "../lab/address-plan.js";
 import { THRESHOLD_PRESETS, type ThresholdPreset } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
+import { incastProblem } from "../lab/incast-check.js";
 import { lintTopology } from "../lab/lint/best-practices.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { downLab, LabError, LiveLab, upLab } from "../lab/live/live-lab.js";
@@ -13,9 +15,10 @@ import { findAllLabs } from "../lab/live/provision.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { lldpNeighbourText } from "../lab/report/report.js";
 import { NodeKind } from "../lab/topology.js";
-import { formatDuration, formatRate, formatSize } from "../lab/units.js";
+import { formatRate, formatSize } from "../lab/units.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
+import { formatStats, formatStatus } from "./lab-format.js";
 import { printFindingsAsWarnings } from "./lint-command.js";
 import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
@@ -103,7 +106,7 @@ export function registerLabCommands(program: Command): void {
           const clock = clockOption(opts.clock);
           const metrics = metricsPort(opts);
           // Validate before anything is created.
-          const topo = loadTopologyArg(topology);
+          const topo = loadTopologyArg(topology, { dilation, cpus: availableParallelism() });
           printFindingsAsWarnings(lintTopology(topo), (s) => process.stderr.write(s));
           requireRoot("rocelab up");
           const started = Date.now();
@@ -155,10 +158,17 @@ export function registerLabCommands(program: Command): void {
     .action(
       action(async (opts: { name?: string; all?: boolean }) => {
         requireRoot("rocelab down");
-        const labs = opts.all ? await findAllLabs() : [labName(opts)];
+        const known = await findAllLabs();
+        const labs = opts.all ? known : [labName(opts)];
         if (labs.length === 0) {
           process.stdout.write("no labs\n");
           return;
+        }
+        if (!opts.all && !known.includes(labs[0]!)) {
+          // Nothing of that name: no state, namespace or process. Say so rather than "is down".
+          const others =
+            known.length > 0 ? `labs on this machine: ${known.join(", ")}` : "no labs on this machine";
+          throw new UsageError(`no lab named "${labs[0]}" exists (${others}): nothing to remove`, 1);
         }
         for (const lab of labs) {
           const r = await downLab(lab, (s) => process.stderr.write(`  ${lab}: ${s}\n`));
@@ -178,7 +188,7 @@ export function registerLabCommands(program: Command): void {
       action(async (opts: { name?: string; json?: boolean }) => {
         await withLab(opts, async (lab) => {
           const s = await lab.request<LabStatus>("status");
-          print(opts.json, s, () => formatStatus(s));
+          print(opts.json, s, () => formatStatus(s, lab.topology));
         });
       }),
     );
@@ -221,8 +231,15 @@ export function registerLabCommands(program: Command): void {
         const from = Number(opts.from);
         if (!Number.isInteger(from) || from < 1)
           throw new UsageError("--from takes a number of senders >= 1");
+        const qps = Number(opts.qps);
+        if (!Number.isInteger(qps) || qps < 1 || qps > 256)
+          throw new UsageError("--qps takes a number of QPs per sender from 1 to 256");
         await withLab(opts, async (lab) => {
-          const name = await lab.incast({ to: opts.to, from, bytes, qps: Number(opts.qps) });
+          // The same check as a scenario's incast step: the lab's own hosts.
+          const hosts = lab.topology.nodes.filter((n) => n.kind === "host").map((n) => n.name);
+          const why = incastProblem(hosts, opts.to, from);
+          if (why) throw new UsageError(`--to ${opts.to} --from ${from}: ${why}`);
+          const name = await lab.incast({ to: opts.to, from, bytes, qps });
           process.stdout.write(`${name}: ${from} senders x ${formatSize(bytes)} -> ${opts.to}\n`);
         });
       }),
@@ -480,73 +497,4 @@ export async function captureFrames(
   const m = /(\d+) packets? captured/.exec(r.stderr);
   if (!m) throw new UsageError(`tcpdump failed: ${r.stderr.trim().split("\n").pop()}`, 1);
   return { packets: Number(m[1]) };
-}
-
-function formatStatus(s: LabStatus): string {
-  const lines = [
-    `lab ${s.lab}: ${s.status}, topology ${s.topology}, dilation ${s.dilation}${s.dilationAuto ? " (auto)" : ""}, emulated time ${formatDuration(s.now)}, ${s.clock} clocks${s.clock === "synced" ? ` (${formatDuration(s.behindNs)} behind real time / dilation)` : ""}`,
-    "",
-    "device      kind    status    pid      restarts  loop lag p99  timer late  cpu      clock held  holds  silent>grace (worst)",
-  ];
-  for (const d of s.devices) {
-    const h = d.health;
-    const sync = h?.sync
-      ? `${formatDuration(h.sync.heldNs).padEnd(11)} ${String(h.sync.holds).padEnd(6)} ${h.sync.graceExceeded} (${h.sync.worstSilenceMs.toFixed(1)} ms)`
-      : "-";
-    lines.push(
-      `${d.node.padEnd(11)} ${d.kind.padEnd(7)} ${d.status.padEnd(9)} ${String(d.pid ?? "-").padEnd(8)} ${String(d.restarts).padEnd(9)} ${h ? `${h.lagP99Ms.toFixed(1)} ms`.padEnd(13) : "-".padEnd(13)} ${h ? formatDuration(Math.round(h.timerLateMeanNs)).padEnd(11) : "-".padEnd(11)} ${(h ? `${h.cpuSeconds.toFixed(1)} s` : "-").padEnd(8)} ${sync}`,
-    );
-  }
-  lines.push("", "links:");
-  for (const l of s.links)
-    lines.push(
-      `  ${l.a.padEnd(14)} <-> ${l.b.padEnd(14)} ${l.up ? "up" : "DOWN"}  ${formatRate(l.rateBps)}b/s`,
-    );
-  return lines.join("\n");
-}
-
-function formatStats(s: AnyDeviceStats, all: boolean): string {
-  const keep = (v: number) => all || v !== 0;
-  const lines = [`${s.name} (${s.kind}) at ${formatDuration(s.now)} emulated`, ""];
-  const device = Object.entries(s.counters).filter(([, v]) => keep(v));
-  if (device.length > 0) {
-    lines.push("device:");
-    for (const [k, v] of device) lines.push(`  ${k.padEnd(36)} ${v}`);
-  }
-  for (const p of s.ports) {
-    if (s.kind === "nic") continue; // a NIC's port table repeats its device counters (ethtool -S style)
-    const counters = Object.entries(p.counters).filter(([, v]) => keep(v));
-    lines.push("", `${p.name}${p.up ? "" : " (DOWN)"}:`);
-    for (const [k, v] of counters) lines.push(`  ${k.padEnd(36)} ${v}`);
-    for (const q of p.queues ?? []) {
-      const qc = Object.entries(q.counters).filter(([, v]) => keep(v));
-      if (qc.length === 0 && q.depthBytes === 0 && !q.paused) continue;
-      lines.push(
-        `  queue ${q.queue}: depth ${formatSize(q.depthBytes)}${q.paused ? " PAUSED" : ""}  ${qc.map(([k, v]) => `${k}=${v}`).join(" ")}`,
-      );
-    }
-  }
-  if (s.kind === "switch" && s.detail?.lldp) {
-    lines.push("", "LLDP neighbours:");
-    const heard = new Map(s.detail.lldp.neighbours.map((n) => [n.port, n]));
-    for (const p of s.detail.lldp.ports) {
-      const n = heard.get(p.port);
-      const ttl = n ? ` (TTL ${n.ttlSeconds} s)` : "";
-      lines.push(`  ${p.name.padEnd(8)} ${n ? lldpNeighbourText(n) : p.up ? "-" : "(down)"}${ttl}`);
-    }
-  }
-  if (s.kind === "switch" && s.detail?.pathTable) {
-    lines.push("", "path-navigation entries:");
-    for (const e of s.detail.pathTable)
-      lines.push(`  ${ipToString(e.srcIp)} -> ${ipToString(e.dstIp)} sport ${e.srcPort}: eth${e.port}`);
-  }
-  if (s.kind === "nic") {
-    const port = s.ports[0];
-    if (port) {
-      lines.push("", `${port.name} (priority pause counters):`);
-      for (const [k, v] of Object.entries(port.counters))
-        if (/prio\d/.test(k) && keep(v)) lines.push(`  ${k.padEnd(36)} ${v}`);
-    }
-  }
-  return lines.join("\n");
 }

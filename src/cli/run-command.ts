@@ -1,10 +1,12 @@
 // `rocelab run SCENARIO --runtime sim|live --out DIR`: run a scenario and write its report.
 
 import { writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { type CaptureEndpoint, CaptureSpecError, parseCaptureList } from "../lab/capture.js";
 import { lintScenario } from "../lab/lint/best-practices.js";
+import { lintConfig, resolveConfig, Severity } from "../lab/lint/lint.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { labNameProblem } from "../lab/live/names.js";
 import { runScenarioLive } from "../lab/live/run-live.js";
@@ -17,6 +19,7 @@ import { DEFAULT_DILATION } from "./lab-commands.js";
 import { printFindingsAsWarnings } from "./lint-command.js";
 import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
 import { emulatedProgress, liveProgress } from "./progress.js";
+import { printWarnings } from "./topology-command.js";
 
 interface RunOptions extends MetricsOptions {
   readonly runtime: string;
@@ -68,6 +71,15 @@ export function registerRunCommand(program: Command): void {
     .action(
       action(async (file: string, opts: RunOptions) => {
         let sc = loadScenario(file);
+        const machine =
+          opts.runtime === "live"
+            ? { dilation: Number(opts.dilation) || DEFAULT_DILATION, cpus: availableParallelism() }
+            : undefined;
+        printWarnings(
+          lintConfig(resolveConfig(sc.topology, sc.overrides, machine)).filter(
+            (f) => f.severity !== Severity.Error,
+          ),
+        );
         if (opts.seed !== undefined) {
           if (!Number.isInteger(opts.seed) || opts.seed < 0)
             throw new UsageError("--seed takes a non-negative integer");

@@ -2,6 +2,13 @@
 
 import type { Command } from "commander";
 import { planAddresses, portKey } from "../lab/address-plan.js";
+import {
+  checkTopology,
+  type Finding,
+  formatFinding,
+  groupFindings,
+  type MachineContext,
+} from "../lab/lint/lint.js";
 import { computeRoutes } from "../lab/routing.js";
 import { defaultTopology, loadTopology, NodeKind, type Topology } from "../lab/topology.js";
 import { formatDuration, formatRate } from "../lab/units.js";
@@ -9,8 +16,19 @@ import { ipToString, macToString } from "../wire/bytes.js";
 import { action } from "./errors.js";
 import { registerTopologyGenerate } from "./topology-generate-command.js";
 
-export function loadTopologyArg(file: string | undefined): Topology {
-  return file === undefined || file === "default" ? defaultTopology() : loadTopology(file);
+/**
+ * Loads the topology a command names (default: the built-in one), rejects invalid settings and prints the
+ * lint warnings on stderr (with `machine`, also whether it fits the machine at that dilation).
+ */
+export function loadTopologyArg(file: string | undefined, machine?: MachineContext): Topology {
+  const topo = file === undefined || file === "default" ? defaultTopology() : loadTopology(file);
+  printWarnings(checkTopology(topo, machine));
+  return topo;
+}
+
+/** Lint warnings, on stderr, one block each. */
+export function printWarnings(findings: readonly Finding[]): void {
+  for (const f of groupFindings(findings)) process.stderr.write(`${formatFinding(f)}\n`);
 }
 
 export function registerTopologyCommand(program: Command): void {

@@ -77,6 +77,11 @@ export class SourceDocument {
     return new SourceDocument(file, text);
   }
 
+  /** Whether the source has a node at `path`. */
+  has(path: readonly PropertyKey[]): boolean {
+    return isNode(this.doc.getIn(path as unknown[], true));
+  }
+
   /** A problem at `path`, located at the deepest node of the path that exists in the source. */
   problem(path: readonly PropertyKey[], message: string): ConfigProblem {
     for (let n = path.length; n >= 0; n--) {
@@ -89,13 +94,57 @@ export class SourceDocument {
     return { path: formatPath(path), message };
   }
 
+  /**
+   * Says which kind of file this is when it is evidently the other kind (a topology given to `run`, a
+   * scenario given to `up`), naming the command that wants it; else does nothing.
+   */
+  expectKind(kind: "topology" | "scenario"): void {
+    const d = this.data;
+    if (d === null || d === undefined) {
+      const needs = kind === "topology" ? "nodes and links" : "a duration and a timeline";
+      throw new ConfigError(this.file, [
+        { path: "", message: `the file is empty: a ${kind} needs ${needs} (see docs/configuration.md)` },
+      ]);
+    }
+    if (typeof d !== "object" || Array.isArray(d)) return;
+    const isScenario = "timeline" in d;
+    const isTopology = "nodes" in d && "links" in d && !isScenario;
+    if (kind === "scenario" && isTopology) {
+      throw new ConfigError(this.file, [
+        {
+          path: "",
+          message:
+            "this is a topology file (nodes, links), and a scenario (duration, timeline) is wanted here: " +
+            "bring the topology up with `rocelab up FILE`, or name it in a scenario's `topology:`",
+        },
+      ]);
+    }
+    if (kind === "topology" && isScenario) {
+      throw new ConfigError(this.file, [
+        {
+          path: "",
+          message:
+            "this is a scenario file (duration, timeline), and a topology (nodes, links) is wanted here: " +
+            "run a scenario with `rocelab run FILE` (it brings up its own `topology:`)",
+        },
+      ]);
+    }
+  }
+
   /** Validates against `schema`; throws ConfigError listing every problem. */
   parse<S extends z.ZodType>(schema: S, data: unknown = this.data): z.output<S> {
     const result = schema.safeParse(data);
     if (result.success) return result.data;
+    if (data === null || data === undefined) {
+      throw new ConfigError(this.file, [
+        { path: "", message: "the file is empty (see docs/configuration.md)" },
+      ]);
+    }
     throw new ConfigError(
       this.file,
-      flattenIssues(result.error.issues).map((issue) => this.problem(issue.path, describeIssue(issue))),
+      flattenIssues(result.error.issues).map((issue) =>
+        this.problem(issue.path, describeIssue(issue, valueAt(data, issue.path))),
+      ),
     );
   }
 }
@@ -131,20 +180,40 @@ function flattenIssues(issues: readonly Issue[]): Issue[] {
   return out;
 }
 
-function describeDiscriminator(path: readonly PropertyKey[]): string {
-  return path.at(-1) === "start" ? "incast, flow, permutation, all-to-all, all-reduce, mix" : "switch, host";
+/** The input at `path`, for messages that quote what was written. */
+function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let v: unknown = data;
+  for (const key of path) {
+    if (v === null || typeof v !== "object") return undefined;
+    v = (v as Record<PropertyKey, unknown>)[key];
+  }
+  return v;
 }
 
-/** zod's messages, reworded where they would confuse someone editing YAML. */
-function describeIssue(issue: z.core.$ZodIssue): string {
+const quote = (v: unknown): string => (typeof v === "string" ? `"${v}"` : (JSON.stringify(v) ?? String(v)));
+
+/** zod's messages, reworded where they would confuse someone editing YAML: say what is allowed. */
+function describeIssue(issue: z.core.$ZodIssue, value: unknown): string {
   if (issue.code === "unrecognized_keys") {
     return `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
   }
-  if (issue.code === "invalid_union" && "note" in issue && issue.note === "No matching discriminator") {
-    return `${issue.path.at(-1) === "start" ? "type" : "kind"}: not one of the allowed values (${describeDiscriminator(issue.path)})`;
+  if (issue.code === "invalid_union" && "discriminator" in issue && "options" in issue) {
+    const options = (issue.options as readonly unknown[]).map(String).join(", ");
+    const what = value === undefined ? "missing" : `${quote(value)} is not one of the allowed values`;
+    return `${String(issue.discriminator)}: ${what} (${options})`;
   }
   if (issue.code === "invalid_union") {
     return "none of the allowed forms fits here (see docs/configuration.md)";
+  }
+  if (issue.code === "invalid_key") {
+    const key = String(issue.path.at(-1));
+    return `the name ${quote(key)} is not allowed: ${issue.issues.map((i) => i.message).join("; ")}`;
+  }
+  if (issue.code === "invalid_value") {
+    const allowed = issue.values.map((v) => quote(v)).join(", ");
+    return value === undefined
+      ? `missing: one of ${allowed}`
+      : `${quote(value)} is not allowed: one of ${allowed}`;
   }
   return issue.message;
 }

@@ -9,6 +9,8 @@ import {
   type WorkloadSpec,
 } from "../nic/workloads.js";
 import { ConfigError, type ConfigProblem, SourceDocument } from "./config-error.js";
+import { incastProblem } from "./incast-check.js";
+import { checkTopology, lintConfig, rejectErrors, resolveConfig } from "./lint/lint.js";
 import {
   type ControllerSettings,
   type ScenarioFile,
@@ -28,6 +30,15 @@ import {
   resolveTopology,
   type Topology,
 } from "./topology.js";
+import { formatDuration } from "./units.js";
+
+/** Where a scenario writes a switch's settings: its overrides, else its inline topology. */
+const SCENARIO_PLACES = (node: string | undefined): string[][] => [
+  ...(node ? [["overrides", "nodes", node]] : []),
+  ["overrides", "switches"],
+  ...(node ? [["topology", "nodes", node]] : []),
+  ["topology", "defaults", "switch"],
+];
 
 export type Step =
   | { readonly atNs: number; readonly kind: "start"; readonly workload: WorkloadSpec }
@@ -70,6 +81,7 @@ export interface Scenario {
 
 export function loadScenario(file: string): Scenario {
   const doc = SourceDocument.read(file);
+  doc.expectKind("scenario");
   return resolveScenario(doc.parse(scenarioFile), file, doc);
 }
 
@@ -114,7 +126,10 @@ export function resolveScenario(parsed: ScenarioFile, file: string, doc: SourceD
   parsed.timeline.forEach((s, i) => {
     const at = ["timeline", i];
     if (s.at > parsed.duration)
-      problem([...at, "at"], `step at ${s.at} ns is after the end of the run (${parsed.duration} ns)`);
+      problem(
+        [...at, "at"],
+        `step at ${formatDuration(s.at)} is after the end of the run (duration ${formatDuration(parsed.duration)})`,
+      );
     if ("start" in s) {
       const w = resolveWorkload(s.start, i, hostNames, parsed.duration - s.at, topology);
       if (names.has(w.name)) problem([...at, "start", "name"], `workload name "${w.name}" is used twice`);
@@ -129,15 +144,9 @@ export function resolveScenario(parsed: ScenarioFile, file: string, doc: SourceD
       if (s.start.type === "incast" && Array.isArray(s.start.from) && s.start.from.includes(s.start.to)) {
         problem([...at, "start", "from"], `${s.start.to} cannot send to itself`);
       }
-      if (
-        s.start.type === "incast" &&
-        typeof s.start.from === "number" &&
-        s.start.from > hostNames.length - 1
-      ) {
-        problem(
-          [...at, "start", "from"],
-          `${s.start.from} senders asked, the topology has ${hostNames.length - 1} other hosts`,
-        );
+      if (s.start.type === "incast" && typeof s.start.from === "number" && hostNames.includes(s.start.to)) {
+        const why = incastProblem(hostNames, s.start.to, s.start.from);
+        if (why) problem([...at, "start", "from"], why);
       }
       timeline.push({ atNs: s.at, kind: "start", workload: w });
     } else if ("set" in s) {
@@ -171,6 +180,10 @@ export function resolveScenario(parsed: ScenarioFile, file: string, doc: SourceD
     }
   }
   if (problems.length > 0) throw new ConfigError(file, problems);
+  const overrides = parsed.overrides ? change(parsed.overrides) : NO_CHANGE;
+  // A topology file's own errors are located in it; the rest (overrides, inline topology) in this file.
+  if (typeof t === "string" && t !== "default") checkTopology(topology);
+  rejectErrors(lintConfig(resolveConfig(topology, overrides)), file, doc, SCENARIO_PLACES);
   timeline.sort((a, b) => a.atNs - b.atNs);
   return {
     name: parsed.name ?? basename(file, extname(file)),
@@ -181,7 +194,7 @@ export function resolveScenario(parsed: ScenarioFile, file: string, doc: SourceD
     sampleNs: parsed.sample ?? Math.max(1000, Math.round(parsed.duration / 1000)),
     topology,
     topologySource: typeof t === "string" ? (t === "default" ? "default" : resolve(dirname(file), t)) : t,
-    overrides: parsed.overrides ? change(parsed.overrides) : NO_CHANGE,
+    overrides,
     ...(parsed.controller ? { controller: parsed.controller } : {}),
     timeline,
   };

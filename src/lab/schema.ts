@@ -18,7 +18,10 @@ export type SwitchSettings = z.infer<typeof switchSettings>;
 
 const endpoint = z
   .string()
-  .regex(/^[A-Za-z][\w-]*:eth[1-9]\d*$/, 'an endpoint "node:ethN" (for example "leaf1:eth1")');
+  .regex(
+    /^[A-Za-z][\w-]*:eth[1-9]\d*$/,
+    'an endpoint "node:ethN" (for example "leaf1:eth1"; ports are numbered from eth1, there is no eth0)',
+  );
 
 const linkSettings = z
   .object({
@@ -41,7 +44,12 @@ const linkEntry = z.union([
     .strict(),
 ]);
 
-const nodeName = z.string().regex(/^[A-Za-z][\w-]{0,14}$/, "a name of letters, digits, - and _ (at most 15)");
+const nodeName = z
+  .string()
+  .regex(
+    /^[A-Za-z][\w-]{0,14}$/,
+    "a name starts with a letter, then letters, digits, - and _ (at most 15 in all)",
+  );
 
 /** A static route on a switch: traffic to `to` (a host's name, or a prefix "a.b.c.d/n") leaves through
  * `via` (one of the switch's ports), to the node at the other end. It replaces the computed route to the
@@ -75,9 +83,7 @@ export const topologyFile = z
         link: linkSettings.optional(),
         switch: switchSettings.optional(),
         /** Path MTU of RoCE payloads, bytes (256, 512, 1024, 2048 or 4096). */
-        mtu: z
-          .union([z.literal(256), z.literal(512), z.literal(1024), z.literal(2048), z.literal(4096)])
-          .optional(),
+        mtu: z.literal([256, 512, 1024, 2048, 4096]).optional(),
       })
       .strict()
       .optional(),
@@ -154,6 +160,9 @@ export type NicSettings = z.infer<typeof nicSettings>;
 const hostName = nodeName;
 const hostList = z.union([z.literal("all"), z.array(hostName).min(1)]);
 
+/** A message size: at least one byte (a message of 0 bytes would send nothing and complete nothing). */
+const messageSize = size.refine((bytes) => bytes >= 1, { message: "a message size of at least 1 byte" });
+
 const workloadCommon = {
   name: z
     .string()
@@ -190,19 +199,36 @@ export const workloadSettings = z.discriminatedUnion("type", [
       to: hostName,
       /** The senders, or how many (the first N hosts other than `to`). */
       from: z.union([z.array(hostName).min(1), z.number().int().min(1)]),
-      size: size,
+      size: messageSize,
       ...workloadCommon,
     })
     .strict(),
-  z.object({ type: z.literal("flow"), from: hostName, to: hostName, size: size, ...workloadCommon }).strict(),
   z
-    .object({ type: z.literal("permutation"), hosts: hostList.optional(), size: size, ...workloadCommon })
+    .object({ type: z.literal("flow"), from: hostName, to: hostName, size: messageSize, ...workloadCommon })
     .strict(),
   z
-    .object({ type: z.literal("all-to-all"), hosts: hostList.optional(), size: size, ...workloadCommon })
+    .object({
+      type: z.literal("permutation"),
+      hosts: hostList.optional(),
+      size: messageSize,
+      ...workloadCommon,
+    })
     .strict(),
   z
-    .object({ type: z.literal("all-reduce"), hosts: hostList.optional(), size: size, ...workloadCommon })
+    .object({
+      type: z.literal("all-to-all"),
+      hosts: hostList.optional(),
+      size: messageSize,
+      ...workloadCommon,
+    })
+    .strict(),
+  z
+    .object({
+      type: z.literal("all-reduce"),
+      hosts: hostList.optional(),
+      size: messageSize,
+      ...workloadCommon,
+    })
     .strict(),
   z
     .object({

@@ -38,7 +38,12 @@ export function buildSwitchConfig(
       prefixLength: addr.prefixLength,
       rateBps: attached.link.rateBps,
       delayNs: attached.link.delayNs,
-      peer: { node: attached.peer.node, port: attached.peer.port, kind: kinds.get(attached.peer.node)! },
+      peer: {
+        node: attached.peer.node,
+        port: attached.peer.port,
+        kind: kinds.get(attached.peer.node)!,
+        mac: addr.peerMac,
+      },
     };
   });
   return {

@@ -3,6 +3,7 @@
 
 import { basename, extname } from "node:path";
 import { ConfigError, type ConfigProblem, SourceDocument } from "./config-error.js";
+import { lintConfig, rejectErrors, resolveConfig } from "./lint/lint.js";
 import { type StaticRouteSettings, type SwitchSettings, type TopologyFile, topologyFile } from "./schema.js";
 
 export const NodeKind = {
@@ -100,8 +101,12 @@ export function defaultTopology(): Topology {
 /** Reads and validates a topology file; throws ConfigError naming file, line and path on any problem. */
 export function loadTopology(file: string): Topology {
   const doc = SourceDocument.read(file);
+  doc.expectKind("topology");
   const parsed = doc.parse(topologyFile);
-  return resolveTopology(parsed, file, doc, basename(file, extname(file)));
+  const topology = resolveTopology(parsed, file, doc, basename(file, extname(file)));
+  // Settings that cannot work (the lint rules' errors) are refused here, located where they are written.
+  rejectErrors(lintConfig(resolveConfig(topology)), file, doc);
+  return topology;
 }
 
 /**

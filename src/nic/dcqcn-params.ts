@@ -42,7 +42,7 @@ export type CutMode = (typeof CutMode)[keyof typeof CutMode];
 export const HyperIncrease = {
   /** RT += R_HAI on every hyper-increase event (HPCC ns-3, ISEKAI's ConnectX model, OSCAR). */
   Constant: "constant",
-  /** RT += R_HAI × (min(timer stage, byte stage) − F + 1): QCN's rule, as in the first author's ns-3. */
+  /** RT += R_HAI × (min(timer stage, byte stage) − F): QCN's rule, as in the first author's ns-3. */
   Linear: "linear",
 } as const;
 export type HyperIncrease = (typeof HyperIncrease)[keyof typeof HyperIncrease];

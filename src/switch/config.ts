@@ -22,8 +22,16 @@ export interface PortConfig {
   readonly rateBps: BitsPerSecond;
   /** One-way propagation delay of the attached link (sizes PFC headroom). */
   readonly delayNs: Nanoseconds;
-  /** Who is on the other end, for display and neighbour discovery. */
-  readonly peer: { readonly node: string; readonly port: number; readonly kind: "switch" | "host" } | null;
+  /**
+   * Who is on the other end, for display and neighbour discovery. `mac`, when the lab's address plan gives
+   * it, makes the peer a known neighbour from link-up (ARP still confirms it), as in a real fabric.
+   */
+  readonly peer: {
+    readonly node: string;
+    readonly port: number;
+    readonly kind: "switch" | "host";
+    readonly mac?: MacAddress;
+  } | null;
 }
 
 export interface NextHop {

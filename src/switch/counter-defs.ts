@@ -12,14 +12,14 @@ export const SwitchCounter = {
     name: "dropped_lossless",
     kind: CounterKind.Counter,
     unit: "packets",
-    help: "drops of lossless priorities, any reason",
+    help: "drops of lossless-priority packets the fabric should have kept (not expired TTLs, not unroutable non-RoCE)",
     labels: [],
   },
   droppedLossy: {
     name: "dropped_lossy",
     kind: CounterKind.Counter,
     unit: "packets",
-    help: "drops of lossy priorities, any reason",
+    help: "every other drop: lossy priorities, expired TTLs, unroutable non-RoCE packets",
     labels: [],
   },
   bufferSharedUsed: {

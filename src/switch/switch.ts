@@ -165,7 +165,8 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
     const classified = this.hooks.classified;
     for (let i = 0; i < classified.length; i++) classified[i]!.classified!(m, now);
     if (m.ttl <= 1) {
-      this.drops.drop(DropReason.TtlExpired, m.lossless, port, -1, -1, now);
+      // An expired TTL is a diagnostic (traceroute), never a broken lossless promise.
+      this.drops.drop(DropReason.TtlExpired, false, port, -1, -1, now);
       this.icmp.timeExceeded(ps, m, now);
       return;
     }
@@ -175,7 +176,8 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
   /** Routes a packet (received, or originated when `m.inPort` < 0), then admits and queues it. */
   private forward(m: PacketMeta, now: Nanoseconds): void {
     if (!this.forwarder.route(m, now)) {
-      this.drops.drop(DropReason.NoRoute, m.lossless, m.inPort, -1, -1, now);
+      // Unroutable non-RoCE packets are garbage, not traffic the lossless class should have kept.
+      this.drops.drop(DropReason.NoRoute, m.lossless && m.bthOpcode >= 0, m.inPort, -1, -1, now);
       return;
     }
     const mac = this.arp.lookup(m.nextHopIp, m.outPort);

@@ -31,7 +31,7 @@ export const KEY_HELP: readonly KeyGroup[] = [
       ["s", "stop all traffic"],
       ["l", "link down / up (choose a link)"],
       ["k  r", "kill / restart a node (choose one)"],
-      ["t", "threshold preset for every switch (seed 002's table)"],
+      ["t", "threshold presets: aggressive, balanced, conservative"],
       ["u", "background UDP (kernel datagrams) between two hosts"],
     ],
   },

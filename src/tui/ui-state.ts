@@ -261,7 +261,8 @@ function openChooser(ui: UiState, kind: ChoiceKind, ctx: KeyContext): KeyResult 
     const stopped = ctx.nodes.findIndex((n) => n.status !== "running");
     index = stopped >= 0 ? stopped : clamp(ui.node, 0, ctx.nodes.length - 1);
   }
-  if (kind === "preset") index = (THRESHOLD_PRESETS.indexOf(ctx.preset) + 1) % THRESHOLD_PRESETS.length;
+  // The cursor starts on the preset in use (marked so), not on a guess at the next one.
+  if (kind === "preset") index = Math.max(0, THRESHOLD_PRESETS.indexOf(ctx.preset));
   return { ui: { ...ui, prompt: { kind, index } }, effect: null };
 }
 

@@ -169,3 +169,25 @@ t.test("charts render to SVG headlessly", async (t) => {
   }
   t.end();
 });
+
+t.test("charts use eight distinct colours and say what they leave out", async (t) => {
+  const { readFileSync } = await import("node:fs");
+  const { PALETTE } = await import("../../src/lab/report/plot-kit.js");
+  const { pfcPausePlot } = await import("../../src/lab/report/queue-plots.js");
+  const { goodputPlot } = await import("../../src/lab/report/flow-plots.js");
+  t.equal(new Set(PALETTE).size, MAX_SERIES, "one distinct colour per series");
+  const dir = "docs/experiments/incast/pfc";
+  const files: ReportFiles = {
+    report: JSON.parse(readFileSync(`${dir}/report.json`, "utf8")) as Report,
+    events: readFileSync(`${dir}/events.jsonl`, "utf8"),
+    flowRate: readFileSync(`${dir}/flow-rate.csv`, "utf8"),
+  };
+  const pause = pfcPausePlot(files);
+  t.ok(typeof pause !== "string");
+  if (typeof pause !== "string") {
+    t.match(pause.title, /also paused, not shown: h\d+/, "the 16-to-1 incast's hidden hosts are named");
+  }
+  const goodput = goodputPlot(files);
+  if (typeof goodput !== "string") t.match(JSON.stringify(goodput.spec), /bunched ACKs can lift a bin/);
+  t.end();
+});

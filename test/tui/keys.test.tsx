@@ -24,6 +24,15 @@ t.test("i: incast with the defaults, after its prompt", async (t) => {
   d.ui.unmount();
 });
 
+t.test("at 80 columns the outcome of an action is never cut off", async (t) => {
+  const d = await dashboard({ columns: 80, rows: 24 });
+  await d.ui.type("i", KEY.enter);
+  const line = statusLine(d.ui.screen());
+  t.match(line, /ok: incast-1: 4 senders x 4MB -> h8$/, "the whole outcome");
+  t.notMatch(line, / x\d+ | default /, "no cryptic x10000 or bare preset name");
+  d.ui.unmount();
+});
+
 t.test("i: edited fields, a wrong value, Esc", async (t) => {
   const d = await dashboard({ columns: 100, rows: 30 });
   await d.ui.type("i", KEY.backspace, KEY.backspace, "h", "5", KEY.tab, KEY.backspace, "9", KEY.enter);
@@ -61,12 +70,15 @@ t.test("s, l, k, r, t, u call the lab", async (t) => {
   t.same(d.lab.calls.at(-1), { method: "restart", args: ["spine2"] });
 
   await d.ui.type("t");
-  t.match(text(d.ui.screen()), /> aggressive\s+ECN 50KB\/200KB/, "t offers the next preset");
-  await d.ui.type(KEY.enter);
+  t.match(text(d.ui.screen()), /> default\s+ECN 150KB\/1500KB.*\(in use\)/, "t opens on the preset in use");
+  t.match(text(d.ui.screen()), /presets: default, aggressive, balanced, conservative/);
+  await d.ui.type(KEY.down, KEY.enter);
   t.same(d.lab.calls.at(-1), { method: "applyPreset", args: ["aggressive"] });
-  t.match(statusLine(d.ui.screen()), / aggressive .*ok: preset aggressive on every switch/);
-  await d.ui.type("t", KEY.enter);
-  t.same(d.lab.calls.at(-1), { method: "applyPreset", args: ["balanced"] }, "and again cycles on");
+  t.match(statusLine(d.ui.screen()), /ok: preset aggressive on every switch/);
+  await d.ui.type("t");
+  t.match(text(d.ui.screen()), /> aggressive\s+ECN 50KB\/200KB.*\(in use\)/, "now on aggressive, in use");
+  await d.ui.type(KEY.down, KEY.enter);
+  t.same(d.lab.calls.at(-1), { method: "applyPreset", args: ["balanced"] }, "one down is the next");
 
   await d.ui.type("u");
   t.match(text(d.ui.screen()), /Background UDP/);

@@ -136,8 +136,8 @@ t.test("choosers: link, kill, restart, preset", async (t) => {
   );
   t.same(
     keys([k("t"), k("", { return: true })]).effects,
-    [{ type: "preset", preset: "aggressive" }],
-    "t then Enter cycles",
+    [{ type: "preset", preset: "default" }],
+    "t opens on the preset in use",
   );
   t.same(keys([k("t"), k("", { end: true }), k("", { return: true })]).effects, [
     { type: "preset", preset: "conservative" },

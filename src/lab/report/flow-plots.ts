@@ -154,7 +154,9 @@ export function goodputPlot(files: ReportFiles): PlotSpec | string {
     title: text,
     spec: lineSpec({
       title: text,
-      subtitle: `${subtitleOf(r)}; acknowledged payload averaged over ${width / 1e3} µs bins`,
+      // ACKs come back in bunches (coalesced, and released together after a pause), so a short bin can
+      // credit more payload than the receiver's link carried in it; the subtitle says so.
+      subtitle: `${subtitleOf(r)}; acknowledged payload averaged over ${width / 1e3} µs bins (by ACK time: bunched ACKs can lift a bin above the receiver's line rate)`,
       values,
       x: `time (${ts.unit})`,
       y: "goodput (Gb/s)",

@@ -44,6 +44,22 @@ export const PLOT_FILES = {
 /** Most series one chart shows (more lines than this are unreadable). */
 export const MAX_SERIES = 8;
 
+/**
+ * Series colours: Okabe and Ito's colour-blind-safe set (blue, orange, green, vermillion, sky blue, reddish
+ * purple, yellow, black), eight hues no two of which look alike — tableau10 put near-identical ones side by
+ * side in the queue chart.
+ */
+export const PALETTE = [
+  "#0072B2",
+  "#E69F00",
+  "#009E73",
+  "#D55E00",
+  "#56B4E9",
+  "#CC79A7",
+  "#F0E442",
+  "#000000",
+] as const;
+
 /** Chart body size, px. */
 export const WIDTH = 720;
 const HEIGHT = 260;
@@ -204,7 +220,7 @@ export function lineSpec(c: LineChart): TopLevelSpec {
         type: "nominal",
         title: c.legend,
         sort: [...c.order],
-        scale: { scheme: "tableau10" },
+        scale: { range: [...PALETTE] },
       },
     },
     config: baseConfig(),

@@ -5,6 +5,7 @@ import {
   groupBy,
   lineSpec,
   MAX_SERIES,
+  PALETTE,
   PLOT_FILES,
   type PlotSpec,
   parseSeries,
@@ -173,9 +174,15 @@ export function pfcPausePlot(files: ReportFiles): PlotSpec | string {
     }
     flush();
   }
+  // Devices the chart has no room for are named, so a missing host reads as "not shown", not "not paused".
+  const hidden = [...new Set(rows.map((x) => x.device))].filter((d) => !chosen.some((c) => c.device === d));
+  const hiddenText =
+    hidden.length === 0
+      ? ""
+      : `; also paused, not shown: ${hidden.slice(0, 6).join(", ")}${hidden.length > 6 ? ` and ${hidden.length - 6} more` : ""}`;
   const text =
     rows.length > chosen.length
-      ? `PFC pause state: ${chosen.length} of ${rows.length} paused egress queues (the first paused on each device)`
+      ? `PFC pause state: ${chosen.length} of ${rows.length} paused egress queues (the first paused on each device, ${MAX_SERIES} at most)${hiddenText}`
       : `PFC pause state: all ${rows.length} paused egress queues`;
   const source = exact ? "paused-on/off events" : `pause-state.csv sampled every ${r.sampleNs / 1e3} µs`;
   return {
@@ -202,7 +209,7 @@ export function pfcPausePlot(files: ReportFiles): PlotSpec | string {
           sort: chosen.map((c) => c.row),
           title: "device, port, priority",
         },
-        color: { field: "device", type: "nominal", legend: null, scale: { scheme: "tableau10" } },
+        color: { field: "device", type: "nominal", legend: null, scale: { range: [...PALETTE] } },
       },
       config: baseConfig(),
     },

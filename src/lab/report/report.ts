@@ -55,6 +55,7 @@ export interface Summary {
   readonly drops: { readonly lossless: number; readonly lossy: number };
   readonly flowsCompleted: number;
   readonly flowsTotal: number;
+  /** Packets the NICs sent again, over all flows (completed or not). */
   readonly retransmits: number;
   /** Largest egress queue seen on any switch port, bytes. */
   readonly queuePeakBytes: number;
@@ -207,7 +208,8 @@ export function summarise({ stats, flows, latency, durationNs }: SummaryInputs):
     },
     flowsCompleted: done.length,
     flowsTotal: flows.length,
-    retransmits: flows.reduce((a, f) => a + f.retransmits, 0),
+    // Every packet the NICs sent again, also for flows that never completed (they have no record).
+    retransmits: sumCounters(nics, "retransmitted_packets"),
     queuePeakBytes: queuePeak,
     cnpPerSecond: durationNs > 0 ? (cnpSent * 1e9) / durationNs : 0,
   };

@@ -1,6 +1,7 @@
 // ARP (RFC 826) on routed ports: answer for the port's own address, learn neighbours on the port's
 // subnet, resolve next hops (packets wait, a bounded number per next hop, while a request is retried), and
-// ask for every /31 peer as soon as its port is up so the first data packets do not wait.
+// ask for every /31 peer as soon as its port is up (knowing it at once when the lab's address plan gives
+// its MAC) so the first data packets do not wait.
 
 import type { DeviceEnv, Nanoseconds } from "../../device/contract.js";
 import { CounterKind, type CounterSet } from "../../device/counters.js";
@@ -45,6 +46,8 @@ export interface ArpHost {
 
 export class ArpAgent {
   private readonly neighbors = new Map<number, { mac: number; port: number }>();
+  /** Neighbours that answered (or asked) on the wire; a peer known only from the address plan is not. */
+  private readonly confirmed = new Set<number>();
   private readonly pending = new Map<number, PendingResolution>();
   private readonly timer: TimerKind;
   private readonly sent: Float64Array;
@@ -121,15 +124,24 @@ export class ArpAgent {
     // In a live lab the peer may not be listening yet when we start, and a neighbour learnt only when the
     // first packets arrive costs the packets that overflow the ARP queue.
     this.env.arm(this.timer.id(0), now + ARP_RETRY_NS);
+    // The address plan names the peer's MAC: known from link-up, so no packet ever waits for (or is
+    // dropped by) the first resolution; the request above still goes out and its reply refreshes it.
+    const known = ps.cfg.peer?.mac;
+    if (known !== undefined) this.neighbors.set(peerIp, { mac: known, port: ps.port });
   }
 
   /** A port went down: its neighbours are gone. */
   forgetPort(port: number): void {
-    for (const [ip, n] of this.neighbors) if (n.port === port) this.neighbors.delete(ip);
+    for (const [ip, n] of this.neighbors) {
+      if (n.port !== port) continue;
+      this.neighbors.delete(ip);
+      this.confirmed.delete(ip);
+    }
   }
 
   private learn(ip: number, mac: number, port: number, now: Nanoseconds): void {
     this.neighbors.set(ip, { mac, port });
+    this.confirmed.add(ip);
     const waiting = this.pending.get(ip);
     if (waiting === undefined) return;
     this.pending.delete(ip);
@@ -179,7 +191,7 @@ export class ArpAgent {
   private unresolvedPeer(ps: SwitchPort): number | null {
     if (!ps.up || ps.cfg.peer === null || ps.cfg.prefixLength !== 31) return null;
     const peerIp = (ps.cfg.ip ^ 1) >>> 0;
-    return this.neighbors.has(peerIp) || this.pending.has(peerIp) ? null : peerIp;
+    return this.confirmed.has(peerIp) || this.pending.has(peerIp) ? null : peerIp;
   }
 }
 

@@ -84,7 +84,7 @@ function totalsLine(state: DashboardState, width: number): Segment[] {
     seg(formatCount(t.xoffSent), t.xoffSent > 0 ? Tone.Pause : undefined),
     seg("  ECN marked "),
     seg(formatCount(t.ecnMarked), t.ecnMarked > 0 ? Tone.Warn : undefined),
-    seg(narrow ? "  CNPs " : "  CNP sent "),
+    seg(narrow ? "  CNP sent/handled " : "  CNP sent "),
     seg(formatCount(t.cnpSent)),
     seg(narrow ? "/" : " handled "),
     seg(formatCount(t.cnpHandled)),
@@ -188,24 +188,51 @@ export function linkColumns(state: DashboardState, width: number, theme: Theme):
   return cols.filter((c): c is Column<LinkRow> => c !== null);
 }
 
-/** Recent events worth a glance on the fabric: pauses, drops, failures (not the ECN/CNP chatter). */
+/**
+ * Recent events worth a glance on the fabric: pauses, drops, failures first; rows they leave free show the
+ * latest ECN/CNP and flow events (dim), so a run that only marks does not look idle.
+ */
 function recentLines(state: DashboardState, count: number): Segment[][] {
-  const picked = state.events
-    .filter((l) => eventGroup(l.event) !== "ecn" && eventGroup(l.event) !== "flows")
-    .slice(-count);
-  const lines: Segment[][] = [[seg("recent pauses, drops and failures (4: the full log)", Tone.Heading)]];
-  if (picked.length === 0) lines.push([seg(" none yet", Tone.Dim)]);
+  const quiet = (l: (typeof state.events)[number]) =>
+    eventGroup(l.event) === "ecn" || eventGroup(l.event) === "flows";
+  const important = state.events.filter((l) => !quiet(l)).slice(-count);
+  // Rows left for the rest: a "no pauses ..." line takes one when there is nothing important.
+  const room = count - important.length - (important.length === 0 ? 1 : 0);
+  const chatter = room > 0 ? state.events.filter(quiet).slice(-room) : [];
+  const picked = [...important, ...chatter].sort((a, b) => a.event.t - b.event.t);
+  const lines: Segment[][] = [
+    [seg("recent pauses, drops and failures, then ECN/CNP (4: the full log)", Tone.Heading)],
+  ];
+  if (important.length === 0) {
+    lines.push([seg(chatter.length > 0 ? " no pauses, drops or failures yet" : " none yet", Tone.Dim)]);
+  }
   for (const { event } of picked) {
+    const dim = quiet({ event } as (typeof state.events)[number]);
     lines.push([
       seg(` ${padLeft(formatEmulated(event.t), 12)}  `, Tone.Dim),
-      seg(`${padRight(event.device, 8)} `),
-      seg(describeEvent(event)),
+      seg(`${padRight(event.device, 8)} `, dim ? Tone.Dim : undefined),
+      seg(describeEvent(event), dim ? Tone.Dim : undefined),
     ]);
   }
   return lines;
 }
 
-/** The fabric view's lines at a size; `top` is the first link shown. */
+/** Index of the link with the deepest queue (then the busiest wire), or 0 when all are idle. */
+function busiestLink(links: readonly LinkRow[]): number {
+  let best = 0;
+  let bestScore = 0;
+  links.forEach((l, i) => {
+    let score = 0;
+    for (const m of [l.ab, l.ba]) if (m) score = Math.max(score, m.queueBytes + (m.util ?? 0));
+    if (score > bestScore) {
+      best = i;
+      bestScore = score;
+    }
+  });
+  return best;
+}
+
+/** The fabric view's lines at a size; `top` is the first link shown (0: follow the busiest link). */
 export function fabricLines(
   state: DashboardState,
   top: number,
@@ -229,7 +256,10 @@ export function fabricLines(
   const spare = height - fixed - Math.max(links.length, state.topology.links.length);
   const recent = spare >= 5 ? recentLines(state, spare - 2) : [];
   const page = Math.max(1, height - fixed - (recent.length > 0 ? recent.length + 1 : 0));
-  const first = Math.max(0, Math.min(top, links.length - page));
+  // Not scrolled (top 0) and not every link fits (a prompt took rows): start where the busiest link
+  // is still in sight, rather than cut off the one that matters.
+  const start = top > 0 ? top : Math.max(0, busiestLink(links) - page + 1);
+  const first = Math.max(0, Math.min(start, links.length - page));
   // More links than rows: the LINK heading says which are shown.
   const shown =
     links.length > page

@@ -12,10 +12,15 @@ function summary(state: DashboardState, shown: string): Segment[] {
   const qps = state.qps;
   const tx = qps.filter((q) => q.role === "tx");
   const rx = qps.filter((q) => q.role === "rx");
+  // A sender with nothing posted or unacknowledged has finished, whatever its DCQCN rate says.
+  const sending = tx.filter((q) => q.pending > 0 || q.inflight > 0).length;
+  const done = tx.length - sending;
   const goodput = rx.reduce((a, q) => a + (q.goodputBps ?? 0), 0);
   const cnps = tx.reduce((a, q) => a + q.cnpHandled, 0);
   return [
-    seg(`${qps.length} QPs: ${tx.length} sending, ${rx.length} receiving   delivered `),
+    seg(
+      `${qps.length} QPs: ${sending} sending${done > 0 ? `, ${done} done` : ""}, ${rx.length} receiving   delivered `,
+    ),
     seg(`${formatBps(goodput)}b/s`, goodput > 0 ? Tone.Accent : Tone.Dim),
     seg("   CNPs handled "),
     seg(formatCount(cnps), cnps > 0 ? Tone.Warn : Tone.Dim),

@@ -18,7 +18,7 @@ const TITLES: Record<Prompt["kind"], string> = {
   link: "Link down / up: Enter toggles the chosen link",
   kill: "Kill a node: SIGKILL its device process (r restarts it)",
   restart: "Restart a node: a fresh device process",
-  preset: "Threshold preset for every switch (seed 002's table)",
+  preset: "ECN/PFC threshold preset for every switch (presets: default, aggressive, balanced, conservative)",
 };
 
 const PRESET_TEXT: Record<(typeof THRESHOLD_PRESETS)[number], string> = {
@@ -46,7 +46,8 @@ function choiceText(
     }
     case "preset": {
       const preset = THRESHOLD_PRESETS[i]!;
-      return [seg(padRight(preset, 13)), seg(PRESET_TEXT[preset], Tone.Dim)];
+      const inUse = preset === ctx.preset ? "  (in use)" : "";
+      return [seg(padRight(preset, 13)), seg(`${PRESET_TEXT[preset]}${inUse}`, Tone.Dim)];
     }
     default: {
       const n = ctx.nodes[i]!;

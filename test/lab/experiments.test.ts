@@ -1,0 +1,27 @@
+// No figure in the docs can drift from the code: every scenario under docs/experiments has a committed
+// report that a test re-runs (this file: the incasts; experiments-*.test.ts: the rest, one file each so
+// tap runs them in parallel).
+import { readdirSync } from "node:fs";
+import { join, relative } from "node:path";
+import t from "tap";
+import { checkExperiment, EXPERIMENTS, EXPERIMENTS_DIR, LIVE_ONLY } from "../helpers/experiments.js";
+
+function scenarios(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? scenarios(join(dir, e.name)) : e.name.endsWith(".yaml") ? [join(dir, e.name)] : [],
+  );
+}
+
+t.test("every scenario in docs/experiments has a committed report that is checked", (t) => {
+  for (const file of scenarios(EXPERIMENTS_DIR).map((f) => relative(EXPERIMENTS_DIR, f))) {
+    t.ok(file in EXPERIMENTS || LIVE_ONLY.has(file), file);
+  }
+  t.end();
+});
+
+for (const file of ["default-incast.yaml", "incast-pfc.yaml", "incast-no-pfc.yaml", "incast-dcqcn.yaml"]) {
+  t.test(`${file} reproduces its committed summary`, (t) => {
+    checkExperiment(t, file);
+    t.end();
+  });
+}
