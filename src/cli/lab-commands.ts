@@ -13,7 +13,6 @@ import { DEFAULT_LAB, labNameProblem, nsName } from "../lab/live/names.js";
 import { distPath } from "../lab/live/paths.js";
 import { findAllLabs } from "../lab/live/provision.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
-import { lldpNeighbourText } from "../lab/report/report.js";
 import { NodeKind } from "../lab/topology.js";
 import { formatRate, formatSize } from "../lab/units.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
