@@ -1,6 +1,6 @@
 // `rocelab tune SCENARIO`: a seeded search over ECN, PFC and DCQCN settings in the simulator, parallel over
 // the cores; writes tune.json (every trial), pareto.svg (goodput against p99 FCT, the seed's presets
-// marked) and recommended.yaml (the recommended setting as a profile snippet) to --out.
+// marked) and recommended.snippet (the recommended setting as a profile snippet) to --out.
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -38,7 +38,7 @@ export function registerTuneCommand(program: Command): void {
     .option("--duration <time>", "run each trial this long instead of the scenario's duration")
     .option(
       "--out <dir>",
-      "where to write tune.json, pareto.svg and recommended.yaml (default: out/<scenario>-tune)",
+      "where to write tune.json, pareto.svg and recommended.snippet (default: out/<scenario>-tune)",
     )
     .option("--quiet", "no progress")
     .action(
@@ -82,12 +82,12 @@ export function registerTuneCommand(program: Command): void {
           );
         if (outcome.recommended !== null) {
           const snippet = profileSnippet(outcome.recommended, scenario);
-          writeFileSync(join(out, "recommended.yaml"), snippet);
+          writeFileSync(join(out, "recommended.snippet"), snippet);
           lines.push("", snippet.trimEnd());
         } else lines.push("no trial finished without lossless drops: nothing to recommend");
         lines.push(
           "",
-          `written: ${join(out, "tune.json")}, ${join(out, "pareto.svg")}${outcome.recommended ? `, ${join(out, "recommended.yaml")}` : ""}`,
+          `written: ${join(out, "tune.json")}, ${join(out, "pareto.svg")}${outcome.recommended ? `, ${join(out, "recommended.snippet")}` : ""}`,
         );
         process.stdout.write(`${lines.join("\n")}\n`);
       }),

@@ -10,24 +10,32 @@ import { loadScenario } from "../../src/lab/scenario.js";
 
 export const EXPERIMENTS_DIR = "docs/experiments";
 
-/** Scenario file → the directory of its committed report (the table of scripts/check-experiments.mjs). */
-export const EXPERIMENTS: Readonly<Record<string, string>> = {
-  "incast-pfc.yaml": "incast/pfc",
-  "incast-no-pfc.yaml": "incast/no-pfc",
-  "incast-dcqcn.yaml": "incast/dcqcn",
-  "threshold-table/aggressive.yaml": "threshold-table/aggressive",
-  "threshold-table/balanced.yaml": "threshold-table/balanced",
-  "threshold-table/conservative.yaml": "threshold-table/conservative",
-  "ghost-latency/bad.yaml": "ghost-latency/bad",
-  "ghost-latency/fixed.yaml": "ghost-latency/fixed",
-  "default-incast.yaml": "default-incast",
-};
+/**
+ * Scenario file → the directory of its committed report: the table of scripts/check-experiments.mjs, read
+ * from that script so that there is one list.
+ */
+export const EXPERIMENTS: Readonly<Record<string, string>> = Object.fromEntries(
+  [
+    ...readFileSync("scripts/check-experiments.mjs", "utf8").matchAll(
+      /^\s*\["([^"]+\.yaml)", "([^"]+)"\],?$/gm,
+    ),
+  ].map((m) => [m[1]!, m[2]!]),
+);
 
-/** Scenarios whose committed results come from live runs (docs/fidelity.md), not from a sim report. */
-export const LIVE_ONLY: ReadonlySet<string> = new Set([
-  "fidelity/incast-dcqcn.yaml",
-  "fidelity/incast-pfc.yaml",
-]);
+/** Scenarios whose committed results come from live runs (docs/fidelity.md, load-balancing.md), not a sim report. */
+export const LIVE_ONLY = (file: string): boolean =>
+  file.startsWith("fidelity/") || file.startsWith("load-balancing/live/");
+
+/**
+ * Scenarios that are benchmarks, measured in docs/performance.md, with no committed report: the 128-host
+ * fat tree takes a minute of CPU.
+ */
+export const BENCHMARK_ONLY: ReadonlySet<string> = new Set(["fat-tree-websearch.yaml"]);
+
+/** Every committed experiment whose scenario file starts with `prefix`. */
+export function experimentsUnder(prefix: string): string[] {
+  return Object.keys(EXPERIMENTS).filter((f) => f.startsWith(prefix));
+}
 
 export function checkExperiment(t: Test, file: string): void {
   const sc = loadScenario(join(EXPERIMENTS_DIR, file));

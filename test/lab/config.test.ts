@@ -1,6 +1,6 @@
 // User input: topology and scenario files are validated before anything runs, and every error names the
 // file, the line and column, the path inside the document and what is allowed.
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import t from "tap";
 import { planAddresses, portKey } from "../../src/lab/address-plan.js";
@@ -203,8 +203,10 @@ t.test("every example topology and experiment in docs/ loads", (t) => {
     readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
       e.isDirectory() ? yamls(join(dir, e.name)) : e.name.endsWith(".yaml") ? [join(dir, e.name)] : [],
     );
-  const topologies = yamls("docs/examples");
-  const scenarios = yamls("docs/experiments");
+  // Under docs/experiments, a file with `nodes` is an experiment's fabric (a topology), the rest scenarios.
+  const isTopology = (file: string) => /^nodes:/m.test(readFileSync(file, "utf8"));
+  const topologies = [...yamls("docs/examples"), ...yamls("docs/experiments").filter(isTopology)];
+  const scenarios = yamls("docs/experiments").filter((f) => !isTopology(f));
   t.ok(
     topologies.length >= 3 && scenarios.length >= 10,
     `${topologies.length} topologies, ${scenarios.length} scenarios`,

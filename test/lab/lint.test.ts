@@ -76,7 +76,16 @@ t.test("each rule fires on what it is about", async (t) => {
   t.same(ids(serious(off)), ["dcqcn-on-senders"]);
   const noEcn = lintDefault({ ecn: { queues: { "3": null } } });
   t.same(ids(serious(noEcn)), ["dcqcn-on-senders"], "DCQCN on, nobody marks");
-  t.equal(lintTopology(defaultTopology()).find((f) => f.id === "pfc-watchdog")?.severity, "info");
+  t.equal(
+    lintTopology(defaultTopology()).find((f) => f.id === "pfc-watchdog"),
+    undefined,
+    "the watchdog is on by default",
+  );
+  t.equal(
+    lintDefault({ pfcWatchdog: { enabled: false } }).find((f) => f.id === "pfc-watchdog")?.severity,
+    "warning",
+    "switched off: a warning",
+  );
 });
 
 t.test("dynamic XOFF: the smallest threshold with every lossless PG congested", async (t) => {

@@ -156,6 +156,6 @@ t.test("rocelab tune over two worker threads writes the plot and the snippet", a
   t.equal(json.durationNs, 200_000);
   const svg = readFileSync(join(out, "pareto.svg"), "utf8");
   for (const p of ["aggressive", "balanced", "conservative"]) t.match(svg, p, `${p} is marked on the plot`);
-  t.ok(existsSync(join(out, "recommended.yaml")));
+  t.ok(existsSync(join(out, "recommended.snippet")));
   t.match(r.stdout, /profiles:\n {2}tuned:\n/);
 });

@@ -51,7 +51,10 @@ function ack(psn: number): Uint8Array {
 const curve = { minDepth: 10_000, highOccupancy: 0.01 };
 
 t.test("the flow table learns both directions of a RoCE exchange and ages them out", (t) => {
-  const h = new SwitchHarness({ settings: { ipcc: { enabled: true, aging: 200_000 } } }).start();
+  // The PFC watchdog (on by default) polls on its own timer: off here, so only IPCC's timers count.
+  const h = new SwitchHarness({
+    settings: { ipcc: { enabled: true, aging: 200_000 }, pfcWatchdog: { enabled: false } },
+  }).start();
   for (let i = 0; i < 4; i++) h.deliver(1, data(i));
   h.deliver(2, ack(3));
   h.run(h.now + 20_000);

@@ -302,9 +302,10 @@ export const pfcWatchdogFeature = defineFeature({
     "restorationTime; the triggerLimit-th storm within triggerWindow latches until `pfc-enable`.",
   settings,
   // SONiC's defaults (sonic-utilities `pfcwd start_default`, sonic-swss pfcwdorch): detection 200 ms,
-  // restoration 200 ms, polling 200 ms, action drop. Off by default here so existing runs are unchanged.
+  // restoration 200 ms, polling 200 ms, action drop; on by default, as `pfcwd start_default` starts it on
+  // every lossless queue. Its first poll comes 200 ms in, so runs shorter than that are not touched by it.
   defaults: (): PfcWatchdogConfig => ({
-    enabled: false,
+    enabled: true,
     detectionTime: 200e6,
     restorationTime: 200e6,
     pollInterval: 200e6,
