@@ -4,6 +4,7 @@
 import type { NicCommand } from "../nic/commands.js";
 import { type NicConfig, nicConfig, type RxBufferConfig } from "../nic/config.js";
 import { type DcqcnParams, dcqcnProfile } from "../nic/dcqcn-params.js";
+import type { RoceV1Config } from "../nic/frames-v1.js";
 import type { PortAddress } from "./address-plan.js";
 import type { NicSettings } from "./schema.js";
 import type { TopoLink } from "./topology.js";
@@ -79,10 +80,12 @@ export interface NicPlacement {
   readonly link: TopoLink;
   /** RoCE path MTU. */
   readonly mtu: number;
+  /** The host's bridge domain (lab/rocev1.ts roceV1Of), used when the settings say `roce: v1`. */
+  readonly l2?: RoceV1Config;
 }
 
 export function buildNicConfig(
-  { host, address: addr, link, mtu }: NicPlacement,
+  { host, address: addr, link, mtu, l2 }: NicPlacement,
   s: NicSettings,
   runtime: NicRuntimeOptions,
 ): NicConfig {
@@ -97,5 +100,6 @@ export function buildNicConfig(
     ...(s.rto !== undefined ? { rtoNs: s.rto } : {}),
     ...(s.ackDscp !== undefined ? { ackDscp: s.ackDscp } : {}),
     ...(s.rxBuffer !== undefined ? { rxBuffer: rxBuffer(s.rxBuffer) } : {}),
+    ...(s.roce === "v1" ? { rocev1: l2 ?? { vlan: 1, peers: [] } } : {}),
   });
 }

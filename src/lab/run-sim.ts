@@ -6,12 +6,14 @@ import { Nic } from "../nic/nic.js";
 import type { NicDetail } from "../nic/stats-types.js";
 import { generateFlows } from "../nic/workloads.js";
 import type { SimEvent } from "../runtime/sim/simulator.js";
+import { planAddresses } from "./address-plan.js";
 import { type CaptureEndpoint, SimCapture } from "./capture.js";
 import type { AnyDeviceStats } from "./device-stats.js";
 import { FlowDriver } from "./flow-driver.js";
 import { buildNicConfig } from "./nic-config.js";
 import { assembleReport, type Report, writeReport } from "./report/report.js";
 import { SeriesRecorder } from "./report/series-recorder.js";
+import { roceV1Of } from "./rocev1.js";
 import type { Scenario } from "./scenario.js";
 import { SettingsLayers } from "./settings-layers.js";
 import { SimFabric } from "./sim-fabric.js";
@@ -45,7 +47,11 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
     topo,
     (host, address, link, env) =>
       new Nic(
-        buildNicConfig({ host, address, link, mtu: topo.mtu }, settings.hostSettings(), { answerArp: true }),
+        buildNicConfig(
+          { host, address, link, mtu: topo.mtu, l2: roceV1Of(topo, planAddresses(topo), host) },
+          settings.hostSettings(),
+          { answerArp: true },
+        ),
         env,
       ),
     { seed: sc.seed, settings },

@@ -6,6 +6,7 @@ import type { Ipv4Address, MacAddress } from "../wire/bytes.js";
 import { CNP_DEFAULT_DSCP } from "../wire/roce.js";
 import type { CnpMode, DcqcnParams } from "./dcqcn-params.js";
 import { NP_WHEN_RP_OFF } from "./dcqcn-params.js";
+import type { RoceV1Config } from "./frames-v1.js";
 
 /** 802.1p priorities (PFC classes). */
 export const PRIORITIES = 8;
@@ -96,6 +97,8 @@ export interface NicConfig {
   /** NP settings when `dcqcn` is null. */
   readonly npWhenRpOff: NpSettings;
   readonly rxBuffer: RxBufferConfig;
+  /** Speak RoCEv1 (EtherType 0x8915, GRH + BTH, frames/frames-v1.ts) in one VLAN instead of RoCEv2; null: RoCEv2. */
+  readonly rocev1: RoceV1Config | null;
 }
 
 /** What `nicConfig` needs: the port and gateway; everything else has a default. */
@@ -119,6 +122,7 @@ export interface NicConfigInit {
   readonly dcqcn?: DcqcnParams | null;
   readonly npWhenRpOff?: NpSettings;
   readonly rxBuffer?: Partial<RxBufferConfig>;
+  readonly rocev1?: RoceV1Config | null;
 }
 
 /** RoCE path MTU, payload bytes. */
@@ -172,6 +176,7 @@ export function nicConfig(init: NicConfigInit): NicConfig {
       pauseQuanta: init.rxBuffer?.pauseQuanta ?? 0xffff,
       sizeBytes: init.rxBuffer?.sizeBytes ?? DEFAULT_RX_BUFFER_BYTES,
     },
+    rocev1: init.rocev1 ?? null,
   };
   checkNicConfig(cfg);
   return cfg;

@@ -8,6 +8,7 @@ import type { LbStrategy } from "../lb/strategy.js";
 import type { SwitchConfig } from "./config.js";
 import type { SwitchDrops } from "./drops.js";
 import type { Mmu } from "./mmu.js";
+import type { PacketMeta } from "./packet-meta.js";
 import type { SwitchPort } from "./port.js";
 
 export interface SwitchContext {
@@ -27,6 +28,11 @@ export interface SwitchContext {
   readonly config: SwitchConfig;
   /** Installs the load-balancing strategy the forward stage uses. */
   setStrategy(strategy: LbStrategy): void;
+  /**
+   * Admits (MMU only) and queues a frame the bridge forwards unchanged on `m.outPort` (features/l2-bridge.ts);
+   * false when the MMU dropped it (counted).
+   */
+  enqueueBridged(m: PacketMeta, now: Nanoseconds): boolean;
   /** A received PFC paused or resumed `priority` on `port`: re-mask its queues and tell the features. */
   pauseChanged(port: number, priority: number, paused: boolean, now: Nanoseconds): void;
 }

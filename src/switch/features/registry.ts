@@ -8,6 +8,7 @@ import { bufferFeature } from "./buffer.js";
 import { ecmpFeature } from "./ecmp.js";
 import { elephantFeature } from "./elephant.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
+import { l2BridgeFeature } from "./l2-bridge.js";
 import { pfcFeature } from "./pfc.js";
 import { qosFeature } from "./qos.js";
 import { vxlanOverlayFeature } from "./vxlan-overlay.js";
@@ -22,6 +23,7 @@ export const FEATURES = {
   elephant: elephantFeature,
   adaptiveBuffer: adaptiveBufferFeature,
   overlay: vxlanOverlayFeature,
+  bridge: l2BridgeFeature,
 } as const;
 
 /** The commands features answer (a feature with commands adds its command type here). */
