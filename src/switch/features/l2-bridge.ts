@@ -57,7 +57,7 @@ export interface BridgeDomain {
 export interface BridgeConfig {
   readonly domain: BridgeDomain | null;
   readonly macTableSize: number;
-  readonly agingNs: Nanoseconds;
+  readonly aging: Nanoseconds;
   readonly untaggedPriority: number;
 }
 
@@ -122,9 +122,9 @@ class L2Bridge implements SwitchFeature {
       this.table === null ||
       prev === undefined ||
       prev.macTableSize !== cfg.bridge.macTableSize ||
-      prev.agingNs !== cfg.bridge.agingNs
+      prev.aging !== cfg.bridge.aging
     ) {
-      this.table = new FlowTable(cfg.bridge.macTableSize, 2, cfg.bridge.agingNs);
+      this.table = new FlowTable(cfg.bridge.macTableSize, 2, cfg.bridge.aging);
       this.slotPort = new Int32Array(cfg.bridge.macTableSize);
     }
   }
@@ -221,13 +221,13 @@ export const l2BridgeFeature = defineFeature({
   defaults: (): BridgeConfig => ({
     domain: null,
     macTableSize: DEFAULT_MAC_TABLE_SIZE,
-    agingNs: DEFAULT_MAC_AGING_NS,
+    aging: DEFAULT_MAC_AGING_NS,
     untaggedPriority: 0,
   }),
   apply: (c: BridgeConfig, s): BridgeConfig => ({
     domain: s.domain === undefined ? c.domain : s.domain,
     macTableSize: s.macTableSize ?? c.macTableSize,
-    agingNs: s.aging ?? c.agingNs,
+    aging: s.aging ?? c.aging,
     untaggedPriority: s.untaggedPriority ?? c.untaggedPriority,
   }),
   create: (ctx) => new L2Bridge(ctx),
