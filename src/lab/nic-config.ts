@@ -55,6 +55,7 @@ export function nicConfigureCommand(
     ...(s.rto !== undefined ? { rtoNs: s.rto } : {}),
     ...(s.ackDscp !== undefined ? { ackDscp: s.ackDscp } : {}),
     ...(s.rxBuffer !== undefined ? { rxBuffer: rxBuffer(s.rxBuffer) } : {}),
+    ...(s.roce !== undefined ? { roceVersion: s.roce === "v1" ? 1 : 2 } : {}),
   };
 }
 
@@ -80,7 +81,7 @@ export interface NicPlacement {
   readonly link: TopoLink;
   /** RoCE path MTU. */
   readonly mtu: number;
-  /** The host's bridge domain (lab/rocev1.ts roceV1Of), used when the settings say `roce: v1`. */
+  /** The host's layer-2 domain (lab/rocev1.ts roceV1Of), spoken when the settings say `roce: v1`. */
   readonly l2?: RoceV1Config;
 }
 
@@ -100,6 +101,7 @@ export function buildNicConfig(
     ...(s.rto !== undefined ? { rtoNs: s.rto } : {}),
     ...(s.ackDscp !== undefined ? { ackDscp: s.ackDscp } : {}),
     ...(s.rxBuffer !== undefined ? { rxBuffer: rxBuffer(s.rxBuffer) } : {}),
-    ...(s.roce === "v1" ? { rocev1: l2 ?? { vlan: 1, peers: [] } } : {}),
+    ...(l2 !== undefined ? { rocev1: l2 } : {}),
+    ...(s.roce === "v1" && l2 !== undefined ? { roceVersion: 1 as const } : {}),
   });
 }

@@ -44,6 +44,8 @@ export type NicCommand =
       readonly answerArp?: boolean;
       readonly ackDscp?: number;
       readonly rxBuffer?: Partial<RxBufferConfig>;
+      /** 1: RoCEv1 framing (needs NicConfig.rocev1), 2: RoCEv2. */
+      readonly roceVersion?: 1 | 2;
     }
   /** Drop every work request not yet started and cancel scheduled posts (started ones run to the end). */
   | { readonly type: "stop" }
@@ -105,7 +107,9 @@ export function nextConfig(c: NicConfig, cmd: Configure): NicConfig | string {
     answerArp: cmd.answerArp ?? c.answerArp,
     ackDscp: cmd.ackDscp ?? c.ackDscp,
     rxBuffer: { ...c.rxBuffer, ...cmd.rxBuffer },
+    roceVersion: cmd.roceVersion ?? c.roceVersion,
   };
+  if (next.roceVersion === 1 && next.rocev1 === null) return "RoCEv1 needs the NIC's layer-2 domain (rocev1)";
   if (!Number.isInteger(next.ackReqEvery) || next.ackReqEvery < 1) return "ackReqEvery must be >= 1";
   if (!(next.rtoNs > 0)) return "rtoNs must be positive";
   if (!Number.isInteger(next.maxInflightPackets) || next.maxInflightPackets < 1) {

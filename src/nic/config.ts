@@ -97,8 +97,10 @@ export interface NicConfig {
   /** NP settings when `dcqcn` is null. */
   readonly npWhenRpOff: NpSettings;
   readonly rxBuffer: RxBufferConfig;
-  /** Speak RoCEv1 (EtherType 0x8915, GRH + BTH, frames/frames-v1.ts) in one VLAN instead of RoCEv2; null: RoCEv2. */
+  /** The NIC's layer-2 domain for RoCEv1 (frames-v1.ts): its VLAN and peers; null: none known. */
   readonly rocev1: RoceV1Config | null;
+  /** 1: speak RoCEv1 (EtherType 0x8915, GRH + BTH) in `rocev1`'s VLAN; 2: RoCEv2 (the default). */
+  readonly roceVersion: 1 | 2;
 }
 
 /** What `nicConfig` needs: the port and gateway; everything else has a default. */
@@ -123,6 +125,7 @@ export interface NicConfigInit {
   readonly npWhenRpOff?: NpSettings;
   readonly rxBuffer?: Partial<RxBufferConfig>;
   readonly rocev1?: RoceV1Config | null;
+  readonly roceVersion?: 1 | 2;
 }
 
 /** RoCE path MTU, payload bytes. */
@@ -177,6 +180,7 @@ export function nicConfig(init: NicConfigInit): NicConfig {
       sizeBytes: init.rxBuffer?.sizeBytes ?? DEFAULT_RX_BUFFER_BYTES,
     },
     rocev1: init.rocev1 ?? null,
+    roceVersion: init.roceVersion ?? 2,
   };
   checkNicConfig(cfg);
   return cfg;
@@ -203,6 +207,7 @@ function checkNicConfig(c: NicConfig): void {
   if (!Number.isInteger(c.maxInflightPackets) || c.maxInflightPackets < 1 || c.maxInflightPackets > 1 << 22) {
     bad(`maxInflightPackets ${c.maxInflightPackets} is not in 1..2^22`);
   }
+  if (c.roceVersion === 1 && c.rocev1 === null) bad("RoCEv1 needs the NIC's layer-2 domain (rocev1)");
   const rx = c.rxBuffer;
   if (rx.enabled && (!(rx.hostIngestRateBps > 0) || rx.xonBytes >= rx.xoffBytes || rx.xonBytes < 0)) {
     bad("rxBuffer needs a positive ingest rate and 0 <= xonBytes < xoffBytes");

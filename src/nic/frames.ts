@@ -29,7 +29,7 @@ export class FrameBuilder {
   private readonly spec: Mutable<RoceV2FrameSpec>;
   private readonly reth: Mutable<Reth> = { va: 0n, rkey: 0, dmaLength: 0 };
   private readonly aeth: Mutable<Aeth> = { syndrome: AethSyndrome.AckUnlimited, msn: 0 };
-  /** RoCEv1 framing (NicConfig.rocev1), else null: RoCEv2. */
+  /** RoCEv1 framing when the NIC knows a layer-2 domain (NicConfig.rocev1); used while roceVersion is 1. */
   private readonly v1: RoceV1Framer | null;
 
   constructor(private cfg: NicConfig) {
@@ -69,7 +69,7 @@ export class FrameBuilder {
   }
 
   private build(s: RoceV2FrameSpec): Uint8Array {
-    return this.v1 === null ? buildRoceV2Frame(s) : this.v1.build(s);
+    return this.v1 !== null && this.cfg.roceVersion === 1 ? this.v1.build(s) : buildRoceV2Frame(s);
   }
 
   private address(dstIp: Ipv4Address, udpSrcPort: number, destQp: number, opcode: Opcode, psn: number): void {

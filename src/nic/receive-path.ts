@@ -92,7 +92,7 @@ export class ReceivePath {
       this.receiveArp(frame, l3, now);
       return;
     }
-    if (type === EtherType.RoCEv1 && cfg.rocev1 !== null && readMac(frame, 0) === cfg.port.mac) {
+    if (type === EtherType.RoCEv1 && cfg.roceVersion === 1 && readMac(frame, 0) === cfg.port.mac) {
       this.receiveV1(frame, l3, now);
       return;
     }
