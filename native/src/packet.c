@@ -327,6 +327,32 @@ static napi_value packet_open(napi_env env, napi_callback_info info) {
   return handle;
 }
 
+#define VLAN_TAG_BYTES 4
+
+// The kernel takes a received frame's 802.1Q tag out of the frame (skb_vlan_untag) and reports it in the
+// ring header instead; the devices must see the frame as it was on the wire, tag (and its PCP) included.
+static int vlan_stripped(const struct tpacket2_hdr *h) {
+  return (h->tp_status & TP_STATUS_VLAN_VALID) != 0 && h->tp_snaplen >= 12;
+}
+
+// Copies the frame in slot `h` to `dst`, with its 802.1Q tag put back after the MAC addresses; returns
+// the bytes written.
+static uint32_t copy_frame(uint8_t *dst, const struct tpacket2_hdr *h) {
+  const uint8_t *src = (const uint8_t *)h + h->tp_mac;
+  if (!vlan_stripped(h)) {
+    memcpy(dst, src, h->tp_snaplen);
+    return h->tp_snaplen;
+  }
+  uint16_t tpid = (h->tp_status & TP_STATUS_VLAN_TPID_VALID) && h->tp_vlan_tpid != 0 ? h->tp_vlan_tpid : 0x8100;
+  memcpy(dst, src, 12);
+  dst[12] = (uint8_t)(tpid >> 8);
+  dst[13] = (uint8_t)tpid;
+  dst[14] = (uint8_t)(h->tp_vlan_tci >> 8);
+  dst[15] = (uint8_t)h->tp_vlan_tci;
+  memcpy(dst + 16, src + 12, h->tp_snaplen - 12);
+  return h->tp_snaplen + VLAN_TAG_BYTES;
+}
+
 static napi_value packet_recv(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -338,8 +364,9 @@ static napi_value packet_recv(napi_env env, napi_callback_info info) {
   while (count < p->batch) {
     struct tpacket2_hdr *h = slot(p, i);
     if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER)) break;
-    if (total + h->tp_snaplen > CHUNK_BYTES) break;
-    total += h->tp_snaplen;
+    uint32_t len = h->tp_snaplen + (vlan_stripped(h) ? VLAN_TAG_BYTES : 0);
+    if (total + len > CHUNK_BYTES) break;
+    total += len;
     count++;
     i = (i + 1) % p->frame_nr;
   }
@@ -364,10 +391,10 @@ static napi_value packet_recv(napi_env env, napi_callback_info info) {
     struct tpacket2_hdr *h = slot(p, p->next);
     // A frame longer than the slot arrives truncated: the device must never see half a frame.
     if (h->tp_snaplen == h->tp_len) {
-      memcpy(data + at, (uint8_t *)h + h->tp_mac, h->tp_snaplen);
-      p->lens[kept] = h->tp_snaplen;
+      uint32_t len = copy_frame(data + at, h);
+      p->lens[kept] = len;
       p->times[kept] = (double)((int64_t)h->tp_sec * 1000000000 + h->tp_nsec - offset);
-      at += h->tp_snaplen;
+      at += len;
       kept++;
     } else {
       p->truncated++;

@@ -4,6 +4,7 @@
 import type { NicCommand } from "../nic/commands.js";
 import { type NicConfig, nicConfig, type RxBufferConfig } from "../nic/config.js";
 import { type DcqcnParams, dcqcnProfile } from "../nic/dcqcn-params.js";
+import type { RoceV1Config } from "../nic/frames-v1.js";
 import type { PortAddress } from "./address-plan.js";
 import type { NicSettings } from "./schema.js";
 import type { TopoLink } from "./topology.js";
@@ -55,6 +56,7 @@ export function nicConfigureCommand(
     ...(s.ackDscp !== undefined ? { ackDscp: s.ackDscp } : {}),
     ...(s.rxBuffer !== undefined ? { rxBuffer: rxBuffer(s.rxBuffer) } : {}),
     ...(s.reorder !== undefined ? { reorderWindow: s.reorder.window } : {}),
+    ...(s.roce !== undefined ? { roceVersion: s.roce === "v1" ? 1 : 2 } : {}),
   };
 }
 
@@ -80,10 +82,12 @@ export interface NicPlacement {
   readonly link: TopoLink;
   /** RoCE path MTU. */
   readonly mtu: number;
+  /** The host's layer-2 domain (lab/rocev1.ts roceV1Of), spoken when the settings say `roce: v1`. */
+  readonly l2?: RoceV1Config;
 }
 
 export function buildNicConfig(
-  { host, address: addr, link, mtu }: NicPlacement,
+  { host, address: addr, link, mtu, l2 }: NicPlacement,
   s: NicSettings,
   runtime: NicRuntimeOptions,
 ): NicConfig {
@@ -99,5 +103,7 @@ export function buildNicConfig(
     ...(s.ackDscp !== undefined ? { ackDscp: s.ackDscp } : {}),
     ...(s.rxBuffer !== undefined ? { rxBuffer: rxBuffer(s.rxBuffer) } : {}),
     ...(s.reorder !== undefined ? { reorderWindow: s.reorder.window } : {}),
+    ...(l2 !== undefined ? { rocev1: l2 } : {}),
+    ...(s.roce === "v1" && l2 !== undefined ? { roceVersion: 1 as const } : {}),
   });
 }

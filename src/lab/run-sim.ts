@@ -8,6 +8,7 @@ import { Nic } from "../nic/nic.js";
 import type { NicDetail } from "../nic/stats-types.js";
 import { generateFlows } from "../nic/workloads.js";
 import type { FrameTap, SimEvent } from "../runtime/sim/simulator.js";
+import { planAddresses } from "./address-plan.js";
 import { AI_ECN_CONTROL_DELAY_NS, AiEcnAnalyser } from "./ai-ecn-analyser.js";
 import { type CaptureEndpoint, SimCapture } from "./capture.js";
 import type { AnyDeviceStats } from "./device-stats.js";
@@ -20,6 +21,7 @@ import { type PathNavReport, SimPathNavigator } from "./path-nav/sim-navigator.j
 import { assembleReport, type Report, writeReport } from "./report/report.js";
 import { SeriesRecorder } from "./report/series-recorder.js";
 import { SeriesSampler } from "./report/series-sampler.js";
+import { roceV1Of } from "./rocev1.js";
 import type { Scenario } from "./scenario.js";
 import { SettingsLayers } from "./settings-layers.js";
 import { SimFabric } from "./sim-fabric.js";
@@ -71,7 +73,11 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
     topo,
     (host, address, link, env) =>
       new Nic(
-        buildNicConfig({ host, address, link, mtu: topo.mtu }, settings.hostSettings(), { answerArp: true }),
+        buildNicConfig(
+          { host, address, link, mtu: topo.mtu, l2: roceV1Of(topo, planAddresses(topo), host) },
+          settings.hostSettings(),
+          { answerArp: true },
+        ),
         env,
       ),
     { seed: sc.seed, settings },

@@ -97,6 +97,11 @@ export const topologyFile = z
       })
       .strict()
       .optional(),
+    /** Layer-2 bridge domains: each leaf's host ports are one VLAN with MAC learning (switch/features/l2-bridge.ts). */
+    bridge: z
+      .object({ vlan: z.number().int().min(1).max(4094), leaves: z.array(nodeName).min(1) })
+      .strict()
+      .optional(),
     addressing: z
       .object({
         fabric: z
@@ -136,6 +141,8 @@ export const nicSettings = z
     rto: duration.optional(),
     /** DSCP of ACK/NAK packets (default: the data DSCP, 26). */
     ackDscp: z.number().int().min(0).max(63).optional(),
+    /** RoCE version: v2 (IPv4/UDP 4791, the default) or v1 (EtherType 0x8915 in the leaf's bridge domain). */
+    roce: z.enum(["v1", "v2"]).optional(),
     /** PFC from the NIC: a receive buffer drained at the host's ingest rate (PCIe) pauses the link. */
     rxBuffer: z
       .object({

@@ -17,6 +17,7 @@ import { planAddresses } from "./address-plan.js";
 import { nicConfigureCommand } from "./nic-config.js";
 import { vtepOf } from "./overlay.js";
 import { BUILT_IN_PROFILE_SETTINGS } from "./profiles.js";
+import { bridgeDomainOf } from "./rocev1.js";
 import type { NicSettings, SwitchSettings } from "./schema.js";
 import { applySwitchSettings } from "./switch-config.js";
 import { NodeKind, nodeByName, type Topology } from "./topology.js";
@@ -63,6 +64,7 @@ export function resolveTunables(
   let t = defaultTunables({ hashSeed: hashString(name) });
   if (topo.overlay !== undefined)
     t = { ...t, overlay: { ...t.overlay, vxlan: vtepOf(topo, planAddresses(topo), name) } };
+  if (topo.bridge !== undefined) t = { ...t, bridge: { ...t.bridge, domain: bridgeDomainOf(topo, name) } };
   t = applySwitchSettings(t, profileSettings(topo, nodeProfile ?? defaultProfile ?? "default"));
   t = applySwitchSettings(t, defaults);
   t = applySwitchSettings(t, own);

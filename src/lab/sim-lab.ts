@@ -7,7 +7,7 @@ import { createRandom } from "../device/prng.js";
 import { HostStack } from "../nic/host-stack.js";
 import { Nic } from "../nic/nic.js";
 import { generateFlows, type WorkloadSpec } from "../nic/workloads.js";
-import { hostAddress } from "./address-plan.js";
+import { hostAddress, planAddresses } from "./address-plan.js";
 import {
   type IncastRequest,
   incastWorkload,
@@ -22,6 +22,7 @@ import type { AnyDeviceStats } from "./device-stats.js";
 import { FlowDriver } from "./flow-driver.js";
 import { Listeners } from "./listeners.js";
 import { buildNicConfig } from "./nic-config.js";
+import { roceV1Of } from "./rocev1.js";
 import { switchChange } from "./settings-layers.js";
 import { SimFabric } from "./sim-fabric.js";
 import { hosts, NodeKind, type Topology } from "./topology.js";
@@ -76,7 +77,11 @@ export class SimLab implements LabController {
       (host, address, link, env) =>
         new Nic(
           {
-            ...buildNicConfig({ host, address, link, mtu: topo.mtu }, {}, { answerArp: false }),
+            ...buildNicConfig(
+              { host, address, link, mtu: topo.mtu, l2: roceV1Of(topo, planAddresses(topo), host) },
+              {},
+              { answerArp: false },
+            ),
             hostPort: true,
           },
           env,

@@ -56,6 +56,8 @@ export interface Topology {
   readonly hostPool: string;
   /** A VXLAN overlay over the fabric (lab/overlay.ts). */
   readonly overlay?: { readonly vxlan: { readonly vni: number; readonly vteps: readonly string[] } };
+  /** Layer-2 bridge domains on leaves' host ports (lab/rocev1.ts). */
+  readonly bridge?: { readonly vlan: number; readonly leaves: readonly string[] };
 }
 
 export const DEFAULT_LINK_RATE = 100e9;
@@ -214,9 +216,16 @@ export function resolveTopology(
       problem(at, `VTEP ${v} has no host port`);
     }
   });
+  file.bridge?.leaves.forEach((v, i) => {
+    const node = nodes.find((n) => n.name === v);
+    const at = ["bridge", "leaves", i];
+    if (node?.kind !== NodeKind.Switch) problem(at, `bridge leaf "${v}" is not a switch of this topology`);
+    else if (file.overlay?.vxlan.vteps.includes(v)) problem(at, `${v} cannot be a VTEP and a bridge leaf`);
+  });
   if (problems.length > 0) throw new ConfigError(source, problems);
   return {
     ...(file.overlay ? { overlay: file.overlay } : {}),
+    ...(file.bridge ? { bridge: file.bridge } : {}),
     name: file.name ?? fallbackName,
     description: file.description ?? "",
     source,

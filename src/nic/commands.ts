@@ -46,6 +46,8 @@ export type NicCommand =
       readonly rxBuffer?: Partial<RxBufferConfig>;
       /** Reorder window of every QP's responder (0: go-back-N). */
       readonly reorderWindow?: number;
+      /** 1: RoCEv1 framing (needs NicConfig.rocev1), 2: RoCEv2. */
+      readonly roceVersion?: 1 | 2;
     }
   /**
    * Change the UDP source port a QP's packets carry from its next packet on (what a CCL asks of the NIC
@@ -115,7 +117,9 @@ export function nextConfig(c: NicConfig, cmd: Configure): NicConfig | string {
     ackDscp: cmd.ackDscp ?? c.ackDscp,
     rxBuffer: { ...c.rxBuffer, ...cmd.rxBuffer },
     reorderWindow: cmd.reorderWindow ?? c.reorderWindow,
+    roceVersion: cmd.roceVersion ?? c.roceVersion,
   };
+  if (next.roceVersion === 1 && next.rocev1 === null) return "RoCEv1 needs the NIC's layer-2 domain (rocev1)";
   if (!Number.isInteger(next.ackReqEvery) || next.ackReqEvery < 1) return "ackReqEvery must be >= 1";
   if (!(next.rtoNs > 0)) return "rtoNs must be positive";
   if (!Number.isInteger(next.reorderWindow) || next.reorderWindow < 0 || next.reorderWindow > 1 << 16)

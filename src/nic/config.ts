@@ -6,6 +6,7 @@ import type { Ipv4Address, MacAddress } from "../wire/bytes.js";
 import { CNP_DEFAULT_DSCP } from "../wire/roce.js";
 import type { CnpMode, DcqcnParams } from "./dcqcn-params.js";
 import { NP_WHEN_RP_OFF } from "./dcqcn-params.js";
+import type { RoceV1Config } from "./frames-v1.js";
 
 /** 802.1p priorities (PFC classes). */
 export const PRIORITIES = 8;
@@ -101,6 +102,10 @@ export interface NicConfig {
    * of the expected one and NAKs only beyond it (reorder-window.ts). 0: off, go-back-N.
    */
   readonly reorderWindow: number;
+  /** The NIC's layer-2 domain for RoCEv1 (frames-v1.ts): its VLAN and peers; null: none known. */
+  readonly rocev1: RoceV1Config | null;
+  /** 1: speak RoCEv1 (EtherType 0x8915, GRH + BTH) in `rocev1`'s VLAN; 2: RoCEv2 (the default). */
+  readonly roceVersion: 1 | 2;
 }
 
 /** What `nicConfig` needs: the port and gateway; everything else has a default. */
@@ -125,6 +130,8 @@ export interface NicConfigInit {
   readonly npWhenRpOff?: NpSettings;
   readonly rxBuffer?: Partial<RxBufferConfig>;
   readonly reorderWindow?: number;
+  readonly rocev1?: RoceV1Config | null;
+  readonly roceVersion?: 1 | 2;
 }
 
 /** RoCE path MTU, payload bytes. */
@@ -179,6 +186,8 @@ export function nicConfig(init: NicConfigInit): NicConfig {
       sizeBytes: init.rxBuffer?.sizeBytes ?? DEFAULT_RX_BUFFER_BYTES,
     },
     reorderWindow: init.reorderWindow ?? 0,
+    rocev1: init.rocev1 ?? null,
+    roceVersion: init.roceVersion ?? 2,
   };
   checkNicConfig(cfg);
   return cfg;
@@ -208,6 +217,7 @@ function checkNicConfig(c: NicConfig): void {
   if (!Number.isInteger(c.reorderWindow) || c.reorderWindow < 0 || c.reorderWindow > 1 << 16) {
     bad(`reorderWindow ${c.reorderWindow} is not in 0..65536`);
   }
+  if (c.roceVersion === 1 && c.rocev1 === null) bad("RoCEv1 needs the NIC's layer-2 domain (rocev1)");
   const rx = c.rxBuffer;
   if (rx.enabled && (!(rx.hostIngestRateBps > 0) || rx.xonBytes >= rx.xoffBytes || rx.xonBytes < 0)) {
     bad("rxBuffer needs a positive ingest rate and 0 <= xonBytes < xoffBytes");

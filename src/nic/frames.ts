@@ -16,6 +16,7 @@ import {
   type RoceV2FrameSpec,
 } from "../wire/roce.js";
 import type { NicConfig } from "./config.js";
+import { RoceV1Framer } from "./frames-v1.js";
 import { PayloadFactory } from "./payload.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -28,9 +29,12 @@ export class FrameBuilder {
   private readonly spec: Mutable<RoceV2FrameSpec>;
   private readonly reth: Mutable<Reth> = { va: 0n, rkey: 0, dmaLength: 0 };
   private readonly aeth: Mutable<Aeth> = { syndrome: AethSyndrome.AckUnlimited, msn: 0 };
+  /** RoCEv1 framing when the NIC knows a layer-2 domain (NicConfig.rocev1); used while roceVersion is 1. */
+  private readonly v1: RoceV1Framer | null;
 
   constructor(private cfg: NicConfig) {
     this.payloads = new PayloadFactory(cfg.mtu);
+    this.v1 = cfg.rocev1 === null ? null : new RoceV1Framer(cfg, cfg.rocev1);
     this.spec = {
       srcMac: cfg.port.mac,
       dstMac: cfg.gatewayMac,
@@ -61,6 +65,11 @@ export class FrameBuilder {
   /** Follow a configuration change (DSCPs; MACs and MTU do not change at run time). */
   configure(cfg: NicConfig): void {
     this.cfg = cfg;
+    this.v1?.configure(cfg);
+  }
+
+  private build(s: RoceV2FrameSpec): Uint8Array {
+    return this.v1 !== null && this.cfg.roceVersion === 1 ? this.v1.build(s) : buildRoceV2Frame(s);
   }
 
   private address(dstIp: Ipv4Address, udpSrcPort: number, destQp: number, opcode: Opcode, psn: number): void {
@@ -104,7 +113,7 @@ export class FrameBuilder {
       s.aeth = null;
     }
     s.payload = length > 0 ? this.payloads.fill(destQp, psn, length, sentAt) : EMPTY;
-    return buildRoceV2Frame(s);
+    return this.build(s);
   }
 
   /** A READ request for `length` bytes at `va`. Sent like data (it travels with the QP's requests). */
@@ -124,7 +133,7 @@ export class FrameBuilder {
     s.reth = this.fillReth(va, destQp, length);
     s.aeth = null;
     s.payload = EMPTY;
-    return buildRoceV2Frame(s);
+    return this.build(s);
   }
 
   /**
@@ -142,7 +151,7 @@ export class FrameBuilder {
     this.aeth.msn = msn;
     s.aeth = this.aeth;
     s.payload = EMPTY;
-    return buildRoceV2Frame(s);
+    return this.build(s);
   }
 
   /** A CNP to the reaction point's QP `destQp` (DSCP cnpDscp, Not-ECT so no switch can mark it). */

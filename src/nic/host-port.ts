@@ -26,8 +26,9 @@ export class HostPort {
     private readonly kick: Kick,
   ) {}
 
-  /** A RoCEv2 packet addressed to us: IPv4, UDP, destination port 4791, our address. */
+  /** A RoCEv2 packet addressed to us (IPv4, UDP, destination port 4791, our address), or RoCEv1 when we speak it. */
   isRoceForUs(frame: Uint8Array, type: number, ip: number): boolean {
+    if (type === EtherType.RoCEv1) return this.s.cfg.roceVersion === 1;
     if (type !== EtherType.IPv4 || frame.length < ip + 28 || ipv4Protocol(frame, ip) !== IpProtocol.UDP)
       return false;
     if (ipv4Dst(frame, ip) !== this.s.cfg.port.ip) return false;

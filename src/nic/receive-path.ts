@@ -7,9 +7,9 @@ import type { Nanoseconds } from "../device/contract.js";
 import { EventKind } from "../device/contract.js";
 import { ipv4HeaderValid } from "../device/l2/ipv4-check.js";
 import { ArpOp, buildArpFrame, parseArp } from "../wire/arp.js";
-import { BROADCAST_MAC, readMac } from "../wire/bytes.js";
+import { BROADCAST_MAC, readMac, readU16, readU32 } from "../wire/bytes.js";
 import { EtherType, ethPayloadOffset, ethType } from "../wire/ethernet.js";
-import { verifyIcrcV2 } from "../wire/icrc.js";
+import { verifyIcrcV1, verifyIcrcV2 } from "../wire/icrc.js";
 import {
   Ecn,
   IpProtocol,
@@ -20,6 +20,7 @@ import {
   ipv4TotalLength,
 } from "../wire/ipv4.js";
 import { AethSyndrome, aethKind, Opcode, parseRoce, type RoceHeaders } from "../wire/roce.js";
+import { GRH_LENGTH, GRH_NEXT_HEADER_IBA } from "../wire/rocev1.js";
 import { ROCEV2_UDP_PORT, udpDstPort, udpLength } from "../wire/udp.js";
 import type { HostPort } from "./host-port.js";
 import { DropReason } from "./nic-ids.js";
@@ -91,6 +92,10 @@ export class ReceivePath {
       this.receiveArp(frame, l3, now);
       return;
     }
+    if (type === EtherType.RoCEv1 && cfg.roceVersion === 1 && readMac(frame, 0) === cfg.port.mac) {
+      this.receiveV1(frame, l3, now);
+      return;
+    }
     if (type !== EtherType.IPv4 || readMac(frame, 0) !== cfg.port.mac) {
       this.s.counters.rxIgnored++;
       return;
@@ -132,6 +137,38 @@ export class ReceivePath {
       return;
     }
     this.receiveRoce(parsed.value, frame, ipv4Ecn(frame, ip) === Ecn.Ce, now);
+  }
+
+  /** RoCEv1: GRH (next header IBA transport, our GID), ICRC, then the same transport as RoCEv2 (no ECN). */
+  private receiveV1(frame: Uint8Array, grh: number, now: Nanoseconds): void {
+    const s = this.s;
+    if (
+      frame.length < grh + GRH_LENGTH ||
+      frame[grh]! >>> 4 !== 6 ||
+      frame[grh + 6] !== GRH_NEXT_HEADER_IBA
+    ) {
+      s.drop(DropReason.Malformed, now);
+      return;
+    }
+    const end = grh + GRH_LENGTH + readU16(frame, grh + 4);
+    if (end > frame.length) {
+      s.drop(DropReason.Malformed, now);
+      return;
+    }
+    if (readU32(frame, grh + 36) !== s.cfg.port.ip) {
+      s.counters.rxIgnored++;
+      return;
+    }
+    if (!verifyIcrcV1(frame, grh, end)) {
+      s.drop(DropReason.Icrc, now);
+      return;
+    }
+    const parsed = parseRoce(frame, grh + GRH_LENGTH, end);
+    if (!parsed.ok) {
+      s.drop(DropReason.Malformed, now);
+      return;
+    }
+    this.receiveRoce(parsed.value, frame, false, now);
   }
 
   private receiveRoce(h: RoceHeaders, frame: Uint8Array, ce: boolean, now: Nanoseconds): void {

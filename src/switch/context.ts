@@ -9,6 +9,7 @@ import type { LbStrategy } from "../lb/strategy.js";
 import type { SwitchConfig } from "./config.js";
 import type { DropReason, SwitchDrops } from "./drops.js";
 import type { Mmu } from "./mmu.js";
+import type { PacketMeta } from "./packet-meta.js";
 import type { PfcOverride } from "./pfc-override.js";
 import type { SwitchPort } from "./port.js";
 
@@ -31,6 +32,11 @@ export interface SwitchContext {
   setStrategy(strategy: LbStrategy): void;
   /** Installs (or, with null, removes) what the forward stage consults before the strategy. */
   setOverride(override: LbOverride | null): void;
+  /**
+   * Admits (MMU only) and queues a frame the bridge forwards unchanged on `m.outPort` (features/l2-bridge.ts);
+   * false when the MMU dropped it (counted).
+   */
+  enqueueBridged(m: PacketMeta, now: Nanoseconds): boolean;
   /** A received PFC paused or resumed `priority` on `port`: re-mask its queues and tell the features. */
   pauseChanged(port: number, priority: number, paused: boolean, now: Nanoseconds): void;
   /** Sends a frame the switch built, as it is (its own MACs), on `port`'s control queue (IPCC's CNPs). */

@@ -233,6 +233,17 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
     this.forwarder.setOverride(override);
   }
 
+  enqueueBridged(m: PacketMeta, now: Nanoseconds): boolean {
+    const charged = this.mmu.admit(m.inPort, m.pg, m.outPort, m.queue, m.length);
+    if (typeof charged === "string") {
+      this.drops.drop(charged, m.lossless, m.inPort, m.outPort, m.queue, now);
+      return false;
+    }
+    m.headroom = charged;
+    this.egress.enqueue(m, now);
+    return true;
+  }
+
   pauseChanged(port: number, priority: number, paused: boolean, now: Nanoseconds): void {
     const ps = this.ports[port]!;
     if (paused) ps.pausedPriorities |= 1 << priority;

@@ -26,18 +26,31 @@ export const AFTER_FLAP = 10;
 const MAC_A = [0x02, 0, 0, 0, 0, 0x0a];
 const MAC_B = [0x02, 0, 0, 0, 0, 0x0b];
 
+/** Every 7th frame carries an 802.1Q tag (VID 100, PCP seq % 8), which the kernel moves out of the frame
+ * into the ring's header on receive and the backend must put back. */
+const tagged = (seq: number): boolean => seq % 7 === 3;
+
 /** Frame `seq` from `src`: a length that varies with seq (60..4238 bytes), a pattern derived from seq. */
 export function testFrame(seq: number, src: readonly number[], dst: readonly number[]): Uint8Array {
   const len = 60 + ((seq * 797) % 4179);
   const f = new Uint8Array(len);
   f.set(dst, 0);
   f.set(src, 6);
-  f[12] = TEST_ETHERTYPE >> 8;
-  f[13] = TEST_ETHERTYPE & 0xff;
-  new DataView(f.buffer).setUint32(14, seq);
-  for (let i = 18; i < len; i++) f[i] = (seq + i) & 0xff;
+  const at = tagged(seq) ? 16 : 12;
+  if (at === 16) {
+    f[12] = 0x81;
+    f[13] = 0x00;
+    new DataView(f.buffer).setUint16(14, ((seq % 8) << 13) | 100);
+  }
+  f[at] = TEST_ETHERTYPE >> 8;
+  f[at + 1] = TEST_ETHERTYPE & 0xff;
+  new DataView(f.buffer).setUint32(at + 2, seq);
+  for (let i = at + 6; i < len; i++) f[i] = (seq + i) & 0xff;
   return f;
 }
+
+/** Where the test EtherType is: after the tag, if there is one. */
+const typeAt = (f: Uint8Array): number => (f[12] === 0x81 && f[13] === 0x00 ? 16 : 12);
 
 function intact(frame: Uint8Array, seq: number, src: readonly number[]): boolean {
   const want = testFrame(seq, src, MAC_B);
@@ -45,7 +58,7 @@ function intact(frame: Uint8Array, seq: number, src: readonly number[]): boolean
 }
 
 const isTest = (f: Uint8Array): boolean =>
-  f.length >= 18 && f[12] === TEST_ETHERTYPE >> 8 && f[13] === (TEST_ETHERTYPE & 0xff);
+  f.length >= 22 && f[typeAt(f)] === TEST_ETHERTYPE >> 8 && f[typeAt(f) + 1] === (TEST_ETHERTYPE & 0xff);
 const from = (f: Uint8Array, mac: readonly number[]): boolean => mac.every((b, i) => f[6 + i] === b);
 
 async function main(count: number): Promise<void> {
@@ -61,7 +74,7 @@ async function main(count: number): Promise<void> {
   });
   b.onFrame((f, arrivalNs) => {
     if (!isTest(f) || !from(f, MAC_A)) return;
-    const seq = new DataView(f.buffer, f.byteOffset, f.length).getUint32(14);
+    const seq = new DataView(f.buffer, f.byteOffset, f.length).getUint32(typeAt(f) + 2);
     received.push({ seq, len: f.length, intact: intact(f, seq, MAC_A), arrivalNs, readNs: now() });
   });
   const frames = Array.from({ length: count }, (_, seq) => testFrame(seq, MAC_A, MAC_B));

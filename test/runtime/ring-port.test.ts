@@ -1,4 +1,4 @@
-// The ring port backend (AF_PACKET, native/src/packet.c) on a real veth pair: bytes, order, kernel
+// The ring port backend (AF_PACKET, native/src/packet.c) on a real veth pair: bytes (802.1Q tags too), order, kernel
 // timestamps, a batch of 1000 frames, and no echo of a handle's own sends. Needs root and the built addon;
 // it makes its own namespace (rl-ringtest-<pid>) and removes it even when the test fails.
 import { fileURLToPath } from "node:url";

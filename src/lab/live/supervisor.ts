@@ -18,6 +18,7 @@ import { FlowDriver } from "../flow-driver.js";
 import type { MetricsServer } from "../metrics/prometheus.js";
 import { buildNicConfig } from "../nic-config.js";
 import type { FlowReport } from "../report/report.js";
+import { roceV1Of } from "../rocev1.js";
 import { computeRoutes } from "../routing.js";
 import type { NicSettings, SwitchSettings } from "../schema.js";
 import { hostChange, SettingsLayers, switchChange } from "../settings-layers.js";
@@ -256,7 +257,13 @@ export class Supervisor {
     // The kernel answers ARP and ping on host0, behind the NIC's host port.
     const config = {
       ...buildNicConfig(
-        { host: node, address: hostAddress(this.plan, node), link, mtu: this.topo.mtu },
+        {
+          host: node,
+          address: hostAddress(this.plan, node),
+          link,
+          mtu: this.topo.mtu,
+          l2: roceV1Of(this.topo, this.plan, node),
+        },
         this.settings.hostSettings(),
         { answerArp: false },
       ),

@@ -10,6 +10,7 @@ import { ecmpFeature } from "./ecmp.js";
 import { elephantFeature } from "./elephant.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
 import { ipccFeature } from "./ipcc.js";
+import { l2BridgeFeature } from "./l2-bridge.js";
 import { lldpFeature } from "./lldp.js";
 import { loadBalanceFeature } from "./load-balance.js";
 import { type PathEntriesCommand, pathTableFeature } from "./path-table.js";
@@ -35,6 +36,7 @@ export const FEATURES = {
   lldp: lldpFeature,
   pathTable: pathTableFeature,
   ipcc: ipccFeature,
+  bridge: l2BridgeFeature,
 } as const;
 
 /** The commands features answer (a feature with commands adds its command type here). */
