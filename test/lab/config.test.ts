@@ -205,8 +205,17 @@ t.test("every example topology and experiment in docs/ loads", (t) => {
     );
   // Under docs/experiments, a file with `nodes` is an experiment's fabric (a topology), the rest scenarios.
   const isTopology = (file: string) => /^nodes:/m.test(readFileSync(file, "utf8"));
-  const topologies = [...yamls("docs/examples"), ...yamls("docs/experiments").filter(isTopology)];
-  const scenarios = yamls("docs/experiments").filter((f) => !isTopology(f));
+  // docs/examples holds topologies and a few scenarios (a file with `timeline` at the top).
+  const isScenario = (file: string) => /^timeline:/m.test(readFileSync(file, "utf8"));
+  const examples = yamls("docs/examples");
+  const topologies = [
+    ...examples.filter((f) => !isScenario(f)),
+    ...yamls("docs/experiments").filter(isTopology),
+  ];
+  const scenarios = [
+    ...examples.filter(isScenario),
+    ...yamls("docs/experiments").filter((f) => !isTopology(f)),
+  ];
   t.ok(
     topologies.length >= 3 && scenarios.length >= 10,
     `${topologies.length} topologies, ${scenarios.length} scenarios`,

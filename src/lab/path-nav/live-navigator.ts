@@ -21,6 +21,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class LiveNavigator {
   private last: NavPlan | null = null;
+  /** The lab's emulated time by which every switch has sent its LLDPDUs at least twice (0: not enabled). */
+  private heardBy = 0;
 
   constructor(
     private readonly lab: NavLab,
@@ -34,6 +36,9 @@ export class LiveNavigator {
     await this.lab.request("configure-switches", {
       settings: { lldp: { enabled: true, txInterval: txIntervalNs } },
     });
+    // Stable tables over real time prove nothing on a busy machine, where emulated time may hardly move:
+    // wait for the emulated time in which every switch has sent on every port (once at enable, once more).
+    this.heardBy = (await this.lab.request<{ now: number }>("status")).now + 2 * txIntervalNs;
   }
 
   async tables(): Promise<Map<string, LldpTable>> {
@@ -54,7 +59,13 @@ export class LiveNavigator {
       const tables = await this.tables();
       const graph = new FabricGraph(tables);
       const sig = graph.signature();
-      if (tables.size === this.switches.length && graph.linkCount > 0 && sig === previous)
+      const now = (await this.lab.request<{ now: number }>("status")).now;
+      if (
+        now >= this.heardBy &&
+        tables.size === this.switches.length &&
+        graph.linkCount > 0 &&
+        sig === previous
+      )
         return graph.linkCount;
       previous = sig;
       if (Date.now() > end) throw new Error("the switches' LLDP tables did not settle (is LLDP running?)");
