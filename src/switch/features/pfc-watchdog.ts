@@ -150,6 +150,9 @@ class PfcWatchdog implements SwitchFeature {
     this.poll = ctx.timers.register("pfcwd-poll", (_i, now) => this.onPoll(now));
   }
 
+  /** The poll interval the armed timer runs at. */
+  private armedInterval = 0;
+
   configure(cfg: SwitchConfig, now: Nanoseconds): void {
     this.cfg = cfg.pfcWatchdog;
     this.lossless = cfg.qos.lossless;
@@ -161,8 +164,11 @@ class PfcWatchdog implements SwitchFeature {
       this.armed = false;
       return;
     }
-    if (this.armed) return;
+    // Already polling at this interval: keep the detection under way. A new interval (a scenario's
+    // overrides reach a live switch as a `configure` after it started) starts polling afresh at it.
+    if (this.armed && this.armedInterval === this.cfg.pollInterval) return;
     this.armed = true;
+    this.armedInterval = this.cfg.pollInterval;
     this.snapshotAll(now);
     this.ctx.env.arm(this.poll.id(0), now + Math.max(1, this.cfg.pollInterval));
   }
