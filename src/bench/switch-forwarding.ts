@@ -35,24 +35,17 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { execa } from "execa";
 import { parseRate } from "../device/units.js";
-import { planAddresses } from "../lab/address-plan.js";
 import { DeviceProcess } from "../lab/live/device-process.js";
-import { labDir, nsName } from "../lab/live/names.js";
-import { distPath } from "../lab/live/paths.js";
+import { labDir } from "../lab/live/names.js";
 import { findLabProcesses, interfaceMtu, listNamespaces, teardown } from "../lab/live/provision.js";
 import { computeRoutes } from "../lab/routing.js";
-import { topologyFile } from "../lab/schema.js";
 import { resolveTunables } from "../lab/settings-layers.js";
 import { buildSwitchConfig, maxFrameBytes } from "../lab/switch-config.js";
-import { DEFAULT_MTU, resolveTopology } from "../lab/topology.js";
+import { DEFAULT_MTU } from "../lab/topology.js";
 import { type PortBackend, portBackend } from "../runtime/live/port-io.js";
 import type { Health, InitMessage } from "../runtime/live/protocol.js";
-import { type Ipv4Address, ipToString, type MacAddress, macToString } from "../wire/bytes.js";
-import { EtherType, serializeEthernet } from "../wire/ethernet.js";
-import { Ecn, IpProtocol, serializeIpv4 } from "../wire/ipv4.js";
-import { ROCEV2_UDP_PORT, serializeUdp } from "../wire/udp.js";
+import { ipToString, type MacAddress, macToString } from "../wire/bytes.js";
 import {
   describeMachine,
   findProcessesByName,
@@ -67,9 +60,8 @@ import {
   runAsScript,
   systemCpuDelta,
 } from "./common.js";
-import type { FromGenerator, ToGenerator } from "./frame-generator.js";
+import { Generator } from "./switch-forwarding-generator.js";
 import {
-  DATA_DSCP,
   type LevelResult,
   loadLabel,
   Phase,
@@ -77,9 +69,19 @@ import {
   report,
   switchKey,
 } from "./switch-forwarding-report.js";
+import {
+  BENCH_LAB,
+  benchTopology,
+  buildFrame,
+  type Fabric,
+  ipBatch,
+  linkCounters,
+  ns,
+  provisionBench,
+  sysctl,
+} from "./switch-forwarding-setup.js";
 
-/** The benchmark's lab name: namespaces rl-bench-*, processes rocelab-bench-*. */
-export const BENCH_LAB = "bench";
+export { BENCH_LAB } from "./switch-forwarding-setup.js";
 
 /** The machine counts as quiet below this much busy time over a second, % of one core. */
 const QUIET_BUSY_PCT = 15;
@@ -180,181 +182,6 @@ function parseOptions(argv: readonly string[]): Options | null {
     portIo: (values["port-io"] ?? DEFAULTS.portIo).split(",").map((b) => portBackend(b.trim())),
     generator: portBackend(values.generator ?? DEFAULTS.generator),
   };
-}
-
-// -------------------------------------------------------------------------------------------------------
-// The little fabric: addresses from the lab's own address plan, switch config from the lab's own builder
-
-function benchTopology(rateBps: number) {
-  const file = topologyFile.parse({
-    name: BENCH_LAB,
-    description: "switch-forwarding benchmark: gen -> sw -> sink",
-    // No propagation delay: the emulated link must add nothing to what is measured.
-    defaults: { link: { rate: rateBps, delay: 0 }, mtu: DEFAULT_MTU },
-    nodes: { gen: { kind: "host" }, sw: { kind: "switch" }, sink: { kind: "host" } },
-    links: [
-      ["gen:eth1", "sw:eth1"],
-      ["sink:eth1", "sw:eth2"],
-    ],
-  });
-  const topo = resolveTopology(file, "switch-forwarding benchmark", null);
-  const plan = planAddresses(topo);
-  const at = (node: string, port: number) => plan.ports.get(`${node}:${port}`)!;
-  return { topo, plan, gen: at("gen", 1), swIn: at("sw", 1), swOut: at("sw", 2), sink: at("sink", 1) };
-}
-
-type Fabric = ReturnType<typeof benchTopology>;
-
-/** One UDP/IPv4 frame from the generator to the sink, addressed to the switch's ingress port. */
-export function buildFrame(
-  bytes: number,
-  from: { mac: MacAddress; ip: Ipv4Address },
-  gatewayMac: MacAddress,
-  to: Ipv4Address,
-): Uint8Array {
-  const frame = new Uint8Array(bytes);
-  let off = serializeEthernet({ dst: gatewayMac, src: from.mac, etherType: EtherType.IPv4 }, frame);
-  off = serializeIpv4(
-    {
-      src: from.ip,
-      dst: to,
-      protocol: IpProtocol.UDP,
-      payloadLength: bytes - off - 20,
-      dscp: DATA_DSCP,
-      ecn: Ecn.Ect0,
-    },
-    frame,
-    off,
-  );
-  serializeUdp({ srcPort: 0xc000, dstPort: ROCEV2_UDP_PORT, payloadLength: bytes - off - 8 }, frame, off);
-  return frame;
-}
-
-// -------------------------------------------------------------------------------------------------------
-// Provisioning (execa argument arrays and `ip -batch`, as the lab does)
-
-const ns = (node: string): string => nsName(BENCH_LAB, node);
-
-async function ipBatch(commands: readonly string[], namespace?: string): Promise<void> {
-  const args = namespace ? ["-n", namespace, "-batch", "-"] : ["-batch", "-"];
-  await execa("ip", args, { input: `${commands.join("\n")}\n` });
-}
-
-async function sysctl(namespace: string, settings: readonly string[]): Promise<void> {
-  await execa("ip", ["netns", "exec", namespace, "sysctl", "-q", "-w", ...settings]);
-}
-
-async function provisionBench(f: Fabric): Promise<void> {
-  const mtu = interfaceMtu(f.topo.mtu);
-  await ipBatch([
-    `netns add ${ns("gen")}`,
-    `netns add ${ns("sw")}`,
-    `netns add ${ns("sink")}`,
-    `link add eth1 netns ${ns("gen")} type veth peer name eth1 netns ${ns("sw")}`,
-    `link add eth1 netns ${ns("sink")} type veth peer name eth2 netns ${ns("sw")}`,
-  ]);
-  const port = (name: string, mac: MacAddress): string =>
-    `link set ${name} address ${macToString(mac)} mtu ${mtu} up`;
-  await ipBatch(
-    ["link set lo up", port("eth1", f.gen.mac), `addr add ${ipToString(f.gen.ip)}/31 dev eth1`],
-    ns("gen"),
-  );
-  await ipBatch(["link set lo up", port("eth1", f.swIn.mac), port("eth2", f.swOut.mac)], ns("sw"));
-  await ipBatch(
-    ["link set lo up", port("eth1", f.sink.mac), `addr add ${ipToString(f.sink.ip)}/31 dev eth1`],
-    ns("sink"),
-  );
-  const noV6 = ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"];
-  for (const node of ["gen", "sw", "sink"]) await sysctl(ns(node), noV6);
-  await sysctl(ns("sw"), ["net.ipv4.ip_forward=0"]);
-  // Offloads off, as on every lab port: userspace must see the frames a wire would carry.
-  const ports: [string, string][] = [
-    [ns("gen"), "eth1"],
-    [ns("sw"), "eth1"],
-    [ns("sw"), "eth2"],
-    [ns("sink"), "eth1"],
-  ];
-  for (const [namespace, iface] of ports) {
-    await execa(
-      "ip",
-      [
-        ...["netns", "exec", namespace, "ethtool", "-K", iface],
-        ...["rx", "off", "tx", "off", "sg", "off", "tso", "off", "gso", "off", "gro", "off"],
-      ],
-      { reject: false },
-    );
-  }
-}
-
-/** Interface counters from the kernel (`ip -s -j link show`): costs the measured processes nothing. */
-async function linkCounters(namespace: string, iface: string): Promise<{ rx: number; rxDropped: number }> {
-  const { stdout } = await execa("ip", ["-n", namespace, "-s", "-j", "link", "show", iface]);
-  const [entry] = JSON.parse(stdout) as { stats64: { rx: { packets: number; dropped: number } } }[];
-  return { rx: entry!.stats64.rx.packets, rxDropped: entry!.stats64.rx.dropped };
-}
-
-// -------------------------------------------------------------------------------------------------------
-// The generator process
-
-class Generator {
-  private readonly child;
-  private nextId = 1;
-  private readonly waiting = new Map<
-    number,
-    { resolve: (m: Extract<FromGenerator, { type: "done" }>) => void; reject: (e: Error) => void }
-  >();
-  readonly ready: Promise<number>;
-
-  constructor(frame: Uint8Array, io: PortBackend) {
-    this.child = execa(
-      "ip",
-      [
-        ...["netns", "exec", ns("gen"), process.execPath, distPath("bench/frame-generator.js")],
-        ...["--lab", BENCH_LAB, "--ifname", "eth1", "--io", io],
-      ],
-      { ipc: true, stdin: "ignore", stdout: "inherit", stderr: "inherit", reject: false, cleanup: true },
-    );
-    this.ready = new Promise((resolve, reject) => {
-      this.child.on("message", (raw) => {
-        const m = raw as FromGenerator;
-        if (m.type === "ready") resolve(m.pid);
-        else if (m.type === "done") {
-          this.waiting.get(m.id)?.resolve(m);
-          this.waiting.delete(m.id);
-        } else if (m.type === "fatal") reject(new Error(`frame generator failed: ${m.message}`));
-      });
-      void this.child.then((r) => {
-        const e = new Error(`frame generator exited (code ${r.exitCode}, signal ${r.signal})`);
-        reject(e);
-        for (const w of this.waiting.values()) w.reject(e);
-        this.waiting.clear();
-      });
-    });
-    this.send({ type: "init", frameHex: Buffer.from(frame).toString("hex") });
-  }
-
-  get pid(): number {
-    return this.child.pid!;
-  }
-
-  private send(m: ToGenerator): void {
-    if (this.child.connected) this.child.send(m);
-  }
-
-  /** Sends at `fps` (0: flat out) for `seconds`; resolves with what was sent. */
-  run(fps: number, seconds: number): Promise<Extract<FromGenerator, { type: "done" }>> {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.send({ type: "run", id, fps, seconds });
-    });
-  }
-
-  async stop(): Promise<void> {
-    this.send({ type: "exit" });
-    await Promise.race([this.child, sleep(2000)]);
-    if (this.child.exitCode === null) this.child.kill("SIGKILL");
-  }
 }
 
 // -------------------------------------------------------------------------------------------------------
