@@ -33,6 +33,7 @@ import { LabClock } from "./lab-clock.js";
 import { serveLabMetrics } from "./metrics-endpoint.js";
 import { controlSocketPath, HOST_NIC_IF, NIC_HOST_PORT, nsName } from "./names.js";
 import { provision, resolveNeighbours, teardown } from "./provision.js";
+import { startConcurrency, startLimited } from "./start-waves.js";
 import { type LabState, writeState } from "./state.js";
 import { UdpHelpers } from "./udp-helpers.js";
 
@@ -207,7 +208,7 @@ export class Supervisor {
         this.devices.set(n.name, proc);
         this.watch(proc);
       }
-      await Promise.all([...this.devices.values()].map((d) => d.start()));
+      await startLimited([...this.devices.values()], startConcurrency(), (d) => d.start());
       for (const d of this.devices.values()) this.recordDevice(d);
       this.progress(`resolving neighbours (hosts ping their leaf)`);
       await resolveNeighbours(this.lab, this.topo, this.plan);
