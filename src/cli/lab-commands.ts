@@ -37,7 +37,7 @@ function labName(opts: { name?: string }): string {
   return name;
 }
 
-function requireRoot(what: string): void {
+export function requireRoot(what: string): void {
   if (process.getuid?.() !== 0) {
     throw new UsageError(`${what} needs root (network namespaces, veth, raw sockets): run it with sudo`, 1);
   }
