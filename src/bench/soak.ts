@@ -112,7 +112,7 @@ export const main: BenchMain = async (argv) => {
           lateMaxUs: (d.health?.timerLateRecentNs ?? 0) / 1000,
         };
       }
-      const sup = findLabProcesses(lab).find((p) => /supervisor-main\.js/.test(p.cmdline));
+      const sup = findLabProcesses(lab).find((p) => /supervisor/.test(p.cmdline));
       if (sup) {
         const cpu = readProcessCpu(sup.pid);
         procs.supervisor = {
