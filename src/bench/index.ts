@@ -35,6 +35,11 @@ export const BENCHMARKS = {
     module: "./lab-idle.js",
     summary: "an idle lab's processes: CPU share and memory (RSS and PSS) after bring-up (root)",
   },
+  soak: {
+    module: "./soak.js",
+    summary:
+      "a live lab under traffic and chaos for --minutes: RSS, CPU, fds, lag, lateness over time (root)",
+  },
 } as const;
 
 export type BenchmarkName = keyof typeof BENCHMARKS;

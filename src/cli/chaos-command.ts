@@ -1,15 +1,21 @@
-// `rocelab chaos [TOPOLOGY]`: a seeded chaos run in the simulator — link flaps and settings changes during
-// mixed lossless traffic (src/lab/chaos.ts) — and whether the fabric survived it: every message done, no
-// lossless drop except at a failed link, nothing left queued or paused. Exit status 1 when it did not.
+// `rocelab chaos [TOPOLOGY]`: a seeded chaos run — link flaps and settings changes during mixed lossless
+// traffic (src/lab/chaos.ts) — and whether the fabric survived it: every message done, no lossless drop
+// except at a failed link, nothing left queued or paused. `--runtime live` runs it in a live lab of its
+// own and also SIGKILLs device processes mid-run (`--kills`), restarts them, and checks that the
+// supervisor reported each death and that `down` left nothing (src/lab/live/live-chaos.ts). Exit status 1
+// when the fabric did not survive.
 
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { parseDuration } from "../device/units.js";
 import { chaosScenario, judgeChaos } from "../lab/chaos.js";
+import { runLiveChaos } from "../lab/live/live-chaos.js";
+import { labNameProblem } from "../lab/live/names.js";
 import { runScenarioSim } from "../lab/run-sim.js";
 import { resolveScenario } from "../lab/scenario.js";
 import { formatDuration } from "../lab/units.js";
-import { action, UsageError } from "./errors.js";
+import { action, dilationOption, UsageError } from "./errors.js";
+import { DEFAULT_DILATION, requireRoot } from "./lab-commands.js";
 import { loadTopologyArg } from "./topology-command.js";
 
 interface ChaosOptions {
@@ -18,6 +24,11 @@ interface ChaosOptions {
   changes: string;
   traffic: string;
   out?: string;
+  runtime: string;
+  kills: string;
+  restart: boolean;
+  name?: string;
+  dilation: string;
 }
 
 function count(text: string, what: string): number {
@@ -39,6 +50,15 @@ export function registerChaosCommand(program: Command): void {
     .option("--changes <n>", "settings changes (switch profile, DCQCN timer) during the traffic", "4")
     .option("--traffic <duration>", "how long traffic arrives (the run lasts 10x as long)", "1ms")
     .option("--out <dir>", "also write the run's report there")
+    .option(
+      "--runtime <runtime>",
+      "sim, or live (root: a lab of its own, device processes killed too)",
+      "sim",
+    )
+    .option("--kills <n>", "live: device processes SIGKILLed mid-run (spines first, then hosts)", "1")
+    .option("--no-restart", "live: leave killed devices dead (default: restart each later in the run)")
+    .option("--name <lab>", "live: the lab's name (default: chaos<pid>)")
+    .option("--dilation <d>", "live: dilation of the lab", String(DEFAULT_DILATION))
     .action(
       action(async (topology: string | undefined, opts: ChaosOptions) => {
         const topo = loadTopologyArg(topology);
@@ -56,6 +76,12 @@ export function registerChaosCommand(program: Command): void {
         } catch (e) {
           throw new UsageError((e as Error).message);
         }
+        if (opts.runtime === "live") {
+          await liveChaos(topo, topology ? resolve(topology) : "default", opts, trafficNs);
+          return;
+        }
+        if (opts.runtime !== "sim")
+          throw new UsageError(`--runtime must be sim or live, not "${opts.runtime}"`);
         const sc = resolveScenario(file, topology ? resolve(topology) : "chaos.yaml", null);
         const run = runScenarioSim(sc, opts.out ? { outDir: resolve(opts.out) } : {});
         const v = judgeChaos(run.report);
@@ -69,4 +95,53 @@ export function registerChaosCommand(program: Command): void {
         if (v.problems.length > 0) process.exitCode = 1;
       }),
     );
+}
+
+async function liveChaos(
+  topo: Parameters<typeof runLiveChaos>[0],
+  ref: string,
+  opts: ChaosOptions,
+  trafficNs: number,
+): Promise<void> {
+  const lab = opts.name ?? `chaos${process.pid % 100_000}`;
+  const bad = labNameProblem(lab);
+  if (bad) throw new UsageError(`--name ${lab}: ${bad}`);
+  const { dilation } = dilationOption(opts.dilation, DEFAULT_DILATION);
+  requireRoot("rocelab chaos --runtime live");
+  const r = await runLiveChaos(
+    topo,
+    ref,
+    {
+      seed: count(opts.seed, "seed"),
+      trafficNs,
+      flaps: count(opts.flaps, "flaps"),
+      changes: count(opts.changes, "changes"),
+      kills: count(opts.kills, "kills"),
+      restart: opts.restart,
+    },
+    {
+      lab,
+      dilation,
+      ...(opts.out ? { outDir: resolve(opts.out) } : {}),
+      onProgress: (s) => process.stderr.write(`${s}\n`),
+    },
+  );
+  const s = r.report.summary;
+  const out: string[] = [
+    `live chaos (seed ${opts.seed}, lab ${lab}): ${opts.flaps} flaps, ${opts.changes} settings changes, ${r.kills.length} kills`,
+  ];
+  for (const k of r.kills)
+    out.push(
+      `  ${k.node} (pid ${k.pid}) SIGKILLed at ${formatDuration(k.atNs)}: reported ${k.reported}: ${k.event ?? "no event"}` +
+        (k.restarted ? `; restarted at ${formatDuration(k.restartAtNs ?? 0)}: ${k.restarted.status}` : ""),
+    );
+  out.push(
+    `  messages ${s.flowsCompleted}/${s.flowsTotal}, lossless drops ${s.drops.lossless}, retransmissions ${s.retransmits}`,
+    `  after down: ${r.leftovers.namespaces.length} namespaces, ${r.leftovers.processes.length} processes, state directory ${r.leftovers.stateDir ? "left" : "gone"}`,
+    r.problems.length === 0
+      ? "  survived: every death reported, every message between surviving hosts completed, no lossless drop except at a failed link, nothing left"
+      : `  FAILED:\n${r.problems.map((p) => `    ${p}`).join("\n")}`,
+  );
+  process.stdout.write(`${out.join("\n")}\n`);
+  if (r.problems.length > 0) process.exitCode = 1;
 }

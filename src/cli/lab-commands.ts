@@ -6,7 +6,6 @@ import { hostAddress, planAddresses } from "../lab/address-plan.js";
 import { THRESHOLD_PRESETS, type ThresholdPreset } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import { incastProblem } from "../lab/incast-check.js";
-import { lintTopology } from "../lab/lint/best-practices.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { downLab, LabError, LiveLab, upLab } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem, nsName } from "../lab/live/names.js";
@@ -18,7 +17,6 @@ import { formatRate, formatSize } from "../lab/units.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { formatStats, formatStatus } from "./lab-format.js";
-import { printFindingsAsWarnings } from "./lint-command.js";
 import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
 import { formatFlowPaths, traceFlows } from "./trace-flows.js";
@@ -39,7 +37,7 @@ function labName(opts: { name?: string }): string {
   return name;
 }
 
-function requireRoot(what: string): void {
+export function requireRoot(what: string): void {
   if (process.getuid?.() !== 0) {
     throw new UsageError(`${what} needs root (network namespaces, veth, raw sockets): run it with sudo`, 1);
   }
@@ -105,8 +103,7 @@ export function registerLabCommands(program: Command): void {
           const clock = clockOption(opts.clock);
           const metrics = metricsPort(opts);
           // Validate before anything is created.
-          const topo = loadTopologyArg(topology, { dilation, cpus: availableParallelism() });
-          printFindingsAsWarnings(lintTopology(topo), (s) => process.stderr.write(s));
+          const topo = loadTopologyArg(topology, { machine: { dilation, cpus: availableParallelism() } });
           requireRoot("rocelab up");
           const started = Date.now();
           await upLab({
@@ -424,7 +421,7 @@ export interface TraceHop {
 export async function trace(lab: LiveLab, src: string, dst: string, sport: number): Promise<TraceHop[]> {
   const topo = await lab
     .request<LabStatus>("status")
-    .then((s) => loadTopologyArg(s.topology === "built-in" ? undefined : s.topology));
+    .then((s) => loadTopologyArg(s.topology === "built-in" ? undefined : s.topology, { quiet: true }));
   const plan = planAddresses(topo);
   for (const h of [src, dst]) {
     if (!topo.nodes.some((n) => n.name === h && n.kind === NodeKind.Host))

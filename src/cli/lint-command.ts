@@ -1,13 +1,23 @@
-// `rocelab lint TOPOLOGY|SCENARIO`: checks a configuration against seed 002's best practices for lossless
-// RoCE (lab/lint/best-practices.ts) and exits 1 if any finding is an error. `up` and `run` print the same
-// findings as warnings before they start (printFindingsAsWarnings).
+// `rocelab lint TOPOLOGY|SCENARIO`: checks a configuration against the project's one rule set (lossless
+// RoCE best practices, settings that cannot work, a live lab that does not fit the machine; every rule in
+// docs/lint.md) and exits 1 if any finding is an error. `up`, `run`, `tui` and `topology` print the same
+// findings in the same format when the file loads (formatOnLoad).
 
 import { readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { parse } from "yaml";
-import { type Finding, hasErrors, lintScenario, lintTopology, RULES } from "../lab/lint/best-practices.js";
+import {
+  type Finding,
+  formatReport,
+  hasErrors,
+  lintScenario,
+  lintTopology,
+  type MachineContext,
+  RULES,
+} from "../lab/lint/lint.js";
 import { loadScenario } from "../lab/scenario.js";
-import { action } from "./errors.js";
+import { action, UsageError } from "./errors.js";
 import { loadTopologyArg } from "./topology-command.js";
 
 /** A scenario has a timeline; anything else is a topology. */
@@ -20,21 +30,17 @@ function isScenario(file: string): boolean {
   }
 }
 
-export function lintFile(file: string | undefined): Finding[] {
-  if (file !== undefined && file !== "default" && isScenario(file)) return lintScenario(loadScenario(file));
-  return lintTopology(loadTopologyArg(file));
+export function lintFile(file: string | undefined, machine?: MachineContext): Finding[] {
+  if (file !== undefined && file !== "default" && isScenario(file))
+    return lintScenario(loadScenario(file), machine);
+  return lintTopology(loadTopologyArg(file, { quiet: true }), machine);
 }
 
-export function formatFinding(f: Finding): string {
-  return `${f.severity.padEnd(7)} ${f.id}  ${f.path}\n        ${f.message}\n        fix: ${f.fix}`;
-}
-
-/** What `up` and `run` print before they start: every finding, as a warning (they run anyway). */
-export function printFindingsAsWarnings(findings: readonly Finding[], write: (s: string) => void): void {
-  const shown = findings.filter((f) => f.severity !== "info");
-  if (shown.length === 0) return;
-  write(`lint: ${shown.length} finding(s) against lossless best practices (rocelab lint for details):\n`);
-  for (const f of shown) write(`  warning: [${f.id}] ${f.path}: ${f.message}\n`);
+function positive(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`${name} takes a positive integer, not "${v}"`);
+  return n;
 }
 
 export function registerLintCommand(program: Command): void {
@@ -42,37 +48,46 @@ export function registerLintCommand(program: Command): void {
     .command("lint")
     .argument("[file]", "a topology or a scenario YAML (default: the built-in fabric)")
     .description(
-      "check a configuration against lossless-RoCE best practices (ECN before PFC, headroom, CNP priority, PFC end to end, DCQCN, watchdog); exit 1 on errors",
+      "check a configuration against the lint rules (ECN before PFC, headroom, CNP priority, PFC end to end, QoS maps, DCQCN, watchdog, machine fit; docs/lint.md); exit 1 on errors",
     )
-    .option("--json", "print the findings as JSON")
-    .option("--rules", "list the rules with their explanations")
+    .option("--json", "print the findings (or with --rules, the rules) as JSON")
+    .option("--rules", "list the rules with their explanations and sources")
+    .option("--dilation <n>", "also check that a live lab fits this machine at this dilation")
+    .option("--cpus <n>", "with --dilation: CPUs the lab may use (default: this machine's)")
     .action(
-      action((file: string | undefined, opts: { json?: boolean; rules?: boolean }) => {
-        if (opts.rules) {
-          const rules = RULES.map(({ id, severity, title, explanation }) => ({
-            id,
-            severity,
-            title,
-            explanation,
-          }));
+      action(
+        (
+          file: string | undefined,
+          opts: { json?: boolean; rules?: boolean; dilation?: string; cpus?: string },
+        ) => {
+          if (opts.rules) {
+            const rules = RULES.map((r) => ({
+              id: r.id,
+              severity: r.severity,
+              refusesLoad: r.refusesLoad === true,
+              title: r.title,
+              explanation: r.explanation,
+              source: r.source,
+            }));
+            process.stdout.write(
+              opts.json
+                ? `${JSON.stringify(rules, null, 2)}\n`
+                : `${rules.map((r) => `${r.id} (${r.severity}${r.refusesLoad ? ", refused at load" : ""}): ${r.title}\n  ${r.explanation}\n  source: ${r.source}`).join("\n\n")}\n`,
+            );
+            return;
+          }
+          const dilation = positive("--dilation", opts.dilation);
+          const cpus = positive("--cpus", opts.cpus);
+          if (cpus !== undefined && dilation === undefined)
+            throw new UsageError("--cpus goes with --dilation");
+          const machine =
+            dilation === undefined ? undefined : { dilation, cpus: cpus ?? availableParallelism() };
+          const findings = lintFile(file, machine);
           process.stdout.write(
-            opts.json
-              ? `${JSON.stringify(rules, null, 2)}\n`
-              : `${rules.map((r) => `${r.id} (${r.severity}): ${r.title}\n  ${r.explanation}`).join("\n\n")}\n`,
+            opts.json ? `${JSON.stringify(findings, null, 2)}\n` : formatReport(findings, file ?? "default"),
           );
-          return;
-        }
-        const findings = lintFile(file);
-        if (opts.json) process.stdout.write(`${JSON.stringify(findings, null, 2)}\n`);
-        else if (findings.length === 0) process.stdout.write(`${file ?? "default"}: no findings\n`);
-        else {
-          const errors = findings.filter((f) => f.severity === "error").length;
-          const warnings = findings.filter((f) => f.severity === "warning").length;
-          process.stdout.write(
-            `${findings.map(formatFinding).join("\n")}\n\n${errors} error(s), ${warnings} warning(s), ${findings.length - errors - warnings} note(s)\n`,
-          );
-        }
-        if (hasErrors(findings)) process.exitCode = 1;
-      }),
+          if (hasErrors(findings)) process.exitCode = 1;
+        },
+      ),
     );
 }

@@ -87,7 +87,9 @@ export function registerPathNavCommands(program: Command): void {
         });
         try {
           const status = await lab.request<LabStatus>("status");
-          const topo = loadTopologyArg(status.topology === "built-in" ? undefined : status.topology);
+          const topo = loadTopologyArg(status.topology === "built-in" ? undefined : status.topology, {
+            quiet: true,
+          });
           const switches = lab.topology.nodes.filter((n) => n.kind === "switch").map((n) => n.name);
           if (!topo.nodes.some((n) => n.kind === NodeKind.Host)) throw new UsageError("the lab has no hosts");
           const nav = new LiveNavigator(lab, mode, planAddresses(topo), switches);

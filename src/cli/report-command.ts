@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { Command } from "commander";
-import { type Finding, lintScenario, lintTopology } from "../lab/lint/best-practices.js";
+import { type Finding, lintScenario, lintTopology } from "../lab/lint/lint.js";
 import { cnpRatePlot, EXTRA_PLOT_FILES, linkUtilisationPlot } from "../lab/report/extra-plots.js";
 import { renderHtmlReport } from "../lab/report/html-report.js";
 import { renderPlots, renderSvg } from "../lab/report/plots.js";

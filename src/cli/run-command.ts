@@ -5,8 +5,7 @@ import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { type CaptureEndpoint, CaptureSpecError, parseCaptureList } from "../lab/capture.js";
-import { lintScenario } from "../lab/lint/best-practices.js";
-import { lintConfig, resolveConfig, Severity } from "../lab/lint/lint.js";
+import { formatOnLoad, lintScenario } from "../lab/lint/lint.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { labNameProblem } from "../lab/live/names.js";
 import { runScenarioLive } from "../lab/live/run-live.js";
@@ -16,10 +15,8 @@ import { runScenarioSim } from "../lab/run-sim.js";
 import { loadScenario } from "../lab/scenario.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
-import { printFindingsAsWarnings } from "./lint-command.js";
 import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
 import { emulatedProgress, liveProgress } from "./progress.js";
-import { printWarnings } from "./topology-command.js";
 
 interface RunOptions extends MetricsOptions {
   readonly runtime: string;
@@ -75,11 +72,7 @@ export function registerRunCommand(program: Command): void {
           opts.runtime === "live"
             ? { dilation: Number(opts.dilation) || DEFAULT_DILATION, cpus: availableParallelism() }
             : undefined;
-        printWarnings(
-          lintConfig(resolveConfig(sc.topology, sc.overrides, machine)).filter(
-            (f) => f.severity !== Severity.Error,
-          ),
-        );
+        process.stderr.write(formatOnLoad(lintScenario(sc, machine)));
         if (opts.seed !== undefined) {
           if (!Number.isInteger(opts.seed) || opts.seed < 0)
             throw new UsageError("--seed takes a non-negative integer");
@@ -93,7 +86,6 @@ export function registerRunCommand(program: Command): void {
           if (e instanceof CaptureSpecError) throw new UsageError(e.message);
           throw e;
         }
-        if (!opts.quiet) printFindingsAsWarnings(lintScenario(sc), (s) => process.stderr.write(s));
         let report: Report;
         if (opts.runtime === "sim") {
           const bar = opts.quiet ? null : emulatedProgress(sc.name, sc.durationNs);

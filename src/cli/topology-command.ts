@@ -2,13 +2,7 @@
 
 import type { Command } from "commander";
 import { planAddresses, portKey } from "../lab/address-plan.js";
-import {
-  checkTopology,
-  type Finding,
-  formatFinding,
-  groupFindings,
-  type MachineContext,
-} from "../lab/lint/lint.js";
+import { formatOnLoad, lintTopology, type MachineContext } from "../lab/lint/lint.js";
 import { computeRoutes } from "../lab/routing.js";
 import { defaultTopology, loadTopology, NodeKind, type Topology } from "../lab/topology.js";
 import { formatDuration, formatRate } from "../lab/units.js";
@@ -17,18 +11,17 @@ import { action } from "./errors.js";
 import { registerTopologyGenerate } from "./topology-generate-command.js";
 
 /**
- * Loads the topology a command names (default: the built-in one), rejects invalid settings and prints the
- * lint warnings on stderr (with `machine`, also whether it fits the machine at that dilation).
+ * Loads the topology a command names (default: the built-in one; the loader refuses settings that cannot
+ * work) and prints its lint errors and warnings on stderr in `rocelab lint`'s format (with `machine`, also
+ * whether it fits the machine at that dilation). `quiet`: print nothing (a lab's own topology, re-read).
  */
-export function loadTopologyArg(file: string | undefined, machine?: MachineContext): Topology {
+export function loadTopologyArg(
+  file: string | undefined,
+  opts: { readonly machine?: MachineContext; readonly quiet?: boolean } = {},
+): Topology {
   const topo = file === undefined || file === "default" ? defaultTopology() : loadTopology(file);
-  printWarnings(checkTopology(topo, machine));
+  if (!opts.quiet) process.stderr.write(formatOnLoad(lintTopology(topo, opts.machine)));
   return topo;
-}
-
-/** Lint warnings, on stderr, one block each. */
-export function printWarnings(findings: readonly Finding[]): void {
-  for (const f of groupFindings(findings)) process.stderr.write(`${formatFinding(f)}\n`);
 }
 
 export function registerTopologyCommand(program: Command): void {

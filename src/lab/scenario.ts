@@ -10,7 +10,7 @@ import {
 } from "../nic/workloads.js";
 import { ConfigError, type ConfigProblem, SourceDocument } from "./config-error.js";
 import { incastProblem } from "./incast-check.js";
-import { checkTopology, lintConfig, rejectErrors, resolveConfig } from "./lint/lint.js";
+import { refuseInvalid, resolveLab } from "./lint/lint.js";
 import {
   type ControllerSettings,
   type ScenarioFile,
@@ -181,9 +181,9 @@ export function resolveScenario(parsed: ScenarioFile, file: string, doc: SourceD
   }
   if (problems.length > 0) throw new ConfigError(file, problems);
   const overrides = parsed.overrides ? change(parsed.overrides) : NO_CHANGE;
-  // A topology file's own errors are located in it; the rest (overrides, inline topology) in this file.
-  if (typeof t === "string" && t !== "default") checkTopology(topology);
-  rejectErrors(lintConfig(resolveConfig(topology, overrides)), file, doc, SCENARIO_PLACES);
+  // A topology file's own errors were located in it by loadTopology; the rest (overrides, inline
+  // topology) in this file.
+  refuseInvalid(resolveLab(topology, [overrides]), file, doc, SCENARIO_PLACES);
   timeline.sort((a, b) => a.atNs - b.atNs);
   return {
     name: parsed.name ?? basename(file, extname(file)),

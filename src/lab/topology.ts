@@ -3,7 +3,7 @@
 
 import { basename, extname } from "node:path";
 import { ConfigError, type ConfigProblem, SourceDocument } from "./config-error.js";
-import { lintConfig, rejectErrors, resolveConfig } from "./lint/lint.js";
+import { refuseInvalid, resolveLab } from "./lint/lint.js";
 import { type StaticRouteSettings, type SwitchSettings, type TopologyFile, topologyFile } from "./schema.js";
 
 export const NodeKind = {
@@ -106,8 +106,8 @@ export function loadTopology(file: string): Topology {
   doc.expectKind("topology");
   const parsed = doc.parse(topologyFile);
   const topology = resolveTopology(parsed, file, doc, basename(file, extname(file)));
-  // Settings that cannot work (the lint rules' errors) are refused here, located where they are written.
-  rejectErrors(lintConfig(resolveConfig(topology)), file, doc);
+  // Settings that cannot work (errors of the lint rules that refuse) are refused here, where they are written.
+  refuseInvalid(resolveLab(topology), file, doc);
   return topology;
 }
 

@@ -1,8 +1,8 @@
-// Control-loop rules: DCQCN on where switches mark, ECN where DCQCN listens, the PFC watchdog on. Seed
-// 002's best practices: "enable DCQCN on every RoCE sender", "enable the PFC watchdog" (NVIDIA Onyx/Cumulus
-// and SONiC ship a PFC watchdog that breaks pause storms and deadlocks).
+// Control-loop rules: DCQCN on where switches mark, ECN where DCQCN listens, the PFC watchdog on:
+// "enable DCQCN on every RoCE sender", "enable the PFC watchdog" (NVIDIA Onyx/Cumulus and SONiC ship a
+// PFC watchdog that breaks pause storms and deadlocks).
 
-import type { ResolvedLab, Rule, RuleFinding } from "./best-practices.js";
+import type { ResolvedLab, Rule, RuleFinding } from "./finding.js";
 
 function marksRoce(lab: ResolvedLab): string[] {
   const host = lab.hosts.values().next().value;
@@ -23,6 +23,9 @@ const dcqcnWhereMarked: Rule = {
     "ECN marks only help if the sender's reaction point acts on the CNPs they cause: with DCQCN off the " +
     "NIC ignores them (rp_cnp_ignored) and PFC does all the work. The other way round, DCQCN without a " +
     "marking switch never hears of congestion.",
+  source:
+    "Zhu et al., SIGCOMM 2015 (DCQCN: the NP turns marks into CNPs, the RP cuts its rate on them); NVIDIA " +
+    '"DCQCN Parameters" (ConnectX enables RP and NP per priority)',
   check(lab: ResolvedLab): RuleFinding[] {
     const marking = marksRoce(lab);
     const out: RuleFinding[] = [];
@@ -53,6 +56,9 @@ const watchdogOn: Rule = {
     "A NIC or switch stuck in XOFF (a pause storm) or a cyclic buffer dependency (a PFC deadlock) stops " +
     "every flow behind it indefinitely; the watchdog notices a queue paused for too long and breaks the " +
     "pause (drops or forwards) until the storm ends.",
+  source:
+    "Guo et al., SIGCOMM 2016 (pause-frame storms and PFC deadlocks; watchdogs in NIC and switch); SONiC's " +
+    "PFC watchdog (sonic-net/sonic-swss, orchagent pfcwd)",
   check(lab: ResolvedLab): RuleFinding[] {
     const out: RuleFinding[] = [];
     for (const [name, sw] of lab.switches) {

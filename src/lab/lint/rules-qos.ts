@@ -1,11 +1,10 @@
 // QoS rules: the RoCE priority lossless end to end, CNPs on a strict-priority queue, one DSCP/priority
-// map on every device. Seed 002's best practices after NVIDIA's "RoCE configuration for lossless fabrics":
-// "PFC on the RoCE priority on every hop", "CNP at DSCP 48 on a strict-priority queue", "trust DSCP and
-// use the same map everywhere".
+// map on every device: "PFC on the RoCE priority on every hop", "CNP at DSCP 48 on a strict-priority
+// queue", "trust DSCP and use the same map everywhere".
 
 import type { NicConfig } from "../../nic/config.js";
 import type { SwitchConfig } from "../../switch/config.js";
-import type { ResolvedLab, Rule, RuleFinding } from "./best-practices.js";
+import type { ResolvedLab, Rule, RuleFinding } from "./finding.js";
 
 /** DSCP of CNPs that seed 002 (and ConnectX's cnp_dscp default) asks for. */
 export const CNP_DSCP = 48;
@@ -26,6 +25,9 @@ const cnpStrict: Rule = {
   explanation:
     "A CNP that waits behind the data it reports on arrives late, so the sender cuts its rate late and the " +
     "queue overshoots into PFC. CNPs are tiny: serve them first, on a strict-priority queue of their own.",
+  source:
+    'NVIDIA ConnectX (mlx5) defaults cnp_dscp 48, cnp_802p_prio 6; NVIDIA Cumulus Linux "RDMA over ' +
+    'Converged Ethernet (RoCE)": switch priority 6 on a strict-priority traffic class',
   check(lab: ResolvedLab): RuleFinding[] {
     const out: RuleFinding[] = [];
     const host = firstHost(lab);
@@ -66,6 +68,9 @@ const pfcEndToEnd: Rule = {
     "Lossless is all or nothing: one hop that does not pause the RoCE priority drops what the others held " +
     "back, and the NICs fall back to go-back-N retransmission. A fabric that runs RoCE without PFC on " +
     "purpose (lossy RoCE) relies on ECN and retransmission alone (a warning).",
+  source:
+    'IEEE 802.1Qbb-2011 (pause is per priority and per hop); Guo et al., "RDMA over Commodity Ethernet at ' +
+    'Scale", SIGCOMM 2016 (RoCEv2 needs a lossless fabric)',
   check(lab: ResolvedLab): RuleFinding[] {
     const host = firstHost(lab);
     if (host === undefined) return [];
@@ -95,6 +100,9 @@ const sameMaps: Rule = {
     "PFC pauses a priority, ECN marks a queue: if two switches (or a switch and a NIC) disagree on which " +
     "priority RoCE's DSCP means, one hop pauses a priority the next does not protect, or a NIC obeys a " +
     "pause for a priority its data does not use.",
+  source:
+    "Guo et al., SIGCOMM 2016 (DSCP-based PFC: every device derives the priority from the same DSCP); " +
+    'NVIDIA Cumulus Linux "RoCE" (one DSCP to switch-priority map)',
   check(lab: ResolvedLab): RuleFinding[] {
     const out: RuleFinding[] = [];
     const host = firstHost(lab);

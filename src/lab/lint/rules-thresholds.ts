@@ -1,12 +1,11 @@
-// Threshold rules: ECN marks before PFC pauses, headroom that covers the link, Kmin not too small.
-// Seed 002's best practices, after NVIDIA's and Huawei's RoCE tuning guides: "ECN_Min < ECN_Max <
-// PFC_Xoff"; "headroom >= the link's bandwidth-delay product"; "do not set Kmin as low as 50 KB at
-// 100 Gb/s" (a ~100 KB floor, scaled with the port rate).
+// Threshold rules: an XOFF the buffer can reach, ECN marks before PFC pauses, headroom that covers the
+// link, Kmin not too small: "ECN_Min < ECN_Max < PFC_Xoff"; "headroom >= the link's bandwidth-delay
+// product"; "do not set Kmin as low as 50 KB at 100 Gb/s" (a ~100 KB floor, scaled with the port rate).
 
 import { PRIORITIES, type SwitchConfig } from "../../switch/config.js";
 import { autoHeadroomBytes } from "../../switch/mmu.js";
 import { formatSize } from "../units.js";
-import type { ResolvedLab, Rule, RuleFinding } from "./best-practices.js";
+import type { ResolvedLab, Rule, RuleFinding } from "./finding.js";
 
 /** Kmin below this at 100 Gb/s marks on ordinary bursts (seed 002: "not as low as 50 KB"). */
 export const KMIN_FLOOR_AT_100G = 100_000;
@@ -40,6 +39,30 @@ function losslessEcnQueues(sw: SwitchConfig): { queue: number; kmin: number; kma
   return out;
 }
 
+const xoffOverBuffer: Rule = {
+  id: "pfc-xoff-over-buffer",
+  severity: "error",
+  refusesLoad: true,
+  title: "A static PFC XOFF the switch's buffer can reach",
+  explanation:
+    "A priority group pauses its upstream when its ingress occupancy passes XOFF; an XOFF larger than the " +
+    "whole buffer is never reached, so PFC never pauses and the lossless priority overflows the buffer " +
+    "first. No run can use such a switch: the loaders refuse the file.",
+  source: "IEEE 802.1Qbb-2011 (PFC: per-priority pause on an ingress threshold); the MMU of docs/switch.md",
+  check(lab: ResolvedLab): RuleFinding[] {
+    const out: RuleFinding[] = [];
+    for (const [name, sw] of lab.switches) {
+      if (!sw.pfc.enabled || sw.pfc.xoff === "dynamic" || sw.pfc.xoff <= sw.buffer.size) continue;
+      out.push({
+        path: `switches.${name}.pfc.xoff`,
+        message: `pfc.xoff ${formatSize(sw.pfc.xoff)} is larger than the buffer (buffer.size ${formatSize(sw.buffer.size)}): PFC could never pause`,
+        fix: `set pfc.xoff below buffer.size (or "dynamic"), or enlarge buffer.size`,
+      });
+    }
+    return out;
+  },
+};
+
 const ecnBeforePfc: Rule = {
   id: "ecn-before-pfc",
   severity: "error",
@@ -50,6 +73,9 @@ const ecnBeforePfc: Rule = {
     "the pauses spread hop by hop (seed 002's ghost-latency incident). XOFF between Kmin and Kmax cuts the " +
     "marking ramp short (a warning). For dynamic XOFF the smallest threshold the buffer can reach counts: " +
     "every lossless priority group congested at once.",
+  source:
+    'Zhu et al., "Congestion Control for Large-Scale RDMA Deployments" (DCQCN), SIGCOMM 2015: ECN must ' +
+    "mark before PFC triggers; measured in docs/experiments/ghost-latency.md",
   check(lab: ResolvedLab): RuleFinding[] {
     const out: RuleFinding[] = [];
     for (const [name, sw] of lab.switches) {
@@ -89,6 +115,7 @@ const headroomCoversLink: Rule = {
     "(ours waiting for one frame, theirs in flight, the PFC frame itself) and its reaction time; a smaller " +
     "headroom drops lossless packets. IEEE 802.1Q Annex N (PFC buffer requirements) and vendor guides size it as 2 × rate × delay " +
     "plus MTU terms; `buffer.headroom: auto` does exactly that.",
+  source: "IEEE 802.1Q-2018 Annex N (buffer requirements of PFC); the headroom sizing of docs/switch.md",
   check(lab: ResolvedLab): RuleFinding[] {
     const out: RuleFinding[] = [];
     for (const [name, sw] of lab.switches) {
@@ -115,6 +142,9 @@ const kminNotTiny: Rule = {
     "A Kmin as small as 50 KB at 100 Gb/s (4 µs of queue) marks ordinary bursts: DCQCN cuts rates that " +
     "needed no cutting and throughput drops (seed 002's aggressive row). The practice is stated at 100 " +
     "Gb/s: slower switches get a floor scaled down with their slowest port's rate, faster ones keep 100 KB.",
+  source:
+    'NVIDIA Cumulus Linux user guide, "RDMA over Converged Ethernet (RoCE)": lossless RoCE marks from 150 KB ' +
+    "to 1.5 MB; the 50 KB row measured in docs/experiments/dcqcn-thresholds.md",
   check(lab: ResolvedLab): RuleFinding[] {
     const out: RuleFinding[] = [];
     for (const [name, sw] of lab.switches) {
@@ -133,4 +163,9 @@ const kminNotTiny: Rule = {
   },
 };
 
-export const THRESHOLD_RULES: readonly Rule[] = [ecnBeforePfc, headroomCoversLink, kminNotTiny];
+export const THRESHOLD_RULES: readonly Rule[] = [
+  xoffOverBuffer,
+  ecnBeforePfc,
+  headroomCoversLink,
+  kminNotTiny,
+];

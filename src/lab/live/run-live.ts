@@ -39,6 +39,16 @@ export interface LiveRunOptions {
   readonly metricsPort?: number;
   /** The scenario's emulated time, at every sample while the timeline plays. */
   readonly onTime?: (nowNs: number) => void;
+  /**
+   * Actions on the running lab at scenario times, beside the timeline: failure injection a scenario has
+   * no step for (live-chaos.ts kills and restarts device processes). Awaited in order.
+   */
+  readonly actions?: readonly LiveAction[];
+}
+
+export interface LiveAction {
+  readonly atNs: number;
+  run(lab: LiveLab): Promise<void>;
 }
 
 /** Real time between two samples: the scenario's interval, but not more often than the lab can answer. */
@@ -233,6 +243,15 @@ async function play(
   progress(
     `playing ${sc.timeline.length} steps over ${sc.durationNs / 1e6} ms emulated (${((sc.durationNs * dilation) / 1e9).toFixed(1)} s real)`,
   );
+  const actions = (async () => {
+    for (const a of [...(opts.actions ?? [])].sort((x, y) => x.atNs - y.atNs)) {
+      await waitFor(a.atNs, interrupted);
+      if (interrupted()) return;
+      await a.run(lab);
+    }
+  })();
+  // Awaited after the timeline; a failure before then must not go unhandled meanwhile.
+  actions.catch(() => {});
   // Real time: wait for the lab's clock to reach each step's emulated time, then await it.
   await runTimeline(sc.timeline, timelineLab, {
     at: async (atNs, run) => {
@@ -251,6 +270,7 @@ async function play(
         progress("  path navigation: the fabric changed, re-planned");
     }
   })();
+  await actions;
   await waitFor(sc.durationNs, interrupted);
   sampling = false;
   watching = false;

@@ -532,6 +532,8 @@ export class Supervisor {
     this.settings.push(switchChange(settings, only));
     for (const name of this.settings.switches) {
       if (only && !only.includes(name)) continue;
+      // A device that is down (killed, crashed) gets the layered settings when it is restarted (initFor).
+      if (this.devices.get(name)?.status !== "running") continue;
       const tunables: Partial<SwitchTunables> = this.settings.switchTunables(name);
       await this.command(name, { type: "configure", tunables });
       this.note(name, `${CONFIG_CHANGED}${JSON.stringify(settings)}`);
@@ -549,7 +551,7 @@ export class Supervisor {
     this.settings.push(hostChange(settings));
     const configure = this.settings.hostConfigure([settings]);
     for (const [name, d] of this.devices) {
-      if (d.kind !== "nic") continue;
+      if (d.kind !== "nic" || d.status !== "running") continue;
       await this.command(name, configure);
       this.note(name, `${CONFIG_CHANGED}${JSON.stringify(settings)}`);
     }

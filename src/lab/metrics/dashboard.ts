@@ -197,7 +197,6 @@ export function grafanaDashboard(): Record<string, unknown> {
           type: "datasource",
           query: "prometheus",
           label: "Prometheus",
-          current: {},
           hide: 0,
         },
         {
@@ -205,12 +204,12 @@ export function grafanaDashboard(): Record<string, unknown> {
           type: "query",
           label: "lab",
           datasource: ds,
-          query: { query: "label_values(device_emulated_time_seconds, lab)", refId: "lab" },
+          // The string form of a Prometheus variable query (the schema's `string | map`).
+          query: "label_values(device_emulated_time_seconds, lab)",
           definition: "label_values(device_emulated_time_seconds, lab)",
           refresh: 2,
           includeAll: true,
           multi: true,
-          current: {},
           hide: 0,
         },
       ],

@@ -2,7 +2,7 @@
 // beside it in DIR/plots/), the configuration the run used and the lint findings on it. Pure: text in,
 // HTML out; one static file with no script, its images relative, so it opens from disk or any web server.
 
-import type { Finding } from "../lint/best-practices.js";
+import type { Finding } from "../lint/lint.js";
 import { formatDuration, formatRate, formatSize } from "../units.js";
 import type { Report } from "./report.js";
 

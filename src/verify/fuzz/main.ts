@@ -4,6 +4,7 @@
 //
 //   npm run fuzz                                  1,000,000 frames, seed "rocelab-fuzz"
 //   npm run fuzz -- --frames 200000 --seed 7      fewer frames, another seed
+//   sudo npm run fuzz -- live [--frames N ...]    into the ports of a live lab (live-main.ts)
 
 import { parseArgs } from "node:util";
 import type { Counters } from "../../device/contract.js";
@@ -14,6 +15,11 @@ import type { DeviceFault } from "./harness.js";
 import { fuzzNic } from "./nic-target.js";
 import { fuzzSwitch } from "./switch-target.js";
 
+if (process.argv[2] === "live") {
+  const { liveFuzzMain } = await import("./live-main.js");
+  process.exit(await liveFuzzMain(process.argv.slice(3)));
+}
+
 const { values } = parseArgs({
   options: {
     frames: { type: "string", default: "1000000" },
@@ -22,7 +28,9 @@ const { values } = parseArgs({
   },
 });
 if (values.help) {
-  process.stdout.write("usage: npm run fuzz -- [--frames N] [--seed S]\n");
+  process.stdout.write(
+    "usage: npm run fuzz -- [--frames N] [--seed S]\n       npm run fuzz -- live [--frames N] [--seed S] [--rate FPS] [--targets NODE:ethN,...] [--name LAB]\n",
+  );
   process.exit(0);
 }
 const total = Number(values.frames);
