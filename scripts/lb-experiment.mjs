@@ -5,6 +5,8 @@
 //   node scripts/lb-experiment.mjs scenarios   # (re)writes the scenario files from SCHEMES x CASES
 //   node scripts/lb-experiment.mjs run [FILTER] # runs them (needs dist/: npm run build) into their report dirs
 //   node scripts/lb-experiment.mjs table       # results.json, results.md and the plots from the reports
+//   node scripts/lb-experiment.mjs live [FILTER] # (b) on the live lab (root): live-results.json/.md, live
+//                                                # reports under out/lb-live/, beside the sim reports
 //
 // To add a scheme (e.g. path navigation), add an entry to SCHEMES: its settings overrides and, if it needs
 // them, extra scenario keys; then run the three commands and add the scenario files to
@@ -248,11 +250,64 @@ async function table() {
   console.log(md.join("\n"));
 }
 
+/** Case (b) on the live lab (synced clocks, dilation 1000): the same scenario files, compared with sim. */
+function live(filter) {
+  const c = CASES.find((x) => x.name === "perm");
+  // Rows of earlier runs stay (a run can be redone for one scheme); in SCHEMES order.
+  const saved = join(dir, "live-results.json");
+  const rows = existsSync(saved) ? JSON.parse(readFileSync(saved, "utf8")) : [];
+  for (const s of SCHEMES) {
+    if (filter && !filter.split(",").includes(s.name)) continue;
+    const liveOut = join(root, "out", "lb-live", s.name);
+    const started = Date.now();
+    const r = spawnSync(
+      process.execPath,
+      [
+        ...[join(root, "dist", "cli.js"), "run", file(c, s), "--runtime", "live", "--out", liveOut],
+        ...["--name", `lbl${s.name.replace(/[^a-z]/g, "").slice(0, 8)}`, "--no-metrics", "--quiet"],
+      ],
+      { encoding: "utf8" },
+    );
+    if (r.status !== 0) throw new Error(`live ${s.name}: ${r.stderr}`);
+    const report = JSON.parse(readFileSync(join(liveOut, "report.json"), "utf8"));
+    const sim = JSON.parse(readFileSync(join(out(c, s), "report.json"), "utf8"));
+    const at = rows.findIndex((r) => r.scheme === s.name);
+    if (at >= 0) rows.splice(at, 1);
+    rows.push({
+      scheme: s.name,
+      label: s.label,
+      wallSeconds: (Date.now() - started) / 1000,
+      pace: report.live?.pace ?? null,
+      live: figures(report, 4096),
+      sim: figures(sim, 4096),
+    });
+    console.log(`live perm/${s.name} (${rows.at(-1).wallSeconds.toFixed(1)} s)`);
+  }
+  const order = (r) => SCHEMES.findIndex((s) => s.name === r.scheme);
+  rows.sort((a, b) => order(a) - order(b));
+  writeFileSync(join(dir, "live-results.json"), `${JSON.stringify(rows, null, 2)}\n`);
+  const f = (v, d = 0) =>
+    v === null || v === undefined
+      ? "—"
+      : v.toLocaleString("en-US", { maximumFractionDigits: d, minimumFractionDigits: d });
+  const md = [
+    "| scheme | JCT µs live / sim | LB max/mean live / sim | pauses live / sim | retransmits live / sim | out-of-order live / sim | lossless drops live / sim | run s |",
+    "|---|--:|--:|--:|--:|--:|--:|--:|",
+    ...rows.map(
+      (r) =>
+        `| ${r.label} | ${f(r.live.jctUs)} / ${f(r.sim.jctUs)} | ${f(r.live.loadBalance, 2)} / ${f(r.sim.loadBalance, 2)} | ${f(r.live.pauseFrames)} / ${f(r.sim.pauseFrames)} | ${f(r.live.retransmits)} / ${f(r.sim.retransmits)} | ${f(r.live.outOfOrder)} / ${f(r.sim.outOfOrder)} | ${f(r.live.losslessDrops)} / ${f(r.sim.losslessDrops)} | ${f(r.wallSeconds)} |`,
+    ),
+  ];
+  writeFileSync(join(dir, "live-results.md"), `${md.join("\n")}\n`);
+  console.log(md.join("\n"));
+}
+
 const cmd = process.argv[2];
 if (cmd === "scenarios") scenarios();
 else if (cmd === "run") run(process.argv[3]);
 else if (cmd === "table") await table();
+else if (cmd === "live") live(process.argv[3]);
 else {
-  console.error("usage: lb-experiment.mjs scenarios | run [FILTER] | table");
+  console.error("usage: lb-experiment.mjs scenarios | run [FILTER] | table | live [FILTER]");
   process.exit(2);
 }
