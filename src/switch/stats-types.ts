@@ -4,6 +4,7 @@
 import type { DeviceStatsBase } from "../device/contract.js";
 import type { PathEntry } from "../lb/path-table.js";
 import type { LldpTable } from "./control/lldp.js";
+import type { FlowPathEntry } from "./features/flow-paths.js";
 
 /** What feature modules add to a switch's stats beyond counters (absent when they have nothing). */
 export interface SwitchDetail {
@@ -11,6 +12,8 @@ export interface SwitchDetail {
   readonly lldp?: LldpTable;
   /** Path-navigation entries installed (network mode). */
   readonly pathTable?: readonly PathEntry[];
+  /** Egress ports of each RoCEv2 flow, with packets and bytes per port (flow paths). */
+  readonly flowPaths?: readonly FlowPathEntry[];
 }
 
 /** A switch's stats(). */
