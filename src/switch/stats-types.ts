@@ -4,6 +4,7 @@
 import type { DeviceStatsBase } from "../device/contract.js";
 import type { PathEntry } from "../lb/path-table.js";
 import type { LldpTable } from "./control/lldp.js";
+import type { ElephantFlow } from "./features/elephant.js";
 import type { FlowPathEntry } from "./features/flow-paths.js";
 
 /** What feature modules add to a switch's stats beyond counters (absent when they have nothing). */
@@ -14,6 +15,8 @@ export interface SwitchDetail {
   readonly pathTable?: readonly PathEntry[];
   /** Egress ports of each RoCEv2 flow, with packets and bytes per port (flow paths). */
   readonly flowPaths?: readonly FlowPathEntry[];
+  /** The elephant identification table: each flow with its bytes and class (elephant/mice). */
+  readonly elephants?: readonly ElephantFlow[];
 }
 
 /** A switch's stats(). */
