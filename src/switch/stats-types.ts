@@ -6,6 +6,7 @@ import type { PathEntry } from "../lb/path-table.js";
 import type { LldpTable } from "./control/lldp.js";
 import type { ElephantFlow } from "./features/elephant.js";
 import type { FlowPathEntry } from "./features/flow-paths.js";
+import type { VtepState } from "./features/vxlan-overlay.js";
 
 /** What feature modules add to a switch's stats beyond counters (absent when they have nothing). */
 export interface SwitchDetail {
@@ -17,6 +18,8 @@ export interface SwitchDetail {
   readonly flowPaths?: readonly FlowPathEntry[];
   /** The elephant identification table: each flow with its bytes and class (elephant/mice). */
   readonly elephants?: readonly ElephantFlow[];
+  /** This switch as a VXLAN VTEP: its address, VNI and per-tunnel counters. */
+  readonly vtep?: VtepState;
 }
 
 /** A switch's stats(). */
