@@ -54,5 +54,6 @@ export const MARKER_HELP: readonly (readonly [marker: string, what: string])[] =
   ["P / PAUSED", "its egress is paused by the peer's PFC"],
   ["E", "queue building / CE marking (ECN)"],
   ["D", "dropping packets"],
+  ["S / L", "PFC watchdog: stormed / latched off (e re-enables)"],
   ["DOWN  KILLED", "link down, device process not running"],
 ] as const;
