@@ -7,11 +7,14 @@ import { hostAddress, planAddresses } from "../../src/lab/address-plan.js";
 import type { LabSnapshot } from "../../src/lab/controller.js";
 import { switchChange } from "../../src/lab/settings-layers.js";
 import { SimLab } from "../../src/lab/sim-lab.js";
-import { defaultTopology } from "../../src/lab/topology.js";
+import { defaultTopology, loadTopology } from "../../src/lab/topology.js";
+import { App } from "../../src/tui/components/App.js";
 import { qpFlows } from "../../src/tui/flow-paths.js";
+import { DashboardStore } from "../../src/tui/store.js";
 import { INITIAL_UI } from "../../src/tui/ui-state.js";
 import { dashboard, plainLines } from "./fixtures/dashboard.js";
 import { incastFixture } from "./fixtures/fixtures.js";
+import { renderAt } from "./fixtures/render.js";
 
 /** h1 writes 4 MB to h8 with every switch spraying and classifying elephants (100 KB at 1 Gb/s). */
 async function sprayed(): Promise<[LabSnapshot, LabSnapshot]> {
@@ -119,4 +122,44 @@ t.test("static ECMP: one route per flow; v switches rates and paths", async (t) 
   await d.ui.type("v");
   t.match(text(d.ui.screen()), /RATE\s+TARGET\s+ALPHA/, "v again: rates");
   d.ui.unmount();
+});
+
+t.test("a routing loop (docs/examples/ring4-loop.yaml): the route ends ↺ loop", async (t) => {
+  const lab = new SimLab({ topology: loadTopology("docs/examples/ring4-loop.yaml"), seed: 1 });
+  await lab.incast({ to: "h3", from: ["h1"], bytes: 1_000_000 });
+  lab.step(20_000);
+  const a = lab.snapshotNow();
+  lab.step(10_000);
+  const b = lab.snapshotNow();
+  await lab.close();
+  const flows = qpFlows(b, a, lab.topology);
+  const h1 = [...flows].find(([k]) => k.startsWith("h1/"))![1];
+  t.equal(h1.routes.length, 1);
+  const r = h1.routes[0]!;
+  t.equal(r.end, "loop", "it came back to where it entered");
+  t.same(
+    r.hops.map((h) => h.node),
+    ["s1", "s2", "s3", "s4"],
+    "round the ring once",
+  );
+  const store = new DashboardStore(
+    { lab: lab.name, runtime: "sim", topology: lab.topology },
+    { notifyMs: 0 },
+  );
+  store.ingestSnapshot(a);
+  store.ingestSnapshot(b);
+  const ui = await renderAt(
+    <App
+      store={store}
+      lab={lab}
+      onQuit={() => {}}
+      initialUi={{ ...INITIAL_UI, tab: "flows", flowsMode: "paths" }}
+    />,
+    { columns: 100, rows: 20 },
+  );
+  t.match(
+    text(ui.screen()),
+    /h1\s+\d+\s+→h3\s+-\s+100%\s+s1:eth\d › s2:eth\d › s3:eth\d › s4:eth\d › ↺ loop/,
+  );
+  ui.unmount();
 });
