@@ -1,6 +1,7 @@
 // A PFC storm on the live lab (issue 14), driven as an operator would: `rocelab inject pfc-storm h5` makes
 // h5's NIC keep leaf2:eth3 paused on priority 3 while h1 writes to h5 and h2 to h6. Through `rocelab
 // stats` (the control channel) the test watches the watchdog (sonic-mgmt's pfcwd assertions):
+//   0. before the storm, the TUI's flow paths (the switches' counts) match `rocelab trace --flows`;
 //   1. drop: the storm is detected no sooner than detectionTime after it began (emulated time, from the
 //      lab's events), the stuck queue and what arrives for it are dropped, the neighbour port keeps
 //      flowing, and PFC is restored once the storm stops;
@@ -13,6 +14,7 @@ import { join } from "node:path";
 import t, { type Test } from "tap";
 import type { LabEvent } from "../../src/lab/controller.js";
 import { LiveLab } from "../../src/lab/live/live-lab.js";
+import { qpFlows } from "../../src/tui/flow-paths.js";
 import { labNamespaces, labProcesses, nicStatsOf, requireRoot, rl, statsOf, upLab } from "../helpers/live.js";
 
 requireRoot(t);
@@ -98,6 +100,35 @@ t.test("live: a PFC storm detected, dropped, forwarded, latched and re-enabled",
     () => delivered("h5"),
     (b) => b > 0,
   );
+  // The TUI's paths (what the switches counted) agree with the probes of `rocelab trace --flows`.
+  const traced = await rl(["trace", "--flows", "--json", "--name", LAB]);
+  t.equal(traced.exitCode, 0, traced.stderr);
+  const probes = JSON.parse(traced.stdout) as { src: string; dst: string; qpn: number; switches: string[] }[];
+  const counted = qpFlows(await lab.snapshot(), null, lab.topology);
+  for (const [src, dst] of [
+    ["h1", "h5"],
+    ["h2", "h6"],
+  ]) {
+    const probe = probes.find((p) => p.src === src && p.dst === dst);
+    const flow = probe && counted.get(`${src}/${probe.qpn}`);
+    t.equal(flow?.routes.length, 1, `${src} -> ${dst}: one route (static ECMP)`);
+    t.same(
+      flow?.routes[0]?.hops.map((h) => h.node),
+      probe?.switches,
+      `${src} -> ${dst}: counted via ${probe?.switches.join(" > ")}, as the probes went`,
+    );
+    t.equal(flow?.routes[0]?.end, dst);
+  }
+  // The probes take real seconds: fresh 64 MB writes, so both flows still run through the storm.
+  const h5Start = await delivered("h5");
+  await write("h1", "h5");
+  await write("h2", "h6");
+  await until(
+    t,
+    "h5 receives the new write",
+    () => delivered("h5"),
+    (b) => b > h5Start + 1_000_000,
+  );
   const before = (await nicStatsOf(LAB, "h5")).now;
   await storm(true);
   await until(
@@ -113,7 +144,7 @@ t.test("live: a PFC storm detected, dropped, forwarded, latched and re-enabled",
   t.equal(detected?.detail, "drop");
   t.ok(
     detected!.t - before >= DETECT_NS,
-    `detected ${((detected!.t - before) / 1000).toFixed(0)} µs of emulated time after the storm began (≥ detection time ${DETECT_NS / 1000} µs; poll ${POLL_NS / 1000} µs)`,
+    `detected ${((detected!.t - before) / 1000).toFixed(0)} µs of emulated time after the inject command was issued (the storm began later; ≥ detection time ${DETECT_NS / 1000} µs; poll ${POLL_NS / 1000} µs)`,
   );
   const drops = await until(
     t,
