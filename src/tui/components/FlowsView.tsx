@@ -26,6 +26,7 @@ function summary(state: DashboardState, shown: string): Segment[] {
     seg("   CNPs handled "),
     seg(formatCount(cnps), cnps > 0 ? Tone.Warn : Tone.Dim),
     seg(shown, Tone.Dim),
+    seg("   v: paths", Tone.Dim),
   ];
 }
 
