@@ -7,6 +7,7 @@ import type { LabStatus } from "../lab/live/supervisor.js";
 import { lldpNeighbourText } from "../lab/report/report.js";
 import { formatDuration, formatRate, formatSize } from "../lab/units.js";
 import { ipToString } from "../wire/bytes.js";
+import { switchDetailLines } from "./stats-detail-format.js";
 
 /** A counter as printed: integers as they are, fractions (time sums) to at most three decimals. */
 export function formatCounter(v: number): string {
@@ -80,6 +81,7 @@ export function formatStats(s: AnyDeviceStats, all: boolean): string {
     for (const e of s.detail.pathTable)
       lines.push(`  ${ipToString(e.srcIp)} -> ${ipToString(e.dstIp)} sport ${e.srcPort}: eth${e.port}`);
   }
+  if (s.kind === "switch") lines.push(...switchDetailLines(s.detail, all));
   const port = s.kind === "nic" ? s.ports[0] : undefined;
   if (port) {
     const rows = Object.entries(port.counters)

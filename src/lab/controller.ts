@@ -142,6 +142,8 @@ export interface LabController {
   setLink(node: string, port: number, up: boolean): Promise<void>;
   kill(node: string): Promise<void>;
   restart(node: string): Promise<void>;
+  /** Re-enables PFC (and the watchdog) on a switch port and priority the PFC watchdog switched off. */
+  pfcEnable(node: string, port: number, priority: number): Promise<void>;
   /** Applies a switch threshold preset (seed 002's table) to every switch. */
   applyPreset(preset: ThresholdPreset): Promise<void>;
   /** Releases the lab (a live lab is torn down when its owner closes it). */

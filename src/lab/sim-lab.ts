@@ -310,6 +310,22 @@ export class SimLab implements LabController {
     return Promise.resolve();
   }
 
+  /** Makes a host's NIC storm its leaf with XOFF on `priority` (null stops it), as LiveLab.pfcStorm. */
+  pfcStorm(host: string, priority: number | null): Promise<void> {
+    const nic = this.fabric.hosts.get(host);
+    if (!(nic instanceof Nic)) return Promise.reject(new Error(`${host} is not a host`));
+    const reply = nic.command({ type: "pfc-storm", priority }, this.fabric.sim.now);
+    return reply.ok ? Promise.resolve() : Promise.reject(new Error(`${host}: ${reply.error}`));
+  }
+
+  pfcEnable(node: string, port: number, priority: number): Promise<void> {
+    const sw = this.fabric.switches.get(node);
+    if (sw === undefined) return Promise.reject(new Error(`${node} is not a switch`));
+    if (this.status.get(node) !== "running") return Promise.reject(new Error(`${node} is not running`));
+    const reply = sw.command({ type: "pfc-enable", port, priority }, this.fabric.sim.now);
+    return reply.ok ? Promise.resolve() : Promise.reject(new Error(`${node}: ${reply.error}`));
+  }
+
   applyPreset(preset: ThresholdPreset): Promise<void> {
     this.fabric.configureSwitches(switchChange({ profile: preset }));
     this.pendingEvents.push({

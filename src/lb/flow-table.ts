@@ -96,6 +96,24 @@ export class FlowTable {
     if (this.bucketOf[slot]! >= 0) this.remove(slot);
   }
 
+  /** The slots holding an entry that has not aged out at `now`, for reports (not the packet path). */
+  liveSlots(now: Nanoseconds): number[] {
+    const out: number[] = [];
+    for (let s = 0; s < this.capacity; s++)
+      if (this.bucketOf[s]! >= 0 && now - this.lastSeen[s]! <= this.agingNs) out.push(s);
+    return out;
+  }
+
+  /** Word `i` of the key held in `slot`. */
+  keyWord(slot: number, i: number): number {
+    return this.keys[slot * this.keyWords + i]!;
+  }
+
+  /** When the entry in `slot` was last looked up or inserted. */
+  lastSeenAt(slot: number): Nanoseconds {
+    return this.lastSeen[slot]!;
+  }
+
   /** Frees every aged-out entry; returns how many. */
   sweep(now: Nanoseconds): number {
     let n = 0;

@@ -11,8 +11,7 @@ export const KEY_HELP: readonly KeyGroup[] = [
     title: "views",
     keys: [
       ["1 2 3 4", "fabric, node, flows, events (Tab, Shift-Tab cycle)"],
-      ["?", "this help (Esc or ? closes it)"],
-      ["q  Ctrl-C", "quit (a live lab is torn down)"],
+      ["?  q  Ctrl-C", "this help (Esc or ? closes); quit (tears a live lab down)"],
     ],
   },
   {
@@ -21,7 +20,7 @@ export const KEY_HELP: readonly KeyGroup[] = [
       ["← → or n p", "node view: previous / next node"],
       ["↑ ↓", "scroll; node view: choose a port"],
       ["PgUp PgDn Home End", "page, top, bottom (events: End follows)"],
-      ["f", "events: next filter (all pfc ecn drops failures flows)"],
+      ["f  v", "events: next filter; flows: rates / paths (routes, class)"],
     ],
   },
   {
@@ -33,6 +32,7 @@ export const KEY_HELP: readonly KeyGroup[] = [
       ["k  r", "kill / restart a node (choose one)"],
       ["t", "threshold presets: aggressive, balanced, conservative"],
       ["u", "background UDP (kernel datagrams) between two hosts"],
+      ["e", "re-enable PFC on a port/priority the PFC watchdog holds"],
     ],
   },
   {
@@ -54,5 +54,6 @@ export const MARKER_HELP: readonly (readonly [marker: string, what: string])[] =
   ["P / PAUSED", "its egress is paused by the peer's PFC"],
   ["E", "queue building / CE marking (ECN)"],
   ["D", "dropping packets"],
+  ["S / L", "PFC watchdog: stormed / latched off (e re-enables)"],
   ["DOWN  KILLED", "link down, device process not running"],
 ] as const;

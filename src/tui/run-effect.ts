@@ -66,6 +66,9 @@ async function perform(
       pacing.setDilation(next);
       return `dilation ${next}: 1 emulated ms lasts ${(next / 1000).toFixed(next < 1000 ? 2 : 1)} real s`;
     }
+    case "pfc-enable":
+      await lab.pfcEnable(e.node, e.port, e.priority);
+      return `${e.node}:eth${e.port} prio ${e.priority}: PFC enabled`;
     case "notice":
       throw new Error(e.text);
     case "quit":

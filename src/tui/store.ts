@@ -25,6 +25,7 @@ import {
   type QpRow,
   qpRows,
 } from "./derive.js";
+import { type QpFlow, qpFlows } from "./flow-paths.js";
 
 /** The outcome of the last thing the user asked the lab to do. */
 export interface ActionOutcome {
@@ -59,6 +60,8 @@ export interface DashboardState {
   readonly links: readonly LinkRow[];
   readonly nodes: readonly NodeState[];
   readonly qps: readonly QpRow[];
+  /** Per QP ("host/qpn"): the routes its packets took and its class (flow-paths.ts). */
+  readonly flows: ReadonlyMap<string, QpFlow>;
   readonly totals: FabricTotals | null;
   readonly history: Histories;
   /** The newest events, oldest first (bounded). */
@@ -133,6 +136,7 @@ export class DashboardStore {
       links: [],
       nodes: [],
       qps: [],
+      flows: new Map(),
       totals: null,
       history: { util: new Map(), goodput: new Map(), rate: new Map(), buffer: new Map() },
       events: [],
@@ -207,6 +211,7 @@ export class DashboardStore {
       links: linkRows(s.links, ports),
       nodes: nodeStates(this.state.topology, s.devices, ports),
       qps,
+      flows: qpFlows(s, prev, this.state.topology),
       totals: fabricTotals(s),
       history,
     });

@@ -8,6 +8,13 @@ import { THRESHOLD_PRESETS } from "../lab/controller.js";
 import { formatSize } from "../lab/units.js";
 import { EVENT_FILTERS, type EventFilter } from "./derive.js";
 import { splitEndpoint } from "./format.js";
+import {
+  type HeldPriority,
+  openPfcEnable,
+  type PfcEnableEffect,
+  type PfcEnablePrompt,
+  pfcEnableKey,
+} from "./pfc-enable.js";
 
 export const TABS = ["fabric", "node", "flows", "events"] as const;
 export type Tab = (typeof TABS)[number];
@@ -30,7 +37,8 @@ export type Prompt =
       readonly focus: number;
       readonly error: string | null;
     }
-  | { readonly kind: ChoiceKind; readonly index: number };
+  | { readonly kind: ChoiceKind; readonly index: number }
+  | PfcEnablePrompt;
 
 export interface EventsScroll {
   readonly filter: EventFilter;
@@ -51,6 +59,8 @@ export interface UiState {
   /** First row shown in the fabric's link table and in the flows table. */
   readonly scroll: { readonly fabric: number; readonly flows: number };
   readonly events: EventsScroll;
+  /** The flows view shows rates or paths (`v`). */
+  readonly flowsMode: "rates" | "paths";
 }
 
 export const INITIAL_UI: UiState = {
@@ -61,6 +71,7 @@ export const INITIAL_UI: UiState = {
   port: 0,
   scroll: { fabric: 0, flows: 0 },
   events: { filter: "all", offset: 0, frozenAt: null },
+  flowsMode: "rates",
 };
 
 /** What the key handler needs to know about the lab and the screen. */
@@ -78,6 +89,8 @@ export interface KeyContext {
   readonly page: number;
   /** The newest event's sequence number. */
   readonly eventsTotal: number;
+  /** Ports and priorities the PFC watchdog holds (the `e` chooser). */
+  readonly held?: readonly HeldPriority[];
 }
 
 /** A key as Ink reports it (only the flags we use). */
@@ -103,31 +116,7 @@ export interface KeyPress {
   };
 }
 
-/**
- * The keys in a run of characters that arrived together (typed fast, pasted, or sent by tmux). Ink splits
- * escape sequences (arrows, Home...) into separate keys but hands over a run of plain characters, Enter,
- * Tab and Backspace included, as one string.
- */
-export function splitKeys(input: string): KeyPress[] {
-  return [...input].map((ch): KeyPress => {
-    switch (ch) {
-      case "\r":
-      case "\n":
-        return { input: "", key: { return: true } };
-      case "\t":
-        return { input: "", key: { tab: true } };
-      case "\u007f":
-      case "\b":
-        return { input: "", key: { backspace: true } };
-      case "\u001b":
-        return { input: "", key: { escape: true } };
-    }
-    const code = ch.charCodeAt(0);
-    // Ctrl-A..Ctrl-Z arrive as codes 1-26.
-    if (code < 0x20) return { input: String.fromCharCode(code + 96), key: { ctrl: true } };
-    return { input: ch, key: {} };
-  });
-}
+export { splitKeys } from "./split-keys.js";
 
 /** Something the lab (or the program) should do. */
 export type Effect =
@@ -141,7 +130,8 @@ export type Effect =
   | { readonly type: "preset"; readonly preset: ThresholdPreset }
   | { readonly type: "pause" }
   | { readonly type: "speed"; readonly factor: number }
-  | { readonly type: "notice"; readonly text: string };
+  | { readonly type: "notice"; readonly text: string }
+  | PfcEnableEffect;
 
 export interface KeyResult {
   readonly ui: UiState;
@@ -364,6 +354,10 @@ export function reduceKey(ui: UiState, press: KeyPress, ctx: KeyContext): KeyRes
   // Ctrl-C always quits, whatever is open.
   if (key.ctrl && input === "c") return { ui, effect: { type: "quit" } };
   const p = ui.prompt;
+  if (p?.kind === "pfc-enable") {
+    const r = pfcEnableKey(p, input, key);
+    return { ui: { ...ui, prompt: r.prompt }, effect: r.effect };
+  }
   if (p) {
     return "fields" in p ? formKey(ui, p, press, ctx) : chooserKey(ui, p, press, ctx);
   }
@@ -395,6 +389,11 @@ export function reduceKey(ui: UiState, press: KeyPress, ctx: KeyContext): KeyRes
       return openChooser(ui, "restart", ctx);
     case "t":
       return openChooser(ui, "preset", ctx);
+    case "e": {
+      const r = openPfcEnable(ctx.held ?? [], ui.tab === "node" ? ctx.nodes[ui.node]?.name : undefined);
+      if (typeof r === "string") return { ui, effect: { type: "notice", text: r } };
+      return { ui: { ...ui, prompt: r }, effect: null };
+    }
     case " ":
       return {
         ui,
@@ -433,6 +432,10 @@ export function reduceKey(ui: UiState, press: KeyPress, ctx: KeyContext): KeyRes
     }
     case "fabric":
     case "flows": {
+      if (ui.tab === "flows" && input === "v") {
+        const flowsMode = ui.flowsMode === "rates" ? "paths" : "rates";
+        return { ui: { ...ui, flowsMode, scroll: { ...ui.scroll, flows: 0 } }, effect: null };
+      }
       const top = scrollList(ui.scroll[ui.tab], press, ctx.rows, ctx.page);
       if (top !== null) return { ui: { ...ui, scroll: { ...ui.scroll, [ui.tab]: top } }, effect: null };
       break;
@@ -471,6 +474,8 @@ export function describeEffect(e: Effect): string {
       return "speed";
     case "notice":
       return e.text;
+    case "pfc-enable":
+      return `PFC on ${e.node}:eth${e.port} priority ${e.priority}`;
     case "quit":
       return "quit";
   }

@@ -54,7 +54,7 @@ t.test("an entry pins its flow; a down next hop falls back to ECMP over the live
 
   t.same(h.command({ type: "path-entries", entries: [] }), { ok: true });
   t.equal(outPort(h, sport), ecmpPort, "an empty table: ECMP again");
-  t.same(h.sw.stats(h.now).detail, undefined, "and nothing in the stats detail");
+  t.same(h.sw.stats(h.now).detail?.pathTable, undefined, "and no path table in the stats detail");
   t.end();
 });
 

@@ -25,6 +25,7 @@ import type { SwitchContext } from "../context.js";
 import { DropReason } from "../drops.js";
 import { type PacketMeta, Verdict } from "../packet-meta.js";
 import type { SwitchPort } from "../port.js";
+import type { SwitchDetail } from "../stats-types.js";
 import { defineFeature, Hook, type SwitchFeature } from "./feature.js";
 
 export const DropPrecedence = {
@@ -69,7 +70,23 @@ export interface ElephantConfig {
   readonly aging: Nanoseconds;
 }
 
+/** A flow of the identification table and its class (`detail.elephants` of a switch's stats). */
+export interface ElephantFlow {
+  readonly srcIp: number;
+  readonly dstIp: number;
+  readonly srcPort: number;
+  readonly dstPort: number;
+  readonly protocol: number;
+  /** RoCEv2 BTH Dest QP, -1 for other traffic. */
+  readonly destQp: number;
+  /** Bytes counted since the flow entered the table. */
+  readonly bytes: number;
+  readonly elephant: boolean;
+}
+
 const KEY_WORDS = 4;
+/** Flows a stats reply lists at most (the biggest). */
+const DESCRIBE_LIMIT = 1024;
 
 class Elephant implements SwitchFeature {
   readonly name = "elephant";
@@ -195,6 +212,28 @@ class Elephant implements SwitchFeature {
     } else {
       this.miceBytes[m.inPort]! += m.length;
     }
+  }
+
+  describe(now: Nanoseconds): SwitchDetail {
+    const table = this.table;
+    if (table === null || table.size === 0) return {};
+    const flows: ElephantFlow[] = table.liveSlots(now).map((s) => {
+      const ports = table.keyWord(s, 2);
+      const last = table.keyWord(s, 3);
+      const qp = last & 0xff_ffff;
+      return {
+        srcIp: table.keyWord(s, 0),
+        dstIp: table.keyWord(s, 1),
+        srcPort: ports >>> 16,
+        dstPort: ports & 0xffff,
+        protocol: last >>> 24,
+        destQp: qp === 0xff_ffff ? -1 : qp,
+        bytes: this.total[s]!,
+        elephant: this.isElephant[s] === 1,
+      };
+    });
+    flows.sort((a, b) => b.bytes - a.bytes || a.srcIp - b.srcIp || a.destQp - b.destQp);
+    return { elephants: flows.slice(0, DESCRIBE_LIMIT) };
   }
 
   /** Yellow packets of lossy priorities: a lower dynamic egress threshold. */

@@ -9,6 +9,7 @@ import { deadlockPreventionFeature } from "./deadlock-prevention.js";
 import { ecmpFeature } from "./ecmp.js";
 import { elephantFeature } from "./elephant.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
+import { flowPathsFeature } from "./flow-paths.js";
 import { ipccFeature } from "./ipcc.js";
 import { l2BridgeFeature } from "./l2-bridge.js";
 import { lldpFeature } from "./lldp.js";
@@ -37,6 +38,7 @@ export const FEATURES = {
   pathTable: pathTableFeature,
   ipcc: ipccFeature,
   bridge: l2BridgeFeature,
+  flowPaths: flowPathsFeature,
 } as const;
 
 /** The commands features answer (a feature with commands adds its command type here). */

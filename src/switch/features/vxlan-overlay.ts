@@ -30,6 +30,7 @@ import type { SwitchContext } from "../context.js";
 import { DropReason } from "../drops.js";
 import { FrameKind, type PacketMeta, Verdict } from "../packet-meta.js";
 import { parseIpv4 } from "../stages/parse.js";
+import type { SwitchDetail } from "../stats-types.js";
 import { defineFeature, Hook, type SwitchFeature } from "./feature.js";
 
 const ip = z.number().int().min(0).max(0xffff_ffff);
@@ -67,6 +68,50 @@ export interface OverlayConfig {
   readonly vxlan: VxlanVtep | null;
 }
 
+/** One tunnel of a VTEP: to a remote VTEP, and what crossed it each way. */
+export interface VxlanTunnel {
+  /** The remote VTEP's address. */
+  readonly remote: number;
+  /** Hosts behind it. */
+  readonly hosts: number;
+  /** Packets (and bytes, encapsulated) this VTEP sent into the tunnel. */
+  readonly encapPackets: number;
+  readonly encapBytes: number;
+  /** Of those, CE on the inner header, copied to the outer one (RFC 6040 §4.1). */
+  readonly encapCe: number;
+  /** Packets (and bytes, encapsulated) from the remote VTEP this VTEP decapsulated. */
+  readonly decapPackets: number;
+  readonly decapBytes: number;
+  /** Of those, CE on the outer header: marked in the underlay. */
+  readonly outerCe: number;
+  /** Outer CE copied to the inner header (ECN overlay) / discarded (overlay off). */
+  readonly ceCopied: number;
+  readonly ceLost: number;
+}
+
+/** A VTEP's state in its switch's stats (`detail.vtep`). */
+export interface VtepState {
+  readonly vni: number;
+  readonly address: number;
+  /** The ECN overlay: outer CE is copied into the inner header at decapsulation. */
+  readonly ecn: boolean;
+  readonly hostPorts: readonly number[];
+  readonly tunnels: readonly VxlanTunnel[];
+}
+
+/** Per-tunnel counters, one array each, indexed by tunnel. */
+const TUNNEL_COUNTERS = [
+  "encapPackets",
+  "encapBytes",
+  "encapCe",
+  "decapPackets",
+  "decapBytes",
+  "outerCe",
+  "ceCopied",
+  "ceLost",
+] as const;
+type TunnelCounter = (typeof TUNNEL_COUNTERS)[number];
+
 /** Outer IPv4 at 14, UDP at 34, VXLAN at 42, the inner frame at 50. */
 const OUTER_L3 = 14;
 const VXLAN_AT = 42;
@@ -75,7 +120,12 @@ const INNER_AT = 50;
 class VxlanOverlay implements SwitchFeature {
   readonly name = "overlay";
   private cfg!: OverlayConfig;
+  /** Remote host address -> tunnel index; remote VTEP address -> tunnel index. */
   private readonly remote = new Map<number, number>();
+  private readonly bySource = new Map<number, number>();
+  private tunnelIps: number[] = [];
+  private tunnelHosts: number[] = [];
+  private tunnel: Record<TunnelCounter, Float64Array> = tunnelArrays(0);
   /** 1 at the index of each host port. */
   private hostPort = new Uint8Array(0);
   private readonly encapPackets: Float64Array;
@@ -98,10 +148,18 @@ class VxlanOverlay implements SwitchFeature {
   configure(cfg: SwitchConfig): void {
     this.cfg = cfg.overlay;
     this.remote.clear();
+    this.bySource.clear();
     this.hostPort = new Uint8Array(this.ctx.numPorts);
     const v = cfg.overlay.vxlan;
+    const ips = [...new Set(v?.remotes.map((r) => r.vtep) ?? [])];
+    const same = ips.length === this.tunnelIps.length && ips.every((ip, i) => ip === this.tunnelIps[i]);
+    // The same tunnels (a `configure` of something else) keep their counters.
+    if (!same) this.tunnel = tunnelArrays(ips.length);
+    this.tunnelIps = ips;
+    this.tunnelHosts = ips.map((ip) => v?.remotes.filter((r) => r.vtep === ip).length ?? 0);
     if (v === null) return;
-    for (const r of v.remotes) this.remote.set(r.ip, r.vtep);
+    for (const [i, ip] of ips.entries()) this.bySource.set(ip, i);
+    for (const r of v.remotes) this.remote.set(r.ip, this.bySource.get(r.vtep)!);
     for (const p of v.hostPorts) if (p < this.ctx.numPorts) this.hostPort[p] = 1;
   }
 
@@ -127,15 +185,25 @@ class VxlanOverlay implements SwitchFeature {
     }
     const outer = m.ecn;
     const inner = ipv4Ecn(f, innerIp);
+    const t = this.bySource.get(m.srcIp) ?? -1;
+    const tc = this.tunnel;
+    if (t >= 0) {
+      tc.decapPackets[t]!++;
+      tc.decapBytes[t]! += m.length;
+      if (outer === Ecn.Ce) tc.outerCe[t]!++;
+    }
     if (outer === Ecn.Ce) {
-      if (!this.cfg.ecn) this.ceLost[0]!++;
-      else if (inner === Ecn.NotEct) {
+      if (!this.cfg.ecn) {
+        this.ceLost[0]!++;
+        if (t >= 0) tc.ceLost[t]!++;
+      } else if (inner === Ecn.NotEct) {
         // RFC 6040 §4.2: congestion on a packet that cannot carry it must be signalled by a drop.
         this.ctx.drops.drop(DropReason.OverlayNotEct, false, m.inPort, -1, -1, now);
         return false;
       } else if (inner !== Ecn.Ce) {
         setIpv4Ecn(f, innerIp, Ecn.Ce);
         this.ceCopied[0]!++;
+        if (t >= 0) tc.ceCopied[t]!++;
       }
     } else if (this.cfg.ecn && outer === Ecn.Ect1 && inner === Ecn.Ect0) {
       setIpv4Ecn(f, innerIp, Ecn.Ect1);
@@ -152,8 +220,9 @@ class VxlanOverlay implements SwitchFeature {
   /** Encapsulation: a host's packet for a host behind another VTEP. */
   classified(m: PacketMeta): void {
     if (m.inPort < 0 || this.hostPort[m.inPort] !== 1) return;
-    const remote = this.remote.get(m.dstIp);
-    if (remote === undefined) return;
+    const t = this.remote.get(m.dstIp);
+    if (t === undefined) return;
+    const remote = this.tunnelIps[t]!;
     const v = this.cfg.vxlan!;
     const inner = m.frame;
     const frame = buildVxlanFrame({
@@ -166,6 +235,10 @@ class VxlanOverlay implements SwitchFeature {
       srcPort: vxlanSourcePort(inner),
     });
     this.encapPackets[0]!++;
+    const tc = this.tunnel;
+    tc.encapPackets[t]!++;
+    tc.encapBytes[t]! += frame.length;
+    if (m.ecn === Ecn.Ce) tc.encapCe[t]!++;
     const { pg, queue, lossless, yellow, inPort } = m;
     m.reset(frame, inPort);
     m.kind = FrameKind.Ipv4;
@@ -177,6 +250,35 @@ class VxlanOverlay implements SwitchFeature {
     m.yellow = yellow;
     m.verdict = Verdict.Forward;
   }
+
+  describe(): SwitchDetail {
+    const v = this.cfg.vxlan;
+    if (v === null) return {};
+    const c = this.tunnel;
+    const tunnels = this.tunnelIps.map(
+      (remote, i): VxlanTunnel => ({
+        remote,
+        hosts: this.tunnelHosts[i]!,
+        encapPackets: c.encapPackets[i]!,
+        encapBytes: c.encapBytes[i]!,
+        encapCe: c.encapCe[i]!,
+        decapPackets: c.decapPackets[i]!,
+        decapBytes: c.decapBytes[i]!,
+        outerCe: c.outerCe[i]!,
+        ceCopied: c.ceCopied[i]!,
+        ceLost: c.ceLost[i]!,
+      }),
+    );
+    return {
+      vtep: { vni: v.vni, address: v.vtep, ecn: this.cfg.ecn, hostPorts: v.hostPorts, tunnels },
+    };
+  }
+}
+
+function tunnelArrays(n: number): Record<TunnelCounter, Float64Array> {
+  const out = {} as Record<TunnelCounter, Float64Array>;
+  for (const k of TUNNEL_COUNTERS) out[k] = new Float64Array(n);
+  return out;
 }
 
 export const vxlanOverlayFeature = defineFeature({

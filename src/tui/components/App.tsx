@@ -7,6 +7,7 @@ import { useDashboardKeys } from "../hooks/use-dashboard-keys.js";
 import { useDashboardState } from "../hooks/use-dashboard-state.js";
 import { useTerminalSize } from "../hooks/use-terminal-size.js";
 import { useTheme } from "../hooks/use-theme.js";
+import { heldPriorities } from "../pfc-enable.js";
 import { runEffect, type SimPacing } from "../run-effect.js";
 import type { ViewLayout } from "../segments.js";
 import type { DashboardStore } from "../store.js";
@@ -55,6 +56,7 @@ export function App({ store, lab, pacing = null, onQuit, initialUi }: AppProps):
       preset: state.preset,
       sim: pacing !== null,
       eventsTotal: state.eventsTotal,
+      held: heldPriorities(state.snapshot),
     };
   }, [state, pacing]);
 
@@ -94,7 +96,14 @@ export function App({ store, lab, pacing = null, onQuit, initialUi }: AppProps):
     );
   else if (ui.tab === "flows")
     view = (
-      <FlowsView state={state} top={ui.scroll.flows} width={width} height={viewHeight} layout={layout} />
+      <FlowsView
+        state={state}
+        mode={ui.flowsMode}
+        top={ui.scroll.flows}
+        width={width}
+        height={viewHeight}
+        layout={layout}
+      />
     );
   else
     view = <EventsView state={state} scroll={ui.events} width={width} height={viewHeight} layout={layout} />;

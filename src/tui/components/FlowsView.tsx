@@ -1,6 +1,7 @@
 // Flows and QPs: every QP of every host with its DCQCN rate, target and α, goodput (with a sparkline), the
 // CNPs it handled or sent, and whether it is sending, receiving or paused.
 import type { ReactElement } from "react";
+import { flowPathLines } from "../flow-path-lines.js";
 import { formatBps, formatCount } from "../format.js";
 import { qpHeader, qpLine } from "../qp-lines.js";
 import { type Segment, seg, type ViewLines } from "../segments.js";
@@ -25,6 +26,7 @@ function summary(state: DashboardState, shown: string): Segment[] {
     seg("   CNPs handled "),
     seg(formatCount(cnps), cnps > 0 ? Tone.Warn : Tone.Dim),
     seg(shown, Tone.Dim),
+    seg("   v: paths", Tone.Dim),
   ];
 }
 
@@ -48,9 +50,12 @@ export function flowsLines(
   return { lines: lines.slice(0, height), rows: qps.length, page };
 }
 
-export type FlowsViewProps = ScrolledViewProps;
+export interface FlowsViewProps extends ScrolledViewProps {
+  /** Rates (DCQCN, goodput) or paths (routes through the fabric and class); `v` switches. */
+  readonly mode?: "rates" | "paths";
+}
 
 /** The flows view (the QP list scrolls). */
-export function FlowsView(props: FlowsViewProps): ReactElement {
-  return <ScrolledLines {...props} linesOf={flowsLines} />;
+export function FlowsView({ mode = "rates", ...props }: FlowsViewProps): ReactElement {
+  return <ScrolledLines {...props} linesOf={mode === "paths" ? flowPathLines : flowsLines} />;
 }

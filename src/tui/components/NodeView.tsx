@@ -23,6 +23,7 @@ import { useTheme } from "../hooks/use-theme.js";
 import { qpHeader, qpLine } from "../qp-lines.js";
 import { type Segment, seg, type ViewLayout, type ViewLines } from "../segments.js";
 import type { DashboardState } from "../store.js";
+import { switchPanels } from "../switch-panels.js";
 import { type Column, tableHeader, tableRow } from "../table.js";
 import { marker, type Theme, Tone } from "../theme.js";
 import { Lines } from "./Lines.js";
@@ -169,7 +170,7 @@ function switchLines(
     }
     lines.push(row);
   });
-  lines.push([]);
+  lines.push([], ...switchPanels(stats, state.snapshot, width, theme));
 
   const p = stats.ports[sel];
   if (!p) return lines;

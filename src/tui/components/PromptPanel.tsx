@@ -4,6 +4,7 @@ import type { ReactElement } from "react";
 import { THRESHOLD_PRESETS } from "../../lab/controller.js";
 import { padRight } from "../format.js";
 import { useTheme } from "../hooks/use-theme.js";
+import { pfcEnableLines } from "../pfc-enable.js";
 import { type Segment, seg } from "../segments.js";
 import { marker, type Theme, Tone } from "../theme.js";
 import { choiceCount, type KeyContext, type Prompt } from "../ui-state.js";
@@ -19,6 +20,7 @@ const TITLES: Record<Prompt["kind"], string> = {
   kill: "Kill a node: SIGKILL its device process (r restarts it)",
   restart: "Restart a node: a fresh device process",
   preset: "ECN/PFC threshold preset for every switch (presets: default, aggressive, balanced, conservative)",
+  "pfc-enable": "Re-enable PFC on a port and priority the PFC watchdog holds (rocelab pfc enable)",
 };
 
 const PRESET_TEXT: Record<(typeof THRESHOLD_PRESETS)[number], string> = {
@@ -29,7 +31,7 @@ const PRESET_TEXT: Record<(typeof THRESHOLD_PRESETS)[number], string> = {
 };
 
 function choiceText(
-  p: Extract<Prompt, { index: number }>,
+  p: Extract<Prompt, { kind: "link" | "kill" | "restart" | "preset" }>,
   i: number,
   ctx: KeyContext,
   theme: Theme,
@@ -81,6 +83,7 @@ export function promptLines(p: Prompt, ctx: KeyContext, width: number, theme: Th
     );
     return lines;
   }
+  if (p.kind === "pfc-enable") return [...lines, ...pfcEnableLines(p, CHOICES_SHOWN, theme)];
   const count = choiceCount(p.kind, ctx);
   const first = Math.max(0, Math.min(p.index - Math.floor(CHOICES_SHOWN / 2), count - CHOICES_SHOWN));
   for (let i = first; i < Math.min(count, first + CHOICES_SHOWN); i++) {

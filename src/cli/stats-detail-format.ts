@@ -1,0 +1,56 @@
+// What `rocelab stats SWITCH` prints of the feature tables in a switch's stats beyond LLDP and path
+// navigation: the flow paths (each RoCEv2 flow's egress ports and split), the elephant table (each flow's
+// bytes and class) and the VTEP (VNI, ECN overlay, per-tunnel encap/decap and CE each way).
+
+import { formatSize } from "../lab/units.js";
+import type { SwitchDetail } from "../switch/stats-types.js";
+import { ipToString } from "../wire/bytes.js";
+
+/** Rows each table prints unless `all`. */
+const SHOWN = 32;
+
+function more(total: number, shown: number): string[] {
+  return total > shown ? [`  ... ${total - shown} more (--all lists every one)`] : [];
+}
+
+export function switchDetailLines(d: SwitchDetail | undefined, all: boolean): string[] {
+  const lines: string[] = [];
+  const limit = all ? Number.POSITIVE_INFINITY : SHOWN;
+  if (d?.flowPaths && d.flowPaths.length > 0) {
+    lines.push("", "flow paths (RoCEv2 flows by bytes: egress ports, packets, bytes, share):");
+    for (const f of d.flowPaths.slice(0, limit)) {
+      const total = f.ports.reduce((a, p) => a + p.bytes, 0);
+      const ports = f.ports
+        .map(
+          (p) =>
+            `eth${p.port} ${p.packets} pkts ${formatSize(p.bytes)} (${total > 0 ? Math.round((p.bytes / total) * 100) : 0}%)`,
+        )
+        .join(", ");
+      lines.push(
+        `  ${ipToString(f.srcIp)} -> ${ipToString(f.dstIp)} qp ${f.destQp}${f.vxlan ? " (VXLAN)" : ""}: ${ports}`,
+      );
+    }
+    lines.push(...more(d.flowPaths.length, Math.min(limit, d.flowPaths.length)));
+  }
+  if (d?.elephants && d.elephants.length > 0) {
+    lines.push("", "elephant table (flows by bytes):");
+    for (const f of d.elephants.slice(0, limit))
+      lines.push(
+        `  ${`${ipToString(f.srcIp)}:${f.srcPort} -> ${ipToString(f.dstIp)}:${f.dstPort}${f.destQp >= 0 ? ` qp ${f.destQp}` : ""}`.padEnd(48)} ${formatSize(f.bytes).padStart(9)}  ${f.elephant ? "elephant" : "mice"}`,
+      );
+    lines.push(...more(d.elephants.length, Math.min(limit, d.elephants.length)));
+  }
+  const v = d?.vtep;
+  if (v) {
+    lines.push(
+      "",
+      `VTEP ${ipToString(v.address)}, VNI ${v.vni}, ECN overlay ${v.ecn ? "on (outer CE copied to the inner header)" : "off (outer CE discarded)"}:`,
+      "  tunnel to          hosts  encap pkts  encap bytes  CE in->out  decap pkts  decap bytes  outer CE  CE out->in  CE lost",
+    );
+    for (const t of v.tunnels)
+      lines.push(
+        `  ${ipToString(t.remote).padEnd(18)} ${String(t.hosts).padStart(5)}  ${String(t.encapPackets).padStart(10)}  ${formatSize(t.encapBytes).padStart(11)}  ${String(t.encapCe).padStart(10)}  ${String(t.decapPackets).padStart(10)}  ${formatSize(t.decapBytes).padStart(11)}  ${String(t.outerCe).padStart(8)}  ${String(t.ceCopied).padStart(10)}  ${String(t.ceLost).padStart(7)}`,
+      );
+  }
+  return lines;
+}
