@@ -9,7 +9,7 @@ export interface DeviceProcessState {
   readonly kind: "switch" | "nic";
   readonly namespace: string;
   pid: number | null;
-  status: "starting" | "running" | "crashed" | "killed" | "stopped";
+  status: "starting" | "running" | "crashed" | "killed" | "stopped" | "unreachable";
   restarts: number;
   exitCode?: number | null;
   exitSignal?: string | null;
