@@ -54,6 +54,7 @@ export class DeviceRuntime {
       node: this.init.node,
       kind: this.init.kind,
       dilation: this.init.dilation,
+      ...(this.init.reactionMs !== undefined ? { reactionMs: this.init.reactionMs } : {}),
       now: this.host.clock.now(),
       startedAt: this.startedAt,
     };

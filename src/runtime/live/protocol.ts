@@ -33,6 +33,8 @@ export interface InitMessage {
   readonly sync?: SyncInit;
   /** The lab's dilation over time (dilation.ts); absent: `dilation` for good. */
   readonly dilationTable?: DilationInit;
+  /** Real ms of PFC reaction the configuration's headroom was sized for (told to attached controllers). */
+  readonly reactionMs?: number;
 }
 
 export interface DilationInit {
@@ -92,6 +94,8 @@ export interface DeviceIdentity {
   readonly node: string;
   readonly kind: "switch" | "nic";
   readonly dilation: number;
+  /** Real ms of PFC reaction its headroom was sized for (absent: the live lab's 10). */
+  readonly reactionMs?: number;
   /** The device's emulated now when it said so, ns. */
   readonly now: number;
   /** When the device process started (ISO time), so that a controller sees a restart. */
