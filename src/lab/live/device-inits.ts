@@ -17,20 +17,20 @@ import { HOST_NIC_IF, NIC_HOST_PORT } from "./names.js";
 /** Real time a live device may take to react to a PFC pause (see liveSlack). */
 export const LIVE_REACTION_MS = 10;
 
-/** Emulated ns of LIVE_REACTION_MS real at `dilation`: the live lab's lateness budget. */
-export function lateBudgetNs(dilation: number): number {
-  return (LIVE_REACTION_MS * 1e6) / dilation;
+/** Emulated ns of `reactionMs` real at `dilation`: the live lab's lateness budget. */
+export function lateBudgetNs(dilation: number, reactionMs = LIVE_REACTION_MS): number {
+  return (reactionMs * 1e6) / dilation;
 }
 
 /**
  * A live device reacts to a pause only when its process runs: Node timers fire a millisecond or more
  * late, and on a busy 2-core machine a process waits for CPU for several more (docs/performance.md has
  * the measured lateness). At dilation D, every real millisecond of reaction is 1e6/D emulated ns during
- * which an upstream keeps sending, so automatic headroom covers LIVE_REACTION_MS of it. The base layer of
- * every live lab's switch settings.
+ * which an upstream keeps sending, so automatic headroom covers LIVE_REACTION_MS of it (devices started
+ * by the entrypoint: the `reactionMs` of their files). The base layer of every live lab's switch settings.
  */
-export function liveSlack(dilation: number): SwitchSettings {
-  return { pfc: { headroomSlack: Math.ceil(lateBudgetNs(dilation)) } };
+export function liveSlack(dilation: number, reactionMs = LIVE_REACTION_MS): SwitchSettings {
+  return { pfc: { headroomSlack: Math.ceil(lateBudgetNs(dilation, reactionMs)) } };
 }
 
 export interface DeviceSetup {
