@@ -183,6 +183,7 @@ export interface TeardownResult {
  */
 export async function teardown(lab: string, progress: Progress = () => {}): Promise<TeardownResult> {
   const state = readState(lab);
+  if (state?.attached !== undefined) return detach(lab, state.supervisorPid, progress);
   const pids = new Set<number>();
   if (state?.supervisorPid) pids.add(state.supervisorPid);
   for (const d of Object.values(state?.devices ?? {})) if (d.pid) pids.add(d.pid);
@@ -215,6 +216,32 @@ export async function teardown(lab: string, progress: Progress = () => {}): Prom
     });
   rmSync(labDir(lab), { recursive: true, force: true });
   return { killed: targets.length, namespaces: mine.length };
+}
+
+/**
+ * An attached lab (`rocelab attach`) owns no namespace and no device: only its own process (titled
+ * rocelab-<lab>-attach) and its state directory go.
+ */
+async function detach(lab: string, pid: number | null, progress: Progress): Promise<TeardownResult> {
+  const ours = findLabProcesses(lab).some(
+    (p) => p.pid === pid && p.cmdline.startsWith(`rocelab-${lab}-attach`),
+  );
+  let killed = 0;
+  if (pid !== null && ours && alive(pid)) {
+    progress("stopping the attachment (the devices run on)");
+    try {
+      process.kill(pid, "SIGTERM");
+      killed = 1;
+    } catch {}
+    const left = await waitGone([pid], 2000);
+    for (const p of left) {
+      try {
+        process.kill(p, "SIGKILL");
+      } catch {}
+    }
+  }
+  rmSync(labDir(lab), { recursive: true, force: true });
+  return { killed, namespaces: 0 };
 }
 
 /** Every lab that left a mark: state directories, namespaces, processes. */
