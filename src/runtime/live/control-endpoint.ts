@@ -6,6 +6,9 @@ export type ControlEndpoint =
   | { readonly kind: "tcp"; readonly host: string; readonly port: number }
   | { readonly kind: "unix"; readonly path: string };
 
+/** Longest Unix socket path Linux takes (sizeof sun_path minus the terminating NUL). */
+export const MAX_UNIX_PATH = 107;
+
 export const ENDPOINT_FORMS = "tcp://HOST:PORT or unix:PATH";
 
 /** The endpoint `text` names, or a sentence saying what is wrong with it. */
@@ -13,6 +16,8 @@ export function parseControlEndpoint(text: string): ControlEndpoint | string {
   if (text.startsWith("unix:")) {
     const path = text.slice("unix:".length).replace(/^\/\/(?=\/)/, "");
     if (path === "") return `"${text}" names no socket path (${ENDPOINT_FORMS})`;
+    if (Buffer.byteLength(path) > MAX_UNIX_PATH)
+      return `"${text}": a Unix socket path has at most ${MAX_UNIX_PATH} bytes (sun_path), this one ${Buffer.byteLength(path)}`;
     return { kind: "unix", path };
   }
   const m = /^tcp:\/\/(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):(\d{1,5})$/.exec(text);
