@@ -12,6 +12,7 @@ import {
   runDeviceEntry,
 } from "../lab/live/device-entry.js";
 import { deviceFiles, writeDeviceFiles } from "../lab/live/device-file.js";
+import { PrepareError } from "../lab/live/device-prepare.js";
 import { loadEndpoints } from "../lab/live/endpoints-file.js";
 import { attachLab, LabError } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem } from "../lab/live/names.js";
@@ -138,7 +139,9 @@ export function registerAttachCommands(program: Command): void {
           } catch (e) {
             throw e instanceof EntryError ? new UsageError(e.message) : e;
           }
-          await runDeviceEntry(entry);
+          await runDeviceEntry(entry).catch((e: Error) => {
+            throw e instanceof PrepareError ? new UsageError(e.message, 1) : e;
+          });
         },
       ),
     );

@@ -17,6 +17,7 @@ import {
   upLab,
 } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem } from "../lab/live/names.js";
+import { readState } from "../lab/live/state.js";
 import { SimLab } from "../lab/sim-lab.js";
 import { NodeKind, type Topology } from "../lab/topology.js";
 import { formatDuration } from "../lab/units.js";
@@ -243,10 +244,13 @@ async function runAttached(file: string, opts: TuiOptions): Promise<void> {
   const name = opts.name ?? endpoints.lab ?? DEFAULT_LAB;
   const problem = labNameProblem(name);
   if (problem) throw new UsageError(problem);
-  if (labIsRunning(name))
+  // An attachment of the same file that runs already is watched as it is, and left running.
+  const running = labIsRunning(name);
+  if (running && readState(name)?.attached !== endpoints.file)
     throw new UsageError(`a lab "${name}" is already running: choose another --name for the attachment`, 1);
   const { interactive, colour } = await terminal();
   const session = new Session(async () => {
+    if (running) return;
     await downLab(name);
     say(`detached from ${endpoints.devices.length} devices (they run on)`);
   });
@@ -257,7 +261,8 @@ async function runAttached(file: string, opts: TuiOptions): Promise<void> {
   else say(title);
   const step = (text: string) => (progress ? progress.step(text) : say(`  ${text}`));
   try {
-    await attachLab({ lab: name, endpoints: file, metricsPort: metricsPort(opts), onProgress: step });
+    if (!running)
+      await attachLab({ lab: name, endpoints: file, metricsPort: metricsPort(opts), onProgress: step });
     step("connecting the dashboard");
     await watchLive(session, name, progress, interactive, colour);
   } catch (e) {

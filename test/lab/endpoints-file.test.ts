@@ -59,21 +59,57 @@ t.test("a complete file: every node, its endpoint and its token", (t) => {
 });
 
 t.test("problems name the file, the line, the path and what is allowed", (t) => {
-  const dir = t.testdir({ "control.token": `${TOKEN}\n`, "short.token": "abc\n", "open.token": `${TOKEN}\n` });
+  const dir = t.testdir({
+    "control.token": `${TOKEN}\n`,
+    "short.token": "abc\n",
+    "open.token": `${TOKEN}\n`,
+  });
   chmodSync(join(dir, "control.token"), 0o600);
   chmodSync(join(dir, "short.token"), 0o600);
   chmodSync(join(dir, "open.token"), 0o644);
   const head = "topology: default\ndilation: 1000\ntokenFile: control.token\n";
   const cases: [string, string, RegExp][] = [
-    ["bad endpoint", head + devices(["h1"], "  h1: http://10.0.0.1\n"), /endpoints\.yaml:\d+:\d+: devices\.h1: .*tcp:\/\/HOST:PORT or unix:PATH/],
-    ["unknown node", head + devices([], "  h9: tcp://10.0.0.9:7700\n"), /devices\.h9: no node "h9" in topology default \(nodes: spine1, spine2, leaf1/],
-    ["missing nodes", head + devices(["h7", "h8"]), /devices: every node of topology default needs an endpoint; missing: h7, h8/],
-    ["no token on TCP", `topology: default\ndilation: 1000\n${devices()}`, /devices\.spine1: tcp:\/\/172\.31\.1\.10:7700 is a TCP endpoint: it needs a tokenFile/],
-    ["short token", `topology: default\ndilation: 1000\ntokenFile: short.token\n${devices()}`, /tokenFile: token file .*short\.token holds 3 bytes; at least 16 are needed \(for example: openssl rand -hex 32/],
-    ["readable token", `topology: default\ndilation: 1000\ntokenFile: open.token\n${devices()}`, /tokenFile: token file .*open\.token may be read by others \(mode 644\): chmod 600/],
-    ["dilation", `topology: default\ndilation: 0.5\ntokenFile: control.token\n${devices()}`, /dilation: .*>=1|dilation: .*1/],
+    [
+      "bad endpoint",
+      head + devices(["h1"], "  h1: http://10.0.0.1\n"),
+      /endpoints\.yaml:\d+:\d+: devices\.h1: .*tcp:\/\/HOST:PORT or unix:PATH/,
+    ],
+    [
+      "unknown node",
+      head + devices([], "  h9: tcp://10.0.0.9:7700\n"),
+      /devices\.h9: no node "h9" in topology default \(nodes: spine1, spine2, leaf1/,
+    ],
+    [
+      "missing nodes",
+      head + devices(["h7", "h8"]),
+      /devices: every node of topology default needs an endpoint; missing: h7, h8/,
+    ],
+    [
+      "no token on TCP",
+      `topology: default\ndilation: 1000\n${devices()}`,
+      /devices\.spine1: tcp:\/\/172\.31\.1\.10:7700 is a TCP endpoint: it needs a tokenFile/,
+    ],
+    [
+      "short token",
+      `topology: default\ndilation: 1000\ntokenFile: short.token\n${devices()}`,
+      /tokenFile: token file .*short\.token holds 3 bytes; at least 16 are needed \(for example: openssl rand -hex 32/,
+    ],
+    [
+      "readable token",
+      `topology: default\ndilation: 1000\ntokenFile: open.token\n${devices()}`,
+      /tokenFile: token file .*open\.token may be read by others \(mode 644\): chmod 600/,
+    ],
+    [
+      "dilation",
+      `topology: default\ndilation: 0.5\ntokenFile: control.token\n${devices()}`,
+      /dilation: .*>=1|dilation: .*1/,
+    ],
     ["unknown key", `${head}dilaton: 3\n${devices()}`, /unknown key "dilaton"/],
-    ["missing topology file", `topology: nowhere.yaml\ndilation: 1000\n${devices()}`, /nowhere\.yaml: .*cannot read the file/],
+    [
+      "missing topology file",
+      `topology: nowhere.yaml\ndilation: 1000\n${devices()}`,
+      /nowhere\.yaml: .*cannot read the file/,
+    ],
   ];
   for (const [name, body, want] of cases) t.match(problem(write(dir, body)), want, name);
   t.end();

@@ -6,7 +6,8 @@
 // single-machine lab (`rocelab up`), with the same counters moving; the split runs free clocks (one
 // machine's clocks cannot be shared with another's), so its headroom covers a longer reaction. Needs root; everything it creates carries the h1split prefix and goes in
 // the teardown, also on failure.
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
 import t, { type Test } from "tap";
@@ -422,7 +423,11 @@ t.test(
     for (const d of devices) d.kill("SIGTERM");
     const exits = await Promise.all(devices.map((d) => d.then((r) => r.exitCode)));
     t.same(new Set(exits), new Set([0]), "every device stopped cleanly on SIGTERM");
-    t.equal((await removeSplit(LAB)).length, topo.nodes.length + 2, "the two machines and 12 device namespaces");
+    t.equal(
+      (await removeSplit(LAB)).length,
+      topo.nodes.length + 2,
+      "the two machines and 12 device namespaces",
+    );
     t.same(await labNamespaces(LAB), [], "nothing of the split is left");
 
     // The same scenario in the single-machine lab, as `rocelab up` runs it (synced clocks).
@@ -434,5 +439,102 @@ t.test(
     t.equal(single.losslessDrops, 0, "the single-machine lab: zero lossless drops too");
     t.ok(single.ecnMarked > 0 && single.cnpSent > 0 && single.pausesSent > 0, "and the same counters move");
     t.comment(`split vs single-machine: ${JSON.stringify({ split, single })}`);
+  },
+);
+
+t.test(
+  "a VXLAN port whose underlay is too small for the fabric's MTU is refused with what it needs",
+  async (t) => {
+    // A 1500-byte underlay, as between two ordinary hosts: the tunnel carries at most 1450, the fabric 4224.
+    const [host, peer, dev] = ["mtuhost", "mtupeer", "mtudev"].map((n) => nodeNs(LAB, n)) as [
+      string,
+      string,
+      string,
+    ];
+    for (const ns of [host, peer, dev]) await execa("ip", ["netns", "add", ns]);
+    await execa("ip", [
+      "-n",
+      host,
+      "link",
+      "add",
+      "ul0",
+      "type",
+      "veth",
+      "peer",
+      "name",
+      "ul0",
+      "netns",
+      peer,
+    ]);
+    await execa("ip", ["-n", host, "addr", "add", "10.250.9.1/30", "dev", "ul0"]);
+    await execa("ip", ["-n", host, "link", "set", "ul0", "up"]);
+    await execa("ip", [
+      "-n",
+      host,
+      "link",
+      "add",
+      "vx9",
+      "type",
+      "vxlan",
+      "id",
+      "9",
+      "local",
+      "10.250.9.1",
+      "remote",
+      "10.250.9.2",
+      "dstport",
+      "4789",
+      "dev",
+      "ul0",
+      "nolearning",
+    ]);
+    await execa("ip", ["-n", host, "link", "set", "vx9", "netns", dev]);
+    await execa("ip", ["-n", dev, "link", "set", "vx9", "name", "eth1"]);
+    await execa("ip", [
+      "-n",
+      host,
+      "link",
+      "add",
+      "spare",
+      "type",
+      "veth",
+      "peer",
+      "name",
+      "eth2",
+      "netns",
+      dev,
+    ]);
+    const dir = t.testdir({});
+    t.equal((await rl(["device-config", "--out", dir, "--lab", LAB])).exitCode, 0);
+    const short = mkdtempSync(join(tmpdir(), "rl-h1-"));
+    t.teardown(() => rmSync(short, { recursive: true, force: true }));
+    const r = await execa(
+      "ip",
+      [
+        "netns",
+        "exec",
+        dev,
+        "env",
+        "-u",
+        "NODE_OPTIONS",
+        "-u",
+        "NODE_V8_COVERAGE",
+        `ROCELAB_NODE=${process.execPath}`,
+        "bin/device-entrypoint",
+        "--config",
+        join(dir, "spine1.json"),
+        "--control",
+        `unix:${join(short, "c.sock")}`,
+        "--wait-ports",
+        "5",
+      ],
+      { reject: false, timeout: 60_000 },
+    );
+    t.equal(r.exitCode, 1, "the device does not start");
+    t.match(
+      r.stderr,
+      /eth1 cannot take MTU 4224: it is a VXLAN interface, which carries 50 bytes less than its underlay, so the underlay needs an MTU of at least 4274/,
+    );
+    t.notMatch(r.stderr, /\n\s+at /, "a message, not a stack trace");
   },
 );

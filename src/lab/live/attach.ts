@@ -36,10 +36,10 @@ export class AttachClock implements FleetClock {
 
   constructor(readonly dilation: number) {}
 
-  /** Takes `now`, a device's emulated time at this instant, as the lab's. */
-  anchor(now: number): void {
+  /** Takes `now`, a device's emulated time at `at` (process.hrtime.bigint()), as the lab's. */
+  anchor(now: number, at: bigint): void {
     this.anchorEmu = now;
-    this.anchorReal = process.hrtime.bigint();
+    this.anchorReal = at;
   }
 
   now(): number {
@@ -157,7 +157,7 @@ export class AttachedLab implements LabService {
       const failed = results.flatMap((r) => (r.status === "rejected" ? [(r.reason as Error).message] : []));
       if (failed.length > 0) throw new Error(`cannot attach: ${failed.join("; ")}`);
       const first = devices.find((d) => d.identity !== null)!;
-      this.clock.anchor(first.identity!.now);
+      this.clock.anchor(first.identity!.now, first.identityAt);
       this.record();
       this.metricsServer = await startLabMetrics(
         this.metricsPort,

@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { ConfigError } from "../config-error.js";
 import { EntryError, entryOptions, runDeviceEntry } from "./device-entry.js";
+import { PrepareError } from "./device-prepare.js";
 
 const OPTIONS = {
   config: { type: "string" },
@@ -35,8 +36,9 @@ try {
   await runDeviceEntry(opts);
 } catch (e) {
   const input = e instanceof EntryError || e instanceof ConfigError;
+  const known = input || e instanceof PrepareError;
   process.stderr.write(
-    `device-entrypoint: ${input ? (e as Error).message : ((e as Error).stack ?? String(e))}\n`,
+    `device-entrypoint: ${known ? (e as Error).message : ((e as Error).stack ?? String(e))}\n`,
   );
   process.exit(input ? 2 : 1);
 }

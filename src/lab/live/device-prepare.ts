@@ -18,6 +18,9 @@ import {
 export const VXLAN_OVERHEAD = 50;
 const POLL_MS = 200;
 
+/** The namespace is not what the device file needs (a missing port, an MTU, read-only sysctls). */
+export class PrepareError extends Error {}
+
 interface IpLink {
   readonly ifname: string;
   readonly mtu: number;
@@ -44,7 +47,7 @@ export async function waitForInterfaces(
     const missing = names.filter((n) => !present.has(n));
     if (missing.length === 0) return;
     if (Date.now() >= deadline)
-      throw new Error(
+      throw new PrepareError(
         `${missing.join(", ")} did not appear within ${waitMs / 1000} s (interfaces here: ${[...present].join(", ")}): ` +
           `the engine must connect every link of ${node} to the interface its device file names`,
       );
@@ -54,16 +57,14 @@ export async function waitForInterfaces(
   }
 }
 
-/** Why `ifname` refused `mtu`: its largest MTU, and for a VXLAN interface what its underlay needs. */
+/** Why `ifname` refused `mtu`; for a VXLAN interface, what its underlay needs. */
 async function mtuProblem(ifname: string, mtu: number): Promise<string> {
   const l = (await links()).find((x) => x.ifname === ifname);
+  const fix = "raise it, or lower the topology's mtu (interface MTU = path MTU + 128)";
+  if (l?.linkinfo?.info_kind === "vxlan")
+    return `${ifname} cannot take MTU ${mtu}: it is a VXLAN interface, which carries ${VXLAN_OVERHEAD} bytes less than its underlay, so the underlay needs an MTU of at least ${mtu + VXLAN_OVERHEAD}; ${fix}`;
   const max = l?.max_mtu ?? 0;
-  const vxlan = l?.linkinfo?.info_kind === "vxlan";
-  const largest = max > 0 ? ` (its largest is ${max})` : "";
-  const why = vxlan
-    ? `: a VXLAN interface carries ${VXLAN_OVERHEAD} bytes less than its underlay, which therefore needs an MTU of at least ${mtu + VXLAN_OVERHEAD}`
-    : "";
-  return `${ifname} cannot take MTU ${mtu}${largest}${why}; raise it, or lower the topology's mtu (interface MTU = path MTU + 128)`;
+  return `${ifname} cannot take MTU ${mtu}${max > 0 ? ` (its largest is ${max})` : ""}; ${fix}`;
 }
 
 async function ip(args: readonly string[], input?: string): Promise<void> {
@@ -89,7 +90,7 @@ export async function prepareInterfaces(
     const cmd =
       p.mac !== undefined ? portCommand(p.ifname, p.mac, f.mtu) : `link set ${p.ifname} mtu ${f.mtu} up`;
     await ip(cmd.split(" ")).catch(async (e: Error) => {
-      throw new Error(
+      throw new PrepareError(
         /mtu|invalid argument/i.test(e.message) ? await mtuProblem(p.ifname, f.mtu) : e.message,
       );
     });
@@ -111,7 +112,7 @@ export async function prepareInterfaces(
   if (h) sysctls.push(...hostSysctls(wire[0]!.ifname, h.nicIf));
   const r = await execa("sysctl", ["-q", "-w", ...sysctls], { reject: false });
   if (r.exitCode !== 0)
-    throw new Error(
+    throw new PrepareError(
       `cannot set ${sysctls.join(" ")} (${r.stderr.trim()}): the device needs a writable /proc/sys in its namespace (a privileged container)`,
     );
   for (const i of ifnames) await execa("ethtool", offloadsOffArgs(i), { reject: false });

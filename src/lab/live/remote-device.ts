@@ -59,6 +59,8 @@ export interface RemoteDeviceOptions {
 export class RemoteDevice extends DeviceConnection {
   /** Who the device said it is at the latest handshake. */
   identity: DeviceIdentity | null = null;
+  /** process.hrtime.bigint() when that identity arrived (its `now` was the device's time then). */
+  identityAt = 0n;
   private stopping = false;
   private retry: NodeJS.Timeout | null = null;
   private lostBecause = "";
@@ -166,6 +168,7 @@ export class RemoteDevice extends DeviceConnection {
     const again = this.identity !== null;
     const restarted = again && this.identity!.startedAt !== identity.startedAt;
     this.identity = identity;
+    this.identityAt = process.hrtime.bigint();
     this.pid = pid;
     this.adoptLink(link);
     this.status = "running";
