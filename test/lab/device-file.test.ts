@@ -141,7 +141,10 @@ t.test("the entrypoint's settings: flags, then the environment; a TCP port needs
   );
   t.throws(() => entryOptions({ config, tokenFile: token, waitPorts: "soon" }, {}), /--wait-ports "soon"/);
   writeFileSync(join(dir, "broken.json"), "{ not json");
-  t.throws(() => entryOptions({ config: join(dir, "broken.json"), tokenFile: token }, {}), /broken\.json:\d+:\d+: .*not valid YAML/);
+  t.throws(
+    () => entryOptions({ config: join(dir, "broken.json"), tokenFile: token }, {}),
+    /broken\.json:\d+:\d+: .*not valid YAML/,
+  );
   t.end();
 });
 

@@ -7,14 +7,13 @@
 // machine's clocks cannot be shared with another's), so its headroom covers a longer reaction. Needs root; everything it creates carries the h1split prefix and goes in
 // the teardown, also on failure.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
-import t, { type Test } from "tap";
-import type { AnyDeviceStats } from "../../src/lab/device-stats.js";
-import { LiveLab } from "../../src/lab/live/live-lab.js";
+import t from "tap";
 import { interfaceMtu } from "../../src/lab/live/provision.js";
 import { defaultTopology } from "../../src/lab/topology.js";
+import { incastFigures } from "../helpers/incast-figures.js";
 import { labNamespaces, nicStatsOf, requireRoot, rl } from "../helpers/live.js";
 import {
   buildSplit,
@@ -39,10 +38,13 @@ const SIZE = 4_000_000;
  */
 const DILATION = 2000;
 const REACTION_MS = 50;
+/** Scheduling priority of the device processes (see startDevice). */
+const DEVICE_NICE = -10;
 const SENDERS = ["h1", "h2", "h3", "h4"];
 const topo = defaultTopology();
 const SWITCHES = topo.nodes.filter((n) => n.kind === "switch").map((n) => n.name);
 const plan = planSplit(LAB, topo, ["spine2", "leaf2", "h5", "h6", "h7", "h8"], interfaceMtu(topo.mtu));
+const SPEC = { to: "h8", senders: SENDERS, switches: SWITCHES, size: SIZE };
 const devices: ReturnType<typeof startDevice>[] = [];
 
 t.teardown(async () => {
@@ -88,6 +90,12 @@ function startDevice(node: string, config: string, token: string, log: string) {
       "-u",
       "NODE_V8_COVERAGE",
       `ROCELAB_NODE=${process.execPath}`,
+      // What an operator gives the devices on a shared host (a cpuset, a pod's CPU request): here the CPU
+      // ahead of the other sessions' work on the machine, so that a device is not left unscheduled for
+      // longer than its headroom covers.
+      "nice",
+      "-n",
+      String(DEVICE_NICE),
       "bin/device-entrypoint",
       "--config",
       config,
@@ -103,121 +111,6 @@ function startDevice(node: string, config: string, token: string, log: string) {
       stderr: { file: log, append: true },
     },
   );
-}
-
-interface Figures {
-  readonly delivered: number;
-  readonly completed: number;
-  readonly losslessDrops: number;
-  readonly ecnMarked: number;
-  readonly pausesSent: number;
-  readonly pausesReceived: number;
-  readonly cnpSent: number;
-  readonly cnpHandled: number;
-  readonly retransmits: number;
-}
-
-function sum(counters: Record<string, number | undefined>, name: RegExp): number {
-  return Object.entries(counters).reduce((a, [k, v]) => a + (name.test(k) ? (v ?? 0) : 0), 0);
-}
-
-/** The incast's counters across the fabric, as an operator reads them. */
-async function figures(lab: string): Promise<Figures> {
-  // Over the lab's control socket from this process: a CLI process per poll would cost the machine the
-  // CPU the devices need during the incast.
-  const client = await LiveLab.connect(lab);
-  try {
-    return await figuresOf(client);
-  } finally {
-    await client.close();
-  }
-}
-
-async function figuresOf(lab: LiveLab): Promise<Figures> {
-  const stats = async (node: string) =>
-    (await lab.request<{ stats: AnyDeviceStats }>("stats", { node })).stats;
-  const nic = async (node: string) => {
-    const s = await stats(node);
-    if (s.kind !== "nic") throw new Error(`${node} is not a NIC`);
-    return s;
-  };
-  const h8 = await nic("h8");
-  let completed = 0;
-  let cnpHandled = 0;
-  let retransmits = 0;
-  for (const h of SENDERS) {
-    const s = await nic(h);
-    completed += s.detail.flows.length;
-    cnpHandled += s.counters.rp_cnp_handled ?? 0;
-    retransmits += s.detail.flows.reduce((a, f) => a + f.retransmits, 0);
-  }
-  let losslessDrops = 0;
-  let ecnMarked = 0;
-  let pausesSent = 0;
-  let pausesReceived = 0;
-  for (const sw of SWITCHES) {
-    const s = await stats(sw);
-    losslessDrops += s.counters.dropped_lossless ?? 0;
-    for (const p of s.ports) {
-      pausesSent += sum(p.counters, /^tx_prio\d_pause$/);
-      pausesReceived += sum(p.counters, /^rx_prio\d_pause$/);
-      for (const q of p.queues ?? []) ecnMarked += q.counters.ecn_marked ?? 0;
-    }
-  }
-  return {
-    delivered: h8.detail.qps.reduce((a, q) => a + q.bytesDelivered, 0),
-    completed,
-    losslessDrops,
-    ecnMarked,
-    pausesSent,
-    pausesReceived,
-    cnpSent: h8.counters.np_cnp_sent ?? 0,
-    cnpHandled,
-    retransmits,
-  };
-}
-
-/** Runs the incast on `lab` (through `run`, where the lab's CLI runs) and waits until every WRITE completed. */
-async function incast(
-  t: Test,
-  lab: string,
-  run: (args: readonly string[]) => ReturnType<typeof rl>,
-): Promise<Figures> {
-  const preset = await run(["inject", "preset", "aggressive", "--name", lab]);
-  t.equal(
-    preset.exitCode,
-    0,
-    `${lab}: aggressive thresholds, so that a short incast meets ECN and PFC ${preset.stderr}`,
-  );
-  const r = await run([
-    "inject",
-    "incast",
-    "--to",
-    "h8",
-    "--from",
-    "4",
-    "--size",
-    String(SIZE),
-    "--name",
-    lab,
-  ]);
-  t.equal(r.exitCode, 0, `${lab}: incast started ${r.stderr}`);
-  // Until the four WRITEs complete: a bound on waiting, not on how fast the lab is.
-  const deadline = Date.now() + 120_000;
-  let f: Figures;
-  do {
-    await new Promise((done) => setTimeout(done, 2000));
-    f = await figures(lab);
-  } while (f.completed < SENDERS.length && Date.now() < deadline);
-  const status = JSON.parse((await rl(["status", "--json", "--name", lab])).stdout) as {
-    devices: { health: { timerLateMaxNs: number; lagMaxMs: number } | null }[];
-  };
-  const late = Math.max(...status.devices.map((d) => d.health?.timerLateMaxNs ?? 0));
-  const lag = Math.max(...status.devices.map((d) => d.health?.lagMaxMs ?? 0));
-  t.comment(
-    `${lab}: ${JSON.stringify(f)}; worst timer lateness ${late} ns emulated, event-loop lag ${lag.toFixed(1)} ms real`,
-  );
-  return f;
 }
 
 t.test(
@@ -350,7 +243,12 @@ t.test(
       { reject: false },
     );
     await new Promise((r) => setTimeout(r, 1000));
-    const split = await incast(t, ATTACH, rl);
+    t.comment(
+      `load average before the incast: ${loadavg()
+        .map((l) => l.toFixed(1))
+        .join(" ")}`,
+    );
+    const split = await incastFigures(t, ATTACH, SPEC, rl);
     capture.kill("SIGINT");
     await capture;
 
@@ -433,7 +331,7 @@ t.test(
     // The same scenario in the single-machine lab, as `rocelab up` runs it (synced clocks).
     const up = await rl(["up", "--name", SINGLE, "--dilation", String(DILATION)]);
     t.equal(up.exitCode, 0, up.stderr);
-    const single = await incast(t, SINGLE, rl);
+    const single = await incastFigures(t, SINGLE, SPEC, rl);
     t.equal(single.completed, 4);
     t.equal(single.delivered, 4 * SIZE);
     t.equal(single.losslessDrops, 0, "the single-machine lab: zero lossless drops too");
