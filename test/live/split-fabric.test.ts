@@ -13,6 +13,7 @@ import { execa } from "execa";
 import t from "tap";
 import { interfaceMtu } from "../../src/lab/live/provision.js";
 import { defaultTopology } from "../../src/lab/topology.js";
+import { checkCapture } from "../../src/verify/pcap-check.js";
 import { incastFigures } from "../helpers/incast-figures.js";
 import { labNamespaces, nicStatsOf, requireRoot, rl } from "../helpers/live.js";
 import {
@@ -200,6 +201,10 @@ t.test(
       plan.mtu,
       `it carries the fabric's interface MTU ${plan.mtu} (underlay ${plan.underlayMtu})`,
     );
+    // The capture the device makes of its own port (its namespace may be on another host), meanwhile.
+    const pcap = join(dir, "leaf2-eth6.pcap");
+    const capturing = rl(["capture", "leaf2:eth6", "-w", pcap, "--seconds", "6", "--name", ATTACH]);
+    await new Promise((r) => setTimeout(r, 1500));
     const ping = await execa(
       "ip",
       [
@@ -220,6 +225,24 @@ t.test(
       { reject: false },
     );
     t.equal(ping.exitCode, 0, `h1 pings h8 across the split with large unfragmented packets ${ping.stdout}`);
+    const captured = await capturing;
+    t.equal(captured.exitCode, 0, `rocelab capture on the attached lab ${captured.stderr}`);
+    t.match(captured.stdout, /\d+ frames captured on leaf2:eth6/);
+    const icmp = await execa("tshark", [
+      "-r",
+      pcap,
+      "-Y",
+      "icmp.type == 0 && ip.src == 10.1.0.15",
+      "-T",
+      "fields",
+      "-e",
+      "frame.len",
+    ]);
+    t.ok(
+      icmp.stdout.trim().split("\n").length >= 3,
+      "the device's capture holds h8's echo replies, tshark reads it",
+    );
+    t.same(checkCapture(readFileSync(pcap)).problems, [], "pcap-check finds no problem in it");
 
     const capture = execa(
       "ip",

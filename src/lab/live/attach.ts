@@ -1,10 +1,10 @@
 // `rocelab attach`: a lab whose devices something else started — containerlab, Kubernetes, the device
 // entrypoint by hand (device-entry.ts) — driven by the same fleet as a lab the supervisor spawns
 // (device-fleet.ts): stats, commands, link state and reconvergence, settings, workloads, events,
-// snapshots and Prometheus metrics, through the same control socket, so `rocelab status|stats|inject|
-// events|tui --name NAME` work unchanged. What needs the devices' processes or namespaces here (kill and
-// restart, kernel UDP and trace from host namespaces, tcpdump, the dilation of clocks it does not own)
-// is refused with the reason. Stopping the attachment leaves the devices running.
+// snapshots, captures (the device's own tcpdump) and Prometheus metrics, through the same control socket,
+// so `rocelab status|stats|inject|events|capture --name NAME` work unchanged. What needs the devices'
+// processes or namespaces here (kill and restart, kernel UDP and trace from host namespaces, the dilation
+// of clocks it does not own) is refused with the reason. Stopping the attachment leaves the devices running.
 
 import { rmSync } from "node:fs";
 import { planAddresses } from "../address-plan.js";

@@ -43,6 +43,8 @@ export abstract class DeviceConnection extends EventEmitter<DeviceEvents> {
   protected link: DeviceLink | null = null;
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  /** Captures running: where their pcap chunks go. */
+  private readonly captures = new Map<number, (chunk: Buffer) => void>();
 
   constructor(
     readonly lab: string,
@@ -93,6 +95,9 @@ export abstract class DeviceConnection extends EventEmitter<DeviceEvents> {
       case "events":
         this.emit("events", m.events);
         break;
+      case "capture-data":
+        this.captures.get(m.id)?.(Buffer.from(m.data, "base64"));
+        break;
       case "health":
         this.health = m.health;
         this.lastNow = m.now;
@@ -113,11 +118,44 @@ export abstract class DeviceConnection extends EventEmitter<DeviceEvents> {
     if (this.link?.connected) this.link.send(message);
   }
 
+  /**
+   * tcpdump on the device's `port` for `seconds`, run by the device in its own namespace; `onData` gets the
+   * pcap stream. Resolves to what tcpdump counted.
+   */
+  async capture(
+    port: number,
+    seconds: number,
+    snaplen: number,
+    onData: (chunk: Buffer) => void,
+  ): Promise<{ frames: number; bytes: number }> {
+    const id = this.nextId;
+    this.captures.set(id, onData);
+    try {
+      const r = (await this.request(
+        { type: "capture", port, seconds, snaplen },
+        seconds * 1000 + REQUEST_TIMEOUT_MS,
+      )) as { ok: true; frames: number; bytes: number } | { ok: false; error: string };
+      if (!r.ok) throw new Error(`${this.node}: ${r.error}`);
+      return { frames: r.frames, bytes: r.bytes };
+    } finally {
+      this.captures.delete(id);
+    }
+  }
+
   request(message: { type: "command"; command: unknown }): Promise<unknown>;
   request(message: { type: "stats" }): Promise<{ stats: AnyDeviceStats; health: Health }>;
   request(message: { type: "metrics" }): Promise<DeviceMetrics>;
   request(
-    message: { type: "command"; command: unknown } | { type: "stats" } | { type: "metrics" },
+    message: { type: "capture"; port: number; seconds: number; snaplen: number },
+    timeoutMs: number,
+  ): Promise<unknown>;
+  request(
+    message:
+      | { type: "command"; command: unknown }
+      | { type: "stats" }
+      | { type: "metrics" }
+      | { type: "capture"; port: number; seconds: number; snaplen: number },
+    timeoutMs = REQUEST_TIMEOUT_MS,
   ): Promise<unknown> {
     if (this.status !== "running" || !this.link?.connected) {
       return Promise.reject(new Error(`${this.node} is ${this.status}`));
@@ -126,8 +164,8 @@ export abstract class DeviceConnection extends EventEmitter<DeviceEvents> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new Error(`${this.node} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`));
-      }, REQUEST_TIMEOUT_MS);
+        reject(new Error(`${this.node} did not answer within ${timeoutMs / 1000} s`));
+      }, timeoutMs);
       this.pending.set(id, {
         resolve: (v) => {
           clearTimeout(timer);

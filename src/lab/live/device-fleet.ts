@@ -3,6 +3,7 @@
 // workloads, and pushed snapshots. The supervisor (supervisor.ts) adds the devices it spawns; `rocelab
 // attach` (attach.ts) the devices it connects to. Devices are reached only through DeviceConnection.
 
+import { createWriteStream } from "node:fs";
 import type { NicCommand } from "../../nic/commands.js";
 import type { SwitchTunables } from "../../switch/config.js";
 import type { AddressPlan } from "../address-plan.js";
@@ -24,6 +25,8 @@ import type { DeviceView } from "./lab-status.js";
 const EVENT_RING = 2000;
 /** Snapshot push interval to subscribed clients, real ms. */
 const SNAPSHOT_MS = 500;
+/** Bytes kept of each captured frame (a full jumbo frame). */
+const CAPTURE_SNAPLEN = 65535;
 
 /** The lab's clock as the fleet needs it (lab-clock.ts for spawned devices, attach.ts's for attached). */
 export interface FleetClock {
@@ -259,6 +262,26 @@ export class DeviceFleet {
     const layers = this.opts.settings;
     if (!layers.switches.includes(node)) throw new Error(`${node} is not a switch`);
     return buildSwitchConfig(this.opts.topo, this.opts.plan, [], node, layers.switchTunables(node));
+  }
+
+  /**
+   * The device's own capture of `node:eth<port>` for `seconds` real (it runs tcpdump in its namespace),
+   * written to `file` (pcap). What `rocelab capture` does for a device whose namespace is not here.
+   */
+  async capture(
+    node: string,
+    port: number,
+    seconds: number,
+    file: string,
+  ): Promise<{ frames: number; bytes: number }> {
+    if (!linkAt(this.opts.topo, node, port)) throw new Error(`${node}:eth${port} is not connected`);
+    const d = this.get(node);
+    const out = createWriteStream(file, { mode: 0o600 });
+    try {
+      return await d.capture(port, seconds, CAPTURE_SNAPLEN, (chunk) => out.write(chunk));
+    } finally {
+      await new Promise<void>((done) => out.end(done));
+    }
   }
 
   async flowReport(): Promise<FlowReport[]> {

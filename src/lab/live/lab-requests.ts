@@ -91,6 +91,8 @@ export async function handleLabRequest(
       return lab.udpStats();
     case "dilation":
       return lab.setDilation(a.dilation === "auto" ? "auto" : Number(a.dilation));
+    case "capture":
+      return fleet.capture(String(a.node), Number(a.port), Number(a.seconds), String(a.file));
     case "switch-config":
       return fleet.switchConfig(String(a.node));
     case "down":

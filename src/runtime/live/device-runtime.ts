@@ -18,6 +18,7 @@ import { ClockTable } from "./clock-table.js";
 import { DeviceHost } from "./device-host.js";
 import { type Dilation, DilationTimeline } from "./dilation.js";
 import { nativeAddon } from "./native.js";
+import { capturePort, MAX_CAPTURE_SECONDS } from "./port-capture.js";
 import { openPort, type PortIo, portBackend } from "./port-io.js";
 import type {
   DeviceIdentity,
@@ -95,6 +96,10 @@ export class DeviceRuntime {
     this.channel.broadcast({ type: "ready", pid: process.pid });
   }
 
+  private capture(m: Extract<ToDevice, { type: "capture" }>, reply: (r: FromDevice) => void): Promise<void> {
+    return captureFor(this.init!, m, reply);
+  }
+
   shutdown(code: number): never {
     this.host?.close();
     this.channel.close();
@@ -127,6 +132,9 @@ export class DeviceRuntime {
         case "link":
           this.host!.control((now) => this.device!.setLinkState(m.port, m.up, now));
           break;
+        case "capture":
+          void this.capture(m, reply);
+          break;
         case "shutdown":
           this.shutdown(0);
           break;
@@ -138,6 +146,26 @@ export class DeviceRuntime {
       this.channel.broadcast({ type: "fatal", message: (e as Error).stack ?? String(e) });
       this.shutdown(1);
     }
+  }
+}
+
+/** A capture the controller asked for; the device keeps running whatever tcpdump does. */
+async function captureFor(
+  init: InitMessage,
+  m: Extract<ToDevice, { type: "capture" }>,
+  reply: (r: FromDevice) => void,
+): Promise<void> {
+  const port = init.ports.find((p) => p.port === m.port);
+  try {
+    if (!port) throw new Error(`${init.node} has no port ${m.port}`);
+    if (!(m.seconds > 0 && m.seconds <= MAX_CAPTURE_SECONDS))
+      throw new Error(`a capture lasts 0-${MAX_CAPTURE_SECONDS} s, not ${m.seconds}`);
+    const r = await capturePort(port.ifname, m.seconds, m.snaplen, (chunk) =>
+      reply({ type: "capture-data", id: m.id, data: chunk.toString("base64") }),
+    );
+    reply({ type: "reply", id: m.id, result: { ok: true, ...r } });
+  } catch (e) {
+    reply({ type: "reply", id: m.id, result: { ok: false, error: (e as Error).message } });
   }
 }
 

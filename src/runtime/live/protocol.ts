@@ -62,6 +62,14 @@ export type ToDevice =
   /** The counter registry and, on a NIC, its QPs: what the lab's metrics exporter serves. */
   | { readonly type: "metrics"; readonly id: number }
   | { readonly type: "link"; readonly port: number; readonly up: boolean }
+  /** tcpdump on one of the device's ports for `seconds`: `capture-data` chunks, then a `reply`. */
+  | {
+      readonly type: "capture";
+      readonly id: number;
+      readonly port: number;
+      readonly seconds: number;
+      readonly snaplen: number;
+    }
   | { readonly type: "shutdown" };
 
 export interface Health {
@@ -128,6 +136,8 @@ export type FromDevice =
   | { readonly type: "reply"; readonly id: number; readonly result: unknown }
   | { readonly type: "stats"; readonly id: number; readonly stats: DeviceStats; readonly health: Health }
   | { readonly type: "events"; readonly events: readonly TimedEvent[] }
+  /** A piece of a capture's pcap stream, base64. */
+  | { readonly type: "capture-data"; readonly id: number; readonly data: string }
   | { readonly type: "metrics"; readonly id: number; readonly metrics: DeviceMetrics }
   | { readonly type: "health"; readonly now: number; readonly health: Health }
   | { readonly type: "fatal"; readonly message: string };
