@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `rocelab` command.
 import { Command } from "commander";
+import { registerAttachCommands } from "./cli/attach-command.js";
 import { registerChaosCommand } from "./cli/chaos-command.js";
 import { registerDilationCommand } from "./cli/dilation-command.js";
 import { registerEventsCommand } from "./cli/events-command.js";
@@ -45,5 +46,6 @@ registerLintCommand(program);
 registerReportCommand(program);
 registerGrafanaCommand(program);
 registerTuneCommand(program);
+registerAttachCommands(program);
 
 await program.parseAsync(process.argv);

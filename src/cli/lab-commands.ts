@@ -15,6 +15,7 @@ import type { LabStatus } from "../lab/live/supervisor.js";
 import { NodeKind } from "../lab/topology.js";
 import { formatRate, formatSize } from "../lab/units.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
+import { captureOn } from "./capture-on.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { formatStats, formatStatus } from "./lab-format.js";
 import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
@@ -369,7 +370,7 @@ export function registerLabCommands(program: Command): void {
         if (!(seconds > 0)) throw new UsageError("--seconds takes a positive number");
         await withLab(opts, async (lab) => {
           const { node, port } = endpoint(text, lab);
-          const r = await captureFrames(lab.name, node, port, opts.write, seconds);
+          const r = await captureOn(lab, node, port, opts.write, seconds);
           process.stdout.write(`${r.packets} frames captured on ${node}:eth${port} into ${opts.write}\n`);
         });
       }),
@@ -462,35 +463,4 @@ function formatTrace(src: string, dst: string, sport: number, hops: readonly Tra
     lines.push(`  ${h.ttl}  ${(h.port ?? "?").padEnd(14)} ${h.from.padEnd(12)} ${h.rttMs} ms (real)`);
   }
   return lines.join("\n");
-}
-
-/** tcpdump inside the node's namespace for `seconds` of real time. */
-export async function captureFrames(
-  lab: string,
-  node: string,
-  port: number,
-  file: string,
-  seconds: number,
-): Promise<{ packets: number }> {
-  const r = await execa(
-    "ip",
-    [
-      "netns",
-      "exec",
-      nsName(lab, node),
-      "tcpdump",
-      "-i",
-      `eth${port}`,
-      "-w",
-      file,
-      "-U",
-      "-s",
-      "65535",
-      "-n",
-    ],
-    { reject: false, timeout: seconds * 1000, killSignal: "SIGINT" },
-  );
-  const m = /(\d+) packets? captured/.exec(r.stderr);
-  if (!m) throw new UsageError(`tcpdump failed: ${r.stderr.trim().split("\n").pop()}`, 1);
-  return { packets: Number(m[1]) };
 }

@@ -6,8 +6,18 @@
 import type { Command } from "commander";
 import type { LabController } from "../lab/controller.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
-import { downLab, LabError, LiveLab, labHasLeftovers, labIsRunning, upLab } from "../lab/live/live-lab.js";
+import { loadEndpoints } from "../lab/live/endpoints-file.js";
+import {
+  attachLab,
+  downLab,
+  LabError,
+  LiveLab,
+  labHasLeftovers,
+  labIsRunning,
+  upLab,
+} from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem } from "../lab/live/names.js";
+import { readState } from "../lab/live/state.js";
 import { SimLab } from "../lab/sim-lab.js";
 import { NodeKind, type Topology } from "../lab/topology.js";
 import { formatDuration } from "../lab/units.js";
@@ -31,6 +41,8 @@ type HandledSignal = keyof typeof SIGNAL_EXIT;
 
 interface TuiOptions extends MetricsOptions {
   runtime: string;
+  /** An endpoints file: watch devices rocelab did not start (docs/attach.md). */
+  attach?: string;
   name?: string;
   dilation?: string;
   seed: string;
@@ -190,23 +202,69 @@ async function runLive(topology: string | undefined, topo: Topology, opts: TuiOp
       onProgress: step,
     });
     step(`connecting the dashboard (up in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
-    const lab = await LiveLab.connect(name);
-    const { DashboardStore } = await import("../tui/store.js");
-    const store = new DashboardStore({ lab: name, runtime: "live", topology: lab.topology });
-    store.connect(lab);
-    store.ingestEvents(await lab.subscribe());
-    store.ingestSnapshot(await lab.snapshot());
-    progress?.done();
-    progress?.close();
-    // The supervisor owns the lab: if it dies (or someone runs `rocelab down`), there is nothing to watch.
-    // The control connection dropping says so at once; the pid check catches a supervisor that hangs.
-    const gone = (why: string) => void session.end(`${why}; removing what is left`, 1);
-    lab.onClose(gone);
-    session.every(WATCHDOG_MS, () => {
-      if (!labIsRunning(name)) gone("the lab's supervisor is gone (crashed, or stopped from elsewhere)");
-    });
-    await watch(session, lab, store, null, interactive, colour);
-    await session.end("", 0);
+    await watchLive(session, name, progress, interactive, colour);
+  } catch (e) {
+    const message =
+      e instanceof LabError || e instanceof UsageError ? e.message : ((e as Error).stack ?? String(e));
+    progress?.fail(message);
+    await session.end(progress ? "" : `rocelab: ${message}`, 1);
+  }
+}
+
+/** Connects the dashboard to a running lab (brought up or attached) and watches it until the session ends. */
+async function watchLive(
+  session: Session,
+  name: string,
+  progress: { done(): void; close(): void } | null,
+  interactive: boolean,
+  colour: boolean,
+): Promise<void> {
+  const lab = await LiveLab.connect(name);
+  const { DashboardStore } = await import("../tui/store.js");
+  const store = new DashboardStore({ lab: name, runtime: "live", topology: lab.topology });
+  store.connect(lab);
+  store.ingestEvents(await lab.subscribe());
+  store.ingestSnapshot(await lab.snapshot());
+  progress?.done();
+  progress?.close();
+  // The supervisor owns the lab: if it dies (or someone runs `rocelab down`), there is nothing to watch.
+  // The control connection dropping says so at once; the pid check catches a supervisor that hangs.
+  const gone = (why: string) => void session.end(`${why}; removing what is left`, 1);
+  lab.onClose(gone);
+  session.every(WATCHDOG_MS, () => {
+    if (!labIsRunning(name)) gone("the lab's supervisor is gone (crashed, or stopped from elsewhere)");
+  });
+  await watch(session, lab, store, null, interactive, colour);
+  await session.end("", 0);
+}
+
+/** `rocelab tui --attach FILE`: the dashboard on devices rocelab did not start; quitting leaves them running. */
+async function runAttached(file: string, opts: TuiOptions): Promise<void> {
+  const endpoints = loadEndpoints(file);
+  const name = opts.name ?? endpoints.lab ?? DEFAULT_LAB;
+  const problem = labNameProblem(name);
+  if (problem) throw new UsageError(problem);
+  // An attachment of the same file that runs already is watched as it is, and left running.
+  const running = labIsRunning(name);
+  if (running && readState(name)?.attached !== endpoints.file)
+    throw new UsageError(`a lab "${name}" is already running: choose another --name for the attachment`, 1);
+  const { interactive, colour } = await terminal();
+  const session = new Session(async () => {
+    if (running) return;
+    await downLab(name);
+    say(`detached from ${endpoints.devices.length} devices (they run on)`);
+  });
+  session.install();
+  const title = `rocelab testbed: attached to ${endpoints.topology.name} (${endpoints.devices.length} devices, dilation ${endpoints.dilation})`;
+  const progress = interactive ? (await import("../tui/screen.js")).openBringUp(title, colour) : null;
+  if (progress) session.onEnd(() => progress.close());
+  else say(title);
+  const step = (text: string) => (progress ? progress.step(text) : say(`  ${text}`));
+  try {
+    if (!running)
+      await attachLab({ lab: name, endpoints: file, metricsPort: metricsPort(opts), onProgress: step });
+    step("connecting the dashboard");
+    await watchLive(session, name, progress, interactive, colour);
   } catch (e) {
     const message =
       e instanceof LabError || e instanceof UsageError ? e.message : ((e as Error).stack ?? String(e));
@@ -290,6 +348,10 @@ export function registerTuiCommand(program: Command): void {
     )
     .option("--name <name>", `lab name (live default: ${DEFAULT_LAB})`)
     .option(
+      "--attach <endpoints>",
+      "watch devices rocelab did not start (an endpoints file, docs/attach.md); quitting leaves them running",
+    )
+    .option(
       "--dilation <n>",
       `emulated time runs N times slower than real time (default: live ${DEFAULT_DILATION}, sim ${DEFAULT_SIM_DILATION}); live: auto[:N] raises it while the machine cannot keep up`,
     )
@@ -303,6 +365,12 @@ export function registerTuiCommand(program: Command): void {
       action(async (topology: string | undefined, opts: TuiOptions) => {
         if (opts.runtime !== "live" && opts.runtime !== "sim")
           throw new UsageError(`--runtime must be live or sim, not "${opts.runtime}"`);
+        if (opts.attach !== undefined) {
+          if (topology !== undefined)
+            throw new UsageError("--attach takes the topology from the endpoints file");
+          await runAttached(opts.attach, opts);
+          return;
+        }
         // Validate the topology before anything is created.
         const topo = loadTopologyArg(topology);
         if (opts.runtime === "sim") await runSim(topo, opts);

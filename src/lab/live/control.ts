@@ -4,6 +4,7 @@
 
 import { chmodSync, existsSync, unlinkSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { readJsonLines } from "../../runtime/live/json-lines.js";
 
 /** The lab refused a request (an unknown node, a device that is not running, ...): a user-facing error. */
 export class RemoteError extends Error {
@@ -25,22 +26,13 @@ export interface ControlPush {
   readonly data: unknown;
 }
 
-/** Splits a byte stream into JSON lines. */
+/** JSON lines from `socket`; a listener that throws ends the connection, as bad input does. */
 function lines(socket: Socket, onMessage: (m: unknown) => void): void {
-  let buffered = "";
-  socket.setEncoding("utf8");
-  socket.on("data", (chunk: string) => {
-    buffered += chunk;
-    for (let nl = buffered.indexOf("\n"); nl >= 0; nl = buffered.indexOf("\n")) {
-      const line = buffered.slice(0, nl);
-      buffered = buffered.slice(nl + 1);
-      if (line.trim() === "") continue;
-      try {
-        onMessage(JSON.parse(line));
-      } catch {
-        socket.destroy();
-        return;
-      }
+  readJsonLines(socket, (m) => {
+    try {
+      onMessage(m);
+    } catch {
+      socket.destroy();
     }
   });
 }

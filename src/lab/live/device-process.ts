@@ -1,24 +1,15 @@
 // One live device process, as the supervisor sees it: started inside its namespace with an IPC channel,
-// initialised, asked for stats and commands, watched for crashes.
+// initialised, watched for crashes; asked for stats and commands through DeviceConnection.
 
-import { EventEmitter } from "node:events";
 import { closeSync, openSync } from "node:fs";
 import { execa } from "execa";
-import type {
-  DeviceMetrics,
-  FromDevice,
-  Health,
-  InitMessage,
-  TimedEvent,
-  ToDevice,
-} from "../../runtime/live/protocol.js";
-import type { AnyDeviceStats } from "../device-stats.js";
+import type { FromDevice, InitMessage, ToDevice } from "../../runtime/live/protocol.js";
+import { DeviceConnection, type DeviceLink, type DeviceStatus } from "./device-connection.js";
 import { logPath } from "./names.js";
 import { distPath } from "./paths.js";
 
 const DEVICE_MAIN = distPath("runtime/live/device-main.js");
 const START_TIMEOUT_MS = 15_000;
-const REQUEST_TIMEOUT_MS = 10_000;
 
 /**
  * Extra Node flags for every device process, from ROCELAB_DEVICE_NODE_ARGS (space-separated), e.g.
@@ -64,34 +55,55 @@ function spawnDevice(lab: string, node: string, namespace: string) {
   );
 }
 
-export type DeviceStatus = "starting" | "running" | "crashed" | "killed" | "stopped";
-
-export interface DeviceProcessEvents {
-  events: [events: readonly TimedEvent[]];
-  health: [now: number, health: Health];
-  exit: [status: DeviceStatus, code: number | null, signal: string | null];
+/** The IPC channel execa opened to a device process, as a DeviceLink. */
+function ipcLink(child: ReturnType<typeof spawnDevice>): DeviceLink {
+  let listener: (m: FromDevice) => void = () => {};
+  child.on("message", (raw) => listener(raw as FromDevice));
+  return {
+    get connected() {
+      return child.connected;
+    },
+    send: (m: ToDevice) => {
+      if (child.connected) child.send(m);
+    },
+    onMessage: (l) => {
+      listener = l;
+    },
+    close: () => {
+      if (child.connected) child.disconnect();
+    },
+  };
 }
 
-export class DeviceProcess extends EventEmitter<DeviceProcessEvents> {
-  status: DeviceStatus = "stopped";
-  pid: number | null = null;
-  health: Health | null = null;
-  /** Emulated time of the last health report. */
-  lastNow = 0;
-  restarts = 0;
+export class DeviceProcess extends DeviceConnection {
   private child: ReturnType<typeof spawnDevice> | null = null;
-  private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private stopping = false;
+  /** While starting: what `ready` and `fatal` settle. */
+  private starting: { resolve: () => void; reject: (e: Error) => void } | null = null;
 
   constructor(
-    readonly lab: string,
-    readonly node: string,
-    readonly kind: "switch" | "nic",
+    lab: string,
+    node: string,
+    kind: "switch" | "nic",
     readonly namespace: string,
     private readonly init: InitMessage,
   ) {
-    super();
+    super(lab, node, kind);
+  }
+
+  exitDetail(status: DeviceStatus, code: number | null, signal: string | null): string {
+    return status === "killed"
+      ? "process killed (failure injection)"
+      : `process crashed (exit code ${code ?? "none"}, signal ${signal ?? "none"}); see the log in ${logPath(this.lab, this.node)}`;
+  }
+
+  protected onControl(m: FromDevice): void {
+    if (m.type === "ready") {
+      this.status = "running";
+      this.starting?.resolve();
+    } else if (m.type === "fatal") {
+      this.starting?.reject(new Error(`${this.node} failed: ${m.message.split("\n")[0]}`));
+    }
   }
 
   /** Spawns the process in its namespace and waits until it has opened its ports. */
@@ -101,6 +113,7 @@ export class DeviceProcess extends EventEmitter<DeviceProcessEvents> {
     const child = spawnDevice(this.lab, this.node, this.namespace);
     this.child = child;
     this.pid = child.pid ?? null;
+    this.adoptLink(ipcLink(child));
     const ready = new Promise<void>((resolve, reject) => {
       const timer = setTimeout(
         () =>
@@ -111,44 +124,16 @@ export class DeviceProcess extends EventEmitter<DeviceProcessEvents> {
           ),
         START_TIMEOUT_MS,
       );
-      child.on("message", (raw) => {
-        const m = raw as FromDevice;
-        switch (m.type) {
-          case "ready":
-            clearTimeout(timer);
-            this.status = "running";
-            resolve();
-            break;
-          case "reply":
-          case "stats":
-          case "metrics": {
-            const p = this.pending.get(m.id);
-            if (p) {
-              this.pending.delete(m.id);
-              p.resolve(
-                m.type === "reply"
-                  ? m.result
-                  : m.type === "metrics"
-                    ? m.metrics
-                    : { stats: m.stats, health: m.health },
-              );
-            }
-            break;
-          }
-          case "events":
-            this.emit("events", m.events);
-            break;
-          case "health":
-            this.health = m.health;
-            this.lastNow = m.now;
-            this.emit("health", m.now, m.health);
-            break;
-          case "fatal":
-            clearTimeout(timer);
-            reject(new Error(`${this.node} failed: ${m.message.split("\n")[0]}`));
-            break;
-        }
-      });
+      this.starting = {
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        reject: (e) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      };
       void child.then((result) => {
         clearTimeout(timer);
         const signal = result.signal ?? null;
@@ -160,8 +145,7 @@ export class DeviceProcess extends EventEmitter<DeviceProcessEvents> {
             : "stopped"
           : "crashed";
         this.pid = null;
-        for (const p of this.pending.values()) p.reject(new Error(`${this.node} exited`));
-        this.pending.clear();
+        this.failPending(`${this.node} exited`);
         reject(
           new Error(
             `${this.node} exited during start (code ${code}, signal ${signal}); see ${logPath(this.lab, this.node)}`,
@@ -171,40 +155,11 @@ export class DeviceProcess extends EventEmitter<DeviceProcessEvents> {
       });
     });
     this.send(this.init);
-    await ready;
-  }
-
-  send(message: ToDevice): void {
-    if (this.child?.connected) this.child.send(message);
-  }
-
-  request(message: { type: "command"; command: unknown }): Promise<unknown>;
-  request(message: { type: "stats" }): Promise<{ stats: AnyDeviceStats; health: Health }>;
-  request(message: { type: "metrics" }): Promise<DeviceMetrics>;
-  request(
-    message: { type: "command"; command: unknown } | { type: "stats" } | { type: "metrics" },
-  ): Promise<unknown> {
-    if (this.status !== "running" || !this.child?.connected) {
-      return Promise.reject(new Error(`${this.node} is ${this.status}`));
+    try {
+      await ready;
+    } finally {
+      this.starting = null;
     }
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        reject(new Error(`${this.node} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`));
-      }, REQUEST_TIMEOUT_MS);
-      this.pending.set(id, {
-        resolve: (v) => {
-          clearTimeout(timer);
-          resolve(v);
-        },
-        reject: (e) => {
-          clearTimeout(timer);
-          reject(e);
-        },
-      });
-      this.send({ ...message, id } as ToDevice);
-    });
   }
 
   /** SIGKILL, as a failure injection: the supervisor reports it and can restart it. */

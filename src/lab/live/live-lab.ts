@@ -22,6 +22,7 @@ import { findLabProcesses, listNamespaces, teardown } from "./provision.js";
 import { alive, readState } from "./state.js";
 
 const SUPERVISOR_MAIN = distPath("lab/live/supervisor-main.js");
+const ATTACH_MAIN = distPath("lab/live/attach-main.js");
 
 export class LabError extends Error {}
 
@@ -115,7 +116,63 @@ export async function upLab(opts: UpOptions): Promise<void> {
     { detached: true, stdio: ["ignore", log, log], env: cleanNodeEnv() },
   );
   child.unref();
-  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  await waitUntilRunning(opts.lab, child, opts.timeoutMs ?? 60_000, opts.onProgress);
+}
+
+export interface AttachOptions {
+  readonly lab: string;
+  /** The endpoints file (endpoints-file.ts), validated by the caller. */
+  readonly endpoints: string;
+  readonly metricsPort?: number;
+  readonly onProgress?: (step: string) => void;
+  readonly timeoutMs?: number;
+}
+
+/**
+ * Starts an attachment detached (attach-main.ts): a lab of devices something else started, served on the
+ * lab's control socket like any other. Resolves once every device is connected.
+ */
+export async function attachLab(opts: AttachOptions): Promise<void> {
+  if (labIsRunning(opts.lab)) {
+    throw new LabError(
+      `lab "${opts.lab}" is already running; stop it with \`rocelab down --name ${opts.lab}\` or choose another --name`,
+    );
+  }
+  if (labHasLeftovers(opts.lab)) await teardown(opts.lab);
+  makeLabDir(opts.lab);
+  const log = openSync(logPath(opts.lab, "attach"), "a", 0o600);
+  const child = spawn(
+    "env",
+    [
+      "-u",
+      "NODE_OPTIONS",
+      "-u",
+      "NODE_V8_COVERAGE",
+      process.execPath,
+      ATTACH_MAIN,
+      "--lab",
+      opts.lab,
+      "--endpoints",
+      resolve(opts.endpoints),
+      "--metrics-port",
+      String(opts.metricsPort ?? 0),
+    ],
+    { detached: true, stdio: ["ignore", log, log], env: cleanNodeEnv() },
+  );
+  child.unref();
+  await waitUntilRunning(opts.lab, child, opts.timeoutMs ?? 120_000, opts.onProgress, "attach");
+}
+
+/** Follows a lab's bring-up on its control socket until it runs (or fails, or `timeoutMs` passes). */
+async function waitUntilRunning(
+  lab: string,
+  child: ReturnType<typeof spawn>,
+  timeoutMs: number,
+  onProgress: ((step: string) => void) | undefined,
+  who = "supervisor",
+): Promise<void> {
+  const opts = { lab, onProgress };
+  const deadline = Date.now() + timeoutMs;
   const socket = controlSocketPath(opts.lab);
   let exited: number | null = null;
   child.once("exit", (code) => {
@@ -123,11 +180,8 @@ export async function upLab(opts: UpOptions): Promise<void> {
   });
   while (!existsSync(socket)) {
     if (exited !== null)
-      throw new LabError(
-        `the lab supervisor exited (status ${exited}); see ${logPath(opts.lab, "supervisor")}`,
-      );
-    if (Date.now() > deadline)
-      throw new LabError(`the lab did not start; see ${logPath(opts.lab, "supervisor")}`);
+      throw new LabError(`the lab ${who} exited (status ${exited}); see ${logPath(opts.lab, who)}`);
+    if (Date.now() > deadline) throw new LabError(`the lab did not start; see ${logPath(opts.lab, who)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
   const client = await ControlClient.connect(socket);
@@ -136,14 +190,10 @@ export async function upLab(opts: UpOptions): Promise<void> {
       const check = setInterval(() => {
         if (exited !== null) {
           clearInterval(check);
-          reject(
-            new LabError(
-              `the lab supervisor exited (status ${exited}); see ${logPath(opts.lab, "supervisor")}`,
-            ),
-          );
+          reject(new LabError(`the lab ${who} exited (status ${exited}); see ${logPath(opts.lab, who)}`));
         } else if (Date.now() > deadline) {
           clearInterval(check);
-          reject(new LabError(`the lab did not come up in time; see ${logPath(opts.lab, "supervisor")}`));
+          reject(new LabError(`the lab did not come up in time; see ${logPath(opts.lab, who)}`));
         }
       }, 200);
       // Steps broadcast before this client subscribed come back in the answer, in order; steps pushed

@@ -13,8 +13,16 @@
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { execa } from "execa";
 import { ipToString, macToString } from "../../wire/bytes.js";
-import { type AddressPlan, hostAddress, portKey } from "../address-plan.js";
+import { type AddressPlan, hostAddress, type PortAddress, portKey } from "../address-plan.js";
 import { NodeKind, type Topology } from "../topology.js";
+import {
+  type HostStackSetup,
+  hostStackCommands,
+  hostSysctls,
+  noIpv6Sysctls,
+  offloadsOffArgs,
+  portCommand,
+} from "./interface-setup.js";
 import { HOST_KERNEL_IF, HOST_NIC_IF, labDir, labOfNamespace, NS_PREFIX, nsName } from "./names.js";
 import { alive, listLabDirs, readState } from "./state.js";
 
@@ -73,28 +81,16 @@ export async function provision(
     const cmds = ["link set lo up"];
     for (const port of n.ports) {
       const addr = plan.ports.get(portKey(n.name, port))!;
-      cmds.push(`link set eth${port} address ${macToString(addr.mac)} mtu ${mtu} up`);
+      cmds.push(portCommand(`eth${port}`, macToString(addr.mac), mtu));
     }
     if (n.kind === NodeKind.Host) {
       const addr = plan.ports.get(portKey(n.name, 1))!;
-      // The kernel's interface shares the wire port's MAC: to the fabric, the host has one MAC.
-      cmds.push(`link set ${HOST_KERNEL_IF} address ${macToString(addr.mac)} mtu ${mtu} up`);
-      cmds.push(`link set ${HOST_NIC_IF} mtu ${mtu} up`);
-      cmds.push(`addr add ${ipToString(addr.ip)}/${addr.prefixLength} dev ${HOST_KERNEL_IF}`);
+      cmds.push(...hostStackCommands(hostStackOf(addr, mtu)));
       cmds.push(`route add default via ${ipToString(addr.peerIp)} dev ${HOST_KERNEL_IF}`);
     }
     await ipBatch(cmds, ns);
-    // No IPv6 (router solicitations and MLD would be noise on the links). On a host the kernel must hear
-    // the wire only through the NIC (host0): Linux accepts a packet for any local address on any interface
-    // and answers ARP likewise, so without this it would also answer, from eth1 itself, every ping and ARP
-    // the NIC hands up — duplicates — and every RoCE packet with a port-unreachable. Strict reverse-path
-    // filtering and arp_ignore=8 make eth1 and nic0 deaf to the kernel.
-    const sysctls = ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"];
-    if (n.kind === NodeKind.Host) {
-      for (const iface of ["eth1", HOST_NIC_IF]) {
-        sysctls.push(`net.ipv4.conf.${iface}.rp_filter=1`, `net.ipv4.conf.${iface}.arp_ignore=8`);
-      }
-    }
+    const sysctls = noIpv6Sysctls("all");
+    if (n.kind === NodeKind.Host) sysctls.push(...hostSysctls("eth1", HOST_NIC_IF));
     await execa("ip", ["netns", "exec", ns, "sysctl", "-q", "-w", ...sysctls]);
   });
 
@@ -106,35 +102,21 @@ export async function provision(
     if (n.kind === NodeKind.Host) ifaces.push([ns, HOST_NIC_IF], [ns, HOST_KERNEL_IF]);
   }
   await parallel(ifaces, 8, async ([ns, iface]) => {
-    // Kernel-made frames must leave complete (no partial checksums, no super-frames), or userspace devices
-    // would see bytes a real wire never carries.
-    await execa(
-      "ip",
-      [
-        "netns",
-        "exec",
-        ns,
-        "ethtool",
-        "-K",
-        iface,
-        "rx",
-        "off",
-        "tx",
-        "off",
-        "sg",
-        "off",
-        "tso",
-        "off",
-        "gso",
-        "off",
-        "gro",
-        "off",
-      ],
-      {
-        reject: false,
-      },
-    );
+    await execa("ip", ["netns", "exec", ns, "ethtool", ...offloadsOffArgs(iface)], { reject: false });
   });
+}
+
+/** A host's kernel interface set-up from its wire port's address. */
+function hostStackOf(addr: PortAddress, mtu: number): HostStackSetup {
+  return {
+    kernelIf: HOST_KERNEL_IF,
+    nicIf: HOST_NIC_IF,
+    mac: macToString(addr.mac),
+    mtu,
+    ip: ipToString(addr.ip),
+    prefixLength: addr.prefixLength,
+    gateway: ipToString(addr.peerIp),
+  };
 }
 
 /** Namespaces that look like ours (rl-*), optionally only those of one lab. */
@@ -201,6 +183,7 @@ export interface TeardownResult {
  */
 export async function teardown(lab: string, progress: Progress = () => {}): Promise<TeardownResult> {
   const state = readState(lab);
+  if (state?.attached !== undefined) return detach(lab, state.supervisorPid, progress);
   const pids = new Set<number>();
   if (state?.supervisorPid) pids.add(state.supervisorPid);
   for (const d of Object.values(state?.devices ?? {})) if (d.pid) pids.add(d.pid);
@@ -233,6 +216,32 @@ export async function teardown(lab: string, progress: Progress = () => {}): Prom
     });
   rmSync(labDir(lab), { recursive: true, force: true });
   return { killed: targets.length, namespaces: mine.length };
+}
+
+/**
+ * An attached lab (`rocelab attach`) owns no namespace and no device: only its own process (titled
+ * rocelab-<lab>-attach) and its state directory go.
+ */
+async function detach(lab: string, pid: number | null, progress: Progress): Promise<TeardownResult> {
+  const ours = findLabProcesses(lab).some(
+    (p) => p.pid === pid && p.cmdline.startsWith(`rocelab-${lab}-attach`),
+  );
+  let killed = 0;
+  if (pid !== null && ours && alive(pid)) {
+    progress("stopping the attachment (the devices run on)");
+    try {
+      process.kill(pid, "SIGTERM");
+      killed = 1;
+    } catch {}
+    const left = await waitGone([pid], 2000);
+    for (const p of left) {
+      try {
+        process.kill(p, "SIGKILL");
+      } catch {}
+    }
+  }
+  rmSync(labDir(lab), { recursive: true, force: true });
+  return { killed, namespaces: 0 };
 }
 
 /** Every lab that left a mark: state directories, namespaces, processes. */

@@ -9,7 +9,7 @@ export interface DeviceProcessState {
   readonly kind: "switch" | "nic";
   readonly namespace: string;
   pid: number | null;
-  status: "starting" | "running" | "crashed" | "killed" | "stopped";
+  status: "starting" | "running" | "crashed" | "killed" | "stopped" | "unreachable";
   restarts: number;
   exitCode?: number | null;
   exitSignal?: string | null;
@@ -28,6 +28,8 @@ export interface LabState {
   devices: Record<string, DeviceProcessState>;
   /** Helper processes started for injections (UDP senders and receivers). */
   helpers: { readonly name: string; readonly namespace: string; pid: number | null }[];
+  /** `rocelab attach`: the endpoints file; the devices are not this lab's to stop. */
+  readonly attached?: string;
 }
 
 export function readState(lab: string): LabState | null {

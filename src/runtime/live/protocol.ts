@@ -1,4 +1,6 @@
-// Messages between the lab supervisor and a live device process, over the IPC channel execa opens.
+// Messages between the lab supervisor and a live device process: over the IPC channel execa opens when
+// the supervisor starts the device, or as JSON lines over a socket (socket-channel.ts) when the device was
+// started by the device entrypoint and a controller attaches to it (lab/live/remote-device.ts).
 
 import type { DeviceStats, TelemetryEvent } from "../../device/contract.js";
 import type { RegistryDump } from "../../device/counter-dump.js";
@@ -31,6 +33,8 @@ export interface InitMessage {
   readonly sync?: SyncInit;
   /** The lab's dilation over time (dilation.ts); absent: `dilation` for good. */
   readonly dilationTable?: DilationInit;
+  /** Real ms of PFC reaction the configuration's headroom was sized for (told to attached controllers). */
+  readonly reactionMs?: number;
 }
 
 export interface DilationInit {
@@ -52,11 +56,20 @@ export interface SyncInit {
 
 export type ToDevice =
   | InitMessage
+  | AuthMessage
   | { readonly type: "command"; readonly id: number; readonly command: unknown }
   | { readonly type: "stats"; readonly id: number }
   /** The counter registry and, on a NIC, its QPs: what the lab's metrics exporter serves. */
   | { readonly type: "metrics"; readonly id: number }
   | { readonly type: "link"; readonly port: number; readonly up: boolean }
+  /** tcpdump on one of the device's ports for `seconds`: `capture-data` chunks, then a `reply`. */
+  | {
+      readonly type: "capture";
+      readonly id: number;
+      readonly port: number;
+      readonly seconds: number;
+      readonly snaplen: number;
+    }
   | { readonly type: "shutdown" };
 
 export interface Health {
@@ -83,11 +96,48 @@ export interface TimedEvent extends TelemetryEvent {
   readonly t: number;
 }
 
+/** Who a device is, said in its `ready` on a socket channel (an attached controller checks it). */
+export interface DeviceIdentity {
+  readonly lab: string;
+  readonly node: string;
+  readonly kind: "switch" | "nic";
+  readonly dilation: number;
+  /** Real ms of PFC reaction its headroom was sized for (absent: the live lab's 10). */
+  readonly reactionMs?: number;
+  /** The device's emulated now when it said so, ns. */
+  readonly now: number;
+  /** When the device process started (ISO time), so that a controller sees a restart. */
+  readonly startedAt: string;
+}
+
+/**
+ * The handshake of a socket channel (control-auth.ts). With a token the device opens with a challenge and
+ * the controller answers with `auth`; the device's `ready` then carries its proof. Without a token (a
+ * Unix socket the file system protects) the device opens with `ready`.
+ */
+export type DeviceHello =
+  | { readonly type: "challenge"; readonly challenge: string }
+  | { readonly type: "refused"; readonly message: string };
+export interface AuthMessage {
+  readonly type: "auth";
+  readonly proof: string;
+  readonly challenge: string;
+}
+
 export type FromDevice =
-  | { readonly type: "ready"; readonly pid: number }
+  | DeviceHello
+  | {
+      readonly type: "ready";
+      readonly pid: number;
+      /** Socket channels: who the device is, and (with a token) its proof. */
+      readonly identity?: DeviceIdentity;
+      readonly proof?: string;
+    }
   | { readonly type: "reply"; readonly id: number; readonly result: unknown }
   | { readonly type: "stats"; readonly id: number; readonly stats: DeviceStats; readonly health: Health }
   | { readonly type: "events"; readonly events: readonly TimedEvent[] }
+  /** A piece of a capture's pcap stream, base64. */
+  | { readonly type: "capture-data"; readonly id: number; readonly data: string }
   | { readonly type: "metrics"; readonly id: number; readonly metrics: DeviceMetrics }
   | { readonly type: "health"; readonly now: number; readonly health: Health }
   | { readonly type: "fatal"; readonly message: string };

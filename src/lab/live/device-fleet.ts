@@ -1,0 +1,325 @@
+// The devices of a running lab and what the lab does with them, however they were started: events and
+// health from each, stats and commands to each, link state and route reconvergence, settings layers,
+// workloads, and pushed snapshots. The supervisor (supervisor.ts) adds the devices it spawns; `rocelab
+// attach` (attach.ts) the devices it connects to. Devices are reached only through DeviceConnection.
+
+import { createWriteStream } from "node:fs";
+import type { NicCommand } from "../../nic/commands.js";
+import type { SwitchTunables } from "../../switch/config.js";
+import type { AddressPlan } from "../address-plan.js";
+import type { LabEvent, LinkView } from "../controller.js";
+import type { AnyDeviceStats } from "../device-stats.js";
+import { CONFIG_CHANGED } from "../event-stream.js";
+import type { FlowReport } from "../report/report.js";
+import { computeRoutes } from "../routing.js";
+import type { NicSettings, SwitchSettings } from "../schema.js";
+import { hostChange, type SettingsLayers, switchChange } from "../settings-layers.js";
+import { buildSwitchConfig } from "../switch-config.js";
+import { linkAt, type Topology } from "../topology.js";
+import type { ClockMode } from "./clock-plan.js";
+import type { DeviceConnection } from "./device-connection.js";
+import { FleetTraffic } from "./fleet-traffic.js";
+import type { DeviceView } from "./lab-status.js";
+
+/** How many telemetry events the lab keeps for clients. */
+const EVENT_RING = 2000;
+/** Snapshot push interval to subscribed clients, real ms. */
+const SNAPSHOT_MS = 500;
+/** Bytes kept of each captured frame (a full jumbo frame). */
+const CAPTURE_SNAPLEN = 65535;
+
+/** The lab's clock as the fleet needs it (lab-clock.ts for spawned devices, attach.ts's for attached). */
+export interface FleetClock {
+  readonly mode: ClockMode;
+  /** The dilation in force now. */
+  readonly dilation: number;
+  /** The lab's emulated now. */
+  now(): number;
+  /** Emulated ns of the dilated real clock alone. */
+  free(): number;
+  /** Real ms until the dilated real clock reaches emulated `at`. */
+  realMsUntil(at: number): number;
+  /** A device stopped answering (synced clocks stop waiting for it). */
+  gone(node: string): void;
+}
+
+export interface FleetOptions {
+  readonly lab: string;
+  readonly topo: Topology;
+  readonly plan: AddressPlan;
+  readonly seed: number;
+  /** Emulated time routes take to converge after a link change. */
+  readonly convergenceNs: number;
+  readonly clock: FleetClock;
+  readonly settings: SettingsLayers;
+  /** Pushes a message to every subscribed client of the lab's control socket. */
+  readonly broadcast: (push: string, data: unknown) => void;
+  /** A device's status or process changed (the supervisor records it in the lab's state file). */
+  readonly onDeviceChange?: (d: DeviceConnection) => void;
+}
+
+export class DeviceFleet {
+  readonly devices = new Map<string, DeviceConnection>();
+  readonly downLinks = new Set<number>();
+  readonly traffic: FleetTraffic;
+  private readonly events: LabEvent[] = [];
+  /** Latest device timer lateness reported since `takeWorstLate`, emulated ns. */
+  private worstLateNs = 0;
+  private snapshotTimer: NodeJS.Timeout | null = null;
+  private stopping = false;
+
+  constructor(private readonly opts: FleetOptions) {
+    this.traffic = new FleetTraffic(opts.topo, opts.plan, opts.seed, {
+      now: () => opts.clock.now(),
+      realMsUntilIn: (ns) => opts.clock.realMsUntil(opts.clock.free() + ns),
+      command: (host, cmd) => this.commandOrNote(host, cmd),
+    });
+  }
+
+  /** Adds (or replaces) a device and follows its events, health and exit. */
+  add(d: DeviceConnection): void {
+    this.devices.set(d.node, d);
+    d.on("health", (_now, h) => {
+      if ((h.timerLateRecentNs ?? 0) > this.worstLateNs) this.worstLateNs = h.timerLateRecentNs ?? 0;
+    });
+    d.on("events", (events) => {
+      const stamped = events.map((e): LabEvent => ({ ...e, device: d.node }));
+      for (const e of stamped) {
+        this.events.push(e);
+        if (e.kind === "flow-done" && e.detail !== undefined) this.traffic.onFlowDone(Number(e.detail), e.t);
+      }
+      if (this.events.length > EVENT_RING) this.events.splice(0, this.events.length - EVENT_RING);
+      this.opts.broadcast("events", stamped);
+    });
+    d.on("note", (detail) => this.note(d.node, detail));
+    d.on("exit", (status, code, signal) => {
+      this.opts.clock.gone(d.node);
+      if (this.stopping) return;
+      this.record({
+        t: this.opts.clock.now(),
+        device: d.node,
+        kind: "info",
+        detail: d.exitDetail(status, code, signal),
+      });
+      this.opts.onDeviceChange?.(d);
+    });
+  }
+
+  /** The device `node`; an unknown name is an error that lists the lab's nodes. */
+  get(node: string): DeviceConnection {
+    const d = this.devices.get(node);
+    if (!d)
+      throw new Error(
+        `no node ${node} in lab ${this.opts.lab} (nodes: ${[...this.devices.keys()].join(", ")})`,
+      );
+    return d;
+  }
+
+  /** The latest device timer lateness since the last call (auto-dilation's window), emulated ns. */
+  takeWorstLate(): number {
+    const w = this.worstLateNs;
+    this.worstLateNs = 0;
+    return w;
+  }
+
+  deviceViews(): DeviceView[] {
+    return [...this.devices.values()].map((d) => ({
+      node: d.node,
+      kind: d.kind,
+      status: d.status,
+      pid: d.pid,
+      restarts: d.restarts,
+      health: d.health,
+      ...(d.endpoint !== undefined ? { endpoint: d.endpoint } : {}),
+    }));
+  }
+
+  linkViews(): LinkView[] {
+    return this.opts.topo.links.map((l) => ({
+      id: l.id,
+      a: `${l.a.node}:eth${l.a.port}`,
+      b: `${l.b.node}:eth${l.b.port}`,
+      up: !this.downLinks.has(l.id),
+      rateBps: l.rateBps,
+      delayNs: l.delayNs,
+    }));
+  }
+
+  stats(node: string): Promise<{ stats: AnyDeviceStats; health: unknown }> {
+    return this.get(node).request({ type: "stats" });
+  }
+
+  /** Every running device's stats; a device that dies meanwhile is left out (its status says so). */
+  async allStats(): Promise<Record<string, AnyDeviceStats>> {
+    const out: Record<string, AnyDeviceStats> = {};
+    await Promise.all(
+      [...this.devices.values()]
+        .filter((d) => d.status === "running")
+        .map(async (d) => {
+          try {
+            out[d.node] = (await d.request({ type: "stats" })).stats;
+          } catch {
+            // A device that just died is reported by its status.
+          }
+        }),
+    );
+    return out;
+  }
+
+  command(node: string, command: unknown): Promise<unknown> {
+    return this.get(node).request({ type: "command", command });
+  }
+
+  /** A workload's command to a NIC: fire and forget, a failure goes to the event log. */
+  private commandOrNote(host: string, cmd: NicCommand): void {
+    void this.command(host, cmd).catch((e: Error) => {
+      this.events.push({
+        t: this.opts.clock.now(),
+        device: host,
+        kind: "info",
+        detail: `command failed: ${e.message}`,
+      });
+    });
+  }
+
+  /**
+   * Link down/up. The link state is the devices' (both ends stop sending and ignore what arrives, as in
+   * the simulator); the interface itself stays up, because a libpcap handle does not survive its
+   * interface losing carrier (the cap binding aborts the process). Routes reconverge after the
+   * convergence delay.
+   */
+  setLink(node: string, port: number, up: boolean): void {
+    const attached = linkAt(this.opts.topo, node, port);
+    if (!attached) throw new Error(`${node}:eth${port} is not connected`);
+    const { link, peer } = attached;
+    if (up) this.downLinks.delete(link.id);
+    else this.downLinks.add(link.id);
+    for (const [n, p] of [
+      [node, port],
+      [peer.node, peer.port],
+    ] as const) {
+      this.devices.get(n)?.send({ type: "link", port: p, up });
+    }
+    this.record({
+      t: this.opts.clock.now(),
+      device: node,
+      kind: up ? "link-up" : "link-down",
+      port,
+      detail: `${node}:eth${port} <-> ${peer.node}:eth${peer.port}`,
+    });
+    const routes = this.routes();
+    const clock = this.opts.clock;
+    const delayMs = clock.realMsUntil(clock.free() + this.opts.convergenceNs);
+    setTimeout(() => {
+      for (const [name, d] of this.devices) {
+        if (d.kind === "switch" && d.status === "running")
+          void d
+            .request({ type: "command", command: { type: "set-routes", routes: routes.get(name) ?? [] } })
+            .catch(() => {});
+      }
+    }, delayMs);
+  }
+
+  /** The routes of every switch with the links that are down now. */
+  routes(): ReturnType<typeof computeRoutes> {
+    return computeRoutes(this.opts.topo, this.opts.plan, this.downLinks);
+  }
+
+  /** A device that starts afresh has every port up: tells it which of its links are down. */
+  restoreLinks(d: DeviceConnection): void {
+    for (const l of this.opts.topo.links) {
+      if (!this.downLinks.has(l.id)) continue;
+      if (l.a.node === d.node) d.send({ type: "link", port: l.a.port, up: false });
+      if (l.b.node === d.node) d.send({ type: "link", port: l.b.port, up: false });
+    }
+  }
+
+  /** Applies switch settings (a profile or explicit values) to every switch, or to some. */
+  async configureSwitches(settings: SwitchSettings, only?: readonly string[]): Promise<void> {
+    const layers = this.opts.settings;
+    layers.push(switchChange(settings, only));
+    for (const name of layers.switches) {
+      if (only && !only.includes(name)) continue;
+      // A device that is down (killed, crashed) gets the layered settings when it is restarted.
+      if (this.devices.get(name)?.status !== "running") continue;
+      const tunables: Partial<SwitchTunables> = layers.switchTunables(name);
+      await this.command(name, { type: "configure", tunables });
+      this.note(name, `${CONFIG_CHANGED}${JSON.stringify(settings)}`);
+    }
+  }
+
+  async configureHosts(settings: NicSettings): Promise<void> {
+    const layers = this.opts.settings;
+    layers.push(hostChange(settings));
+    const configure = layers.hostConfigure([settings]);
+    for (const [name, d] of this.devices) {
+      if (d.kind !== "nic" || d.status !== "running") continue;
+      await this.command(name, configure);
+      this.note(name, `${CONFIG_CHANGED}${JSON.stringify(settings)}`);
+    }
+  }
+
+  /** A switch's configuration as the lab gave it (a controller reads its hash settings from it). */
+  switchConfig(node: string): unknown {
+    const layers = this.opts.settings;
+    if (!layers.switches.includes(node)) throw new Error(`${node} is not a switch`);
+    return buildSwitchConfig(this.opts.topo, this.opts.plan, [], node, layers.switchTunables(node));
+  }
+
+  /**
+   * The device's own capture of `node:eth<port>` for `seconds` real (it runs tcpdump in its namespace),
+   * written to `file` (pcap). What `rocelab capture` does for a device whose namespace is not here.
+   */
+  async capture(
+    node: string,
+    port: number,
+    seconds: number,
+    file: string,
+  ): Promise<{ frames: number; bytes: number }> {
+    if (!linkAt(this.opts.topo, node, port)) throw new Error(`${node}:eth${port} is not connected`);
+    const d = this.get(node);
+    const out = createWriteStream(file, { mode: 0o600 });
+    try {
+      return await d.capture(port, seconds, CAPTURE_SNAPLEN, (chunk) => out.write(chunk));
+    } finally {
+      await new Promise<void>((done) => out.end(done));
+    }
+  }
+
+  async flowReport(): Promise<FlowReport[]> {
+    return this.traffic.report(await this.allStats());
+  }
+
+  /** An event of the lab's own, kept and pushed like the devices' events. */
+  record(ev: LabEvent): void {
+    this.events.push(ev);
+    this.opts.broadcast("events", [ev]);
+  }
+
+  /** An info event (settings changed, a device reconnected). */
+  note(device: string, detail: string): void {
+    this.record({ t: this.opts.clock.now(), device, kind: "info", detail });
+  }
+
+  recentEvents(limit = 200): LabEvent[] {
+    return this.events.slice(-limit);
+  }
+
+  /** Pushes `snapshot()` to subscribed clients every SNAPSHOT_MS while `subscribed()` says anyone listens. */
+  startSnapshots(
+    subscribed: () => boolean,
+    snapshot: (stats: Record<string, AnyDeviceStats>) => unknown,
+  ): void {
+    this.snapshotTimer = setInterval(() => {
+      if (!subscribed()) return;
+      void this.allStats().then((stats) => this.opts.broadcast("snapshot", snapshot(stats)));
+    }, SNAPSHOT_MS);
+  }
+
+  /** Stops the snapshots and every device (what stopping means is the device's: a process, a connection). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.snapshotTimer) clearInterval(this.snapshotTimer);
+    await Promise.all([...this.devices.values()].map((d) => d.stop()));
+  }
+}

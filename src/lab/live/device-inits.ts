@@ -1,0 +1,87 @@
+// What each live device is given at start: its kind, its resolved configuration and its ports. The
+// supervisor hands it over the IPC channel (with its clock's shared tables); `rocelab device-config`
+// writes the same into a device file for the device entrypoint (device-file.ts). One function, so that a
+// device in a container runs exactly what the same device in a local lab would.
+
+import type { LivePort } from "../../runtime/live/protocol.js";
+import type { Route } from "../../switch/config.js";
+import { type AddressPlan, hostAddress } from "../address-plan.js";
+import { buildNicConfig } from "../nic-config.js";
+import { roceV1Of } from "../rocev1.js";
+import type { SwitchSettings } from "../schema.js";
+import type { SettingsLayers } from "../settings-layers.js";
+import { buildSwitchConfig } from "../switch-config.js";
+import { linkAt, NodeKind, nodeByName, type Topology } from "../topology.js";
+import { HOST_NIC_IF, NIC_HOST_PORT } from "./names.js";
+
+/** Real time a live device may take to react to a PFC pause (see liveSlack). */
+export const LIVE_REACTION_MS = 10;
+
+/** Emulated ns of `reactionMs` real at `dilation`: the live lab's lateness budget. */
+export function lateBudgetNs(dilation: number, reactionMs = LIVE_REACTION_MS): number {
+  return (reactionMs * 1e6) / dilation;
+}
+
+/**
+ * A live device reacts to a pause only when its process runs: Node timers fire a millisecond or more
+ * late, and on a busy 2-core machine a process waits for CPU for several more (docs/performance.md has
+ * the measured lateness). At dilation D, every real millisecond of reaction is 1e6/D emulated ns during
+ * which an upstream keeps sending, so automatic headroom covers LIVE_REACTION_MS of it (devices started
+ * by the entrypoint: the `reactionMs` of their files). The base layer of every live lab's switch settings.
+ */
+export function liveSlack(dilation: number, reactionMs = LIVE_REACTION_MS): SwitchSettings {
+  return { pfc: { headroomSlack: Math.ceil(lateBudgetNs(dilation, reactionMs)) } };
+}
+
+export interface DeviceSetup {
+  readonly kind: "switch" | "nic";
+  /** SwitchConfig or NicConfig, JSON-safe. */
+  readonly config: unknown;
+  readonly ports: readonly LivePort[];
+}
+
+/** The configuration and ports of `node`, with the settings `layers` resolve and its `routes`. */
+export function deviceSetup(
+  topo: Topology,
+  plan: AddressPlan,
+  layers: SettingsLayers,
+  node: string,
+  routes: readonly Route[],
+): DeviceSetup {
+  const n = nodeByName(topo, node);
+  if (!n) throw new Error(`no node ${node} in topology ${topo.name}`);
+  if (n.kind === NodeKind.Switch) {
+    const config = buildSwitchConfig(topo, plan, [...routes], node, layers.switchTunables(node));
+    const ports = n.ports.map((port) => ({
+      port,
+      ifname: `eth${port}`,
+      delayNs: linkAt(topo, node, port)!.link.delayNs,
+    }));
+    return { kind: "switch", config, ports };
+  }
+  const link = linkAt(topo, node, 1)!.link;
+  // The kernel answers ARP and ping on host0, behind the NIC's host port.
+  const config = {
+    ...buildNicConfig(
+      {
+        host: node,
+        address: hostAddress(plan, node),
+        link,
+        mtu: topo.mtu,
+        l2: roceV1Of(topo, plan, node),
+      },
+      layers.hostSettings(),
+      { answerArp: false },
+    ),
+    hostPort: true,
+  };
+  return {
+    kind: "nic",
+    config,
+    ports: [
+      { port: 1, ifname: "eth1", delayNs: link.delayNs },
+      // The host kernel's side: no emulated propagation delay inside the server.
+      { port: NIC_HOST_PORT, ifname: HOST_NIC_IF, delayNs: 0 },
+    ],
+  };
+}
