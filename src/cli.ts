@@ -4,6 +4,7 @@ import { Command } from "commander";
 import { registerChaosCommand } from "./cli/chaos-command.js";
 import { registerDilationCommand } from "./cli/dilation-command.js";
 import { registerEventsCommand } from "./cli/events-command.js";
+import { registerExportCommands } from "./cli/export-command.js";
 import { registerFramesCommand } from "./cli/frames-command.js";
 import { registerGrafanaCommand } from "./cli/grafana-command.js";
 import { registerLabCommands } from "./cli/lab-commands.js";
@@ -45,5 +46,6 @@ registerLintCommand(program);
 registerReportCommand(program);
 registerGrafanaCommand(program);
 registerTuneCommand(program);
+registerExportCommands(program);
 
 await program.parseAsync(process.argv);
