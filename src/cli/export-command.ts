@@ -43,16 +43,26 @@ function integer(text: string, flag: string, min: number, max: number): number {
   return v;
 }
 
-function labOf(topo: Topology, name: string | undefined): string {
-  const lab = name ?? topo.name;
-  const problem = labNameProblem(lab);
-  if (problem)
+/**
+ * The lab name: --name, else the topology's name made a lab name (lowercase letters and digits, at most
+ * 16, starting with a letter: "four-spines" becomes "fourspines"), as every rocelab lab is named.
+ */
+export function labOf(topo: Topology, name: string | undefined): string {
+  if (name !== undefined) {
+    const problem = labNameProblem(name);
+    if (problem) throw new UsageError(`--name: ${problem}`);
+    return name;
+  }
+  const derived = topo.name
+    .toLowerCase()
+    .replace(/[^a-z0-9]/g, "")
+    .replace(/^[0-9]+/, "")
+    .slice(0, 16);
+  if (labNameProblem(derived) !== null)
     throw new UsageError(
-      name === undefined
-        ? `${problem}: the topology's name cannot be used, pass --name`
-        : `--name: ${problem}`,
+      `topology name "${topo.name}" gives no lab name: pass --name (1-16 lowercase letters and digits)`,
     );
-  return lab;
+  return derived;
 }
 
 function addCommonOptions(c: Command): Command {

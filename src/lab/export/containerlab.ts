@@ -147,7 +147,6 @@ export function exportContainerlab(topo: Topology, o: ContainerlabOptions): Cont
     for (const n of topo.nodes) {
       if (!here(n.name)) continue;
       const file = `${CONTAINER_CONFIG_DIR}/${n.name}.json`;
-      const address = machine.family === "ipv6" ? `[${machine.address}]` : machine.address;
       nodes[n.name] = {
         kind: "linux",
         image: o.image,
@@ -168,9 +167,11 @@ export function exportContainerlab(topo: Topology, o: ContainerlabOptions): Cont
         },
         ...(publish
           ? {
+              // Published on the underlay address only: the control channel is not for every network the
+              // machine is on. (containerlab's port syntax takes an IPv4 address only: IPv6 publishes on all.)
               ports: [
-                machine.address !== ""
-                  ? `${address}:${hostPort(n.index)}:${o.controlPort}/tcp`
+                machine.address !== "" && machine.family === "ipv4"
+                  ? `${machine.address}:${hostPort(n.index)}:${o.controlPort}/tcp`
                   : `${hostPort(n.index)}:${o.controlPort}/tcp`,
               ],
             }

@@ -81,10 +81,11 @@ export function parsePins(text: string, topo: Topology, machines: readonly Machi
 
 /**
  * Which machine runs each node. Pinned nodes go where they are pinned. Every other switch (and a host not
- * linked to a switch) goes, heaviest first (itself and the unpinned hosts on it), to the machine with the
- * fewest devices so far — on a tie, the one already holding most of its neighbours, then the first named.
- * An unpinned host follows the node its one link goes to, so host links never cross machines unless a pin
- * says so; in a leaf-spine fabric only leaf-spine links cross.
+ * linked to a switch) goes, heaviest first (itself and the unpinned hosts that follow it), to the machine
+ * with the fewest devices so far — on a tie, the one already holding most of its neighbours, then the
+ * first named. An unpinned host follows the node its one link goes to (of two hosts linked back to back,
+ * the second follows the first), so host links never cross machines unless a pin says so; in a leaf-spine
+ * fabric only leaf-spine links cross.
  */
 export function placeNodes(
   topo: Topology,
@@ -100,10 +101,16 @@ export function placeNodes(
     neighbours.get(l.b.node)!.push(l.a.node);
   }
   const kind = new Map(topo.nodes.map((n) => [n.name, n.kind]));
-  const followsSwitch = (name: string): boolean =>
-    kind.get(name) === NodeKind.Host && neighbours.get(name)!.some((p) => kind.get(p) === NodeKind.Switch);
+  const order = new Map(topo.nodes.map((n, i) => [n.name, i]));
+  // The node a host goes with: the switch its one link goes to, or, for two hosts linked back to back,
+  // the one named first.
+  const leader = (name: string): string | undefined => {
+    const peer = neighbours.get(name)![0];
+    if (kind.get(name) !== NodeKind.Host || peer === undefined) return undefined;
+    return kind.get(peer) === NodeKind.Switch || order.get(peer)! < order.get(name)! ? peer : undefined;
+  };
   const riders = (name: string): string[] =>
-    neighbours.get(name)!.filter((p) => followsSwitch(p) && !placement.has(p));
+    neighbours.get(name)!.filter((p) => leader(p) === name && !placement.has(p));
   // Hosts of pinned switches go with them before anything else is weighed.
   for (const [node, machine] of pins) {
     for (const r of riders(node)) {
@@ -112,7 +119,7 @@ export function placeNodes(
     }
   }
   const anchors = topo.nodes
-    .filter((n) => !placement.has(n.name) && !followsSwitch(n.name))
+    .filter((n) => !placement.has(n.name) && leader(n.name) === undefined)
     .map((n, order) => ({ name: n.name, weight: 1 + riders(n.name).length, order }))
     .sort((x, y) => y.weight - x.weight || x.order - y.order);
   for (const a of anchors) {
