@@ -36,7 +36,18 @@ interface CommonOptions {
   seed: string;
 }
 
-function integer(text: string, flag: string, min: number, max: number): number {
+/** `action`, with the export's input errors (lab/export: ExportInputError) as usage errors (exit 2). */
+function exportAction<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => Promise<void> {
+  return action((...args: A) => {
+    try {
+      fn(...args);
+    } catch (e) {
+      throw e instanceof ExportInputError ? new UsageError(e.message) : e;
+    }
+  });
+}
+
+export function integer(text: string, flag: string, min: number, max: number): number {
   const v = Number(text);
   if (!/^\d+$/.test(text.trim()) || !(v >= min && v <= max))
     throw new UsageError(`${flag}: "${text}" is not a whole number from ${min} to ${max}`);
@@ -104,28 +115,30 @@ function buildExport(
   const latency = parseDuration(o.underlayLatency);
   if (latency === null)
     throw new UsageError(`--underlay-latency: "${o.underlayLatency}" is not a duration like 100us`);
-  try {
-    const clab = exportContainerlab(topo, {
-      lab,
-      image: imageName(o.image),
-      machines,
-      ...(place !== undefined ? { pins: parsePins(place, topo, machines) } : {}),
-      mgmtSubnet: o.mgmtSubnet,
-      controlPort: integer(o.controlPort, "--control-port", 1, 65535 - topo.nodes.length),
-      vniBase,
-      underlayMtu: integer(o.underlayMtu, "--underlay-mtu", 576, 65535),
-      underlayLatencyNs: latency,
-      dilation: integer(o.dilation, "--dilation", 1, 1e6),
-      seed: integer(o.seed, "--seed", 0, 2 ** 32 - 1),
-      tunnelAll,
-    });
-    return { lab, clab };
-  } catch (e) {
-    throw e instanceof ExportInputError ? new UsageError(e.message) : e;
-  }
+  const clab = exportContainerlab(topo, {
+    lab,
+    image: imageName(o.image),
+    machines,
+    ...(place !== undefined ? { pins: parsePins(place, topo, machines) } : {}),
+    mgmtSubnet: o.mgmtSubnet,
+    controlPort: integer(o.controlPort, "--control-port", 1, 65535 - topo.nodes.length),
+    vniBase,
+    underlayMtu: integer(o.underlayMtu, "--underlay-mtu", 576, 65535),
+    underlayLatencyNs: latency,
+    dilation: integer(o.dilation, "--dilation", 1, 1e6),
+    seed: integer(o.seed, "--seed", 0, 2 ** 32 - 1),
+    tunnelAll,
+  });
+  return { lab, clab };
 }
 
-function imageName(text: string): string {
+export function latencyOf(text: string): number {
+  const ns = parseDuration(text);
+  if (ns === null) throw new UsageError(`--underlay-latency: "${text}" is not a duration like 100us`);
+  return ns;
+}
+
+export function imageName(text: string): string {
   // A reference as docker takes it: [registry/]path[:tag][@digest], no spaces or shell characters.
   if (!/^[a-z0-9][a-z0-9._/:@-]*$/i.test(text) || text.length > 255)
     throw new UsageError(`--image: "${text}" is not an image reference like rocelab-device:latest`);
@@ -166,47 +179,44 @@ export function registerExportCommands(program: Command): void {
     .option("--place <list>", "pin nodes to machines: NODE=MACHINE,… (the rest are placed automatically)")
     .option("--vni-base <n>", "VNI of the tunnel of link i is N + i", "10000")
     .action(
-      action((topoArg: string, o: CommonOptions & { hosts?: string; place?: string; vniBase: string }) => {
-        let machines: Machine[] = [];
-        try {
-          machines = o.hosts === undefined ? [] : parseMachines(o.hosts);
-        } catch (e) {
-          throw e instanceof ExportInputError ? new UsageError(e.message) : e;
-        }
-        if (o.place !== undefined && machines.length === 0) throw new UsageError("--place needs --hosts");
-        const vniBase = integer(o.vniBase, "--vni-base", 1, 0xff_ffff);
-        const { lab, clab } = buildExport(topoArg, o, machines, o.place, vniBase);
-        const dir = o.output ?? `rocelab-${lab}`;
-        const topologies = clab.topologies.map((t) => ({
-          path: t.path,
-          content: yamlText(t.definition, [
-            `containerlab topology of rocelab lab ${lab}${t.machine ? `, the part on machine ${t.machine}` : ""}.`,
-            "Written by `rocelab export containerlab`; deploy: containerlab deploy -t <this file> (docs/scale-out.md).",
-          ]),
-        }));
-        const removed = writeAll(dir, lab, [...topologies, ...clab.files]);
-        const out = [`wrote ${dir}/: ${clab.devices.length} device files, endpoints.json, ${TOKEN_FILE}`];
-        if (removed.length > 0) out.push(`removed what an earlier export left: ${removed.join(", ")}`);
-        for (const t of clab.topologies) {
-          const nodes = clab.devices.map((d) => d.node).filter((n) => clab.placement.get(n) === t.machine);
-          out.push(`  ${t.path}: ${nodes.length} nodes (${nodes.join(", ")})`);
-        }
-        if (clab.mtu !== null) {
-          out.push(
-            `${clab.crossLinks.length} links cross machines (containerlab vxlan links, VNI ${vniBase}+link)`,
-          );
-          out.push(...mtuLines(clab.mtu, machines[0]!.family));
-          out.push(headroomNote(clab, parseDuration(o.underlayLatency)!, Number(o.dilation)));
-        }
-        out.push("deploy:");
-        if (machines.length === 0)
-          out.push(`  sudo containerlab deploy -t ${join(dir, clab.topologies[0]!.path)}`);
-        for (const t of clab.topologies)
-          if (t.machine !== "")
-            out.push(`  on ${t.machine}: sudo containerlab deploy -t ${join(dir, t.path)}`);
-        out.push(`control: rocelab attach --endpoints ${join(dir, "endpoints.json")}`);
-        process.stdout.write(`${out.join("\n")}\n`);
-      }),
+      exportAction(
+        (topoArg: string, o: CommonOptions & { hosts?: string; place?: string; vniBase: string }) => {
+          const machines = o.hosts === undefined ? [] : parseMachines(o.hosts);
+          if (o.place !== undefined && machines.length === 0) throw new UsageError("--place needs --hosts");
+          const vniBase = integer(o.vniBase, "--vni-base", 1, 0xff_ffff);
+          const { lab, clab } = buildExport(topoArg, o, machines, o.place, vniBase);
+          const dir = o.output ?? `rocelab-${lab}`;
+          const topologies = clab.topologies.map((t) => ({
+            path: t.path,
+            content: yamlText(t.definition, [
+              `containerlab topology of rocelab lab ${lab}${t.machine ? `, the part on machine ${t.machine}` : ""}.`,
+              "Written by `rocelab export containerlab`; deploy: containerlab deploy -t <this file> (docs/scale-out.md).",
+            ]),
+          }));
+          const removed = writeAll(dir, lab, [...topologies, ...clab.files]);
+          const out = [`wrote ${dir}/: ${clab.devices.length} device files, endpoints.json, ${TOKEN_FILE}`];
+          if (removed.length > 0) out.push(`removed what an earlier export left: ${removed.join(", ")}`);
+          for (const t of clab.topologies) {
+            const nodes = clab.devices.map((d) => d.node).filter((n) => clab.placement.get(n) === t.machine);
+            out.push(`  ${t.path}: ${nodes.length} nodes (${nodes.join(", ")})`);
+          }
+          if (clab.mtu !== null) {
+            out.push(
+              `${clab.crossLinks.length} links cross machines (containerlab vxlan links, VNI ${vniBase}+link)`,
+            );
+            out.push(...mtuLines(clab.mtu, machines[0]!.family));
+            out.push(headroomNote(clab, parseDuration(o.underlayLatency)!, Number(o.dilation)));
+          }
+          out.push("deploy:");
+          if (machines.length === 0)
+            out.push(`  sudo containerlab deploy -t ${join(dir, clab.topologies[0]!.path)}`);
+          for (const t of clab.topologies)
+            if (t.machine !== "")
+              out.push(`  on ${t.machine}: sudo containerlab deploy -t ${join(dir, t.path)}`);
+          out.push(`control: rocelab attach --endpoints ${join(dir, "endpoints.json")}`);
+          process.stdout.write(`${out.join("\n")}\n`);
+        },
+      ),
     );
 
   addCommonOptions(exp.command("k8s"))
@@ -218,23 +228,18 @@ export function registerExportCommands(program: Command): void {
       "ClusterIP",
     )
     .action(
-      action((topoArg: string, o: CommonOptions & { namespace: string; expose: string }) => {
+      exportAction((topoArg: string, o: CommonOptions & { namespace: string; expose: string }) => {
         const expose = Object.values(ExposeType).find((t) => t === o.expose);
         if (expose === undefined)
           throw new UsageError(`--expose: "${o.expose}" is not ClusterIP or LoadBalancer`);
         const { lab, clab } = buildExport(topoArg, o, [], undefined, 1, true);
         const dir = o.output ?? `rocelab-${lab}-k8s`;
         const token = ensureToken(dir);
-        let k8s: ReturnType<typeof exportK8s>;
-        try {
-          k8s = exportK8s(clab, [...clab.files, { path: TOKEN_FILE, content: `${token}\n` }], {
-            namespace: o.namespace,
-            expose,
-            controlPort: Number(o.controlPort),
-          });
-        } catch (e) {
-          throw e instanceof ExportInputError ? new UsageError(e.message) : e;
-        }
+        const k8s = exportK8s(clab, [...clab.files, { path: TOKEN_FILE, content: `${token}\n` }], {
+          namespace: o.namespace,
+          expose,
+          controlPort: Number(o.controlPort),
+        });
         // clabernetes tunnels every link between pods: the pod network is the underlay of all of them.
         const plan = clab.mtu;
         const docs = [...k8s.configMaps, k8s.topology].map((d) => yamlText(d)).join("---\n");
