@@ -2,11 +2,19 @@
 // with VXLAN links between them) or as a clabernetes Topology for Kubernetes, every device a container of
 // the device image (Dockerfile.device). docs/scale-out.md says when to use which.
 
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { parseDuration } from "../device/units.js";
 import { ExposeType, exportK8s } from "../lab/export/clabernetes.js";
-import { type ContainerlabExport, type ExportFile, exportContainerlab } from "../lab/export/containerlab.js";
+import {
+  type ContainerlabExport,
+  ENDPOINTS_FILE,
+  type ExportFile,
+  endpointsFile,
+  exportContainerlab,
+  TOPOLOGY_COPY,
+} from "../lab/export/containerlab.js";
 import { ExportInputError, type Machine, parseMachines, parsePins } from "../lab/export/placement.js";
 import { describeMtuPlan, type MtuPlan } from "../lab/export/underlay.js";
 import { ensureToken, removeStale, TOKEN_FILE, writeExport } from "../lab/export/write.js";
@@ -34,6 +42,7 @@ interface CommonOptions {
   underlayLatency: string;
   dilation: string;
   seed: string;
+  reactionMs: string;
 }
 
 /** `action`, with the export's input errors (lab/export: ExportInputError) as usage errors (exit 2). */
@@ -87,7 +96,7 @@ function addCommonOptions(c: Command): Command {
       DEFAULT_IMAGE,
     )
     .option("--mgmt-subnet <cidr>", "IPv4 management subnet; node N gets address N+1", "172.20.30.0/24")
-    .option("--control-port <port>", "TCP port of each device's control channel in its container", "7400")
+    .option("--control-port <port>", "TCP port of each device's control channel in its container", "7700")
     .option(
       "--underlay-mtu <bytes>",
       "MTU of the network the tunnels cross (the machines' interfaces; on Kubernetes the pod network's)",
@@ -99,7 +108,12 @@ function addCommonOptions(c: Command): Command {
       DEFAULT_UNDERLAY_LATENCY,
     )
     .option("--dilation <n>", "emulated time runs N times slower than real time", String(DEFAULT_DILATION))
-    .option("--seed <n>", "seed of the devices' random choices", "1");
+    .option("--seed <n>", "seed of the devices' random choices", "1")
+    .option(
+      "--reaction-ms <ms>",
+      "real ms a device may take to react to a PFC pause, which switch headroom covers (free-running devices on busy machines want more)",
+      "10",
+    );
 }
 
 function buildExport(
@@ -109,12 +123,10 @@ function buildExport(
   place: string | undefined,
   vniBase: number,
   tunnelAll = false,
-): { lab: string; clab: ContainerlabExport } {
+): { topo: Topology; lab: string; clab: ContainerlabExport } {
   const topo = loadTopologyArg(topoArg);
   const lab = labOf(topo, o.name);
-  const latency = parseDuration(o.underlayLatency);
-  if (latency === null)
-    throw new UsageError(`--underlay-latency: "${o.underlayLatency}" is not a duration like 100us`);
+  const latency = latencyOf(o.underlayLatency);
   const clab = exportContainerlab(topo, {
     lab,
     image: imageName(o.image),
@@ -127,9 +139,16 @@ function buildExport(
     underlayLatencyNs: latency,
     dilation: integer(o.dilation, "--dilation", 1, 1e6),
     seed: integer(o.seed, "--seed", 0, 2 ** 32 - 1),
+    reactionMs: integer(o.reactionMs, "--reaction-ms", 1, 10_000),
     tunnelAll,
   });
-  return { lab, clab };
+  return { topo, lab, clab };
+}
+
+/** The topology the endpoints file names, copied beside it (the built-in one needs no copy). */
+function topologyCopy(topo: Topology): ExportFile[] {
+  if (topo.source === "built-in") return [];
+  return [{ path: TOPOLOGY_COPY, content: readFileSync(topo.source, "utf8") }];
 }
 
 export function latencyOf(text: string): number {
@@ -184,7 +203,7 @@ export function registerExportCommands(program: Command): void {
           const machines = o.hosts === undefined ? [] : parseMachines(o.hosts);
           if (o.place !== undefined && machines.length === 0) throw new UsageError("--place needs --hosts");
           const vniBase = integer(o.vniBase, "--vni-base", 1, 0xff_ffff);
-          const { lab, clab } = buildExport(topoArg, o, machines, o.place, vniBase);
+          const { topo, lab, clab } = buildExport(topoArg, o, machines, o.place, vniBase);
           const dir = o.output ?? `rocelab-${lab}`;
           const topologies = clab.topologies.map((t) => ({
             path: t.path,
@@ -193,8 +212,10 @@ export function registerExportCommands(program: Command): void {
               "Written by `rocelab export containerlab`; deploy: containerlab deploy -t <this file> (docs/scale-out.md).",
             ]),
           }));
-          const removed = writeAll(dir, lab, [...topologies, ...clab.files]);
-          const out = [`wrote ${dir}/: ${clab.devices.length} device files, endpoints.json, ${TOKEN_FILE}`];
+          const removed = writeAll(dir, lab, [...topologies, ...clab.files, ...topologyCopy(topo)]);
+          const out = [
+            `wrote ${dir}/: ${clab.devices.length} device files, ${ENDPOINTS_FILE}, ${TOKEN_FILE}`,
+          ];
           if (removed.length > 0) out.push(`removed what an earlier export left: ${removed.join(", ")}`);
           for (const t of clab.topologies) {
             const nodes = clab.devices.map((d) => d.node).filter((n) => clab.placement.get(n) === t.machine);
@@ -213,7 +234,7 @@ export function registerExportCommands(program: Command): void {
           for (const t of clab.topologies)
             if (t.machine !== "")
               out.push(`  on ${t.machine}: sudo containerlab deploy -t ${join(dir, t.path)}`);
-          out.push(`control: rocelab attach --endpoints ${join(dir, "endpoints.json")}`);
+          out.push(`control: rocelab attach --endpoints ${join(dir, ENDPOINTS_FILE)}`);
           process.stdout.write(`${out.join("\n")}\n`);
         },
       ),
@@ -232,7 +253,7 @@ export function registerExportCommands(program: Command): void {
         const expose = Object.values(ExposeType).find((t) => t === o.expose);
         if (expose === undefined)
           throw new UsageError(`--expose: "${o.expose}" is not ClusterIP or LoadBalancer`);
-        const { lab, clab } = buildExport(topoArg, o, [], undefined, 1, true);
+        const { topo, lab, clab } = buildExport(topoArg, o, [], undefined, 1, true);
         const dir = o.output ?? `rocelab-${lab}-k8s`;
         const token = ensureToken(dir);
         const k8s = exportK8s(clab, [...clab.files, { path: TOKEN_FILE, content: `${token}\n` }], {
@@ -244,13 +265,15 @@ export function registerExportCommands(program: Command): void {
         const plan = clab.mtu;
         const docs = [...k8s.configMaps, k8s.topology].map((d) => yamlText(d)).join("---\n");
         const file = `${lab}.k8s.yaml`;
-        const endpoints = `${JSON.stringify({ lab, token: TOKEN_FILE, devices: k8s.endpoints }, null, 2)}\n`;
+        const dilation = Number(o.dilation);
+        const endpoints = endpointsFile(topo, { lab, dilation }, clab.devices[0]!.reactionMs, k8s.endpoints);
         writeExport(dir, [
+          ...topologyCopy(topo),
           {
             path: file,
             content: `# rocelab lab ${lab} for clabernetes: kubectl apply -f ${file}\n---\n${docs}`,
           },
-          { path: "endpoints.json", content: endpoints },
+          { path: ENDPOINTS_FILE, content: endpoints },
         ]);
         process.stdout.write(
           [
@@ -261,7 +284,7 @@ export function registerExportCommands(program: Command): void {
               : []),
             `the control token is in the ConfigMaps: whoever reads ConfigMaps in ${o.namespace} can drive the devices`,
             `deploy: kubectl apply -f ${join(dir, file)}`,
-            `control: rocelab attach --endpoints ${join(dir, "endpoints.json")} (from inside the cluster)`,
+            `control: rocelab attach --endpoints ${join(dir, ENDPOINTS_FILE)} (from inside the cluster)`,
           ].join("\n") + "\n",
         );
       }),

@@ -21,7 +21,7 @@ const OPTIONS: ContainerlabOptions = {
   image: "rocelab-device:latest",
   machines: [],
   mgmtSubnet: "172.20.30.0/24",
-  controlPort: 7400,
+  controlPort: 7700,
   vniBase: 10000,
   underlayMtu: 9000,
   underlayLatencyNs: 100_000,
@@ -143,19 +143,19 @@ t.test(
         t.match(node.binds, [`config/${name}.json:/config/${name}.json:ro`]);
         const ep = out.endpoints.find((e) => e.node === name)!;
         const [, port] = /:(\d+)$/.exec(ep.control)!;
-        t.same(node.ports, [`${top.machine === "a" ? "192.0.2.1" : "192.0.2.2"}:${port}:7400/tcp`]);
+        t.same(node.ports, [`${top.machine === "a" ? "192.0.2.1" : "192.0.2.2"}:${port}:7700/tcp`]);
       }
     }
     const v6 = exportContainerlab(defaultTopology(), {
       ...OPTIONS,
       machines: parseMachines("2001:db8::1,2001:db8::2"),
     });
-    t.equal(v6.endpoints[0]!.control, "tcp://[2001:db8::1]:7401", "an IPv6 machine's address in brackets");
-    t.same(asRead(v6.topologies[0]!.definition).topology.nodes.spine1!.ports, ["7401:7400/tcp"]);
+    t.equal(v6.endpoints[0]!.control, "tcp://[2001:db8::1]:7701", "an IPv6 machine's address in brackets");
+    t.same(asRead(v6.topologies[0]!.definition).topology.nodes.spine1!.ports, ["7701:7700/tcp"]);
     const single = exportContainerlab(defaultTopology(), OPTIONS);
     t.same(
       single.endpoints.slice(0, 2).map((e) => e.control),
-      ["tcp://172.20.30.2:7400", "tcp://172.20.30.3:7400"],
+      ["tcp://172.20.30.2:7700", "tcp://172.20.30.3:7700"],
       "on one machine: each device's management address",
     );
     t.notOk("ports" in asRead(single.topologies[0]!.definition).topology.nodes.leaf1!, "nothing published");

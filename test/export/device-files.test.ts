@@ -60,21 +60,43 @@ t.test(
     const files = deviceFiles(topo, { lab: "h2dev", dilation: 1000, seed: 1 });
     const h1 = files.find((f) => f.node === "h1")!;
     const a = hostAddress(planAddresses(topo), "h1");
-    t.same(h1.host, {
+    t.same(h1.hostStack, {
       kernelIf: "host0",
       nicIf: "nic0",
-      nicPort: 2,
       mac: "02:00:00:05:01:00",
-      address: `${ipToString(a.ip)}/31`,
+      ip: ipToString(a.ip),
+      prefixLength: 31,
       gateway: ipToString(a.peerIp),
+      routes: ["10.1.0.0/16", "10.0.0.0/16"],
     });
+    t.same(
+      h1.ports[1],
+      { port: 2, ifname: "nic0", delayNs: 0 },
+      "the host-stack side keeps the kernel's MAC",
+    );
     t.equal(h1.mtu, 4224, "path MTU 4096 + 128, as the live lab's ports");
     const leaf1 = files.find((f) => f.node === "leaf1")!;
     t.same(
       leaf1.ports.map((p) => [p.ifname, p.mac]),
       [1, 2, 3, 4, 5, 6].map((p) => [`eth${p}`, `02:00:00:03:0${p}:00`]),
     );
-    t.equal(leaf1.host, undefined);
+    t.equal(leaf1.hostStack, undefined);
+    // The fields of `rocelab device-config`'s device files (format rocelab-device/1), and no others.
+    const fields = [
+      "format",
+      "lab",
+      "node",
+      "kind",
+      "topology",
+      "dilation",
+      "seed",
+      "reactionMs",
+      "mtu",
+      "ports",
+    ];
+    for (const f of files)
+      t.same(Object.keys(f).sort(), [...fields, "config", ...(f.hostStack ? ["hostStack"] : [])].sort());
+    t.equal(leaf1.reactionMs, 10, "the local lab's reaction budget");
     const plan = planFile(topo, "h2dev");
     t.equal(plan.lab, "h2dev");
     t.equal(plan.ports.length, 24, "both ends of 12 links");
@@ -95,7 +117,9 @@ t.test(
       tunnels: new Map([[leaf1spine2.id, 250_000]]),
     });
     const port = (files: typeof plain, node: string, p: number) =>
-      (files.find((f) => f.node === node)!.config as SwitchConfig).ports.find((x) => x.port === p)!;
+      (files.find((f) => f.node === node)!.config as unknown as SwitchConfig).ports.find(
+        (x) => x.port === p,
+      )!;
     // 250 µs of real latency at dilation 1000 is 250 ns of emulated delay on top of the link's 1 µs.
     t.equal(port(plain, "leaf1", 2).delayNs, 1000);
     t.equal(port(tunnelled, "leaf1", 2).delayNs, 1250);
@@ -107,10 +131,13 @@ t.test(
       1000,
       "the device still adds the link's own 1 µs",
     );
-    t.equal(leaf1.ports.find((p) => p.port === 2)!.tunnelLatencyNs, 250_000);
-    t.equal(leaf1.ports.find((p) => p.port === 1)!.tunnelLatencyNs, undefined);
+    t.same(
+      tunnelled.filter((f) => f.kind === "nic"),
+      plain.filter((f) => f.kind === "nic"),
+      "NICs have no headroom to size",
+    );
     // What that buys: the automatic headroom of that port grows by the round trip of 250 ns at 100 Gb/s.
-    const cfg = leaf1.config as SwitchConfig;
+    const cfg = leaf1.config as unknown as SwitchConfig;
     const grown =
       autoHeadroomBytes(100e9, 1250, cfg.maxFrameBytes, cfg.pfc.headroomSlack) -
       autoHeadroomBytes(100e9, 1000, cfg.maxFrameBytes, cfg.pfc.headroomSlack);

@@ -74,11 +74,19 @@ t.test("containerlab on two machines, then one: files, a kept token, stale parts
     topology: { links: { type: string }[] };
   };
   t.equal(a.topology.links.filter((l) => l.type === "vxlan").length, 2);
-  const endpoints = JSON.parse(readFileSync(join(out, "endpoints.json"), "utf8")) as {
-    devices: { node: string; control: string }[];
+  const endpoints = parse(readFileSync(join(out, "endpoints.yaml"), "utf8")) as {
+    devices: Record<string, string>;
   };
-  // h5 is node 9 of the topology: control port 7400 + 9 on machine b.
-  t.equal(endpoints.devices.find((d) => d.node === "h5")!.control, "tcp://192.0.2.2:7409");
+  // h5 is node 9 of the topology: control port 7700 + 9 on machine b.
+  t.same(endpoints, {
+    topology: "default",
+    dilation: 1000,
+    reactionMs: 10,
+    lab: "default",
+    tokenFile: "config/token",
+    devices: { ...endpoints.devices, h5: "tcp://192.0.2.2:7709" },
+  });
+  t.equal(Object.keys(endpoints.devices).length, 12);
 
   const one = await exportHere(["containerlab", "default", "-o", out, "--underlay-mtu", "9000"]);
   t.equal(one.exitCode, 0, one.stderr);
@@ -91,6 +99,25 @@ t.test("containerlab on two machines, then one: files, a kept token, stale parts
   const spoiled = await exportHere(["containerlab", "default", "-o", out]);
   t.equal(spoiled.exitCode, 2);
   t.match(spoiled.stderr, /config\/token is not a token this export wrote \(64 hex digits\): remove it/);
+});
+
+t.test("a topology file travels with the export: the endpoints file names its copy", async (t) => {
+  const out = join(dir, "vxlan");
+  const r = await exportHere(["containerlab", "docs/examples/vxlan.yaml", "-o", out, "--reaction-ms", "40"]);
+  t.equal(r.exitCode, 0, r.stderr);
+  t.equal(readFileSync(join(out, "topology.yaml"), "utf8"), readFileSync("docs/examples/vxlan.yaml", "utf8"));
+  const endpoints = parse(readFileSync(join(out, "endpoints.yaml"), "utf8")) as Record<string, unknown>;
+  t.match(endpoints, { topology: "topology.yaml", reactionMs: 40, lab: "vxlan" });
+  const leaf1 = JSON.parse(readFileSync(join(out, "config/leaf1.json"), "utf8")) as Record<string, unknown>;
+  t.match(leaf1, { format: "rocelab-device/1", lab: "vxlan", node: "leaf1", reactionMs: 40 });
+  const clab = parse(readFileSync(join(out, "vxlan.clab.yml"), "utf8")) as {
+    topology: { nodes: Record<string, { cmd: string }> };
+  };
+  t.equal(
+    clab.topology.nodes.leaf1!.cmd,
+    "--config /config/leaf1.json --control tcp://0.0.0.0:7700 --token-file /config/token",
+    "bin/device-entrypoint's flags",
+  );
 });
 
 t.test(

@@ -9,7 +9,7 @@ export const CLAB_OPTIONS: ContainerlabOptions = {
   image: "rocelab-device:latest",
   machines: [],
   mgmtSubnet: "172.20.30.0/24",
-  controlPort: 7400,
+  controlPort: 7700,
   vniBase: 1,
   underlayMtu: 1450,
   underlayLatencyNs: 100_000,
@@ -25,7 +25,7 @@ export function k8sExport(topo: Topology, o: Partial<K8sOptions> = {}, lab = "h2
   const k8s = exportK8s(clab, [...clab.files, { path: "config/token", content: TOKEN }], {
     namespace: "rocelab",
     expose: "ClusterIP",
-    controlPort: 7400,
+    controlPort: 7700,
     ...o,
   });
   return { clab, k8s };

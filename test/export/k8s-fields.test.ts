@@ -57,7 +57,7 @@ t.test("a node whose files outgrow a ConfigMap (1 MiB) is refused, saying so", a
   const files = clab.files.map((f) =>
     f.path === "config/h1.json" ? { ...f, content: "x".repeat(1024 * 1024) } : f,
   );
-  const o = { namespace: "default", expose: "ClusterIP", controlPort: 7400 } as const;
+  const o = { namespace: "default", expose: "ClusterIP", controlPort: 7700 } as const;
   t.throws(() => exportK8s(clab, [...files, { path: "config/token", content: TOKEN }], o), {
     message: /node h1: its files take \d+ bytes, more than a ConfigMap holds \(1 MiB\)/,
   });

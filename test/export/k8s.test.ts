@@ -77,11 +77,11 @@ t.test("each bind of a node is a file of its ConfigMap, mounted at the path the 
       t.ok(mount, `${name}: ${source} is mounted`);
       t.equal(data[mount.configMapPath], contents.get(source), `${name}: ${source} holds the export's file`);
     }
-    t.same(node.ports, ["7400:7400/tcp"], `${name}: the control port is published for its service`);
+    t.same(node.ports, ["7700:7700/tcp"], `${name}: the control port is published for its service`);
   }
   t.same(
     k8s.endpoints.slice(0, 1).map((e) => e.control),
-    ["tcp://h2dev-spine1.rocelab.svc.cluster.local:7400"],
+    ["tcp://h2dev-spine1.rocelab.svc.cluster.local:7700"],
     "control endpoints are the nodes' services",
   );
   t.equal(spec.expose.exposeType, "ClusterIP");

@@ -12,6 +12,7 @@ import type { TopoLink, Topology } from "../topology.js";
 import { type DeviceFile, deviceFiles, planFile } from "./device-files.js";
 import { crossLinks, ExportInputError, type Machine, placeNodes } from "./placement.js";
 import { type MtuPlan, mtuPlan } from "./underlay.js";
+import { yamlText } from "./yaml-text.js";
 
 /** Where the files land inside each container. */
 export const CONTAINER_CONFIG_DIR = "/config";
@@ -35,6 +36,8 @@ export interface ContainerlabOptions {
   readonly underlayLatencyNs: number;
   readonly dilation: number;
   readonly seed: number;
+  /** Real ms of PFC reaction the headroom covers (default 10, the local lab's). */
+  readonly reactionMs?: number;
   /** Publish each control port on the machine (multi-machine exports always do). */
   readonly publishControl?: boolean;
   /** Every link is a tunnel whatever the placement (clabernetes: a pod per node). */
@@ -72,8 +75,36 @@ export interface ContainerlabExport {
   readonly tunnelled: readonly TopoLink[];
   /** Present when links are tunnelled. */
   readonly mtu: MtuPlan | null;
-  /** Files besides the topologies and the token: device files, the plan, the endpoint list. */
+  /** Files besides the topologies, the token and the topology copy: device files, plan, endpoints. */
   readonly files: readonly ExportFile[];
+}
+
+/** The endpoints file of `rocelab attach` in an export directory, and the topology copy it names. */
+export const ENDPOINTS_FILE = "endpoints.yaml";
+export const TOPOLOGY_COPY = "topology.yaml";
+
+/**
+ * `rocelab attach --endpoints` input (docs/attach.md): the topology (the built-in one, or the copy of the
+ * file the export writes beside it), the devices' dilation and reaction budget, the token file and each
+ * device's control endpoint.
+ */
+export function endpointsFile(
+  topo: Topology,
+  o: { lab: string; dilation: number },
+  reactionMs: number,
+  endpoints: readonly DeviceEndpoint[],
+): string {
+  return yamlText(
+    {
+      topology: topo.source === "built-in" ? "default" : TOPOLOGY_COPY,
+      dilation: o.dilation,
+      reactionMs,
+      lab: o.lab,
+      tokenFile: "config/token",
+      devices: Object.fromEntries(endpoints.map((e) => [e.node, e.control])),
+    },
+    [`Control endpoints of rocelab lab ${o.lab}: rocelab attach --endpoints THIS_FILE (docs/attach.md).`],
+  );
 }
 
 /** The first and last usable host numbers of an IPv4 CIDR, or a message saying what is wrong. */
@@ -118,7 +149,13 @@ export function exportContainerlab(topo: Topology, o: ContainerlabOptions): Cont
       `--vni-base: the tunnels take VNIs ${o.vniBase} to ${lastVni}; VNIs are 1 to 16777215`,
     );
   const tunnels = new Map(tunnelled.map((l) => [l.id, o.underlayLatencyNs]));
-  const devices = deviceFiles(topo, { lab: o.lab, dilation: o.dilation, seed: o.seed, tunnels });
+  const devices = deviceFiles(topo, {
+    lab: o.lab,
+    dilation: o.dilation,
+    seed: o.seed,
+    tunnels,
+    ...(o.reactionMs !== undefined ? { reactionMs: o.reactionMs } : {}),
+  });
   const plan = planAddresses(topo);
   const mgmt = parseMgmtSubnet(o.mgmtSubnet, topo.nodes.length);
   const mgmtIp = (index: number): string => ipToString((mgmt.base + 1 + index) >>> 0);
@@ -159,7 +196,8 @@ export function exportContainerlab(topo: Topology, o: ContainerlabOptions): Cont
           `config/plan.json:${CONTAINER_CONFIG_DIR}/plan.json:ro`,
           `config/token:${CONTAINER_CONFIG_DIR}/token:ro`,
         ],
-        cmd: `--config ${file} --control tcp://0.0.0.0:${o.controlPort}`,
+        // bin/device-entrypoint's flags: it waits for the ports containerlab adds after the start.
+        cmd: `--config ${file} --control tcp://0.0.0.0:${o.controlPort} --token-file ${CONTAINER_CONFIG_DIR}/token`,
         labels: {
           "rocelab.lab": o.lab,
           "rocelab.kind": n.kind,
@@ -210,10 +248,7 @@ export function exportContainerlab(topo: Topology, o: ContainerlabOptions): Cont
   const files: ExportFile[] = [
     ...devices.map((d) => ({ path: `config/${d.node}.json`, content: json(d) })),
     { path: "config/plan.json", content: json(planFile(topo, o.lab)) },
-    {
-      path: "endpoints.json",
-      content: json({ lab: o.lab, token: "config/token", devices: endpoints }),
-    },
+    { path: ENDPOINTS_FILE, content: endpointsFile(topo, o, devices[0]!.reactionMs, endpoints) },
   ];
   return { topologies, devices, endpoints, placement, crossLinks: cross, tunnelled, mtu, files };
 }

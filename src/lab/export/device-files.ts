@@ -1,9 +1,11 @@
-// The per-device files an exported fabric mounts into its containers (`/config/<node>.json`): for each
-// node what the live supervisor hands that device at start (kind, resolved SwitchConfig or NicConfig,
-// ports, dilation, seed — built by the same settings layers and config builders), plus what the
-// container's own set-up needs: the MAC and MTU of each port and, on a host, the kernel side (host0) with
-// its address and gateway. The device entrypoint reads one such file and runs one device.
+// The per-device files an exported fabric mounts into its containers (`/config/<node>.json`), read by the
+// device entrypoint (bin/device-entrypoint): for each node what the live supervisor hands that device at
+// start (kind, resolved SwitchConfig or NicConfig, ports, dilation, seed — built by the same settings
+// layers and config builders), plus what the container's own set-up needs: the MTU and each port's MAC
+// and, on a host, its kernel side (hostStack). The format is the device file of `rocelab device-config`
+// (format rocelab-device/1); the one thing an export adds is the headroom of tunnelled links (below).
 
+import type { PortConfig } from "../../switch/config.js";
 import { ipToString, macToString } from "../../wire/bytes.js";
 import { hostAddress, planAddresses, portKey } from "../address-plan.js";
 import { HOST_KERNEL_IF, HOST_NIC_IF, NIC_HOST_PORT } from "../live/names.js";
@@ -25,10 +27,8 @@ export interface DeviceFilePort {
   readonly ifname: string;
   /** Emulated one-way propagation delay the device adds on frames leaving this port, ns. */
   readonly delayNs: number;
-  /** The address plan's MAC of the port ("" for the NIC's host-stack side, which keeps the kernel's). */
-  readonly mac: string;
-  /** Set when the link is a VXLAN tunnel to another machine: its real one-way latency as assumed, ns. */
-  readonly tunnelLatencyNs?: number;
+  /** The address plan's MAC of the port (absent on the NIC's host-stack side, which keeps the kernel's). */
+  readonly mac?: string;
 }
 
 export interface DeviceFile {
@@ -36,29 +36,36 @@ export interface DeviceFile {
   readonly lab: string;
   readonly node: string;
   readonly kind: "switch" | "nic";
+  /** Where the topology came from (for people reading the file). */
+  readonly topology: string;
   readonly dilation: number;
   readonly seed: number;
+  /** Real ms of PFC reaction the switches' automatic headroom covers (the live lab's base layer). */
+  readonly reactionMs: number;
   /** Interface MTU of every port (path MTU + 128, as the live lab sets). */
   readonly mtu: number;
   readonly ports: readonly DeviceFilePort[];
-  /** The device's resolved configuration (SwitchConfig or NicConfig), JSON-safe. */
-  readonly config: unknown;
-  /** A host's kernel side: a veth pair nicIf/kernelIf in the container, the kernel's address on kernelIf. */
-  readonly host?: {
+  /** A host's kernel side: a veth pair nicIf/kernelIf, the kernel's address on kernelIf. */
+  readonly hostStack?: {
     readonly kernelIf: string;
     readonly nicIf: string;
-    readonly nicPort: number;
     readonly mac: string;
-    /** CIDR, e.g. 10.1.0.1/31. */
-    readonly address: string;
+    readonly ip: string;
+    readonly prefixLength: number;
     readonly gateway: string;
+    /** Prefixes routed through the fabric (the topology's host and fabric pools). */
+    readonly routes: readonly string[];
   };
+  /** The device's resolved configuration (SwitchConfig or NicConfig), JSON-safe. */
+  readonly config: Record<string, unknown>;
 }
 
 export interface DeviceFileOptions {
   readonly lab: string;
   readonly dilation: number;
   readonly seed: number;
+  /** Default LIVE_REACTION_MS, as the local lab. */
+  readonly reactionMs?: number;
   /** Links that cross machines (by link id), with the tunnel's assumed real one-way latency, ns. */
   readonly tunnels?: ReadonlyMap<number, number>;
 }
@@ -67,49 +74,40 @@ export interface DeviceFileOptions {
 export function deviceFiles(topo: Topology, opts: DeviceFileOptions): DeviceFile[] {
   const plan = planAddresses(topo);
   const routes = computeRoutes(topo, plan);
+  const reactionMs = opts.reactionMs ?? LIVE_REACTION_MS;
   // The live lab's own base layer (Supervisor.liveSlack): headroom for a device's reaction time.
-  const slack = { pfc: { headroomSlack: Math.ceil((LIVE_REACTION_MS * 1e6) / opts.dilation) } };
+  const slack = { pfc: { headroomSlack: Math.ceil((reactionMs * 1e6) / opts.dilation) } };
   const settings = new SettingsLayers(topo, switchChange(slack));
-  const mtu = interfaceMtu(topo.mtu);
-  const tunnels = opts.tunnels ?? new Map<number, number>();
-  const base = { format: DEVICE_FILE_FORMAT, lab: opts.lab, dilation: opts.dilation, seed: opts.seed, mtu };
-  const wirePort = (node: string, port: number): DeviceFilePort => {
-    const { link } = linkAt(topo, node, port)!;
-    const latency = tunnels.get(link.id);
-    return {
-      port,
-      ifname: `eth${port}`,
-      delayNs: link.delayNs,
-      mac: macToString(plan.ports.get(portKey(node, port))!.mac),
-      ...(latency !== undefined ? { tunnelLatencyNs: latency } : {}),
-    };
+  const base = {
+    format: DEVICE_FILE_FORMAT,
+    lab: opts.lab,
+    topology: topo.source,
+    dilation: opts.dilation,
+    seed: opts.seed,
+    reactionMs,
+    mtu: interfaceMtu(topo.mtu),
   };
-  return topo.nodes.map((n): DeviceFile => {
+  const wirePort = (node: string, port: number): DeviceFilePort => ({
+    port,
+    ifname: `eth${port}`,
+    delayNs: linkAt(topo, node, port)!.link.delayNs,
+    mac: macToString(plan.ports.get(portKey(node, port))!.mac),
+  });
+  const files = topo.nodes.map((n): DeviceFile => {
     if (n.kind === NodeKind.Switch) {
-      const built = buildSwitchConfig(
+      const config = buildSwitchConfig(
         topo,
         plan,
         routes.get(n.name) ?? [],
         n.name,
         settings.switchTunables(n.name),
       );
-      // A tunnelled link is longer than the topology says: headroom (sized from the port's delay) must
-      // also cover the tunnel's latency, in emulated time. The propagation the device adds stays the same.
-      const config = {
-        ...built,
-        ports: built.ports.map((p) => {
-          const latency = tunnels.get(linkAt(topo, n.name, p.port)!.link.id);
-          return latency === undefined
-            ? p
-            : { ...p, delayNs: p.delayNs + tunnelDelayNs(latency, opts.dilation) };
-        }),
-      };
       return {
         ...base,
         node: n.name,
         kind: "switch",
         ports: n.ports.map((p) => wirePort(n.name, p)),
-        config,
+        config: config as unknown as Record<string, unknown>,
       };
     }
     const { link } = linkAt(topo, n.name, 1)!;
@@ -126,18 +124,39 @@ export function deviceFiles(topo: Topology, opts: DeviceFileOptions): DeviceFile
       ...base,
       node: n.name,
       kind: "nic",
-      ports: [wirePort(n.name, 1), { port: NIC_HOST_PORT, ifname: HOST_NIC_IF, delayNs: 0, mac: "" }],
-      config,
-      host: {
+      ports: [wirePort(n.name, 1), { port: NIC_HOST_PORT, ifname: HOST_NIC_IF, delayNs: 0 }],
+      hostStack: {
         kernelIf: HOST_KERNEL_IF,
         nicIf: HOST_NIC_IF,
-        nicPort: NIC_HOST_PORT,
         mac: macToString(address.mac),
-        address: `${ipToString(address.ip)}/${address.prefixLength}`,
+        ip: ipToString(address.ip),
+        prefixLength: address.prefixLength,
         gateway: ipToString(address.peerIp),
+        routes: [topo.hostPool, topo.fabricPool],
       },
+      config: config as unknown as Record<string, unknown>,
     };
   });
+  return files.map((f) => withTunnels(topo, f, opts.tunnels ?? new Map(), opts.dilation));
+}
+
+/**
+ * A tunnelled link is longer than the topology says: the automatic PFC headroom of a switch port, sized
+ * from the port's delay, must also cover the tunnel's real latency in emulated time (latency / dilation).
+ * The propagation the device itself adds (the file's ports) stays the topology's.
+ */
+export function withTunnels(
+  topo: Topology,
+  file: DeviceFile,
+  tunnels: ReadonlyMap<number, number>,
+  dilation: number,
+): DeviceFile {
+  if (file.kind !== "switch" || tunnels.size === 0) return file;
+  const ports = (file.config.ports as PortConfig[]).map((p) => {
+    const latency = tunnels.get(linkAt(topo, file.node, p.port)!.link.id);
+    return latency === undefined ? p : { ...p, delayNs: p.delayNs + tunnelDelayNs(latency, dilation) };
+  });
+  return { ...file, config: { ...file.config, ports } };
 }
 
 /** The address plan as one file every container can read (`/config/plan.json`). */
