@@ -4,7 +4,7 @@
 // comes from a package of the device stage.
 import { accessSync, constants, existsSync, readFileSync, statSync } from "node:fs";
 import t from "tap";
-import { aptPackages, copies, entrypoint, stages } from "./dockerfile.js";
+import { aptPackages, copies, entrypoint, stages } from "../helpers/dockerfile.js";
 
 interface Requirement {
   cmd?: string;

@@ -12,7 +12,7 @@ import {
 import { parseMachines } from "../../src/lab/export/placement.js";
 import { yamlText } from "../../src/lab/export/yaml-text.js";
 import { defaultTopology, loadTopology } from "../../src/lab/topology.js";
-import { clabValidator, errorsOf } from "./schema-helpers.js";
+import { clabValidator, errorsOf } from "../helpers/export-schemas.js";
 
 const validate = clabValidator();
 

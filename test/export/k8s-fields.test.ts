@@ -5,8 +5,8 @@ import t from "tap";
 import { checkK8sNames, exportK8s } from "../../src/lab/export/clabernetes.js";
 import { exportContainerlab } from "../../src/lab/export/containerlab.js";
 import { defaultTopology, loadTopology } from "../../src/lab/topology.js";
-import { topologyCrdSchema, undeclaredFields } from "./crd-fields.js";
-import { CLAB_OPTIONS, k8sExport, TOKEN } from "./k8s-export.js";
+import { topologyCrdSchema, undeclaredFields } from "../helpers/crd-fields.js";
+import { CLAB_OPTIONS, k8sExport, TOKEN } from "../helpers/k8s-export.js";
 
 const schema = topologyCrdSchema();
 

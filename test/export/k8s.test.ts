@@ -4,8 +4,8 @@
 import t from "tap";
 import { parse } from "yaml";
 import { defaultTopology, loadTopology } from "../../src/lab/topology.js";
-import { k8sExport, TOKEN } from "./k8s-export.js";
-import { clabValidator, crdValidator, errorsOf } from "./schema-helpers.js";
+import { clabValidator, crdValidator, errorsOf } from "../helpers/export-schemas.js";
+import { k8sExport, TOKEN } from "../helpers/k8s-export.js";
 
 const crd = crdValidator();
 const clab = clabValidator();
