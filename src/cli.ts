@@ -5,6 +5,7 @@ import { registerAttachCommands } from "./cli/attach-command.js";
 import { registerChaosCommand } from "./cli/chaos-command.js";
 import { registerDilationCommand } from "./cli/dilation-command.js";
 import { registerEventsCommand } from "./cli/events-command.js";
+import { registerExportCommands } from "./cli/export-command.js";
 import { registerFramesCommand } from "./cli/frames-command.js";
 import { registerGrafanaCommand } from "./cli/grafana-command.js";
 import { registerLabCommands } from "./cli/lab-commands.js";
@@ -47,5 +48,6 @@ registerReportCommand(program);
 registerGrafanaCommand(program);
 registerTuneCommand(program);
 registerAttachCommands(program);
+registerExportCommands(program);
 
 await program.parseAsync(process.argv);
