@@ -4,20 +4,20 @@ import { isDeepStrictEqual } from "node:util";
 import t from "tap";
 import { hostAddress, planAddresses } from "../../src/lab/address-plan.js";
 import { DEVICE_FILE_FORMAT, deviceFiles, planFile } from "../../src/lab/export/device-files.js";
-import { Supervisor } from "../../src/lab/live/supervisor.js";
+import { deviceSetup, liveSlack } from "../../src/lab/live/device-inits.js";
 import { computeRoutes } from "../../src/lab/routing.js";
+import { SettingsLayers, switchChange } from "../../src/lab/settings-layers.js";
 import { defaultTopology, loadTopology, type Topology } from "../../src/lab/topology.js";
-import type { InitMessage } from "../../src/runtime/live/protocol.js";
-import type { Route, SwitchConfig } from "../../src/switch/config.js";
+import type { SwitchConfig } from "../../src/switch/config.js";
 import { autoHeadroomBytes } from "../../src/switch/mmu.js";
 import { ipToString } from "../../src/wire/bytes.js";
 
-/** The supervisor's own InitMessage for a node (a private method: constructing creates nothing). */
-function supervisorInit(topo: Topology, node: string, dilation: number, seed: number): InitMessage {
-  const sup = new Supervisor({ lab: "h2dev", topology: topo, dilation, seed });
+/** What the live supervisor starts a node with: its own settings layers (live slack) and deviceSetup. */
+function supervisorInit(topo: Topology, node: string, dilation: number, seed: number) {
   const routes = computeRoutes(topo, planAddresses(topo));
-  const initFor = (sup as unknown as { initFor(n: string, r: Map<string, Route[]>): InitMessage }).initFor;
-  return initFor.call(sup, node, routes);
+  const layers = new SettingsLayers(topo, switchChange(liveSlack(dilation)));
+  const setup = deviceSetup(topo, planAddresses(topo), layers, node, routes.get(node) ?? []);
+  return { ...setup, seed, dilation };
 }
 
 for (const [name, topo] of [
