@@ -17,13 +17,8 @@ import {
 } from "./ethernet.js";
 import { computeIcrcV1, ICRC_LENGTH, readIcrc, writeIcrcV1 } from "./icrc.js";
 import { fail, need, ok, type Parsed, WireErrorCode } from "./result.js";
-import {
-  parseRoce,
-  type RoceHeaders,
-  type RoceTransportSpec,
-  roceTransportLength,
-  serializeRoceTransport,
-} from "./roce.js";
+import { type RoceTransportSpec, roceTransportLength, serializeRoceTransport } from "./roce-frame.js";
+import { parseRoce, type RoceHeaders } from "./roce-packet.js";
 
 export const GRH_LENGTH = 40;
 /** The GRH's IPVer field: always 6, since it shares the IPv6 header's shape. */
