@@ -241,7 +241,11 @@ export async function downLab(
   if (labIsRunning(lab) && existsSync(socket)) {
     try {
       const client = await ControlClient.connect(socket, 2000);
-      onProgress?.("asking the supervisor to stop the devices");
+      onProgress?.(
+        readState(lab)?.attached !== undefined
+          ? "asking the attachment to close its connections (the devices run on)"
+          : "asking the supervisor to stop the devices",
+      );
       await client.request("down", undefined, 5000).catch(() => {});
       client.close();
       const deadline = Date.now() + 15_000;
