@@ -74,7 +74,8 @@ interface SimNode {
   /** Every timer id the device ever armed -> its slot (generation 0: not armed). */
   readonly timers: Map<TimerId, TimerSlot>;
   /** port -> link, which side of it this node is, and the node and port at its other end. */
-  readonly ports: Map<number, Attachment>;
+  /** Indexed by port number (ports are small integers), holes for unconnected ports. */
+  readonly ports: (Attachment | undefined)[];
 }
 
 interface Attachment {
@@ -136,7 +137,7 @@ export class Simulator {
       device: undefined as unknown as Device,
       dead: false,
       timers: new Map(),
-      ports: new Map(),
+      ports: [],
     };
     const env: DeviceEnv = {
       transmit: (port, frame) => this.transmit(node, port, frame),
@@ -201,7 +202,10 @@ export class Simulator {
       [a, spec.a],
       [b, spec.b],
     ] as const) {
-      if (node.ports.has(ep.port)) throw new Error(`${ep.device} port ${ep.port} is already connected`);
+      if (!Number.isInteger(ep.port) || ep.port < 0 || ep.port > 0xffff)
+        throw new Error(`${ep.device} port ${ep.port} is not a port number (0..65535)`);
+      if (node.ports[ep.port] !== undefined)
+        throw new Error(`${ep.device} port ${ep.port} is already connected`);
     }
     const link: SimLink = {
       spec,
@@ -212,8 +216,8 @@ export class Simulator {
       bytes: [0, 0],
       loss: spec.lossRate ? createRandom(this.seed, `link:${spec.a.device}:${spec.a.port}`) : null,
     };
-    a.ports.set(spec.a.port, { link, side: 0, from: spec.a, to: spec.b, peer: b });
-    b.ports.set(spec.b.port, { link, side: 1, from: spec.b, to: spec.a, peer: a });
+    a.ports[spec.a.port] = { link, side: 0, from: spec.a, to: spec.b, peer: b };
+    b.ports[spec.b.port] = { link, side: 1, from: spec.b, to: spec.a, peer: a };
     this.links.push(link);
     return link;
   }
@@ -246,7 +250,7 @@ export class Simulator {
   }
 
   linkAt(device: string, port: number): SimLink | undefined {
-    return this.nodes.get(device)?.ports.get(port)?.link;
+    return this.nodes.get(device)?.ports[port]?.link;
   }
 
   /** Runs every event up to and including emulated time `until`; the clock ends at `until`. */
@@ -326,7 +330,7 @@ export class Simulator {
 
   private transmit(node: SimNode, port: number, frame: Uint8Array): void {
     if (node.dead) return;
-    const attachment = node.ports.get(port);
+    const attachment = node.ports[port];
     if (!attachment) return; // an unconnected port: the frame goes nowhere
     const { link, side } = attachment;
     const spec = link.spec;
