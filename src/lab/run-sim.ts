@@ -63,6 +63,8 @@ const PATH_NAV_LLDP = { switches: [{ lldp: { enabled: true, txInterval: 100_000 
 export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunResult {
   const started = performance.now();
   const topo = sc.topology;
+  // One address plan for every NIC's RoCEv1 settings (not one per NIC: it walks every link).
+  const plan = planAddresses(topo);
   const navMode = sc.controller?.pathNavigation;
   // The controller learns the fabric from LLDP: it runs on every switch, under the scenario's overrides.
   const settings =
@@ -74,7 +76,7 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
     (host, address, link, env) =>
       new Nic(
         buildNicConfig(
-          { host, address, link, mtu: topo.mtu, l2: roceV1Of(topo, planAddresses(topo), host) },
+          { host, address, link, mtu: topo.mtu, l2: roceV1Of(topo, plan, host) },
           settings.hostSettings(),
           { answerArp: true },
         ),

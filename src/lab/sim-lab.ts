@@ -72,13 +72,15 @@ export class SimLab implements LabController {
     this.dilationNow = dilation;
     this.seed = opts.seed ?? 1;
     const topo = opts.topology;
+    // One address plan for every NIC's RoCEv1 settings (not one per NIC: it walks every link).
+    const plan = planAddresses(topo);
     this.fabric = new SimFabric(
       topo,
       (host, address, link, env) =>
         new Nic(
           {
             ...buildNicConfig(
-              { host, address, link, mtu: topo.mtu, l2: roceV1Of(topo, planAddresses(topo), host) },
+              { host, address, link, mtu: topo.mtu, l2: roceV1Of(topo, plan, host) },
               {},
               { answerArp: false },
             ),

@@ -99,10 +99,15 @@ export function toeplitz(buf: Uint8Array, len = buf.length): number {
   return h >>> 0;
 }
 
-/** A reusable hasher: fields and algorithm fixed, one scratch buffer, no allocation per packet. */
-export class FlowHasher {
-  private readonly key = new Uint8Array(KEY_BYTES);
+/**
+ * The scratch key every hasher writes and hashes at once. Hashing is a leaf computation (nothing runs
+ * between writing the key and reading it), so one buffer serves every switch of a fabric and stays in
+ * cache, where one per switch would be a cold line on every hop.
+ */
+const KEY = new Uint8Array(KEY_BYTES);
 
+/** A reusable hasher: fields and algorithm fixed, a shared scratch key, no allocation per packet. */
+export class FlowHasher {
   constructor(
     /** Bit set of FIELD_* constants. */
     readonly fields: number,
@@ -119,7 +124,7 @@ export class FlowHasher {
     dstPort: number,
     destQp = -1,
   ): number {
-    const k = this.key;
+    const k = KEY;
     let n = 0;
     const f = this.fields;
     if (f & FIELD_SRC_IP) {

@@ -12,6 +12,7 @@ import { FrameBuilder } from "./frames.js";
 import { Histogram } from "./histogram.js";
 import { DROP_REASONS, DropReason, EVENT_INTERVAL_NS, HOST_PORT, PORT } from "./nic-ids.js";
 import type { QueuePair } from "./qp.js";
+import { QpSet } from "./qp-set.js";
 import type { CompletionRecord } from "./stats-types.js";
 import type { TransportSettings } from "./transport.js";
 
@@ -55,6 +56,12 @@ export class NicShared {
   t!: NicTimers;
   readonly qps: QueuePair[] = [];
   readonly qpByNum = new Map<number, QueuePair>();
+  /**
+   * QPs that may have data to send: a superset of those whose `hasData()` is true. Whatever can give a QP
+   * work (a post, a packet for it, its retransmission timer, a new configuration) adds it with `mayHaveData`;
+   * the transmit arbiter drops it again when it finds it has none.
+   */
+  readonly txCandidates = new QpSet();
   readonly flows: CompletionRecord[] = [];
   /** One-way delay of every received data packet. */
   readonly latency = new Histogram();
@@ -104,6 +111,11 @@ export class NicShared {
 
   get lineRate(): number {
     return this.cfg.port.rateBps;
+  }
+
+  /** `qp` may have work to send now (see `txCandidates`). */
+  mayHaveData(qp: QueuePair): void {
+    this.txCandidates.add(qp.slot);
   }
 
   drop(reason: DropReason, now: Nanoseconds): void {

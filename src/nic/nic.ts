@@ -159,6 +159,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     if (now >= r.lastProgressAt + this.s.cfg.rtoNs) {
       this.s.counters.localAckTimeoutErr++;
       r.onTimeout(now);
+      this.s.mayHaveData(qp);
       this.port.kick(now);
     }
     this.ensureRto(qp, now);
@@ -226,6 +227,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     qp.setDcqcn(s.cfg.dcqcn, s.lineRate);
     s.qps.push(qp);
     s.qpByNum.set(cmd.qpn, qp);
+    s.mayHaveData(qp);
     return { ok: true, udpSrcPort: init.udpSrcPort };
   }
 
@@ -239,7 +241,11 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     s.settings.maxInflightPackets = next.maxInflightPackets;
     s.settings.nakRetryGuard = next.nakRetryGuard;
     s.settings.reorderWindow = next.reorderWindow;
-    for (const qp of s.qps) qp.responder.setReorderWindow(next.reorderWindow);
+    for (const qp of s.qps) {
+      qp.responder.setReorderWindow(next.reorderWindow);
+      // A larger window may let a QP send again.
+      s.mayHaveData(qp);
+    }
     s.ackPrio = next.dscpToPriority[next.ackDscp]!;
     if (cmd.dcqcn !== undefined) for (const qp of s.qps) this.rate.reconfigure(qp, now);
     if (!next.rxBuffer.enabled) this.rxBuffer.disable(now);

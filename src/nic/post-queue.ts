@@ -41,6 +41,7 @@ export class PostQueue {
       return { ok: true };
     }
     qp.requester.post(op, cmd.bytes, cmd.flowId, now);
+    this.s.mayHaveData(qp);
     this.kick(now);
     return { ok: true };
   }
@@ -58,7 +59,10 @@ export class PostQueue {
     while (n < this.scheduled.length && this.scheduled[n]!.at <= now) {
       const p = this.scheduled[n++]!;
       // `postedAt` is when the request was due, so a late timer in the live runtime does not shorten FCT.
-      this.s.qpByNum.get(p.qpn)?.requester.post(p.op, p.bytes, p.flowId, p.at);
+      const qp = this.s.qpByNum.get(p.qpn);
+      if (qp === undefined) continue;
+      qp.requester.post(p.op, p.bytes, p.flowId, p.at);
+      this.s.mayHaveData(qp);
     }
     this.scheduled.splice(0, n);
     const next = this.scheduled[0];

@@ -183,6 +183,8 @@ export class ReceivePath {
       s.drop(DropReason.UnknownQp, now);
       return;
     }
+    // ACKs open the window, NAKs rewind, READ requests queue responses: any of them may give it data.
+    s.mayHaveData(qp);
     const kind = opcodeKind(bth.opcode);
     if (kind === KIND_ACK) {
       this.receiveAck(qp, h, now);

@@ -96,24 +96,41 @@ export class TxArbiter {
     return this.host.take(this.pause.paused);
   }
 
+  /**
+   * Round robin over the QPs from `rr` on, wrapping: the first with data, inside its window and allowed by
+   * its pacer sends. Only the candidates (NicShared.txCandidates) are visited, in the same order; a QP
+   * without data would be skipped anyway, so the choice is the one a walk over every QP makes.
+   */
   private pullData(now: Nanoseconds): Uint8Array | null {
     if ((this.pause.paused >> this.s.dataPrio) & 1) return null;
     const qps = this.s.qps;
     const n = qps.length;
+    const candidates = this.s.txCandidates;
+    const rr = this.rr < n ? this.rr : 0;
     let earliest = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < n; i++) {
-      const idx = (this.rr + i) % n;
-      const qp = qps[idx]!;
-      if (!qp.hasData()) continue;
-      if (qp.nextSendAt > now + PACE_SLACK_NS) {
-        if (qp.nextSendAt < earliest) earliest = qp.nextSendAt;
-        continue;
+    // Two passes: rr ..< n, then 0 ..< rr.
+    for (let pass = 0; pass < 2; pass++) {
+      const end = pass === 0 ? n : rr;
+      for (
+        let idx = candidates.next(pass === 0 ? rr : 0, end);
+        idx >= 0;
+        idx = candidates.next(idx + 1, end)
+      ) {
+        const qp = qps[idx]!;
+        if (!qp.hasData()) {
+          candidates.delete(idx);
+          continue;
+        }
+        if (qp.nextSendAt > now + PACE_SLACK_NS) {
+          if (qp.nextSendAt < earliest) earliest = qp.nextSendAt;
+          continue;
+        }
+        const frame = qp.nextFrame(now);
+        if (frame === null) continue;
+        this.rr = (idx + 1) % n;
+        this.dataSent(qp, frame, now);
+        return frame;
       }
-      const frame = qp.nextFrame(now);
-      if (frame === null) continue;
-      this.rr = (idx + 1) % n;
-      this.dataSent(qp, frame, now);
-      return frame;
     }
     if (earliest !== Number.POSITIVE_INFINITY) this.armWake(Math.ceil(earliest - PACE_SLACK_NS), now);
     return null;

@@ -51,14 +51,20 @@ export function autoHeadroomBytes(
   return Math.ceil(roundTripBytes + 3 * wireFrame + 84 + slackBytes);
 }
 
+// The per-(port, priority) state, one row of CELL Float64 slots per index port × PRIORITIES + p: the
+// ingress PG's bytes, its headroom use and that use's peak, and the egress queue's bytes and their peak.
+// One array with the slots of an index side by side, because an admit or a release touches one ingress and
+// one egress row, and in a fabric of many switches each row is a cache miss of its own.
+/** Non-headroom bytes of the ingress PG: reserve + shared. */
+const PG_BYTES = 0;
+const PG_HEADROOM = 1;
+const HEADROOM_PEAK = 2;
+const EGRESS_BYTES = 3;
+const EGRESS_PEAK = 4;
+const CELL = 5;
+
 export class Mmu {
-  /** Non-headroom bytes per (port, pg): reserve + shared. */
-  private readonly pgBytes: Float64Array;
-  private readonly pgHeadroom: Float64Array;
-  private readonly egressBytes: Float64Array;
-  /** Peak values, for reports. */
-  readonly egressPeak: Float64Array;
-  readonly headroomPeak: Float64Array;
+  private readonly cells: Float64Array;
   private sharedUsedBytes = 0;
   private headroomUsedBytes = 0;
   private reserveUsedBytes = 0;
@@ -77,12 +83,7 @@ export class Mmu {
     headroomPerPort: readonly number[],
     private losslessMask: number,
   ) {
-    const n = numPorts * PRIORITIES;
-    this.pgBytes = new Float64Array(n);
-    this.pgHeadroom = new Float64Array(n);
-    this.egressBytes = new Float64Array(n);
-    this.egressPeak = new Float64Array(n);
-    this.headroomPeak = new Float64Array(n);
+    this.cells = new Float64Array(numPorts * PRIORITIES * CELL);
     this.headroomSize = Float64Array.from(headroomPerPort);
     this.buffer = buffer;
     this.pfc = pfc;
@@ -145,15 +146,25 @@ export class Mmu {
 
   /** Bytes (port, pg) holds outside / inside its headroom. */
   pgUsed(port: number, pg: number): number {
-    return this.pgBytes[port * PRIORITIES + pg]!;
+    return this.cells[(port * PRIORITIES + pg) * CELL + PG_BYTES]!;
   }
 
   pgHeadroomUsed(port: number, pg: number): number {
-    return this.pgHeadroom[port * PRIORITIES + pg]!;
+    return this.cells[(port * PRIORITIES + pg) * CELL + PG_HEADROOM]!;
   }
 
   egressDepth(port: number, queue: number): number {
-    return this.egressBytes[port * PRIORITIES + queue]!;
+    return this.cells[(port * PRIORITIES + queue) * CELL + EGRESS_BYTES]!;
+  }
+
+  /** High-water mark of (port, pg)'s headroom use, at index port × PRIORITIES + pg. */
+  headroomPeak(index: number): number {
+    return this.cells[index * CELL + HEADROOM_PEAK]!;
+  }
+
+  /** High-water mark of the egress queue at index port × PRIORITIES + queue. */
+  egressPeak(index: number): number {
+    return this.cells[index * CELL + EGRESS_PEAK]!;
   }
 
   /** Is this PG protected by PFC (lossless priority with PFC on)? */
@@ -166,17 +177,18 @@ export class Mmu {
    * share of the charge (>= 0), or a drop reason. `inPort` < 0: the switch originated the packet.
    */
   admit(inPort: number, pg: number, outPort: number, queue: number, bytes: number): number | DropReason {
-    const e = outPort * PRIORITIES + queue;
+    const c = this.cells;
+    const e = (outPort * PRIORITIES + queue) * CELL;
     const protectedPg = this.pfcProtected(pg);
     if (!protectedPg) {
       // Lossy queue (or PFC off): dynamic egress threshold on the queue.
       const limit = this.buffer.lossyAlpha * (this.sharedPool - this.sharedUsedBytes);
-      if (this.egressBytes[e]! + bytes > limit + this.buffer.reserve) return DropReason.EgressLimit;
+      if (c[e + EGRESS_BYTES]! + bytes > limit + this.buffer.reserve) return DropReason.EgressLimit;
     }
     let headroom = 0;
     if (inPort >= 0) {
-      const i = inPort * PRIORITIES + pg;
-      const before = this.pgBytes[i]!;
+      const i = (inPort * PRIORITIES + pg) * CELL;
+      const before = c[i + PG_BYTES]!;
       const after = before + bytes;
       const reserve = this.buffer.reserve;
       const sharedDelta = Math.max(0, after - reserve) - Math.max(0, before - reserve);
@@ -188,18 +200,18 @@ export class Mmu {
           : false;
         const poolFull = this.sharedUsedBytes + sharedDelta > this.sharedPool;
         if (protectedPg && (overThreshold || poolFull)) {
-          if (this.pgHeadroom[i]! + bytes > this.headroomSize[inPort]!) return DropReason.HeadroomExhausted;
+          if (c[i + PG_HEADROOM]! + bytes > this.headroomSize[inPort]!) return DropReason.HeadroomExhausted;
           headroom = bytes;
         } else if (poolFull) {
           return DropReason.BufferFull;
         }
       }
       if (headroom > 0) {
-        this.pgHeadroom[i]! += headroom;
+        c[i + PG_HEADROOM]! += headroom;
         this.headroomUsedBytes += headroom;
-        if (this.pgHeadroom[i]! > this.headroomPeak[i]!) this.headroomPeak[i] = this.pgHeadroom[i]!;
+        if (c[i + PG_HEADROOM]! > c[i + HEADROOM_PEAK]!) c[i + HEADROOM_PEAK] = c[i + PG_HEADROOM]!;
       } else {
-        this.pgBytes[i] = after;
+        c[i + PG_BYTES] = after;
         this.reserveUsedBytes += Math.min(after, reserve) - Math.min(before, reserve);
         this.sharedUsedBytes += sharedDelta;
         if (this.sharedUsedBytes > this.sharedPeakBytes) this.sharedPeakBytes = this.sharedUsedBytes;
@@ -209,52 +221,55 @@ export class Mmu {
       if (this.sharedUsedBytes + bytes > this.sharedPool) return DropReason.BufferFull;
       this.sharedUsedBytes += bytes;
     }
-    this.egressBytes[e]! += bytes;
-    if (this.egressBytes[e]! > this.egressPeak[e]!) this.egressPeak[e] = this.egressBytes[e]!;
+    c[e + EGRESS_BYTES]! += bytes;
+    if (c[e + EGRESS_BYTES]! > c[e + EGRESS_PEAK]!) c[e + EGRESS_PEAK] = c[e + EGRESS_BYTES]!;
     return headroom;
   }
 
   /** Gives back what `admit` charged, when the packet leaves (or is flushed). */
   release(inPort: number, pg: number, outPort: number, queue: number, bytes: number, headroom: number): void {
-    this.egressBytes[outPort * PRIORITIES + queue]! -= bytes;
+    const c = this.cells;
+    c[(outPort * PRIORITIES + queue) * CELL + EGRESS_BYTES]! -= bytes;
     if (inPort < 0) {
       this.sharedUsedBytes -= bytes;
       return;
     }
-    const i = inPort * PRIORITIES + pg;
+    const i = (inPort * PRIORITIES + pg) * CELL;
     if (headroom > 0) {
-      this.pgHeadroom[i]! -= headroom;
+      c[i + PG_HEADROOM]! -= headroom;
       this.headroomUsedBytes -= headroom;
       return;
     }
     const reserve = this.buffer.reserve;
-    const before = this.pgBytes[i]!;
+    const before = c[i + PG_BYTES]!;
     const after = before - bytes;
-    this.pgBytes[i] = after;
+    c[i + PG_BYTES] = after;
     this.reserveUsedBytes -= Math.min(before, reserve) - Math.min(after, reserve);
     this.sharedUsedBytes -= Math.max(0, before - reserve) - Math.max(0, after - reserve);
   }
 
   /** Should (port, pg) assert XOFF now? (Only meaningful for PFC-protected PGs.) */
   shouldXoff(port: number, pg: number): boolean {
-    const i = port * PRIORITIES + pg;
-    if (this.pgHeadroom[i]! > 0) return true;
+    const c = this.cells;
+    const i = (port * PRIORITIES + pg) * CELL;
+    if (c[i + PG_HEADROOM]! > 0) return true;
     if (this.dynamicXoff) {
-      const shared = Math.max(0, this.pgBytes[i]! - this.buffer.reserve);
+      const shared = Math.max(0, c[i + PG_BYTES]! - this.buffer.reserve);
       return shared > 0 && shared >= this.pfc.alpha * (this.sharedPool - this.sharedUsedBytes);
     }
-    return this.pgBytes[i]! >= (this.pfc.xoff as number);
+    return c[i + PG_BYTES]! >= (this.pfc.xoff as number);
   }
 
   /** May (port, pg) release its upstream (XON)? */
   shouldXon(port: number, pg: number): boolean {
-    const i = port * PRIORITIES + pg;
-    if (this.pgHeadroom[i]! > 0) return false;
+    const c = this.cells;
+    const i = (port * PRIORITIES + pg) * CELL;
+    if (c[i + PG_HEADROOM]! > 0) return false;
     const offset = this.pfc.resumeOffset;
     if (this.dynamicXoff) {
-      const shared = Math.max(0, this.pgBytes[i]! - this.buffer.reserve);
+      const shared = Math.max(0, c[i + PG_BYTES]! - this.buffer.reserve);
       return shared === 0 || shared + offset <= this.pfc.alpha * (this.sharedPool - this.sharedUsedBytes);
     }
-    return this.pgBytes[i]! + offset <= (this.pfc.xoff as number);
+    return c[i + PG_BYTES]! + offset <= (this.pfc.xoff as number);
   }
 }

@@ -1,99 +1,110 @@
-// One egress queue as a struct-of-arrays ring: a queued packet is a row of typed-array columns (and its
-// frame), written from and read back into a PacketMeta, so queueing allocates nothing per packet. The ring
-// doubles when full (rarely: it keeps its size for the rest of the run).
+// One egress queue as a ring of rows: a queued packet is one row of a Float64Array (the PacketMeta fields
+// that must survive the wait, and the frame's length) plus its frame, written from and read back into a
+// PacketMeta, so queueing allocates nothing per packet. Row-major because a packet is pushed and shifted
+// one row at a time: its fields share one or two cache lines instead of one line in each of eight
+// column arrays, which is what a fabric of many switches, none of them in cache, pays for. The rings of
+// one port keep their lengths side by side in one Int32Array (`counts`) so that the scheduler reads every
+// queue's length from one place. The ring doubles when full (rarely: it keeps its size for the rest of
+// the run).
 
 import type { PacketMeta } from "./packet-meta.js";
 
 const EMPTY = new Uint8Array(0);
 
+// Row layout, in Float64 slots.
+const IN_PORT = 0;
+const PG = 1;
+const HEADROOM = 2;
+const L3 = 3;
+const MAC = 4;
+const MARK = 5;
+const ENQUEUED_AT = 6;
+const LENGTH = 7;
+const ROW = 8;
+
 export class QueueRing {
   private frames: Uint8Array[];
-  private inPort: Int32Array;
-  private pg: Uint8Array;
-  private headroom: Float64Array;
-  private l3: Int32Array;
-  private mac: Float64Array;
-  private mark: Uint8Array;
-  private enqueuedAt: Float64Array;
+  private rows: Float64Array;
   private head = 0;
-  private count = 0;
   private mask: number;
 
-  constructor(capacity = 16) {
+  /**
+   * @param counts where this ring keeps its length (shared by the rings of one port), at `slot`; by
+   *   default a counter of its own.
+   */
+  constructor(
+    capacity = 16,
+    private readonly counts: Int32Array = new Int32Array(1),
+    private readonly slot = 0,
+  ) {
     const n = 1 << Math.ceil(Math.log2(Math.max(2, capacity)));
     this.mask = n - 1;
     this.frames = new Array<Uint8Array>(n).fill(EMPTY);
-    this.inPort = new Int32Array(n);
-    this.pg = new Uint8Array(n);
-    this.headroom = new Float64Array(n);
-    this.l3 = new Int32Array(n);
-    this.mac = new Float64Array(n);
-    this.mark = new Uint8Array(n);
-    this.enqueuedAt = new Float64Array(n);
+    this.rows = new Float64Array(n * ROW);
   }
 
   get length(): number {
-    return this.count;
+    return this.counts[this.slot]!;
   }
 
   /** Bytes of the oldest packet's frame (0 when empty). */
   headLength(): number {
-    return this.count > 0 ? this.frames[this.head]!.length : 0;
+    return this.counts[this.slot]! > 0 ? this.rows[this.head * ROW + LENGTH]! : 0;
   }
 
   push(m: PacketMeta): void {
-    if (this.count > this.mask) this.grow();
-    const i = (this.head + this.count) & this.mask;
+    const count = this.counts[this.slot]!;
+    if (count > this.mask) this.grow(count);
+    const i = (this.head + count) & this.mask;
     this.frames[i] = m.frame;
-    this.inPort[i] = m.inPort;
-    this.pg[i] = m.pg;
-    this.headroom[i] = m.headroom;
-    this.l3[i] = m.l3;
-    this.mac[i] = m.nextHopMac;
-    this.mark[i] = m.mark ? 1 : 0;
-    this.enqueuedAt[i] = m.enqueuedAt;
-    this.count++;
+    const r = this.rows;
+    const o = i * ROW;
+    r[o + IN_PORT] = m.inPort;
+    r[o + PG] = m.pg;
+    r[o + HEADROOM] = m.headroom;
+    r[o + L3] = m.l3;
+    r[o + MAC] = m.nextHopMac;
+    r[o + MARK] = m.mark ? 1 : 0;
+    r[o + ENQUEUED_AT] = m.enqueuedAt;
+    r[o + LENGTH] = m.frame.length;
+    this.counts[this.slot] = count + 1;
   }
 
   /** Removes the oldest packet into `m` (its queue and out-port are the caller's); false when empty. */
   shift(m: PacketMeta): boolean {
-    if (this.count === 0) return false;
+    const count = this.counts[this.slot]!;
+    if (count === 0) return false;
     const i = this.head;
     const frame = this.frames[i]!;
     this.frames[i] = EMPTY;
+    const r = this.rows;
+    const o = i * ROW;
     m.frame = frame;
-    m.length = frame.length;
-    m.inPort = this.inPort[i]!;
-    m.pg = this.pg[i]!;
-    m.headroom = this.headroom[i]!;
-    m.l3 = this.l3[i]!;
-    m.nextHopMac = this.mac[i]!;
-    m.mark = this.mark[i] === 1;
-    m.enqueuedAt = this.enqueuedAt[i]!;
+    m.length = r[o + LENGTH]!;
+    m.inPort = r[o + IN_PORT]!;
+    m.pg = r[o + PG]!;
+    m.headroom = r[o + HEADROOM]!;
+    m.l3 = r[o + L3]!;
+    m.nextHopMac = r[o + MAC]!;
+    m.mark = r[o + MARK] === 1;
+    m.enqueuedAt = r[o + ENQUEUED_AT]!;
     this.head = (i + 1) & this.mask;
-    this.count--;
+    this.counts[this.slot] = count - 1;
     return true;
   }
 
-  private grow(): void {
-    const n = (this.mask + 1) * 2;
+  private grow(count: number): void {
     const old = this.mask + 1;
-    const order = (i: number): number => (this.head + i) & this.mask;
+    const n = old * 2;
     const frames = new Array<Uint8Array>(n).fill(EMPTY);
-    for (let i = 0; i < this.count; i++) frames[i] = this.frames[order(i)]!;
+    const rows = new Float64Array(n * ROW);
+    for (let k = 0; k < count; k++) {
+      const from = (this.head + k) & this.mask;
+      frames[k] = this.frames[from]!;
+      rows.set(this.rows.subarray(from * ROW, from * ROW + ROW), k * ROW);
+    }
     this.frames = frames;
-    const copy = <A extends Int32Array | Uint8Array | Float64Array>(a: A, make: (n: number) => A): A => {
-      const b = make(n);
-      for (let i = 0; i < this.count; i++) b[i] = a[(this.head + i) % old]!;
-      return b;
-    };
-    this.inPort = copy(this.inPort, (k) => new Int32Array(k));
-    this.pg = copy(this.pg, (k) => new Uint8Array(k));
-    this.headroom = copy(this.headroom, (k) => new Float64Array(k));
-    this.l3 = copy(this.l3, (k) => new Int32Array(k));
-    this.mac = copy(this.mac, (k) => new Float64Array(k));
-    this.mark = copy(this.mark, (k) => new Uint8Array(k));
-    this.enqueuedAt = copy(this.enqueuedAt, (k) => new Float64Array(k));
+    this.rows = rows;
     this.head = 0;
     this.mask = n - 1;
   }

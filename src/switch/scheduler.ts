@@ -8,6 +8,8 @@ import { QueueRing } from "./queue-ring.js";
 
 export class EgressScheduler {
   readonly queues: QueueRing[] = [];
+  /** Packets in each queue, side by side (the rings keep their lengths here). */
+  private readonly counts = new Int32Array(PRIORITIES);
   private readonly deficit = new Float64Array(PRIORITIES);
   private current = -1;
   private strictMask = 0;
@@ -16,7 +18,7 @@ export class EgressScheduler {
 
   /** Serves every queue by DWRR until `configure` says otherwise. */
   constructor() {
-    for (let q = 0; q < PRIORITIES; q++) this.queues.push(new QueueRing());
+    for (let q = 0; q < PRIORITIES; q++) this.queues.push(new QueueRing(16, this.counts, q));
   }
 
   configure(strictQueues: readonly number[], weights: readonly number[], quantumBytes: number): void {
@@ -29,7 +31,7 @@ export class EgressScheduler {
   /** Packets waiting in all queues. */
   get backlog(): number {
     let n = 0;
-    for (const q of this.queues) n += q.length;
+    for (let q = 0; q < PRIORITIES; q++) n += this.counts[q]!;
     return n;
   }
 
@@ -39,18 +41,17 @@ export class EgressScheduler {
    */
   next(pausedMask: number): number {
     for (let q = PRIORITIES - 1; q >= 0; q--) {
-      if ((this.strictMask >> q) & 1 && !((pausedMask >> q) & 1) && this.queues[q]!.length > 0) return q;
+      if ((this.strictMask >> q) & 1 && !((pausedMask >> q) & 1) && this.counts[q]! > 0) return q;
     }
     // Each visit to a queue adds weight × quantum to its deficit; with a quantum of at least one frame, two
     // passes over the queues always find a packet if any queue is eligible.
     for (let visits = 0; visits <= 2 * PRIORITIES + 1; visits++) {
       const c = this.current;
       if (c >= 0 && this.eligible(c, pausedMask)) {
-        const ring = this.queues[c]!;
-        const bytes = ring.headLength();
+        const bytes = this.queues[c]!.headLength();
         if (this.deficit[c]! >= bytes) {
           this.deficit[c]! -= bytes;
-          if (ring.length === 1) this.deficit[c] = 0;
+          if (this.counts[c] === 1) this.deficit[c] = 0;
           return c;
         }
       }
@@ -70,7 +71,7 @@ export class EgressScheduler {
   }
 
   private eligible(q: number, pausedMask: number): boolean {
-    return !((this.strictMask >> q) & 1) && !((pausedMask >> q) & 1) && this.queues[q]!.length > 0;
+    return !((this.strictMask >> q) & 1) && !((pausedMask >> q) & 1) && this.counts[q]! > 0;
   }
 
   /** Forgets the DWRR deficits (the queues were flushed). */

@@ -19,6 +19,28 @@ interface Keyed {
 const same = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && a.every((x, i) => x === b[i]);
 
+/**
+ * Key lists by what they depend on (key template, labels, label sizes). Every switch with the same
+ * number of ports declares the same counters, so a fabric of many switches shares one list per counter
+ * instead of holding each key string once per switch.
+ */
+const KEY_LISTS = new Map<string, readonly string[]>();
+
+function keysOf(c: Counter): readonly string[] {
+  const labels = c.def.labels;
+  const signature = `${c.def.key ?? c.def.name}|${labels.join(",")}|${c.dims.join(",")}`;
+  const known = KEY_LISTS.get(signature);
+  if (known !== undefined) return known;
+  const size = c.dims.reduce((a, d) => a * d, 1);
+  const keys: string[] = [];
+  for (let i = 0; i < size; i++) {
+    const values = labels.length === 2 ? [Math.floor(i / c.dims[1]!), i % c.dims[1]!] : [i];
+    keys.push(statsKey(c.def, labels.length === 0 ? [] : values, DROP_REASONS));
+  }
+  KEY_LISTS.set(signature, keys);
+  return keys;
+}
+
 export class SwitchStatsView {
   private readonly device: Keyed[] = [];
   private readonly port: Keyed[] = [];
@@ -28,13 +50,7 @@ export class SwitchStatsView {
   constructor(private readonly counters: CounterSet) {
     for (const c of counters.all) {
       const labels = c.def.labels;
-      const size = c.dims.reduce((a, d) => a * d, 1);
-      const keys: string[] = [];
-      for (let i = 0; i < size; i++) {
-        const values = labels.length === 2 ? [Math.floor(i / c.dims[1]!), i % c.dims[1]!] : [i];
-        keys.push(statsKey(c.def, labels.length === 0 ? [] : values, DROP_REASONS));
-      }
-      const keyed = { counter: c, keys };
+      const keyed = { counter: c, keys: keysOf(c) };
       if (labels.length === 0 || same(labels, [Label.Reason])) this.device.push(keyed);
       else if (same(labels, [Label.Port])) this.port.push(keyed);
       else if (same(labels, [Label.Port, Label.Priority])) this.portPriority.push(keyed);

@@ -51,8 +51,19 @@ class SimEventRecord implements QueuedEvent {
    * die with a link that goes down). */
   gen = 0;
   link: SimLink | null = null;
+  /** TIMER: the timer's slot, whose generation says whether this arming is still the live one. */
+  slot: TimerSlot | null = null;
   frame: Uint8Array | null = null;
   run: ((now: Nanoseconds) => void) | null = null;
+}
+
+/**
+ * One timer id of one device, made on its first arming and kept: arming stamps a new generation, disarming
+ * and firing set 0, and an event fires only if the slot still holds its generation. So neither arming
+ * nor firing inserts into or deletes from a map.
+ */
+class TimerSlot {
+  gen = 0;
 }
 
 interface SimNode {
@@ -60,10 +71,11 @@ interface SimNode {
   device: Device;
   /** A killed device: frames and timers for it vanish, as for a crashed process. */
   dead: boolean;
-  /** Armed timers: id -> generation of the live arming. */
-  readonly timers: Map<TimerId, number>;
+  /** Every timer id the device ever armed -> its slot (generation 0: not armed). */
+  readonly timers: Map<TimerId, TimerSlot>;
   /** port -> link, which side of it this node is, and the node and port at its other end. */
-  readonly ports: Map<number, Attachment>;
+  /** Indexed by port number (ports are small integers), holes for unconnected ports. */
+  readonly ports: (Attachment | undefined)[];
 }
 
 interface Attachment {
@@ -125,13 +137,14 @@ export class Simulator {
       device: undefined as unknown as Device,
       dead: false,
       timers: new Map(),
-      ports: new Map(),
+      ports: [],
     };
     const env: DeviceEnv = {
       transmit: (port, frame) => this.transmit(node, port, frame),
       arm: (timer, at) => this.arm(node, timer, at),
       disarm: (timer) => {
-        node.timers.delete(timer);
+        const slot = node.timers.get(timer);
+        if (slot !== undefined) slot.gen = 0;
       },
       emit: (event) => {
         if (this.listeners.length === 0) return;
@@ -154,13 +167,13 @@ export class Simulator {
   killDevice(name: string): void {
     const node = this.nodeOf(name);
     node.dead = true;
-    node.timers.clear();
+    disarmAll(node);
   }
 
   /** Restarts a killed (or running) device with fresh state from `create`. */
   restartDevice<D extends Device>(name: string, create: (env: DeviceEnv) => D): D {
     const node = this.nodeOf(name);
-    node.timers.clear();
+    disarmAll(node);
     const device = create(this.envs.get(name)!);
     node.device = device;
     node.dead = false;
@@ -189,7 +202,10 @@ export class Simulator {
       [a, spec.a],
       [b, spec.b],
     ] as const) {
-      if (node.ports.has(ep.port)) throw new Error(`${ep.device} port ${ep.port} is already connected`);
+      if (!Number.isInteger(ep.port) || ep.port < 0 || ep.port > 0xffff)
+        throw new Error(`${ep.device} port ${ep.port} is not a port number (0..65535)`);
+      if (node.ports[ep.port] !== undefined)
+        throw new Error(`${ep.device} port ${ep.port} is already connected`);
     }
     const link: SimLink = {
       spec,
@@ -200,8 +216,8 @@ export class Simulator {
       bytes: [0, 0],
       loss: spec.lossRate ? createRandom(this.seed, `link:${spec.a.device}:${spec.a.port}`) : null,
     };
-    a.ports.set(spec.a.port, { link, side: 0, from: spec.a, to: spec.b, peer: b });
-    b.ports.set(spec.b.port, { link, side: 1, from: spec.b, to: spec.a, peer: a });
+    a.ports[spec.a.port] = { link, side: 0, from: spec.a, to: spec.b, peer: b };
+    b.ports[spec.b.port] = { link, side: 1, from: spec.b, to: spec.a, peer: a };
     this.links.push(link);
     return link;
   }
@@ -234,7 +250,7 @@ export class Simulator {
   }
 
   linkAt(device: string, port: number): SimLink | undefined {
-    return this.nodes.get(device)?.ports.get(port)?.link;
+    return this.nodes.get(device)?.ports[port]?.link;
   }
 
   /** Runs every event up to and including emulated time `until`; the clock ends at `until`. */
@@ -256,16 +272,18 @@ export class Simulator {
       const id = e.id;
       const gen = e.gen;
       const link = e.link;
+      const slot = e.slot;
       const frame = e.frame;
       const run = e.run;
       e.node = null;
       e.link = null;
+      e.slot = null;
       e.frame = null;
       e.run = null;
       free.push(e);
       if (type === TIMER) {
-        if (node!.timers.get(id) !== gen) continue;
-        node!.timers.delete(id);
+        if (slot!.gen !== gen) continue;
+        slot!.gen = 0;
         node!.device.fire(id, t);
       } else if (type === DELIVER) {
         if (gen !== link!.gen || !link!.up || node!.dead) {
@@ -287,12 +305,18 @@ export class Simulator {
   }
 
   private arm(node: SimNode, timer: TimerId, at: Nanoseconds): void {
+    let slot = node.timers.get(timer);
+    if (slot === undefined) {
+      slot = new TimerSlot();
+      node.timers.set(timer, slot);
+    }
     const gen = ++this.timerGen;
-    node.timers.set(timer, gen);
+    slot.gen = gen;
     const e = this.record(TIMER, Math.max(Math.ceil(at), this.clock));
     e.node = node;
     e.id = timer;
     e.gen = gen;
+    e.slot = slot;
     this.queue.push(e);
   }
 
@@ -306,7 +330,7 @@ export class Simulator {
 
   private transmit(node: SimNode, port: number, frame: Uint8Array): void {
     if (node.dead) return;
-    const attachment = node.ports.get(port);
+    const attachment = node.ports[port];
     if (!attachment) return; // an unconnected port: the frame goes nowhere
     const { link, side } = attachment;
     const spec = link.spec;
@@ -326,4 +350,9 @@ export class Simulator {
     e.frame = frame;
     this.queue.push(e);
   }
+}
+
+/** Every armed timer of `node` is disarmed (its pending events will not fire). */
+function disarmAll(node: SimNode): void {
+  for (const slot of node.timers.values()) slot.gen = 0;
 }

@@ -82,9 +82,9 @@ class Buffer implements SwitchFeature {
       "pg_headroom_peak_bytes",
       "pg{priority}_headroom_peak_bytes",
       "high-water mark of the PG's headroom",
-      (port, p) => mmu.headroomPeak[port * PRIORITIES + p]!,
+      (port, p) => mmu.headroomPeak(port * PRIORITIES + p),
     );
-    counters.computed(SwitchCounter.watermark, (i) => mmu.egressPeak[i]!);
+    counters.computed(SwitchCounter.watermark, (i) => mmu.egressPeak(i));
   }
 
   configure(cfg: SwitchConfig): void {
