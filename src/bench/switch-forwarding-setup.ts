@@ -2,6 +2,7 @@
 // plan and switch-config builder, its namespaces and veths (execa argument arrays and `ip -batch`, as the lab
 // does), the frame it sends, and the kernel's interface counters it reads.
 
+import { setTimeout as sleep } from "node:timers/promises";
 import { execa } from "execa";
 import { planAddresses } from "../lab/address-plan.js";
 import { nsName } from "../lab/live/names.js";
@@ -12,7 +13,8 @@ import { type Ipv4Address, ipToString, type MacAddress, macToString } from "../w
 import { EtherType, serializeEthernet } from "../wire/ethernet.js";
 import { Ecn, IpProtocol, serializeIpv4 } from "../wire/ipv4.js";
 import { ROCEV2_UDP_PORT, serializeUdp } from "../wire/udp.js";
-import { DATA_DSCP } from "./switch-forwarding-report.js";
+import { fmt, readSystemCpu, systemCpuDelta } from "./common.js";
+import { DATA_DSCP, pctOfCore } from "./switch-forwarding-report.js";
 
 /** The benchmark's lab name: namespaces rl-bench-*, processes rocelab-bench-*. */
 export const BENCH_LAB = "bench";
@@ -129,4 +131,26 @@ export async function linkCounters(
   const { stdout } = await execa("ip", ["-n", namespace, "-s", "-j", "link", "show", iface]);
   const [entry] = JSON.parse(stdout) as { stats64: { rx: { packets: number; dropped: number } } }[];
   return { rx: entry!.stats64.rx.packets, rxDropped: entry!.stats64.rx.dropped };
+}
+
+/** The machine counts as quiet below this much busy time over a second, % of one core. */
+const QUIET_BUSY_PCT = 15;
+
+/**
+ * Waits (at most `maxSeconds`) until the machine has been quiet for a second: on a shared 2-CPU machine
+ * another person's test run would take a CPU from the measured processes. Returns the last second's busy %.
+ */
+export async function waitForQuiet(maxSeconds: number, log: (line: string) => void): Promise<number> {
+  const deadline = Date.now() + maxSeconds * 1000;
+  let waited = false;
+  for (;;) {
+    const a = readSystemCpu();
+    await sleep(1000);
+    const busy = pctOfCore(systemCpuDelta(a, readSystemCpu()).busy, 1);
+    if (busy <= QUIET_BUSY_PCT || Date.now() >= deadline) {
+      if (waited) log(`  (waited for a quieter machine: ${fmt(busy)} % busy now)`);
+      return busy;
+    }
+    waited = true;
+  }
 }

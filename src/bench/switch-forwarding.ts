@@ -61,14 +61,7 @@ import {
   systemCpuDelta,
 } from "./common.js";
 import { Generator } from "./switch-forwarding-generator.js";
-import {
-  type LevelResult,
-  loadLabel,
-  Phase,
-  pctOfCore,
-  report,
-  switchKey,
-} from "./switch-forwarding-report.js";
+import { type LevelResult, loadLabel, Phase, report, switchKey } from "./switch-forwarding-report.js";
 import {
   BENCH_LAB,
   benchTopology,
@@ -79,12 +72,11 @@ import {
   ns,
   provisionBench,
   sysctl,
+  waitForQuiet,
 } from "./switch-forwarding-setup.js";
 
 export { BENCH_LAB } from "./switch-forwarding-setup.js";
 
-/** The machine counts as quiet below this much busy time over a second, % of one core. */
-const QUIET_BUSY_PCT = 15;
 /** After the generator stops: time for the last frames to cross before the counters are read, ms. */
 const DRAIN_MS = 300;
 /** A locally administered MAC the sink takes after the switch has learned its real one (see the header). */
@@ -282,25 +274,6 @@ async function measureLevel(phase: Phase, fps: number, seconds: number, run: Run
 
 // -------------------------------------------------------------------------------------------------------
 // The phases
-
-/**
- * Waits (at most `maxSeconds`) until the machine has been quiet for a second: on a shared 2-CPU machine
- * another person's test run would take a CPU from the measured processes. Returns the last second's busy %.
- */
-async function waitForQuiet(maxSeconds: number, log: (line: string) => void): Promise<number> {
-  const deadline = Date.now() + maxSeconds * 1000;
-  let waited = false;
-  for (;;) {
-    const a = readSystemCpu();
-    await sleep(1000);
-    const busy = pctOfCore(systemCpuDelta(a, readSystemCpu()).busy, 1);
-    if (busy <= QUIET_BUSY_PCT || Date.now() >= deadline) {
-      if (waited) log(`  (waited for a quieter machine: ${fmt(busy)} % busy now)`);
-      return busy;
-    }
-    waited = true;
-  }
-}
 
 async function runLevels(
   phase: Phase,
