@@ -10,7 +10,7 @@
 //
 // All commands are argument arrays (execa), never shell strings; `ip -batch` keeps it to a few calls.
 
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { execa } from "execa";
 import { ipToString, macToString } from "../../wire/bytes.js";
 import { type AddressPlan, hostAddress, type PortAddress, portKey } from "../address-plan.js";
@@ -215,7 +215,32 @@ export async function teardown(lab: string, progress: Progress = () => {}): Prom
       for (const ns of mine) await execa("ip", ["netns", "delete", ns], { reject: false });
     });
   rmSync(labDir(lab), { recursive: true, force: true });
+  await sweep(lab, progress);
   return { killed: targets.length, namespaces: mine.length };
+}
+
+/**
+ * A last look after the teardown: on a loaded machine a process can outlive the waits above, or one
+ * still shutting down can write into the state directory after it went. KILL whatever of the lab is left
+ * and delete it again, until nothing is (three rounds at most).
+ */
+async function sweep(lab: string, progress: Progress): Promise<void> {
+  for (let round = 0; round < 3; round++) {
+    const pids = findLabProcesses(lab)
+      .map((p) => p.pid)
+      .filter(alive);
+    const namespaces = (await listNamespaces(lab)).filter((ns) => labOfNamespace(ns, [lab]) === lab);
+    if (pids.length === 0 && namespaces.length === 0 && !existsSync(labDir(lab))) return;
+    progress(`${pids.length} processes and ${namespaces.length} namespaces were still there: removing them`);
+    for (const pid of pids) {
+      try {
+        process.kill(pid, "SIGKILL");
+      } catch {}
+    }
+    await waitGone(pids, 5000);
+    for (const ns of namespaces) await execa("ip", ["netns", "delete", ns], { reject: false });
+    rmSync(labDir(lab), { recursive: true, force: true });
+  }
 }
 
 /**
