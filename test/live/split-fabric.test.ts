@@ -203,7 +203,9 @@ t.test(
     );
     // The capture the device makes of its own port (its namespace may be on another host), meanwhile.
     const pcap = join(dir, "leaf2-eth6.pcap");
-    const capturing = rl(["capture", "leaf2:eth6", "-w", pcap, "--seconds", "6", "--name", ATTACH]);
+    // Pings for 5 s (20 at 250 ms, every one answered) so that the capture, which on a loaded machine can
+    // take seconds to begin (a CLI process, the attachment, the device starting tcpdump), still sees some.
+    const capturing = rl(["capture", "leaf2:eth6", "-w", pcap, "--seconds", "8", "--name", ATTACH]);
     await new Promise((r) => setTimeout(r, 1500));
     const ping = await execa(
       "ip",
@@ -213,9 +215,11 @@ t.test(
         nodeNs(LAB, "h1"),
         "ping",
         "-c",
-        "3",
-        "-W",
-        "5",
+        "20",
+        "-i",
+        "0.25",
+        "-w",
+        "10",
         "-M",
         "do",
         "-s",
