@@ -142,6 +142,8 @@ export interface LabController {
   setLink(node: string, port: number, up: boolean): Promise<void>;
   kill(node: string): Promise<void>;
   restart(node: string): Promise<void>;
+  /** Makes a host's NIC send XOFF for ever on `priority`, as a broken NIC does; null stops it. */
+  pfcStorm(host: string, priority: number | null): Promise<void>;
   /** Re-enables PFC (and the watchdog) on a switch port and priority the PFC watchdog switched off. */
   pfcEnable(node: string, port: number, priority: number): Promise<void>;
   /** Applies a switch threshold preset (seed 002's table) to every switch. */

@@ -32,7 +32,7 @@ export const KEY_HELP: readonly KeyGroup[] = [
       ["k  r", "kill / restart a node (choose one)"],
       ["t", "threshold presets: aggressive, balanced, conservative"],
       ["u", "background UDP (kernel datagrams) between two hosts"],
-      ["e", "re-enable PFC on a port/priority the PFC watchdog holds"],
+      ["x  e", "PFC storm from a NIC / re-enable PFC the watchdog holds"],
     ],
   },
   {

@@ -69,6 +69,11 @@ async function perform(
     case "pfc-enable":
       await lab.pfcEnable(e.node, e.port, e.priority);
       return `${e.node}:eth${e.port} prio ${e.priority}: PFC enabled`;
+    case "pfc-storm":
+      await lab.pfcStorm(e.host, e.priority);
+      return e.priority === null
+        ? `${e.host}: PFC storm stopped`
+        : `${e.host}: PFC storm on priority ${e.priority}`;
     case "notice":
       throw new Error(e.text);
     case "quit":

@@ -2,12 +2,19 @@
 // function that turns a key press into the next state and, for actions, an effect on the lab. Keeping it
 // pure lets the key handling be tested without a terminal or a lab.
 
-import { parseRate, parseSize } from "../device/units.js";
 import type { IncastRequest, ThresholdPreset, UdpRequest } from "../lab/controller.js";
 import { THRESHOLD_PRESETS } from "../lab/controller.js";
 import { formatSize } from "../lab/units.js";
 import { EVENT_FILTERS, type EventFilter } from "./derive.js";
 import { splitEndpoint } from "./format.js";
+import {
+  type FormPrompt,
+  incastForm,
+  type PfcStormEffect,
+  pfcStormForm,
+  submitForm,
+  udpForm,
+} from "./forms.js";
 import {
   type HeldPriority,
   openPfcEnable,
@@ -19,26 +26,12 @@ import {
 export const TABS = ["fabric", "node", "flows", "events"] as const;
 export type Tab = (typeof TABS)[number];
 
-/** A text field of a form prompt. */
-export interface FormField {
-  readonly name: string;
-  readonly label: string;
-  readonly value: string;
-  readonly hint: string;
-}
-
-export type FormKind = "incast" | "udp";
 export type ChoiceKind = "link" | "kill" | "restart" | "preset";
 
-export type Prompt =
-  | {
-      readonly kind: FormKind;
-      readonly fields: readonly FormField[];
-      readonly focus: number;
-      readonly error: string | null;
-    }
-  | { readonly kind: ChoiceKind; readonly index: number }
-  | PfcEnablePrompt;
+export type { FormField, FormKind, FormPrompt } from "./forms.js";
+export { incastForm, pfcStormForm, submitForm, udpForm } from "./forms.js";
+
+export type Prompt = FormPrompt | { readonly kind: ChoiceKind; readonly index: number } | PfcEnablePrompt;
 
 export interface EventsScroll {
   readonly filter: EventFilter;
@@ -131,50 +124,12 @@ export type Effect =
   | { readonly type: "pause" }
   | { readonly type: "speed"; readonly factor: number }
   | { readonly type: "notice"; readonly text: string }
-  | PfcEnableEffect;
+  | PfcEnableEffect
+  | PfcStormEffect;
 
 export interface KeyResult {
   readonly ui: UiState;
   readonly effect: Effect | null;
-}
-
-function hostsOf(ctx: KeyContext): string[] {
-  return ctx.nodes.filter((n) => n.kind === "host").map((n) => n.name);
-}
-
-/** The incast form, prefilled: the last host receives from the first four others, 4 MB each. */
-export function incastForm(ctx: KeyContext): Prompt {
-  const hosts = hostsOf(ctx);
-  return {
-    kind: "incast",
-    focus: 0,
-    error: null,
-    fields: [
-      { name: "to", label: "receiver", value: hosts[hosts.length - 1] ?? "", hint: hosts.join(" ") },
-      {
-        name: "from",
-        label: "senders",
-        value: String(Math.max(1, Math.min(4, hosts.length - 1))),
-        hint: `1-${Math.max(1, hosts.length - 1)}, the first hosts other than the receiver`,
-      },
-      { name: "size", label: "bytes each", value: "4MB", hint: "e.g. 512KB, 4MB, 16MiB" },
-    ],
-  };
-}
-
-/** The background-UDP form, prefilled: first host to last host at 10 Gb/s. */
-export function udpForm(ctx: KeyContext): Prompt {
-  const hosts = hostsOf(ctx);
-  return {
-    kind: "udp",
-    focus: 0,
-    error: null,
-    fields: [
-      { name: "from", label: "from", value: hosts[0] ?? "", hint: hosts.join(" ") },
-      { name: "to", label: "to", value: hosts[hosts.length - 1] ?? "", hint: hosts.join(" ") },
-      { name: "rate", label: "rate", value: "10G", hint: "emulated bits/s, e.g. 500M, 10G, 40G" },
-    ],
-  };
 }
 
 /** How many choices a chooser prompt has. */
@@ -191,35 +146,6 @@ export function choiceCount(kind: ChoiceKind, ctx: KeyContext): number {
 
 function clamp(v: number, lo: number, hi: number): number {
   return Math.max(lo, Math.min(hi, v));
-}
-
-function field(p: { fields: readonly FormField[] }, name: string): string {
-  return p.fields.find((f) => f.name === name)?.value.trim() ?? "";
-}
-
-/** Validates a form; an effect when it is good, else what is wrong. */
-export function submitForm(
-  p: Extract<Prompt, { kind: FormKind }>,
-  ctx: KeyContext,
-): Effect | { error: string } {
-  const hosts = hostsOf(ctx);
-  if (p.kind === "incast") {
-    const to = field(p, "to");
-    if (!hosts.includes(to)) return { error: `receiver must be a host: ${hosts.join(", ")}` };
-    const from = Number(field(p, "from"));
-    if (!Number.isInteger(from) || from < 1 || from > hosts.length - 1)
-      return { error: `senders must be 1-${hosts.length - 1}` };
-    const bytes = parseSize(field(p, "size"));
-    if (bytes === null || bytes <= 0) return { error: `"${field(p, "size")}" is not a size (e.g. 4MB)` };
-    return { type: "incast", req: { to, from, bytes } };
-  }
-  const from = field(p, "from");
-  const to = field(p, "to");
-  if (!hosts.includes(from)) return { error: `from must be a host: ${hosts.join(", ")}` };
-  if (!hosts.includes(to) || to === from) return { error: "to must be another host" };
-  const rateBps = parseRate(field(p, "rate"));
-  if (rateBps === null) return { error: `"${field(p, "rate")}" is not a rate (e.g. 10G)` };
-  return { type: "udp", req: { from, to, rateBps } };
 }
 
 /** The effect of choosing entry `index` of a chooser. */
@@ -261,12 +187,7 @@ function printable(input: string): boolean {
   return input.length > 0 && [...input].every((ch) => ch >= " " && ch !== "\u007f");
 }
 
-function formKey(
-  ui: UiState,
-  p: Extract<Prompt, { kind: FormKind }>,
-  press: KeyPress,
-  ctx: KeyContext,
-): KeyResult {
+function formKey(ui: UiState, p: FormPrompt, press: KeyPress, ctx: KeyContext): KeyResult {
   const { input, key } = press;
   const n = p.fields.length;
   if (key.escape) return { ui: { ...ui, prompt: null }, effect: null };
@@ -379,6 +300,10 @@ export function reduceKey(ui: UiState, press: KeyPress, ctx: KeyContext): KeyRes
       return { ui: { ...ui, prompt: incastForm(ctx) }, effect: null };
     case "u":
       return { ui: { ...ui, prompt: udpForm(ctx) }, effect: null };
+    case "x": {
+      const onScreen = ui.tab === "node" ? ctx.nodes[ui.node]?.name : undefined;
+      return { ui: { ...ui, prompt: pfcStormForm(ctx, onScreen) }, effect: null };
+    }
     case "s":
       return { ui, effect: { type: "stop" } };
     case "l":
@@ -476,6 +401,8 @@ export function describeEffect(e: Effect): string {
       return e.text;
     case "pfc-enable":
       return `PFC on ${e.node}:eth${e.port} priority ${e.priority}`;
+    case "pfc-storm":
+      return e.priority === null ? `stopping ${e.host}'s PFC storm` : `PFC storm from ${e.host}`;
     case "quit":
       return "quit";
   }

@@ -88,6 +88,22 @@ t.test("s, l, k, r, t, u call the lab", async (t) => {
   d.ui.unmount();
 });
 
+t.test("x: a PFC storm from a host's NIC, and off stops it", async (t) => {
+  const d = await dashboard({ columns: 100, rows: 30 });
+  await d.ui.type("x");
+  const prompt = text(d.ui.screen());
+  t.match(prompt, /PFC storm: the host's NIC sends XOFF for ever/);
+  t.match(prompt, /> host\s+\[h8_\s*\]/, "the last host");
+  t.match(prompt, /priority\s+\[3\s*\]/);
+  await d.ui.type(KEY.enter);
+  t.same(d.lab.calls.at(-1), { method: "pfcStorm", args: ["h8", 3] });
+  t.match(statusLine(d.ui.screen()), /ok: h8: PFC storm on priority 3/);
+  await d.ui.type("x", KEY.tab, KEY.backspace, "off", KEY.enter);
+  t.same(d.lab.calls.at(-1), { method: "pfcStorm", args: ["h8", null] });
+  t.match(statusLine(d.ui.screen()), /ok: h8: PFC storm stopped/);
+  d.ui.unmount();
+});
+
 t.test("a lab error is shown, never thrown", async (t) => {
   const d = await dashboard({ columns: 100, rows: 30 });
   d.lab.failures.set("kill", "spine1 is killed");

@@ -218,3 +218,38 @@ t.test("a run of characters becomes its keys", async (t) => {
     { type: "incast", req: { to: "h2", from: 2, bytes: 4_000_000 } },
   ]);
 });
+
+t.test("PFC storm form (x)", async (t) => {
+  t.same(
+    keys([k("x"), k("", { return: true })]).effects,
+    [{ type: "pfc-storm", host: "h3", priority: 3 }],
+    "the last host, priority 3",
+  );
+  // On the node view of a host, that host.
+  const onH1 = keys([k("2"), k("n"), k("n"), k("x"), k("", { return: true })]);
+  t.same(onH1.effects, [{ type: "pfc-storm", host: "h1", priority: 3 }], "the host on screen");
+  const stop = keys([
+    k("x"),
+    k("", { tab: true }),
+    k("u", { ctrl: true }),
+    k("off"),
+    k("", { return: true }),
+  ]);
+  t.same(stop.effects, [{ type: "pfc-storm", host: "h3", priority: null }], "off stops the host's storm");
+  const badPrio = keys([
+    k("x"),
+    k("", { tab: true }),
+    k("u", { ctrl: true }),
+    k("9"),
+    k("", { return: true }),
+  ]);
+  t.match((badPrio.ui.prompt as { error: string }).error, /priority must be 0-7, or off/);
+  t.equal(badPrio.effects.length, 0);
+  const badHost = keys([k("x"), k("u", { ctrl: true }), k("leaf1"), k("", { return: true })]);
+  t.match(
+    (badHost.ui.prompt as { error: string }).error,
+    /host must be one of: h1, h2, h3/,
+    "a switch cannot storm",
+  );
+  t.equal(keys([k("x"), k("", { escape: true })]).ui.prompt, null);
+});

@@ -20,6 +20,7 @@ const TITLES: Record<Prompt["kind"], string> = {
   kill: "Kill a node: SIGKILL its device process (r restarts it)",
   restart: "Restart a node: a fresh device process",
   preset: "ECN/PFC threshold preset for every switch (presets: default, aggressive, balanced, conservative)",
+  "pfc-storm": "PFC storm: the host's NIC sends XOFF for ever on one priority, as a broken NIC does",
   "pfc-enable": "Re-enable PFC on a port and priority the PFC watchdog holds (rocelab pfc enable)",
 };
 
