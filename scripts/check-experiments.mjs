@@ -84,6 +84,7 @@ const EXPERIMENTS = [
   ["ai-ecn/central.yaml", "ai-ecn/central"],
   ["pfc-deadlock/loop-no-watchdog.yaml", "pfc-deadlock/loop-no-watchdog"],
   ["pfc-deadlock/loop-watchdog-drop.yaml", "pfc-deadlock/loop-watchdog-drop"],
+  ["pfc-deadlock/loop-stale-route.yaml", "pfc-deadlock/loop-stale-route"],
   ["pfc-deadlock/loop-watchdog-forward.yaml", "pfc-deadlock/loop-watchdog-forward"],
   ["pfc-deadlock/loop-prevention.yaml", "pfc-deadlock/loop-prevention"],
   ["pfc-deadlock/storm-no-watchdog.yaml", "pfc-deadlock/storm-no-watchdog"],

@@ -1,9 +1,11 @@
 // PFC deadlock and storm commands on a running lab: `rocelab inject pfc-storm HOST` makes a host's NIC
 // keep its leaf paused (nic/pfc-storm.ts), `rocelab pfc enable NODE:ethN PRIO` re-enables PFC on a switch
-// port and priority the PFC watchdog switched off or latched off (switch/features/pfc-watchdog.ts).
+// port and priority the PFC watchdog switched off or latched off (switch/features/pfc-watchdog.ts), and
+// `rocelab inject route SWITCH TO VIA` adds a static route to a running lab: a stale route, a routing loop.
 
 import type { Command } from "commander";
 import { DEFAULT_LAB } from "../lab/live/names.js";
+import { runtimeRouteProblem } from "../lab/static-routes.js";
 import { NodeKind } from "../lab/topology.js";
 import { action, UsageError } from "./errors.js";
 import { endpoint, withLab } from "./lab-commands.js";
@@ -40,6 +42,39 @@ export function registerPfcCommands(program: Command): void {
           );
         });
       }),
+    );
+
+  inject
+    .command("route")
+    .argument("<switch>", "the switch that gets the route")
+    .argument("<to>", "a host's name or a prefix like 10.1.0.5/32")
+    .argument("[via]", "the port it leaves by, ethN")
+    .description(
+      "add a static route on a running lab's switch, over its computed routes (nothing stops it from looping: that is how a stale route makes a PFC deadlock); --withdraw takes it back",
+    )
+    .option("--withdraw", "withdraw the route to <to> added before")
+    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .action(
+      action(
+        async (
+          node: string,
+          to: string,
+          via: string | undefined,
+          opts: { withdraw?: boolean; name?: string },
+        ) => {
+          if (opts.withdraw && via !== undefined) throw new UsageError("--withdraw takes no port");
+          if (!opts.withdraw && via === undefined)
+            throw new UsageError("give the port the route leaves by (ethN)");
+          await withLab(opts, async (lab) => {
+            const why = runtimeRouteProblem(lab.topology, node, to, via ?? null);
+            if (why !== null) throw new UsageError(why);
+            await lab.staticRoute(node, to, via ?? null);
+            process.stdout.write(
+              via === undefined ? `${node}: route to ${to} withdrawn\n` : `${node}: ${to} via ${via}\n`,
+            );
+          });
+        },
+      ),
     );
 
   const pfc = program.command("pfc").description("PFC on a running lab's switches");

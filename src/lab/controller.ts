@@ -144,6 +144,11 @@ export interface LabController {
   restart(node: string): Promise<void>;
   /** Makes a host's NIC send XOFF for ever on `priority`, as a broken NIC does; null stops it. */
   pfcStorm(host: string, priority: number | null): Promise<void>;
+  /**
+   * Adds (via "ethN") or withdraws (via null) a static route on a switch, over the computed and the
+   * topology's routes; `to` is a host or a prefix. Nothing stops it from looping (that is the point).
+   */
+  staticRoute(node: string, to: string, via: string | null): Promise<void>;
   /** Re-enables PFC (and the watchdog) on a switch port and priority the PFC watchdog switched off. */
   pfcEnable(node: string, port: number, priority: number): Promise<void>;
   /** Applies a switch threshold preset (seed 002's table) to every switch. */

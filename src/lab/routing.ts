@@ -5,7 +5,7 @@
 
 import type { NextHop, Route } from "../switch/config.js";
 import { type AddressPlan, portKey } from "./address-plan.js";
-import { applyStaticRoutes } from "./static-routes.js";
+import { applyStaticRoutes, type RuntimeRoutes } from "./static-routes.js";
 import { NodeKind, type Topology } from "./topology.js";
 
 interface Adjacency {
@@ -21,6 +21,7 @@ export function computeRoutes(
   topo: Topology,
   plan: AddressPlan,
   down: ReadonlySet<number> = new Set(),
+  runtime?: RuntimeRoutes,
 ): Map<string, Route[]> {
   const kind = new Map(topo.nodes.map((n) => [n.name, n.kind]));
   const isSwitch = (n: string): boolean => kind.get(n) === NodeKind.Switch;
@@ -87,6 +88,6 @@ export function computeRoutes(
   }
   for (const list of routes.values())
     list.sort((x, y) => y.prefixLength - x.prefixLength || x.prefix - y.prefix);
-  applyStaticRoutes(topo, plan, routes, down);
+  applyStaticRoutes(topo, plan, routes, down, runtime);
   return routes;
 }

@@ -21,6 +21,7 @@ import {
   type WorkloadSettings,
 } from "./schema.js";
 import { NO_CHANGE, type SettingsChange } from "./settings-layers.js";
+import { runtimeRouteProblem } from "./static-routes.js";
 import {
   defaultTopology,
   hosts,
@@ -58,6 +59,14 @@ export type Step =
       /** null stops the host's storm. */
       readonly priority: number | null;
       readonly intervalNs?: number;
+    }
+  | {
+      readonly atNs: number;
+      readonly kind: "route";
+      readonly node: string;
+      readonly to: string;
+      /** null withdraws the route an earlier step added. */
+      readonly via: string | null;
     };
 
 export interface Scenario {
@@ -162,6 +171,14 @@ export function resolveScenario(parsed: ScenarioFile, file: string, doc: SourceD
       timeline.push({ atNs: s.at, kind: "link", up, node, port });
     } else if ("inject" in s) {
       const i = s.inject;
+      if ("route" in i || "withdrawRoute" in i) {
+        const r = "route" in i ? i.route : i.withdrawRoute;
+        const via = "route" in i ? i.route.via : null;
+        const why = runtimeRouteProblem(topology, r.node, r.to, via);
+        if (why !== null) problem([...at, "inject", "route" in i ? "route" : "withdrawRoute"], why);
+        timeline.push({ atNs: s.at, kind: "route", node: r.node, to: r.to, via });
+        return;
+      }
       const host = "pfcStorm" in i ? i.pfcStorm : i.stopPfcStorm;
       checkHost(host, [...at, "inject", "pfcStorm" in i ? "pfcStorm" : "stopPfcStorm"]);
       if ("pfcStorm" in i) {

@@ -287,6 +287,12 @@ const step = z.union([
           })
           .strict(),
         z.object({ stopPfcStorm: hostName }).strict(),
+        /** A static route added on a switch while the run goes: a stale route, a routing loop. */
+        z.object({ route: staticRoute.extend({ node: z.string() }).strict() }).strict(),
+        /** Withdraws a route an earlier step added. */
+        z
+          .object({ withdrawRoute: staticRoute.pick({ to: true }).extend({ node: z.string() }).strict() })
+          .strict(),
       ]),
     })
     .strict(),

@@ -5,10 +5,12 @@
 import type { Device, DeviceEnv } from "../device/contract.js";
 import type { NicStats } from "../nic/stats-types.js";
 import { type SimLink, Simulator } from "../runtime/sim/simulator.js";
+import type { Route } from "../switch/config.js";
 import { Switch } from "../switch/switch.js";
 import { type AddressPlan, type PortAddress, planAddresses, portKey } from "./address-plan.js";
 import { computeRoutes } from "./routing.js";
 import { type SettingsChange, SettingsLayers } from "./settings-layers.js";
+import { RuntimeRoutes } from "./static-routes.js";
 import { buildSwitchConfig } from "./switch-config.js";
 import { NodeKind, type TopoLink, type Topology } from "./topology.js";
 
@@ -34,6 +36,8 @@ export class SimFabric {
   private readonly simLinks = new Map<number, SimLink>();
   private readonly down = new Set<number>();
   private readonly convergenceNs: number;
+  /** Static routes added while it runs (a scenario's `inject: { route }`, the lab's `staticRoute`). */
+  private readonly runtimeRoutes: RuntimeRoutes;
 
   constructor(
     readonly topo: Topology,
@@ -44,6 +48,7 @@ export class SimFabric {
     this.plan = planAddresses(topo);
     this.convergenceNs = opts.convergenceNs ?? 0;
     this.settings = opts.settings ?? new SettingsLayers(topo);
+    this.runtimeRoutes = new RuntimeRoutes(topo);
     const routes = computeRoutes(topo, this.plan);
     for (const node of topo.nodes) {
       if (node.kind === NodeKind.Switch) {
@@ -100,11 +105,29 @@ export class SimFabric {
     if (up) this.down.delete(id);
     else this.down.add(id);
     this.sim.setLinkUp(this.simLinks.get(id)!, up);
-    this.sim.at(this.sim.now + this.convergenceNs, (now) => {
-      const routes = computeRoutes(this.topo, this.plan, this.down);
-      for (const [name, sw] of this.switches)
-        sw.command({ type: "set-routes", routes: routes.get(name) ?? [] }, now);
-    });
+    this.sim.at(this.sim.now + this.convergenceNs, (now) => this.installRoutes(now));
+  }
+
+  /**
+   * Adds (via: ethN) or withdraws (via: null) a static route on a switch; it applies at once, as an
+   * operator's static route does (no convergence delay). Throws, saying why, for a route the topology
+   * cannot take.
+   */
+  setStaticRoute(node: string, to: string, via: string | null): void {
+    if (via === null) {
+      if (!this.runtimeRoutes.withdraw(node, to)) throw new Error(`${node} has no added route to ${to}`);
+    } else this.runtimeRoutes.add(node, { to, via });
+    this.installRoutes(this.sim.now);
+  }
+
+  private currentRoutes(): Map<string, Route[]> {
+    return computeRoutes(this.topo, this.plan, this.down, this.runtimeRoutes);
+  }
+
+  private installRoutes(now: number): void {
+    const routes = this.currentRoutes();
+    for (const [name, sw] of this.switches)
+      sw.command({ type: "set-routes", routes: routes.get(name) ?? [] }, now);
   }
 
   isDown(id: number): boolean {
@@ -129,7 +152,7 @@ export class SimFabric {
     const node = this.topo.nodes.find((n) => n.name === name);
     if (!node) throw new Error(`no node ${name}`);
     if (node.kind === NodeKind.Switch) {
-      const routes = computeRoutes(this.topo, this.plan, this.down);
+      const routes = this.currentRoutes();
       const cfg = buildSwitchConfig(
         this.topo,
         this.plan,

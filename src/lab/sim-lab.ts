@@ -320,6 +320,16 @@ export class SimLab implements LabController {
     return reply.ok ? Promise.resolve() : Promise.reject(new Error(`${host}: ${reply.error}`));
   }
 
+  /** Adds (via ethN) or withdraws (via null) a static route on a switch, as LiveLab.staticRoute. */
+  staticRoute(node: string, to: string, via: string | null): Promise<void> {
+    try {
+      this.fabric.setStaticRoute(node, to, via);
+      return Promise.resolve();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  }
+
   pfcEnable(node: string, port: number, priority: number): Promise<void> {
     const sw = this.fabric.switches.get(node);
     if (sw === undefined) return Promise.reject(new Error(`${node} is not a switch`));

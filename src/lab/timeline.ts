@@ -19,6 +19,8 @@ export interface TimelineLab<R extends void | Promise<void>> {
   stopWorkloads(atNs: number, workloads: "all" | readonly string[]): R;
   /** A host's NIC starts a PFC storm on `priority` (null: stops it). */
   pfcStorm(atNs: number, host: string, priority: number | null, intervalNs: number | undefined): R;
+  /** Adds (via ethN) or withdraws (via null) a static route on a switch. */
+  staticRoute(atNs: number, node: string, to: string, via: string | null): R;
 }
 
 /** Virtual time: `at` schedules `run` at emulated `atNs` and returns at once. */
@@ -47,6 +49,7 @@ function handlers<R extends void | Promise<void>>(): Handlers<R> {
     link: (lab, s) => lab.setLink(s.atNs, s.node, s.port, s.up),
     stop: (lab, s) => lab.stopWorkloads(s.atNs, s.workloads),
     "pfc-storm": (lab, s) => lab.pfcStorm(s.atNs, s.host, s.priority, s.intervalNs),
+    route: (lab, s) => lab.staticRoute(s.atNs, s.node, s.to, s.via),
   };
 }
 

@@ -4,10 +4,11 @@
 // Lab name h14x (unique to this file).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { execa } from "execa";
 import t, { type Test } from "tap";
 import { runScenarioLive } from "../../src/lab/live/run-live.js";
 import { loadScenario } from "../../src/lab/scenario.js";
-import { labNamespaces, requireRoot, rl } from "../helpers/live.js";
+import { labNamespaces, requireRoot, rl, statsOf, upLab } from "../helpers/live.js";
 
 requireRoot(t);
 
@@ -52,3 +53,49 @@ t.test("live: the watchdog (drop) breaks the deadlock and the victim completes",
   const victim = report.flows.find((f) => f.workload === "victim")!;
   t.ok(victim.fctNs !== null && victim.fctNs !== undefined, `the victim completed (${victim.fctNs} ns)`);
 });
+
+t.test(
+  "live: rocelab inject route makes a stale route on a running ring, --withdraw takes it back",
+  async (t) => {
+    const lab = "h14r";
+    t.teardown(async () => {
+      await rl(["down", "--name", lab]);
+    });
+    await upLab(t, lab, "docs/examples/ring4.yaml");
+    const ping = () =>
+      execa("ip", ["netns", "exec", `rl-${lab}-h1`, "ping", "-c", "2", "-W", "3", "10.1.0.5"], {
+        reject: false,
+      });
+    t.equal((await ping()).exitCode, 0, "h1 pings h3 round the ring");
+
+    const bad = await rl(["inject", "route", "s3", "h3", "eth9", "--name", lab]);
+    t.not(bad.exitCode, 0, "a port s3 does not have is refused");
+    t.match(bad.stderr, /s3 has no link on eth9 \(it has eth1, eth2, eth3\)/);
+    t.match((await rl(["inject", "route", "h1", "h3", "eth1", "--name", lab])).stderr, /h1 is a host/);
+
+    const add = await rl(["inject", "route", "s3", "h3", "eth1", "--name", lab]);
+    t.equal(add.exitCode, 0, add.stderr);
+    t.match(add.stdout, /s3: h3 via eth1/);
+    const looped = await ping();
+    t.not(looped.exitCode, 0, "with s3 sending h3's traffic to s4 and s4 sending it back, no reply comes");
+    let expired = 0;
+    for (const n of ["s3", "s4"]) {
+      const st = await statsOf(lab, n);
+      if (st.kind === "switch") expired += st.counters.drop_ttl_expired ?? 0;
+    }
+    t.ok(
+      expired > 0,
+      `the echo requests bounce between s3 and s4 until their TTL runs out (${expired} expired)`,
+    );
+
+    const back = await rl(["inject", "route", "s3", "h3", "--withdraw", "--name", lab]);
+    t.equal(back.exitCode, 0, back.stderr);
+    t.match(back.stdout, /s3: route to h3 withdrawn/);
+    t.equal((await ping()).exitCode, 0, "withdrawn: the computed route is back and h1 reaches h3 again");
+    t.match(
+      (await rl(["inject", "route", "s3", "h3", "--withdraw", "--name", lab])).stderr,
+      /s3 has no added route to h3/,
+      "withdrawing twice says there is nothing to withdraw",
+    );
+  },
+);

@@ -14,6 +14,7 @@ import type { FlowReport } from "../report/report.js";
 import { computeRoutes } from "../routing.js";
 import type { NicSettings, SwitchSettings } from "../schema.js";
 import { hostChange, type SettingsLayers, switchChange } from "../settings-layers.js";
+import { RuntimeRoutes } from "../static-routes.js";
 import { buildSwitchConfig } from "../switch-config.js";
 import { linkAt, type Topology } from "../topology.js";
 import type { ClockMode } from "./clock-plan.js";
@@ -61,6 +62,8 @@ export interface FleetOptions {
 export class DeviceFleet {
   readonly devices = new Map<string, DeviceConnection>();
   readonly downLinks = new Set<number>();
+  /** Static routes added while the lab runs (`rocelab inject route`, a scenario's `inject: { route }`). */
+  private readonly runtimeRoutes: RuntimeRoutes;
   readonly traffic: FleetTraffic;
   private readonly events: LabEvent[] = [];
   /** Latest device timer lateness reported since `takeWorstLate`, emulated ns. */
@@ -69,6 +72,7 @@ export class DeviceFleet {
   private stopping = false;
 
   constructor(private readonly opts: FleetOptions) {
+    this.runtimeRoutes = new RuntimeRoutes(opts.topo);
     this.traffic = new FleetTraffic(opts.topo, opts.plan, opts.seed, {
       now: () => opts.clock.now(),
       realMsUntilIn: (ns) => opts.clock.realMsUntil(opts.clock.free() + ns),
@@ -210,19 +214,41 @@ export class DeviceFleet {
     const routes = this.routes();
     const clock = this.opts.clock;
     const delayMs = clock.realMsUntil(clock.free() + this.opts.convergenceNs);
-    setTimeout(() => {
-      for (const [name, d] of this.devices) {
-        if (d.kind === "switch" && d.status === "running")
-          void d
-            .request({ type: "command", command: { type: "set-routes", routes: routes.get(name) ?? [] } })
-            .catch(() => {});
-      }
-    }, delayMs);
+    setTimeout(() => void this.installRoutes(routes), delayMs);
   }
 
-  /** The routes of every switch with the links that are down now. */
+  /**
+   * Adds (via: ethN) or withdraws (via: null) a static route on a switch, at once (an operator's static
+   * route has no convergence delay); resolves when every running switch has its new routes.
+   */
+  async setStaticRoute(node: string, to: string, via: string | null): Promise<void> {
+    if (via === null) {
+      if (!this.runtimeRoutes.withdraw(node, to)) throw new Error(`${node} has no added route to ${to}`);
+    } else this.runtimeRoutes.add(node, { to, via });
+    this.record({
+      t: this.opts.clock.now(),
+      device: node,
+      kind: "info",
+      detail: via === null ? `static route to ${to} withdrawn` : `static route to ${to} via ${via}`,
+    });
+    await this.installRoutes(this.routes());
+  }
+
+  private async installRoutes(routes: ReturnType<typeof computeRoutes>): Promise<void> {
+    await Promise.all(
+      [...this.devices]
+        .filter(([, d]) => d.kind === "switch" && d.status === "running")
+        .map(([name, d]) =>
+          d
+            .request({ type: "command", command: { type: "set-routes", routes: routes.get(name) ?? [] } })
+            .catch(() => {}),
+        ),
+    );
+  }
+
+  /** The routes of every switch with the links that are down now and the static routes added at run time. */
   routes(): ReturnType<typeof computeRoutes> {
-    return computeRoutes(this.opts.topo, this.opts.plan, this.downLinks);
+    return computeRoutes(this.opts.topo, this.opts.plan, this.downLinks, this.runtimeRoutes);
   }
 
   /** A device that starts afresh has every port up: tells it which of its links are down. */

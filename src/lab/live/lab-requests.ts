@@ -91,6 +91,9 @@ export async function handleLabRequest(
       return lab.udpStats();
     case "dilation":
       return lab.setDilation(a.dilation === "auto" ? "auto" : Number(a.dilation));
+    case "route":
+      await fleet.setStaticRoute(String(a.node), String(a.to), a.via === null ? null : String(a.via));
+      return { ok: true };
     case "capture":
       return fleet.capture(String(a.node), Number(a.port), Number(a.seconds), String(a.file));
     case "switch-config":

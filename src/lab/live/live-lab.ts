@@ -352,6 +352,11 @@ export class LiveLab implements LabController {
     if (!reply.ok) throw new Error(`${host}: ${reply.error ?? "refused"}`);
   }
 
+  /** Adds (via ethN) or withdraws (via null) a static route on a switch, as `rocelab inject route`. */
+  async staticRoute(node: string, to: string, via: string | null): Promise<void> {
+    await this.client.request("route", { node, to, via });
+  }
+
   /** Re-enables PFC (and the watchdog) on a switch port and priority the watchdog switched off. */
   async pfcEnable(node: string, port: number, priority: number): Promise<void> {
     const command = { type: "pfc-enable", port, priority };

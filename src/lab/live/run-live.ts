@@ -140,6 +140,12 @@ function liveTimelineLab(lab: LiveLab, progress: (line: string) => void): Timeli
       if (workloads === "all") await lab.stopTraffic();
       else await lab.request("stop-workloads", { names: workloads });
     },
+    async staticRoute(atNs, node, to, via) {
+      await lab.staticRoute(node, to, via);
+      progress(
+        `  ${(atNs / 1e3).toFixed(0)} µs: ${node} ${via === null ? `withdrew its route to ${to}` : `routes ${to} via ${via}`}`,
+      );
+    },
     async pfcStorm(atNs, host, priority, intervalNs) {
       await lab.pfcStorm(host, priority, intervalNs);
       progress(
