@@ -34,9 +34,10 @@ const OTHER_COMMANDS: Readonly<Record<string, string>> = {
   sha256sum: "coreutils",
   setpriv: "util-linux",
   unshare: "util-linux",
+  bash: "bash",
 };
 /** Debian's Essential packages that those commands come from: in every Debian image, slim ones too. */
-const ESSENTIAL = new Set(["coreutils", "util-linux"]);
+const ESSENTIAL = new Set(["bash", "coreutils", "util-linux"]);
 
 /** The packages the Dockerfile's `apt-get install` lines name (options and other commands left out). */
 function aptPackages(dockerfile: string): string[] {

@@ -2,7 +2,7 @@
 // still bringing devices up does) and a state directory written after teardown removed it. Without the
 // sweep both outlive `down`. Root: a namespace of the lab is created and must be deleted too.
 import { spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { execa } from "execa";
 import t from "tap";
 import { labDir } from "../../src/lab/live/names.js";
@@ -20,7 +20,7 @@ t.teardown(async () => {
     } catch {}
   }
   await execa("ip", ["netns", "delete", `rl-${LAB}-x`], { reject: false });
-  await execa("rm", ["-rf", labDir(LAB)]);
+  rmSync(labDir(LAB), { recursive: true, force: true });
 });
 
 t.test("a process started during the teardown and its state directory are swept away", async (t) => {
