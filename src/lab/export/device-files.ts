@@ -7,137 +7,29 @@
 
 import type { PortConfig } from "../../switch/config.js";
 import { ipToString, macToString } from "../../wire/bytes.js";
-import { hostAddress, planAddresses, portKey } from "../address-plan.js";
-import { HOST_KERNEL_IF, HOST_NIC_IF, NIC_HOST_PORT } from "../live/names.js";
-import { interfaceMtu } from "../live/provision.js";
-import { LIVE_REACTION_MS } from "../live/supervisor.js";
-import { buildNicConfig } from "../nic-config.js";
-import { roceV1Of } from "../rocev1.js";
-import { computeRoutes } from "../routing.js";
-import { SettingsLayers, switchChange } from "../settings-layers.js";
-import { buildSwitchConfig } from "../switch-config.js";
-import { linkAt, NodeKind, type Topology } from "../topology.js";
+import { planAddresses } from "../address-plan.js";
+import {
+  type DeviceFile,
+  type DeviceFilesOptions,
+  deviceFiles as localDeviceFiles,
+} from "../live/device-file.js";
+import { linkAt, type Topology } from "../topology.js";
 import { tunnelDelayNs } from "./underlay.js";
 
-/** Format tag of the files below; a reader refuses any other. */
-export const DEVICE_FILE_FORMAT = "rocelab-device/1" as const;
+export { DEVICE_FILE_FORMAT, type DeviceFile } from "../live/device-file.js";
 
-export interface DeviceFilePort {
-  readonly port: number;
-  readonly ifname: string;
-  /** Emulated one-way propagation delay the device adds on frames leaving this port, ns. */
-  readonly delayNs: number;
-  /** The address plan's MAC of the port (absent on the NIC's host-stack side, which keeps the kernel's). */
-  readonly mac?: string;
-}
-
-export interface DeviceFile {
-  readonly format: typeof DEVICE_FILE_FORMAT;
-  readonly lab: string;
-  readonly node: string;
-  readonly kind: "switch" | "nic";
-  /** Where the topology came from (for people reading the file). */
-  readonly topology: string;
-  readonly dilation: number;
-  readonly seed: number;
-  /** Real ms of PFC reaction the switches' automatic headroom covers (the live lab's base layer). */
-  readonly reactionMs: number;
-  /** Interface MTU of every port (path MTU + 128, as the live lab sets). */
-  readonly mtu: number;
-  readonly ports: readonly DeviceFilePort[];
-  /** A host's kernel side: a veth pair nicIf/kernelIf, the kernel's address on kernelIf. */
-  readonly hostStack?: {
-    readonly kernelIf: string;
-    readonly nicIf: string;
-    readonly mac: string;
-    readonly ip: string;
-    readonly prefixLength: number;
-    readonly gateway: string;
-    /** Prefixes routed through the fabric (the topology's host and fabric pools). */
-    readonly routes: readonly string[];
-  };
-  /** The device's resolved configuration (SwitchConfig or NicConfig), JSON-safe. */
-  readonly config: Record<string, unknown>;
-}
-
-export interface DeviceFileOptions {
-  readonly lab: string;
-  readonly dilation: number;
-  readonly seed: number;
-  /** Default LIVE_REACTION_MS, as the local lab. */
-  readonly reactionMs?: number;
+export interface DeviceFileOptions extends DeviceFilesOptions {
   /** Links that cross machines (by link id), with the tunnel's assumed real one-way latency, ns. */
   readonly tunnels?: ReadonlyMap<number, number>;
 }
 
-/** Every node's device file, in topology order. */
+/**
+ * Every node's device file, in topology order: those of `rocelab device-config` (the same builder), with
+ * the headroom of tunnelled links added.
+ */
 export function deviceFiles(topo: Topology, opts: DeviceFileOptions): DeviceFile[] {
-  const plan = planAddresses(topo);
-  const routes = computeRoutes(topo, plan);
-  const reactionMs = opts.reactionMs ?? LIVE_REACTION_MS;
-  // The live lab's own base layer (Supervisor.liveSlack): headroom for a device's reaction time.
-  const slack = { pfc: { headroomSlack: Math.ceil((reactionMs * 1e6) / opts.dilation) } };
-  const settings = new SettingsLayers(topo, switchChange(slack));
-  const base = {
-    format: DEVICE_FILE_FORMAT,
-    lab: opts.lab,
-    topology: topo.source,
-    dilation: opts.dilation,
-    seed: opts.seed,
-    reactionMs,
-    mtu: interfaceMtu(topo.mtu),
-  };
-  const wirePort = (node: string, port: number): DeviceFilePort => ({
-    port,
-    ifname: `eth${port}`,
-    delayNs: linkAt(topo, node, port)!.link.delayNs,
-    mac: macToString(plan.ports.get(portKey(node, port))!.mac),
-  });
-  const files = topo.nodes.map((n): DeviceFile => {
-    if (n.kind === NodeKind.Switch) {
-      const config = buildSwitchConfig(
-        topo,
-        plan,
-        routes.get(n.name) ?? [],
-        n.name,
-        settings.switchTunables(n.name),
-      );
-      return {
-        ...base,
-        node: n.name,
-        kind: "switch",
-        ports: n.ports.map((p) => wirePort(n.name, p)),
-        config: config as unknown as Record<string, unknown>,
-      };
-    }
-    const { link } = linkAt(topo, n.name, 1)!;
-    const address = hostAddress(plan, n.name);
-    const config = {
-      ...buildNicConfig(
-        { host: n.name, address, link, mtu: topo.mtu, l2: roceV1Of(topo, plan, n.name) },
-        settings.hostSettings(),
-        { answerArp: false },
-      ),
-      hostPort: true,
-    };
-    return {
-      ...base,
-      node: n.name,
-      kind: "nic",
-      ports: [wirePort(n.name, 1), { port: NIC_HOST_PORT, ifname: HOST_NIC_IF, delayNs: 0 }],
-      hostStack: {
-        kernelIf: HOST_KERNEL_IF,
-        nicIf: HOST_NIC_IF,
-        mac: macToString(address.mac),
-        ip: ipToString(address.ip),
-        prefixLength: address.prefixLength,
-        gateway: ipToString(address.peerIp),
-        routes: [topo.hostPool, topo.fabricPool],
-      },
-      config: config as unknown as Record<string, unknown>,
-    };
-  });
-  return files.map((f) => withTunnels(topo, f, opts.tunnels ?? new Map(), opts.dilation));
+  const tunnels = opts.tunnels ?? new Map<number, number>();
+  return localDeviceFiles(topo, opts).map((f) => withTunnels(topo, f, tunnels, opts.dilation));
 }
 
 /**
@@ -152,7 +44,7 @@ export function withTunnels(
   dilation: number,
 ): DeviceFile {
   if (file.kind !== "switch" || tunnels.size === 0) return file;
-  const ports = (file.config.ports as PortConfig[]).map((p) => {
+  const ports = (file.config.ports as unknown as PortConfig[]).map((p) => {
     const latency = tunnels.get(linkAt(topo, file.node, p.port)!.link.id);
     return latency === undefined ? p : { ...p, delayNs: p.delayNs + tunnelDelayNs(latency, dilation) };
   });
