@@ -18,8 +18,8 @@ import { DeviceFleet, type FleetClock } from "./device-fleet.js";
 import { liveSlack } from "./device-inits.js";
 import type { Endpoints } from "./endpoints-file.js";
 import { handleLabRequest, type LabService } from "./lab-requests.js";
+import { enterRunning, type RunningLab } from "./lab-running.js";
 import type { LabStatus } from "./lab-status.js";
-import { startLabMetrics } from "./metrics-endpoint.js";
 import { controlSocketPath, labDir } from "./names.js";
 import { RemoteDevice } from "./remote-device.js";
 import { type LabState, writeState } from "./state.js";
@@ -159,26 +159,27 @@ export class AttachedLab implements LabService {
       const first = devices.find((d) => d.identity !== null)!;
       this.clock.anchor(first.identity!.now, first.identityAt);
       this.record();
-      this.metricsServer = await startLabMetrics(
-        this.metricsPort,
-        this.lab,
-        this.topo,
-        () => this.fleet.devices.values(),
-        (s) => this.progress(s),
-      );
-      this.state.status = "running";
-      writeState(this.state);
-      this.progress("running");
-      this.fleet.startSnapshots(
-        () => [...this.server.connections].some((c) => c.isSubscribed),
-        (stats) => ({ ...this.status(), stats }),
-      );
+      this.metricsServer = await enterRunning(this.running(this.metricsPort));
     } catch (err) {
       this.state.status = "failed";
       writeState(this.state);
       this.progress(`failed: ${(err as Error).message}`);
       throw err;
     }
+  }
+
+  /** What enterRunning needs of this lab. */
+  private running(metricsPort: number): RunningLab {
+    return {
+      lab: this.lab,
+      topo: this.topo,
+      metricsPort,
+      fleet: this.fleet,
+      server: this.server,
+      state: this.state,
+      progress: (s) => this.progress(s),
+      status: () => this.status(),
+    };
   }
 
   status(): LabStatus {

@@ -20,8 +20,8 @@ import { DeviceProcess } from "./device-process.js";
 import { DilationControl } from "./dilation-control.js";
 import { LabClock } from "./lab-clock.js";
 import { handleLabRequest, type LabService } from "./lab-requests.js";
+import { enterRunning, type RunningLab } from "./lab-running.js";
 import type { LabStatus } from "./lab-status.js";
-import { startLabMetrics } from "./metrics-endpoint.js";
 import { controlSocketPath, nsName } from "./names.js";
 import { provision, resolveNeighbours, teardown } from "./provision.js";
 import { startConcurrency, startLimited } from "./start-waves.js";
@@ -161,20 +161,7 @@ export class Supervisor implements LabService {
       for (const d of started) this.recordDevice(d);
       this.progress(`resolving neighbours (hosts ping their leaf)`);
       await resolveNeighbours(this.lab, this.topo, this.plan);
-      this.metricsServer = await startLabMetrics(
-        this.opts.metricsPort ?? 0,
-        this.lab,
-        this.topo,
-        () => this.fleet.devices.values(),
-        (s) => this.progress(s),
-      );
-      this.state.status = "running";
-      writeState(this.state);
-      this.progress("running");
-      this.fleet.startSnapshots(
-        () => [...this.server.connections].some((c) => c.isSubscribed),
-        (stats) => ({ ...this.status(), stats }),
-      );
+      this.metricsServer = await enterRunning(this.running(this.opts.metricsPort ?? 0));
       this.dilationControl.start();
     } catch (e) {
       this.state.status = "failed";
@@ -212,6 +199,20 @@ export class Supervisor implements LabService {
       restarts: d.restarts,
     };
     writeState(this.state);
+  }
+
+  /** What enterRunning needs of this lab. */
+  private running(metricsPort: number): RunningLab {
+    return {
+      lab: this.lab,
+      topo: this.topo,
+      metricsPort,
+      fleet: this.fleet,
+      server: this.server,
+      state: this.state,
+      progress: (s) => this.progress(s),
+      status: () => this.status(),
+    };
   }
 
   status(): LabStatus {

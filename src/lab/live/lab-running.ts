@@ -1,0 +1,42 @@
+// The last step of bringing a lab up, the same for the supervisor (devices it started) and for an
+// attachment (devices it did not): the Prometheus endpoint, the state file saying "running", and the
+// snapshots pushed to subscribed clients.
+
+import type { MetricsServer } from "../metrics/prometheus.js";
+import type { Topology } from "../topology.js";
+import type { ControlServer } from "./control.js";
+import type { DeviceFleet } from "./device-fleet.js";
+import type { LabStatus } from "./lab-status.js";
+import { startLabMetrics } from "./metrics-endpoint.js";
+import { type LabState, writeState } from "./state.js";
+
+export interface RunningLab {
+  readonly lab: string;
+  readonly topo: Topology;
+  /** 0: no endpoint. */
+  readonly metricsPort: number;
+  readonly fleet: DeviceFleet;
+  readonly server: ControlServer;
+  readonly state: LabState;
+  progress(step: string): void;
+  status(): LabStatus;
+}
+
+/** Marks the lab running and starts what serves it; resolves to its metrics endpoint (null: none). */
+export async function enterRunning(l: RunningLab): Promise<MetricsServer | null> {
+  const metrics = await startLabMetrics(
+    l.metricsPort,
+    l.lab,
+    l.topo,
+    () => l.fleet.devices.values(),
+    (s) => l.progress(s),
+  );
+  l.state.status = "running";
+  writeState(l.state);
+  l.progress("running");
+  l.fleet.startSnapshots(
+    () => [...l.server.connections].some((c) => c.isSubscribed),
+    (stats) => ({ ...l.status(), stats }),
+  );
+  return metrics;
+}
