@@ -1,4 +1,6 @@
 // Helpers for live tests: root check, bring-up with a clear failure, and finding what a lab left behind.
+import { spawn } from "node:child_process";
+import { join } from "node:path";
 import { execa } from "execa";
 import type { Test } from "tap";
 import type { AnyDeviceStats } from "../../src/lab/device-stats.js";
@@ -11,6 +13,26 @@ export function requireRoot(t: Test): void {
     t.fail("live tests need root (network namespaces, veth, raw sockets): run `sudo npm test`");
     t.end();
   }
+}
+
+const guarded = new Set<string>();
+
+/**
+ * Makes sure `lab` goes even if this test process is killed: tap's timeout sends SIGALRM and, a second
+ * later, SIGKILL, too soon for a teardown. A detached shell waits for this process to end and then runs
+ * netns/cleanup for the lab (needs neither Node nor the build; harmless when the lab is already gone).
+ * Lab names are unique per test file, so it never takes a later file's lab.
+ */
+export function guardLab(lab: string): void {
+  if (guarded.has(lab)) return;
+  guarded.add(lab);
+  const wait = 'while kill -0 "$1" 2>/dev/null; do sleep 1; done; exec "$2" "$3" >/dev/null 2>&1';
+  const reaper = spawn(
+    "bash",
+    ["-c", wait, "rocelab-test-reaper", String(process.pid), join(process.cwd(), "netns", "cleanup"), lab],
+    { detached: true, stdio: "ignore" },
+  );
+  reaper.unref();
 }
 
 let built = false;
@@ -45,6 +67,7 @@ export function rlStarted(args: readonly string[], timeoutMs = 120_000) {
 
 export async function upLab(t: Test, lab: string, topology?: string): Promise<void> {
   await ensureBuilt();
+  guardLab(lab);
   const r = await rl(["up", ...(topology ? [topology] : []), "--name", lab]);
   if (r.exitCode !== 0) throw new Error(`rocelab up --name ${lab} failed (${r.exitCode}): ${r.stderr}`);
   t.pass(`lab ${lab} is up`);

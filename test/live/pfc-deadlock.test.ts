@@ -8,7 +8,7 @@ import { execa } from "execa";
 import t, { type Test } from "tap";
 import { runScenarioLive } from "../../src/lab/live/run-live.js";
 import { loadScenario } from "../../src/lab/scenario.js";
-import { labNamespaces, requireRoot, rl, statsOf, upLab } from "../helpers/live.js";
+import { guardLab, labNamespaces, requireRoot, rl, statsOf, upLab } from "../helpers/live.js";
 
 requireRoot(t);
 
@@ -17,6 +17,7 @@ const RING = ["s1", "s2", "s3", "s4"] as const;
 
 async function run(t: Test, name: string) {
   await rl(["--help"]); // builds dist/ for the device processes
+  guardLab(LAB);
   const out = join(t.testdir({}), "out");
   const report = await runScenarioLive(loadScenario(`docs/experiments/pfc-deadlock/${name}.yaml`), {
     outDir: out,
