@@ -8,7 +8,7 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { parseDuration } from "../device/units.js";
-import { chaosScenario, judgeChaos } from "../lab/chaos.js";
+import { chaosScenario, judgeChaos, planKills, withKillSteps } from "../lab/chaos.js";
 import { runLiveChaos } from "../lab/live/live-chaos.js";
 import { labNameProblem } from "../lab/live/names.js";
 import { runScenarioSim } from "../lab/run-sim.js";
@@ -25,7 +25,7 @@ interface ChaosOptions {
   traffic: string;
   out?: string;
   runtime: string;
-  kills: string;
+  kills?: string;
   restart: boolean;
   name?: string;
   dilation: string;
@@ -55,7 +55,10 @@ export function registerChaosCommand(program: Command): void {
       "sim, or live (root: a lab of its own, device processes killed too)",
       "sim",
     )
-    .option("--kills <n>", "live: device processes SIGKILLed mid-run (spines first, then hosts)", "1")
+    .option(
+      "--kills <n>",
+      "devices killed mid-run, spines first, then hosts: live SIGKILLs their processes (default 1); sim kills them in the simulator (default 0)",
+    )
     .option("--no-restart", "live: leave killed devices dead (default: restart each later in the run)")
     .option("--name <lab>", "live: the lab's name (default: chaos<pid>)")
     .option("--dilation <d>", "live: dilation of the lab", String(DEFAULT_DILATION))
@@ -82,6 +85,17 @@ export function registerChaosCommand(program: Command): void {
         }
         if (opts.runtime !== "sim")
           throw new UsageError(`--runtime must be sim or live, not "${opts.runtime}"`);
+        const kills = count(opts.kills ?? "0", "kills");
+        if (kills > 0)
+          file = withKillSteps(
+            file,
+            planKills(topo, {
+              seed: count(opts.seed, "seed"),
+              trafficNs,
+              kills,
+              ...(opts.restart === false ? { restart: false } : {}),
+            }),
+          );
         const sc = resolveScenario(file, topology ? resolve(topology) : "chaos.yaml", null);
         const run = runScenarioSim(sc, opts.out ? { outDir: resolve(opts.out) } : {});
         const v = judgeChaos(run.report);
@@ -116,7 +130,7 @@ async function liveChaos(
       trafficNs,
       flaps: count(opts.flaps, "flaps"),
       changes: count(opts.changes, "changes"),
-      kills: count(opts.kills, "kills"),
+      kills: count(opts.kills ?? "1", "kills"),
       restart: opts.restart,
     },
     {

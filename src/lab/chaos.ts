@@ -83,6 +83,78 @@ export function chaosScenario(topology: Topology, topologyRef: string, opts: Cha
   };
 }
 
+export interface KillPlan {
+  readonly node: string;
+  readonly kind: "switch" | "nic";
+  readonly atNs: number;
+  /** When it is restarted; null: it stays dead. */
+  readonly restartAtNs: number | null;
+}
+
+/**
+ * Which devices die when: kill i inside the i-th slice of the traffic time, restarted after 20-40 % of the
+ * slice. Spines (the fabric stays connected without one) first, then hosts; never the same node twice.
+ */
+export function planKills(
+  topology: Topology,
+  opts: Pick<ChaosOptions, "seed" | "trafficNs"> & { readonly kills: number; readonly restart?: boolean },
+): KillPlan[] {
+  const rnd = createRandom(opts.seed, "live-chaos-kills");
+  const switches = topology.nodes.filter((n) => n.kind === NodeKind.Switch);
+  // A spine: a switch without hosts (removing it leaves every host reachable when there are two).
+  const hostsOf = (name: string) =>
+    topology.links.filter(
+      (l) =>
+        (l.a.node === name && topology.nodes.find((n) => n.name === l.b.node)?.kind === NodeKind.Host) ||
+        (l.b.node === name && topology.nodes.find((n) => n.name === l.a.node)?.kind === NodeKind.Host),
+    ).length;
+  const spines = switches.filter((s) => hostsOf(s.name) === 0).map((s) => s.name);
+  const hosts = topology.nodes.filter((n) => n.kind === NodeKind.Host).map((n) => n.name);
+  const shuffled = (list: string[]) => {
+    const a = [...list];
+    for (let i = a.length - 1; i > 0; i--) {
+      const j = Math.floor(rnd.next() * (i + 1));
+      [a[i], a[j]] = [a[j]!, a[i]!];
+    }
+    return a;
+  };
+  const order = [
+    ...shuffled(spines).map((n) => ({ n, kind: "switch" as const })),
+    ...shuffled(hosts).map((n) => ({ n, kind: "nic" as const })),
+  ];
+  const slot = opts.trafficNs / Math.max(1, opts.kills);
+  const us = (ns: number) => Math.round(ns / 1000) * 1000;
+  return order.slice(0, opts.kills).map(({ n, kind }, i) => {
+    const at = i * slot + (0.1 + 0.3 * rnd.next()) * slot;
+    return {
+      node: n,
+      kind,
+      atNs: us(at),
+      restartAtNs: opts.restart === false ? null : us(at + (0.2 + 0.2 * rnd.next()) * slot),
+    };
+  });
+}
+
+/**
+ * The simulator's device kills: `inject: { kill }` / `{ restart }` steps for the plan, added to a chaos
+ * scenario (the live lab SIGKILLs its processes from outside instead: live-chaos.ts). A killed switch
+ * keeps its links up, as a crashed process does: its neighbours go on sending into it until it restarts.
+ */
+export function withKillSteps(file: ScenarioFile, plans: readonly KillPlan[]): ScenarioFile {
+  const steps: StepSettings[] = [];
+  for (const p of plans) {
+    steps.push({ at: p.atNs, inject: { kill: p.node } });
+    if (p.restartAtNs !== null) steps.push({ at: p.restartAtNs, inject: { restart: p.node } });
+  }
+  const timeline = [...(file.timeline ?? []), ...steps].sort((a, b) => a.at - b.at);
+  const kills = plans.length;
+  return {
+    ...file,
+    description: `${file.description}; ${kills} device kill${kills === 1 ? "" : "s"} (${plans.map((p) => p.node).join(", ")})`,
+    timeline,
+  };
+}
+
 export interface ChaosVerdict {
   /** What a correct fabric would not have done; empty when it survived. */
   readonly problems: readonly string[];

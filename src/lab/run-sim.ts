@@ -137,6 +137,7 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
     setLink: (_atNs, node, port, up) => fabric.setLinkUp(fabric.linkId(node, port), up),
     stopWorkloads: (_atNs, workloads) => driver.stop(workloads),
     staticRoute: (_atNs, node, to, via) => fabric.setStaticRoute(node, to, via),
+    setDevice: (_atNs, node, running) => (running ? fabric.restart(node) : fabric.kill(node)),
     pfcStorm: (atNs, host, priority, intervalNs) => {
       const reply = nics
         .get(host)!

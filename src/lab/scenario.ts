@@ -62,6 +62,13 @@ export type Step =
     }
   | {
       readonly atNs: number;
+      readonly kind: "device";
+      readonly node: string;
+      /** false: killed (as a crash); true: restarted with fresh state. */
+      readonly running: boolean;
+    }
+  | {
+      readonly atNs: number;
       readonly kind: "route";
       readonly node: string;
       readonly to: string;
@@ -171,6 +178,13 @@ export function resolveScenario(parsed: ScenarioFile, file: string, doc: SourceD
       timeline.push({ atNs: s.at, kind: "link", up, node, port });
     } else if ("inject" in s) {
       const i = s.inject;
+      if ("kill" in i || "restart" in i) {
+        const node = "kill" in i ? i.kill : i.restart;
+        if (!topology.nodes.some((n) => n.name === node))
+          problem([...at, "inject", "kill" in i ? "kill" : "restart"], `no node ${node} in the topology`);
+        timeline.push({ atNs: s.at, kind: "device", node, running: "restart" in i });
+        return;
+      }
       if ("route" in i || "withdrawRoute" in i) {
         const r = "route" in i ? i.route : i.withdrawRoute;
         const via = "route" in i ? i.route.via : null;

@@ -289,6 +289,9 @@ const step = z.union([
         z.object({ stopPfcStorm: hostName }).strict(),
         /** A static route added on a switch while the run goes: a stale route, a routing loop. */
         z.object({ route: staticRoute.extend({ node: z.string() }).strict() }).strict(),
+        /** Kills a device as a crash would (its links stay up; it stops answering), or restarts it fresh. */
+        z.object({ kill: z.string() }).strict(),
+        z.object({ restart: z.string() }).strict(),
         /** Withdraws a route an earlier step added. */
         z
           .object({ withdrawRoute: staticRoute.pick({ to: true }).extend({ node: z.string() }).strict() })

@@ -19,6 +19,8 @@ export interface TimelineLab<R extends void | Promise<void>> {
   stopWorkloads(atNs: number, workloads: "all" | readonly string[]): R;
   /** A host's NIC starts a PFC storm on `priority` (null: stops it). */
   pfcStorm(atNs: number, host: string, priority: number | null, intervalNs: number | undefined): R;
+  /** Kills a device as a crash would (running false) or restarts it with fresh state (running true). */
+  setDevice(atNs: number, node: string, running: boolean): R;
   /** Adds (via ethN) or withdraws (via null) a static route on a switch. */
   staticRoute(atNs: number, node: string, to: string, via: string | null): R;
 }
@@ -50,6 +52,7 @@ function handlers<R extends void | Promise<void>>(): Handlers<R> {
     stop: (lab, s) => lab.stopWorkloads(s.atNs, s.workloads),
     "pfc-storm": (lab, s) => lab.pfcStorm(s.atNs, s.host, s.priority, s.intervalNs),
     route: (lab, s) => lab.staticRoute(s.atNs, s.node, s.to, s.via),
+    device: (lab, s) => lab.setDevice(s.atNs, s.node, s.running),
   };
 }
 

@@ -31,6 +31,8 @@ const TIMELINE: readonly Step[] = [
   { atNs: 9_000, kind: "link", node: "leaf1", port: 1, up: true },
   { atNs: 10_000, kind: "route", node: "spine1", to: "h5", via: "eth1" },
   { atNs: 11_000, kind: "route", node: "spine1", to: "h5", via: null },
+  { atNs: 11_000, kind: "device", node: "spine2", running: false },
+  { atNs: 11_500, kind: "device", node: "spine2", running: true },
   { atNs: 12_000, kind: "stop", workloads: "all" },
 ];
 
@@ -43,6 +45,8 @@ const EXPECTED = [
   "9000 link leaf1:1 up",
   "10000 route spine1 h5 eth1",
   "11000 route spine1 h5 withdrawn",
+  "11000 device spine2 kill",
+  "11500 device spine2 restart",
   "12000 stop all",
 ];
 
@@ -55,6 +59,7 @@ function fakeLab<R extends void | Promise<void>>(wrap: (line: string) => R): Tim
     setLink: (at, node, port, up) => wrap(`${at} link ${node}:${port} ${up ? "up" : "down"}`),
     stopWorkloads: (at, w) => wrap(`${at} stop ${w === "all" ? "all" : w.join(",")}`),
     pfcStorm: (at, host, p) => wrap(`${at} pfc-storm ${host} ${p ?? "off"}`),
+    setDevice: (at, node, running) => wrap(`${at} device ${node} ${running ? "restart" : "kill"}`),
     staticRoute: (at, node, to, via) => wrap(`${at} route ${node} ${to} ${via ?? "withdrawn"}`),
   };
 }
@@ -69,7 +74,7 @@ t.test("virtual time: every step is scheduled at its time, in order, before anyt
   runTimeline(TIMELINE, lab, clock);
   t.same(
     scheduled.map((s) => s.at),
-    [0, 0, 5_000, 7_000, 9_000, 9_000, 10_000, 11_000, 12_000],
+    [0, 0, 5_000, 7_000, 9_000, 9_000, 10_000, 11_000, 11_000, 11_500, 12_000],
     "one event per step, at the step's time",
   );
   t.same(log, [], "nothing ran while scheduling");
@@ -123,7 +128,7 @@ t.test("an unknown step kind fails with its index, time and the known kinds, bef
     ...TIMELINE.slice(2),
   ];
   const message =
-    /timeline step 2 \(at 6000 ns\) has unknown kind "explode" \(known: start, set, link, stop, pfc-storm, route\)/;
+    /timeline step 2 \(at 6000 ns\) has unknown kind "explode" \(known: start, set, link, stop, pfc-storm, route, device\)/;
   const log: string[] = [];
   const scheduled: number[] = [];
   t.throws(

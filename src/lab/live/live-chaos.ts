@@ -6,12 +6,14 @@
 // left queued or paused; and `down` leaves no namespace, process or state directory behind.
 
 import { existsSync } from "node:fs";
-import { createRandom } from "../../device/prng.js";
-import { type ChaosOptions, chaosScenario, judgeChaos } from "../chaos.js";
+import { type ChaosOptions, chaosScenario, judgeChaos, type KillPlan, planKills } from "../chaos.js";
+
+export { type KillPlan, planKills } from "../chaos.js";
+
 import type { LabEvent } from "../controller.js";
 import type { Report } from "../report/report.js";
 import { resolveScenario } from "../scenario.js";
-import { NodeKind, type Topology } from "../topology.js";
+import type { Topology } from "../topology.js";
 import type { LiveLab } from "./live-lab.js";
 import { labDir } from "./names.js";
 import { findLabProcesses, listNamespaces } from "./provision.js";
@@ -28,14 +30,6 @@ export interface LiveChaosOptions extends ChaosOptions {
    * that crossed a killed switch waits for retransmission timeouts after the restart.
    */
   readonly drainFactor?: number;
-}
-
-export interface KillPlan {
-  readonly node: string;
-  readonly kind: "switch" | "nic";
-  readonly atNs: number;
-  /** When it is restarted; null: it stays dead. */
-  readonly restartAtNs: number | null;
 }
 
 export interface KillRecord extends KillPlan {
@@ -57,47 +51,6 @@ export interface LiveChaosResult {
     readonly stateDir: boolean;
   };
   readonly problems: readonly string[];
-}
-
-/**
- * Which devices die when: kill i inside the i-th slice of the traffic time, restarted after 20-40 % of the
- * slice. Spines (the fabric stays connected without one) first, then hosts; never the same node twice.
- */
-export function planKills(topology: Topology, opts: LiveChaosOptions): KillPlan[] {
-  const rnd = createRandom(opts.seed, "live-chaos-kills");
-  const switches = topology.nodes.filter((n) => n.kind === NodeKind.Switch);
-  // A spine: a switch without hosts (removing it leaves every host reachable when there are two).
-  const hostsOf = (name: string) =>
-    topology.links.filter(
-      (l) =>
-        (l.a.node === name && topology.nodes.find((n) => n.name === l.b.node)?.kind === NodeKind.Host) ||
-        (l.b.node === name && topology.nodes.find((n) => n.name === l.a.node)?.kind === NodeKind.Host),
-    ).length;
-  const spines = switches.filter((s) => hostsOf(s.name) === 0).map((s) => s.name);
-  const hosts = topology.nodes.filter((n) => n.kind === NodeKind.Host).map((n) => n.name);
-  const shuffled = (list: string[]) => {
-    const a = [...list];
-    for (let i = a.length - 1; i > 0; i--) {
-      const j = Math.floor(rnd.next() * (i + 1));
-      [a[i], a[j]] = [a[j]!, a[i]!];
-    }
-    return a;
-  };
-  const order = [
-    ...shuffled(spines).map((n) => ({ n, kind: "switch" as const })),
-    ...shuffled(hosts).map((n) => ({ n, kind: "nic" as const })),
-  ];
-  const slot = opts.trafficNs / Math.max(1, opts.kills);
-  const us = (ns: number) => Math.round(ns / 1000) * 1000;
-  return order.slice(0, opts.kills).map(({ n, kind }, i) => {
-    const at = i * slot + (0.1 + 0.3 * rnd.next()) * slot;
-    return {
-      node: n,
-      kind,
-      atNs: us(at),
-      restartAtNs: opts.restart === false ? null : us(at + (0.2 + 0.2 * rnd.next()) * slot),
-    };
-  });
 }
 
 function sleep(ms: number): Promise<void> {

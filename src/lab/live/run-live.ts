@@ -140,6 +140,11 @@ function liveTimelineLab(lab: LiveLab, progress: (line: string) => void): Timeli
       if (workloads === "all") await lab.stopTraffic();
       else await lab.request("stop-workloads", { names: workloads });
     },
+    async setDevice(atNs, node, running) {
+      if (running) await lab.restart(node);
+      else await lab.kill(node);
+      progress(`  ${(atNs / 1e3).toFixed(0)} µs: ${node} ${running ? "restarted" : "killed"}`);
+    },
     async staticRoute(atNs, node, to, via) {
       await lab.staticRoute(node, to, via);
       progress(
