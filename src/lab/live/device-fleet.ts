@@ -176,14 +176,7 @@ export class DeviceFleet {
 
   /** A workload's command to a NIC: fire and forget, a failure goes to the event log. */
   private commandOrNote(host: string, cmd: NicCommand): void {
-    void this.command(host, cmd).catch((e: Error) => {
-      this.events.push({
-        t: this.opts.clock.now(),
-        device: host,
-        kind: "info",
-        detail: `command failed: ${e.message}`,
-      });
-    });
+    void this.command(host, cmd).catch((e: Error) => this.note(host, `command failed: ${e.message}`));
   }
 
   /**
@@ -319,6 +312,8 @@ export class DeviceFleet {
   /** An event of the lab's own, kept and pushed like the devices' events. */
   record(ev: LabEvent): void {
     this.events.push(ev);
+    // The same bound as the devices' events: a long run of lab events must not grow without end.
+    if (this.events.length > EVENT_RING) this.events.splice(0, this.events.length - EVENT_RING);
     this.opts.broadcast("events", [ev]);
   }
 
