@@ -85,7 +85,13 @@ if (process.getuid?.() !== 0) {
       const fabric = await waitFor(
         t,
         "the fabric view appears",
-        (s) => s.includes("[1 Fabric]") && /spines\s+spine1/.test(s) && /h8:eth1 ↔ leaf2:eth6/.test(s),
+        // The whole frame: tmux can capture Ink half-way through a repaint (seen once: the link table drawn
+        // to h8's row, the status line not yet), so wait for the status line too.
+        (s) =>
+          s.includes("[1 Fabric]") &&
+          /spines\s+spine1/.test(s) &&
+          /h8:eth1 ↔ leaf2:eth6/.test(s) &&
+          /t=\S+\s+dilation \d+/.test(s),
         60_000,
       );
       t.match(
