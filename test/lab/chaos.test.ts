@@ -103,33 +103,12 @@ t.test("a kill or restart step names a node of the topology", async (t) => {
 t.test(
   "rocelab chaos --kills in the simulator says what it killed and whether the fabric survived",
   async (t) => {
-    const r = await rocelab([
-      "chaos",
-      "--seed",
-      "1",
-      "--flaps",
-      "1",
-      "--changes",
-      "0",
-      "--traffic",
-      "300us",
-      "--kills",
-      "2",
-    ]);
+    const run = ["chaos", "--seed", "1", "--flaps", "1", "--changes", "0", "--traffic", "300us"];
+    const r = await rocelab([...run, "--kills", "2"]);
     t.equal(r.exitCode, 0, r.stderr);
     t.match(r.stdout, /2 device kills \(spine\d, spine\d\)/);
     t.match(r.stdout, /survived: no lossless drop except at a failed link/);
-    const none = await rocelab([
-      "chaos",
-      "--seed",
-      "1",
-      "--flaps",
-      "1",
-      "--changes",
-      "0",
-      "--traffic",
-      "300us",
-    ]);
+    const none = await rocelab(run);
     t.notMatch(none.stdout, /device kill/, "no --kills: none in the simulator");
   },
 );
