@@ -1,11 +1,10 @@
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { execa } from "execa";
-import { parseRate, parseSize } from "../device/units.js";
+import { parseRate } from "../device/units.js";
 import { hostAddress, planAddresses } from "../lab/address-plan.js";
 import { THRESHOLD_PRESETS, type ThresholdPreset } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
-import { incastProblem } from "../lab/incast-check.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { downLab, LabError, LiveLab, upLab } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem, nsName } from "../lab/live/names.js";
@@ -13,10 +12,11 @@ import { distPath } from "../lab/live/paths.js";
 import { findAllLabs } from "../lab/live/provision.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { NodeKind } from "../lab/topology.js";
-import { formatRate, formatSize } from "../lab/units.js";
+import { formatRate } from "../lab/units.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
 import { captureOn } from "./capture-on.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
+import { registerIncastCommand } from "./incast-command.js";
 import { formatStats, formatStatus } from "./lab-format.js";
 import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
@@ -212,35 +212,7 @@ export function registerLabCommands(program: Command): void {
     );
 
   const inject = program.command("inject").description("break things on purpose in a running lab");
-  inject
-    .command("incast")
-    .description("N-to-1 incast of RDMA WRITEs in the lossless class")
-    .requiredOption("--to <host>", "the receiver")
-    .option("--from <n>", "how many senders (the first N other hosts)", "4")
-    .option("--size <bytes>", "bytes per sender", "4MB")
-    .option("--qps <n>", "QPs per sender", "1")
-    .option("--name <name>", "lab name", DEFAULT_LAB)
-    .action(
-      action(async (opts: { to: string; from: string; size: string; qps: string; name?: string }) => {
-        const bytes = parseSize(opts.size);
-        if (bytes === null || bytes <= 0)
-          throw new UsageError(`--size "${opts.size}" is not a size (for example 4MB, 512KiB)`);
-        const from = Number(opts.from);
-        if (!Number.isInteger(from) || from < 1)
-          throw new UsageError("--from takes a number of senders >= 1");
-        const qps = Number(opts.qps);
-        if (!Number.isInteger(qps) || qps < 1 || qps > 256)
-          throw new UsageError("--qps takes a number of QPs per sender from 1 to 256");
-        await withLab(opts, async (lab) => {
-          // The same check as a scenario's incast step: the lab's own hosts.
-          const hosts = lab.topology.nodes.filter((n) => n.kind === "host").map((n) => n.name);
-          const why = incastProblem(hosts, opts.to, from);
-          if (why) throw new UsageError(`--to ${opts.to} --from ${from}: ${why}`);
-          const name = await lab.incast({ to: opts.to, from, bytes, qps });
-          process.stdout.write(`${name}: ${from} senders x ${formatSize(bytes)} -> ${opts.to}\n`);
-        });
-      }),
-    );
+  registerIncastCommand(inject);
   for (const [cmd, up] of [
     ["link-down", false],
     ["link-up", true],

@@ -56,10 +56,15 @@ t.test(
       "4",
       "--size",
       String(size),
+      // Starting a workload only posts it: wait for the four completions (emulated time on a busy machine
+      // runs slower than the captures' real seconds).
+      "--wait",
+      "90",
       "--name",
       LAB,
     ]);
     t.equal(incast.exitCode, 0, incast.stderr);
+    t.match(incast.stdout, /all 4 flows completed/);
     for (const c of await Promise.all(capturing)) t.equal(c.exitCode, 0, c.stderr);
 
     // Every byte delivered exactly once, nothing lost in the lossless class.

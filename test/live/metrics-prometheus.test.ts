@@ -108,9 +108,22 @@ t.test("Prometheus scrapes np_cnp_sent and pause counters from a live incast", a
   const events = rlStarted(["events", "--json", "--name", LAB]);
   await sleep(1000);
   t.equal((await rl(["inject", "preset", "aggressive", "--name", LAB])).exitCode, 0);
-  const incast = await rl(["inject", "incast", "--to", "h5", "--from", "4", "--size", "4MB", "--name", LAB]);
+  const incast = await rl([
+    "inject",
+    "incast",
+    "--to",
+    "h5",
+    "--from",
+    "4",
+    "--size",
+    "4MB",
+    "--wait",
+    "90",
+    "--name",
+    LAB,
+  ]);
   t.equal(incast.exitCode, 0, incast.stderr);
-  // Two scrape intervals after the incast ended, the last scrape has its counters.
+  // Two scrape intervals after the incast ended (--wait), the last scrape has its counters.
   await sleep(3000);
   const after = { cnp: await query(api, cnp), pauses: await query(api, pauses) };
   t.ok(after.cnp !== null && after.cnp > before.cnp, `np_cnp_sent rose: ${before.cnp} -> ${after.cnp}`);
