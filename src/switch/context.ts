@@ -10,6 +10,7 @@ import type { SwitchConfig } from "./config.js";
 import type { DropReason, SwitchDrops } from "./drops.js";
 import type { Mmu } from "./mmu.js";
 import type { PacketMeta } from "./packet-meta.js";
+import type { PauseOverrun } from "./pause-overrun.js";
 import type { PfcOverride } from "./pfc-override.js";
 import type { SwitchPort } from "./port.js";
 
@@ -43,6 +44,8 @@ export interface SwitchContext {
   sendControl(port: SwitchPort, frame: Uint8Array, now: Nanoseconds): void;
   /** Priorities on which a feature has switched PFC off per port (the PFC watchdog). */
   readonly pfcOverride: PfcOverride;
+  /** Whether a headroom drop is the machine's lateness rather than the network's (set by the PFC feature). */
+  readonly pauseOverrun: PauseOverrun;
   /** Drops every packet of one egress queue (buffer released, dequeued hooks run); returns how many. */
   flushQueue(port: number, queue: number, reason: DropReason, now: Nanoseconds): number;
 }

@@ -15,6 +15,13 @@ export const SwitchCounter = {
     help: "drops of lossless-priority packets the fabric should have kept (not expired TTLs, not unroutable non-RoCE)",
     labels: [],
   },
+  droppedLosslessLate: {
+    name: "dropped_lossless_late",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "lossless drops of frames a punctual upstream would not have sent (free-clock live lab: its lateness, not the network's)",
+    labels: [],
+  },
   droppedLossy: {
     name: "dropped_lossy",
     kind: CounterKind.Counter,

@@ -11,6 +11,11 @@ import { SwitchCounter } from "./counter-defs.js";
 export const DropReason = {
   /** A PFC-protected PG received more than its headroom after XOFF: the lossless promise broke. */
   HeadroomExhausted: "headroom_exhausted",
+  /**
+   * A headroom drop of a frame that arrived after a punctual upstream would have stopped (pause-overrun.ts):
+   * the live lab's lateness with free clocks, counted in `dropped_lossless_late`, not `dropped_lossless`.
+   */
+  LateOverrun: "late_overrun",
   /** A lossy (or PFC-disabled) queue reached its dynamic egress threshold. */
   EgressLimit: "egress_limit",
   /** The shared pool is completely used. */
@@ -38,11 +43,13 @@ export const DROP_REASONS: readonly DropReason[] = Object.values(DropReason);
 export class SwitchDrops {
   private readonly byReason: DropCounter<DropReason>;
   private readonly lossless: Float64Array;
+  private readonly losslessLate: Float64Array;
   private readonly lossy: Float64Array;
   private readonly queueDropped: Float64Array;
 
   constructor(counters: CounterSet, limiter: EventLimiter, env: DeviceEnv, numPorts: number) {
     this.lossless = counters.add(SwitchCounter.droppedLossless);
+    this.losslessLate = counters.add(SwitchCounter.droppedLosslessLate);
     this.lossy = counters.add(SwitchCounter.droppedLossy);
     this.byReason = new DropCounter(DROP_REASONS, counters, limiter, env, numPorts);
     this.queueDropped = counters.add(SwitchCounter.queueDropped);
@@ -60,7 +67,8 @@ export class SwitchDrops {
     queue: number,
     now: Nanoseconds,
   ): void {
-    if (lossless) this.lossless[0]!++;
+    if (reason === DropReason.LateOverrun) this.losslessLate[0]!++;
+    else if (lossless) this.lossless[0]!++;
     else this.lossy[0]!++;
     if (outPort >= 0 && queue >= 0) this.queueDropped[outPort * PRIORITIES + queue]!++;
     this.byReason.count(reason, outPort >= 0 ? outPort : Math.max(inPort, 0), queue, now);

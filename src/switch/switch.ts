@@ -26,6 +26,7 @@ import { FEATURE_MODULES, type FeatureCommands } from "./features/registry.js";
 import { Fib } from "./fib.js";
 import { Mmu } from "./mmu.js";
 import { FrameKind, PacketMeta } from "./packet-meta.js";
+import { PauseOverrun } from "./pause-overrun.js";
 import { PfcOverride } from "./pfc-override.js";
 import { declareTxCounters, SwitchPort } from "./port.js";
 import { EgressScheduler } from "./scheduler.js";
@@ -63,6 +64,7 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
   readonly limiter = new EventLimiter(EVENT_INTERVAL_NS);
   readonly drops: SwitchDrops;
   readonly pfcOverride: PfcOverride;
+  readonly pauseOverrun = new PauseOverrun();
   private cfg: SwitchConfig;
   private readonly features: SwitchFeature[];
   private readonly hooks = new HookSet();
@@ -123,7 +125,7 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
     this.pfcOverride = new PfcOverride(this.numPorts);
     this.fib = new Fib(config.routes, (p) => this.ports[p]?.up ?? false);
     this.forwarder = new Forwarder(this.fib);
-    this.admission = new Admission(this.mmu, this.drops, this.hooks);
+    this.admission = new Admission(this.mmu, this.drops, this.hooks, this.pauseOverrun);
     this.egress = new Egress(this.ports, this.mmu, this.drops, this.hooks, this.classifier, this.counters);
     this.features = modules.map((m) => m.create(this));
     this.arp = new ArpAgent(this, env, this.timers, this.counters);
@@ -234,12 +236,7 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
   }
 
   enqueueBridged(m: PacketMeta, now: Nanoseconds): boolean {
-    const charged = this.mmu.admit(m.inPort, m.pg, m.outPort, m.queue, m.length);
-    if (typeof charged === "string") {
-      this.drops.drop(charged, m.lossless, m.inPort, m.outPort, m.queue, now);
-      return false;
-    }
-    m.headroom = charged;
+    if (!this.admission.charge(m, now)) return false;
     this.egress.enqueue(m, now);
     return true;
   }

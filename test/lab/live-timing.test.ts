@@ -30,4 +30,25 @@ t.test("live timing in a report", async (t) => {
   const late = liveTiming("free", 1_000_000, 0, withStall(0), 40_000, 10_000);
   t.equal(late.machineLimited, true);
   t.match(late.why, /a timer fired 40us late \(slack 10us\)/);
+  const both = liveTiming("free", 1_000_000, 0, withStall(93_000), 40_000, 10_000);
+  t.match(both.why, /wire time and a timer fired/);
+  t.equal(clean.lateLosslessDrops, 0);
+});
+
+t.test("lossless drops a late process caused make a free-clock run machine-limited", async (t) => {
+  const sw = (late: number) =>
+    [
+      {
+        kind: "switch",
+        name: "leaf1",
+        now: 0,
+        counters: { dropped_lossless: 2, dropped_lossless_late: late },
+        ports: [{ port: 1, name: "eth1", up: true, counters: {} }],
+      },
+    ] as unknown as AnyDeviceStats[];
+  const r = liveTiming("free", 1_000_000, 0, sw(7), 0, 10_000);
+  t.equal(r.lateLosslessDrops, 7, "dropped_lossless_late summed, dropped_lossless not");
+  t.equal(r.machineLimited, true);
+  t.match(r.why, /7 lossless frames sent past a pause were dropped/);
+  t.equal(liveTiming("free", 1_000_000, 0, sw(0), 0, 10_000).machineLimited, false);
 });

@@ -39,7 +39,14 @@ t.test("waits until the last flow completed, reading the report between sleeps",
       return [flow(1, "w", 5), flow(2, "w", reads >= 3 ? 9 : null)];
     },
     "w",
-    { timeoutMs: 10_000, pollMs: 100, sleep: async (ms) => void (now += ms), clock: () => now },
+    {
+      timeoutMs: 10_000,
+      pollMs: 100,
+      sleep: async (ms) => {
+        now += ms;
+      },
+      clock: () => now,
+    },
   );
   t.equal(p.done, true);
   t.equal(reads, 3, "two sleeps, three reads");
@@ -51,7 +58,9 @@ t.test("gives up at the limit with the last reading", async (t) => {
   const p = await waitForWorkload(async () => [flow(1, "w", null), flow(2, "w", 4)], "w", {
     timeoutMs: 1000,
     pollMs: 300,
-    sleep: async (ms) => void (now += ms),
+    sleep: async (ms) => {
+      now += ms;
+    },
     clock: () => now,
   });
   t.equal(p.done, false);

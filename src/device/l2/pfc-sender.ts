@@ -25,6 +25,8 @@ export class PfcSender {
   /** Priorities we hold paused (XOFF asserted), bit p. */
   xoff = 0;
   private readonly xoffSince = new Float64Array(PFC_PRIORITIES);
+  /** When the last XOFF (assert or refresh) left, per priority. */
+  private readonly lastPauseAt = new Float64Array(PFC_PRIORITIES);
   private pauseQuanta = 0xffff;
   private refreshFraction = 0.5;
 
@@ -78,6 +80,16 @@ export class PfcSender {
     }
   }
 
+  /**
+   * Whether a frame of priority `p` arriving now came later than a punctual peer could have sent it: XOFF
+   * has been asserted for longer than `reactionNs` (what the peer needs to hear it and stop) and the last
+   * pause we sent has not run out. Only a peer that is late — or that does not obey — sends such a frame.
+   */
+  pastReaction(p: number, now: Nanoseconds, reactionNs: number): boolean {
+    if (!this.isXoff(p) || now - this.xoffSince[p]! <= reactionNs) return false;
+    return now < this.lastPauseAt[p]! + quantaToNs(this.pauseQuanta, this.rateBps);
+  }
+
   /** Time we have held priority `p` paused in total, the current XOFF included. */
   xoffNsAt(p: number, now: Nanoseconds): number {
     const c = this.counters;
@@ -96,7 +108,9 @@ export class PfcSender {
     const frame = buildPfcFrame({ src: this.mac, quanta: times });
     if (!this.sink.sendControlFrame(frame, now)) return;
     const c = this.counters;
-    if (quanta > 0) c.txPause[c.base + p]!++;
-    else c.txResume[c.base + p]!++;
+    if (quanta > 0) {
+      c.txPause[c.base + p]!++;
+      this.lastPauseAt[p] = now;
+    } else c.txResume[c.base + p]!++;
   }
 }

@@ -12,6 +12,7 @@ import type { SwitchSettings } from "../schema.js";
 import type { SettingsLayers } from "../settings-layers.js";
 import { buildSwitchConfig } from "../switch-config.js";
 import { linkAt, NodeKind, nodeByName, type Topology } from "../topology.js";
+import { ClockMode } from "./clock-plan.js";
 import { HOST_NIC_IF, NIC_HOST_PORT } from "./names.js";
 
 /** Real time a live device may take to react to a PFC pause (see liveSlack). */
@@ -29,8 +30,18 @@ export function lateBudgetNs(dilation: number, reactionMs = LIVE_REACTION_MS): n
  * which an upstream keeps sending, so automatic headroom covers LIVE_REACTION_MS of it (devices started
  * by the entrypoint: the `reactionMs` of their files). The base layer of every live lab's switch settings.
  */
-export function liveSlack(dilation: number, reactionMs = LIVE_REACTION_MS): SwitchSettings {
-  return { pfc: { headroomSlack: Math.ceil(lateBudgetNs(dilation, reactionMs)) } };
+export function liveSlack(
+  dilation: number,
+  reactionMs = LIVE_REACTION_MS,
+  clock: ClockMode = ClockMode.Free,
+): SwitchSettings {
+  // With free clocks a late process can send past a pause: the switches count those drops apart.
+  return {
+    pfc: {
+      headroomSlack: Math.ceil(lateBudgetNs(dilation, reactionMs)),
+      ...(clock === ClockMode.Free ? { attributeLateness: true } : {}),
+    },
+  };
 }
 
 export interface DeviceSetup {

@@ -74,7 +74,10 @@ export class Supervisor implements LabService {
       opts.clock ?? ClockMode.Free,
       opts.syncGraceMs,
     );
-    this.settings = new SettingsLayers(this.topo, switchChange(liveSlack(opts.dilation)));
+    this.settings = new SettingsLayers(
+      this.topo,
+      switchChange(liveSlack(opts.dilation, undefined, opts.clock ?? ClockMode.Free)),
+    );
     this.state = {
       lab: this.lab,
       createdAt: new Date().toISOString(),

@@ -105,6 +105,11 @@ export interface LiveTiming {
   readonly pace: number;
   /** The most transmit time one port lost to its process's lateness, ns. */
   readonly worstTxStalledNs: number;
+  /**
+   * Lossless drops of frames a punctual upstream would not have sent (free clocks: `dropped_lossless_late`),
+   * counted apart from the network's drops in `summary.drops`.
+   */
+  readonly lateLosslessDrops: number;
   /** Whether the figures depend on the machine rather than only on the configured network. */
   readonly machineLimited: boolean;
   readonly why: string;
@@ -130,14 +135,25 @@ export function liveTiming(
   const pace = durationNs + heldNs > 0 ? durationNs / (durationNs + heldNs) : 1;
   const stalled = worst > 0.01 * durationNs;
   const late = worstTimerLateNs > slackNs;
-  const machineLimited = clock === "free" && (stalled || late);
+  const lateDrops = sumCounters(
+    stats.filter((s) => s.kind === "switch"),
+    tableKey(SwitchCounter.droppedLosslessLate),
+  );
+  const machineLimited = clock === "free" && (stalled || late || lateDrops > 0);
+  const causes = [
+    stalled ? `a port lost ${formatDuration(worst)} of wire time` : "",
+    late ? `a timer fired ${formatDuration(worstTimerLateNs)} late (slack ${formatDuration(slackNs)})` : "",
+    lateDrops > 0
+      ? `${lateDrops} lossless frames sent past a pause were dropped (dropped_lossless_late)`
+      : "",
+  ].filter((c) => c !== "");
   const why =
     clock === "synced"
       ? `synced clocks: late processes were waited for (${formatDuration(heldNs)} in all), not run past`
       : machineLimited
-        ? `free clocks: ${stalled ? `a port lost ${formatDuration(worst)} of wire time` : ""}${stalled && late ? " and " : ""}${late ? `a timer fired ${formatDuration(worstTimerLateNs)} late (slack ${formatDuration(slackNs)})` : ""}`
+        ? `free clocks: ${causes.join(" and ")}`
         : "free clocks: no port lost wire time and no timer was later than the slack";
-  return { clock, heldNs, pace, worstTxStalledNs: worst, machineLimited, why };
+  return { clock, heldNs, pace, worstTxStalledNs: worst, lateLosslessDrops: lateDrops, machineLimited, why };
 }
 
 /** Nearest-rank percentile of unsorted values (0 when empty). */

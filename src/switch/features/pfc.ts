@@ -21,7 +21,9 @@ import { PRIORITIES, type SwitchConfig } from "../config.js";
 import type { SwitchContext } from "../context.js";
 import { SwitchCounter } from "../counter-defs.js";
 import { DropReason } from "../drops.js";
+import { autoHeadroomBytes } from "../mmu.js";
 import { FrameKind, type PacketMeta } from "../packet-meta.js";
+import type { OverrunJudge } from "../pause-overrun.js";
 import type { PfcOffHandler } from "../pfc-override.js";
 import type { SwitchPort } from "../port.js";
 import { defineFeature, type SwitchFeature } from "./feature.js";
@@ -36,6 +38,7 @@ const settings = z
     pauseQuanta: z.number().int().min(1).max(0xffff).optional(),
     refresh: z.number().gt(0).lt(1).optional(),
     headroomSlack: duration.optional(),
+    attributeLateness: z.boolean().optional(),
   })
   .strict();
 
@@ -54,13 +57,22 @@ export interface PfcConfig {
   readonly refresh: number;
   /** Extra reaction time added to the automatic headroom (slow peers, live-runtime jitter), ns. */
   readonly headroomSlack: Nanoseconds;
+  /**
+   * Count a lossless frame that arrived later than a punctual upstream could have sent it (more than the
+   * link's PFC reaction time after XOFF, within the pause) and found the headroom full as a drop of the
+   * machine's lateness (`dropped_lossless_late`, reason `late_overrun`), not of the network. The live lab
+   * sets it with free clocks, where a late process can do that; elsewhere every drop is the network's.
+   */
+  readonly attributeLateness: boolean;
 }
 
-class Pfc implements SwitchFeature, PfcOffHandler {
+class Pfc implements SwitchFeature, PfcOffHandler, OverrunJudge {
   readonly name = "pfc";
   private readonly receivers: (PfcReceiver | undefined)[] = [];
   private readonly senders: (PfcSender | undefined)[] = [];
   private readonly linkPauseIgnored: Float64Array;
+  /** Per port: emulated ns from XOFF until a punctual upstream's frames stop arriving. */
+  private readonly reactionNs: Float64Array;
 
   constructor(private readonly ctx: SwitchContext) {
     const c = ctx.counters;
@@ -119,6 +131,7 @@ class Pfc implements SwitchFeature, PfcOffHandler {
       labels: [],
     });
     ctx.pfcOverride.setHandler(this);
+    this.reactionNs = new Float64Array(ctx.numPorts);
   }
 
   pfcSwitchedOff(port: number, priority: number, now: Nanoseconds): void {
@@ -129,6 +142,15 @@ class Pfc implements SwitchFeature, PfcOffHandler {
   configure(cfg: SwitchConfig): void {
     this.ctx.mmu.setPfc(cfg.pfc);
     for (const s of this.senders) s?.configure(cfg.pfc.pauseQuanta, cfg.pfc.refresh);
+    // The physical reaction window (automatic headroom without slack, in time at the port's rate).
+    for (const p of cfg.ports)
+      this.reactionNs[p.port] =
+        (autoHeadroomBytes(p.rateBps, p.delayNs, cfg.maxFrameBytes) * 8e9) / p.rateBps;
+    this.ctx.pauseOverrun.judge = cfg.pfc.attributeLateness ? this : null;
+  }
+
+  overrun(port: number, pg: number, now: Nanoseconds): boolean {
+    return this.senders[port]?.pastReaction(pg, now, this.reactionNs[port]!) ?? false;
   }
 
   /** MAC Control frames to the reserved address are ours; everything else passes on. */
@@ -197,6 +219,7 @@ export const pfcFeature = defineFeature({
     pauseQuanta: 0xffff,
     refresh: 0.5,
     headroomSlack: 0,
+    attributeLateness: false,
   }),
   apply: (c: PfcConfig, s) => overlay(c, s),
   create: (ctx) => new Pfc(ctx),
