@@ -18,7 +18,7 @@ import { DeviceFleet, type FleetClock } from "./device-fleet.js";
 import { liveSlack } from "./device-inits.js";
 import type { Endpoints } from "./endpoints-file.js";
 import { handleLabRequest, type LabService } from "./lab-requests.js";
-import { enterRunning, type RunningLab } from "./lab-running.js";
+import { enterRunning } from "./lab-running.js";
 import type { LabStatus } from "./lab-status.js";
 import { controlSocketPath, labDir } from "./names.js";
 import { RemoteDevice } from "./remote-device.js";
@@ -63,9 +63,9 @@ export class AttachedLab implements LabService {
   readonly topo: Topology;
   readonly fleet: DeviceFleet;
   private readonly clock: AttachClock;
-  private readonly server: ControlServer;
+  readonly server: ControlServer;
   private readonly steps: string[] = [];
-  private readonly state: LabState;
+  readonly state: LabState;
   private metricsServer: MetricsServer | null = null;
   private stopping = false;
 
@@ -113,7 +113,7 @@ export class AttachedLab implements LabService {
     return this.steps;
   }
 
-  private progress(step: string): void {
+  progress(step: string): void {
     this.steps.push(step);
     this.server.broadcast("progress", step);
   }
@@ -159,27 +159,13 @@ export class AttachedLab implements LabService {
       const first = devices.find((d) => d.identity !== null)!;
       this.clock.anchor(first.identity!.now, first.identityAt);
       this.record();
-      this.metricsServer = await enterRunning(this.running(this.metricsPort));
+      this.metricsServer = await enterRunning(this, this.metricsPort);
     } catch (err) {
       this.state.status = "failed";
       writeState(this.state);
       this.progress(`failed: ${(err as Error).message}`);
       throw err;
     }
-  }
-
-  /** What enterRunning needs of this lab. */
-  private running(metricsPort: number): RunningLab {
-    return {
-      lab: this.lab,
-      topo: this.topo,
-      metricsPort,
-      fleet: this.fleet,
-      server: this.server,
-      state: this.state,
-      progress: (s) => this.progress(s),
-      status: () => this.status(),
-    };
   }
 
   status(): LabStatus {

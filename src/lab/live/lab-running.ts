@@ -13,8 +13,6 @@ import { type LabState, writeState } from "./state.js";
 export interface RunningLab {
   readonly lab: string;
   readonly topo: Topology;
-  /** 0: no endpoint. */
-  readonly metricsPort: number;
   readonly fleet: DeviceFleet;
   readonly server: ControlServer;
   readonly state: LabState;
@@ -22,10 +20,13 @@ export interface RunningLab {
   status(): LabStatus;
 }
 
-/** Marks the lab running and starts what serves it; resolves to its metrics endpoint (null: none). */
-export async function enterRunning(l: RunningLab): Promise<MetricsServer | null> {
+/**
+ * Marks the lab running and starts what serves it (`metricsPort` 0: no metrics endpoint); resolves to its
+ * metrics endpoint (null: none).
+ */
+export async function enterRunning(l: RunningLab, metricsPort: number): Promise<MetricsServer | null> {
   const metrics = await startLabMetrics(
-    l.metricsPort,
+    metricsPort,
     l.lab,
     l.topo,
     () => l.fleet.devices.values(),

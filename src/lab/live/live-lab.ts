@@ -75,48 +75,53 @@ export function labHasLeftovers(lab: string): boolean {
  * The caller has validated the topology; a lab of that name must not be running.
  */
 export async function upLab(opts: UpOptions): Promise<void> {
-  if (labIsRunning(opts.lab)) {
+  await claimLab(opts.lab, opts.onProgress);
+  const topology = opts.topology === "default" ? "default" : resolve(opts.topology);
+  const child = spawnDetached(opts.lab, "supervisor", SUPERVISOR_MAIN, [
+    "--topology",
+    topology,
+    "--dilation",
+    String(opts.dilation),
+    "--seed",
+    String(opts.seed ?? 1),
+    "--convergence",
+    String(opts.convergenceNs ?? 0),
+    "--clock",
+    opts.clock ?? DEFAULT_CLOCK_MODE,
+    ...(opts.autoDilation ? ["--auto-dilation"] : []),
+    "--metrics-port",
+    String(opts.metricsPort ?? 0),
+  ]);
+  await waitUntilRunning(opts.lab, child, opts.timeoutMs ?? 60_000, opts.onProgress);
+}
+
+/** Refuses a lab name that is running; removes what a crashed lab of that name left; makes its directory. */
+async function claimLab(lab: string, onProgress: ((step: string) => void) | undefined): Promise<void> {
+  if (labIsRunning(lab)) {
     throw new LabError(
-      `lab "${opts.lab}" is already running; stop it with \`rocelab down --name ${opts.lab}\` or choose another --name`,
+      `lab "${lab}" is already running; stop it with \`rocelab down --name ${lab}\` or choose another --name`,
     );
   }
-  if (labHasLeftovers(opts.lab)) {
-    opts.onProgress?.(`cleaning up leftovers of an earlier "${opts.lab}" lab`);
-    await teardown(opts.lab);
+  if (labHasLeftovers(lab)) {
+    onProgress?.(`cleaning up leftovers of an earlier "${lab}" lab`);
+    await teardown(lab);
   }
-  makeLabDir(opts.lab);
-  const log = openSync(logPath(opts.lab, "supervisor"), "a", 0o600);
-  const topology = opts.topology === "default" ? "default" : resolve(opts.topology);
-  // Through env(1): a parent's child_process hooks (a test runner's coverage) cannot re-add NODE_OPTIONS.
+  makeLabDir(lab);
+}
+
+/**
+ * Starts `main --lab LAB ARGS` detached (it outlives this process), its output in the lab's `logName` log.
+ * Through env(1): a parent's child_process hooks (a test runner's coverage) cannot re-add NODE_OPTIONS.
+ */
+function spawnDetached(lab: string, logName: string, main: string, args: readonly string[]) {
+  const log = openSync(logPath(lab, logName), "a", 0o600);
   const child = spawn(
     "env",
-    [
-      "-u",
-      "NODE_OPTIONS",
-      "-u",
-      "NODE_V8_COVERAGE",
-      process.execPath,
-      SUPERVISOR_MAIN,
-      "--lab",
-      opts.lab,
-      "--topology",
-      topology,
-      "--dilation",
-      String(opts.dilation),
-      "--seed",
-      String(opts.seed ?? 1),
-      "--convergence",
-      String(opts.convergenceNs ?? 0),
-      "--clock",
-      opts.clock ?? DEFAULT_CLOCK_MODE,
-      ...(opts.autoDilation ? ["--auto-dilation"] : []),
-      "--metrics-port",
-      String(opts.metricsPort ?? 0),
-    ],
+    ["-u", "NODE_OPTIONS", "-u", "NODE_V8_COVERAGE", process.execPath, main, "--lab", lab, ...args],
     { detached: true, stdio: ["ignore", log, log], env: cleanNodeEnv() },
   );
   child.unref();
-  await waitUntilRunning(opts.lab, child, opts.timeoutMs ?? 60_000, opts.onProgress);
+  return child;
 }
 
 export interface AttachOptions {
@@ -133,33 +138,13 @@ export interface AttachOptions {
  * lab's control socket like any other. Resolves once every device is connected.
  */
 export async function attachLab(opts: AttachOptions): Promise<void> {
-  if (labIsRunning(opts.lab)) {
-    throw new LabError(
-      `lab "${opts.lab}" is already running; stop it with \`rocelab down --name ${opts.lab}\` or choose another --name`,
-    );
-  }
-  if (labHasLeftovers(opts.lab)) await teardown(opts.lab);
-  makeLabDir(opts.lab);
-  const log = openSync(logPath(opts.lab, "attach"), "a", 0o600);
-  const child = spawn(
-    "env",
-    [
-      "-u",
-      "NODE_OPTIONS",
-      "-u",
-      "NODE_V8_COVERAGE",
-      process.execPath,
-      ATTACH_MAIN,
-      "--lab",
-      opts.lab,
-      "--endpoints",
-      resolve(opts.endpoints),
-      "--metrics-port",
-      String(opts.metricsPort ?? 0),
-    ],
-    { detached: true, stdio: ["ignore", log, log], env: cleanNodeEnv() },
-  );
-  child.unref();
+  await claimLab(opts.lab, opts.onProgress);
+  const child = spawnDetached(opts.lab, "attach", ATTACH_MAIN, [
+    "--endpoints",
+    resolve(opts.endpoints),
+    "--metrics-port",
+    String(opts.metricsPort ?? 0),
+  ]);
   await waitUntilRunning(opts.lab, child, opts.timeoutMs ?? 120_000, opts.onProgress, "attach");
 }
 

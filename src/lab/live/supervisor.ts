@@ -20,7 +20,7 @@ import { DeviceProcess } from "./device-process.js";
 import { DilationControl } from "./dilation-control.js";
 import { LabClock } from "./lab-clock.js";
 import { handleLabRequest, type LabService } from "./lab-requests.js";
-import { enterRunning, type RunningLab } from "./lab-running.js";
+import { enterRunning } from "./lab-running.js";
 import type { LabStatus } from "./lab-status.js";
 import { controlSocketPath, nsName } from "./names.js";
 import { provision, resolveNeighbours, teardown } from "./provision.js";
@@ -57,8 +57,8 @@ export class Supervisor implements LabService {
   private readonly dilationControl: DilationControl;
   private readonly settings: SettingsLayers;
   private readonly progressSteps: string[] = [];
-  private readonly server: ControlServer;
-  private readonly state: LabState;
+  readonly server: ControlServer;
+  readonly state: LabState;
   private stopping = false;
   private readonly udpHelpers: UdpHelpers;
   private metricsServer: MetricsServer | null = null;
@@ -137,7 +137,7 @@ export class Supervisor implements LabService {
     return this.progressSteps;
   }
 
-  private progress(step: string): void {
+  progress(step: string): void {
     this.progressSteps.push(step);
     this.server.broadcast("progress", step);
   }
@@ -164,7 +164,7 @@ export class Supervisor implements LabService {
       for (const d of started) this.recordDevice(d);
       this.progress(`resolving neighbours (hosts ping their leaf)`);
       await resolveNeighbours(this.lab, this.topo, this.plan);
-      this.metricsServer = await enterRunning(this.running(this.opts.metricsPort ?? 0));
+      this.metricsServer = await enterRunning(this, this.opts.metricsPort ?? 0);
       this.dilationControl.start();
     } catch (e) {
       this.state.status = "failed";
@@ -202,20 +202,6 @@ export class Supervisor implements LabService {
       restarts: d.restarts,
     };
     writeState(this.state);
-  }
-
-  /** What enterRunning needs of this lab. */
-  private running(metricsPort: number): RunningLab {
-    return {
-      lab: this.lab,
-      topo: this.topo,
-      metricsPort,
-      fleet: this.fleet,
-      server: this.server,
-      state: this.state,
-      progress: (s) => this.progress(s),
-      status: () => this.status(),
-    };
   }
 
   status(): LabStatus {
