@@ -50,6 +50,9 @@
 // Received batches are copied into chunks of this size, recycled through a process-wide free list when JS
 // lets go of them: a fresh allocation per batch would be mmap()ed and page-faulted every time (measured:
 // about a sixth of the switch process's time). A batch stops early when its next frame would not fit.
+// Chunks are mapped and unmapped here, not malloc()ed: glibc raises its mmap threshold the first time a
+// 256 KiB block is freed, after which such blocks come from the brk heap, which fragments and never
+// shrinks (a 6-minute soak: the leaves' RSS grew 24-27 MiB that way; docs/reliability.md).
 #define CHUNK_BYTES (256 * 1024)
 #define MAX_FREE_CHUNKS 32
 
@@ -87,7 +90,9 @@ static void *chunk_get(void) {
   pthread_mutex_lock(&pool.lock);
   if (pool.nfree > 0) c = pool.free[--pool.nfree];
   pthread_mutex_unlock(&pool.lock);
-  return c != NULL ? c : malloc(CHUNK_BYTES);
+  if (c != NULL) return c;
+  c = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return c == MAP_FAILED ? NULL : c;
 }
 
 // Runs when the batch's Buffer is collected (Node calls it on the JS thread; the lock costs nothing).
@@ -98,7 +103,7 @@ static void chunk_put(napi_env env, void *data, void *hint) {
     data = NULL;
   }
   pthread_mutex_unlock(&pool.lock);
-  free(data);
+  if (data != NULL) munmap(data, CHUNK_BYTES);
 }
 
 static int64_t clock_ns(clockid_t id) {
