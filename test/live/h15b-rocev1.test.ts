@@ -41,7 +41,14 @@ t.test("RoCEv1 across a bridge domain, and not across a router, on a live lab", 
     "the bridged one",
   );
   t.equal(c("h2", "payload_mismatch"), 0, "every byte as sent");
-  t.ok(c("leaf1", "bridge_frames") > 250, "leaf1 bridged it");
+  // Until h2 has sent a frame (its first ACK) leaf1 has not learnt its MAC and floods what goes to it: how
+  // many frames that is depends on when h2's NIC first spoke, so the test counts both.
+  const bridged = c("leaf1", "bridge_frames");
+  const flooded = c("leaf1", "bridge_flooded");
+  t.ok(
+    bridged > 0 && bridged + flooded > 250,
+    `leaf1 bridged it (${bridged} frames to a learnt port, ${flooded} flooded)`,
+  );
   const q3 = report.devices.leaf1!.ports!.eth4!.queues?.["3"]?.tx_packets ?? 0;
   t.ok(q3 >= 245, `the PCP 3 frames left towards h2 on queue 3 (${q3})`);
   t.equal(c("h5", "rx_write_requests"), 0, "h5 never saw the other");
