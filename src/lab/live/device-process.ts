@@ -17,12 +17,21 @@ const START_TIMEOUT_MS = 15_000;
  * start with "--"; they are passed as arguments, never through a shell.
  */
 export function deviceNodeArgs(env: NodeJS.ProcessEnv = process.env): string[] {
-  const text = env.ROCELAB_DEVICE_NODE_ARGS?.trim();
+  return nodeArgsFrom("ROCELAB_DEVICE_NODE_ARGS", env);
+}
+
+/** The same for the lab's supervisor: ROCELAB_SUPERVISOR_NODE_ARGS (e.g. "--heapsnapshot-signal=SIGUSR2"). */
+export function supervisorNodeArgs(env: NodeJS.ProcessEnv = process.env): string[] {
+  return nodeArgsFrom("ROCELAB_SUPERVISOR_NODE_ARGS", env);
+}
+
+function nodeArgsFrom(variable: string, env: NodeJS.ProcessEnv): string[] {
+  const text = env[variable]?.trim();
   if (!text) return [];
   const args = text.split(/\s+/);
   for (const a of args)
     if (!a.startsWith("--"))
-      throw new Error(`ROCELAB_DEVICE_NODE_ARGS: "${a}" is not a Node flag (each must start with --)`);
+      throw new Error(`${variable}: "${a}" is not a Node flag (each must start with --)`);
   return args;
 }
 
@@ -46,6 +55,9 @@ function spawnDevice(lab: string, node: string, namespace: string) {
     ],
     {
       ipc: true,
+      // Not buffered for the result: execa would otherwise keep every IPC message (health reports,
+      // events, replies) in result.ipcOutput for the device's lifetime — the supervisor's soak growth.
+      buffer: false,
       stdin: "ignore",
       stdout: { file: log, append: true },
       stderr: { file: log, append: true },

@@ -16,6 +16,7 @@ import type {
 import { Listeners } from "../listeners.js";
 import { type ClockMode, DEFAULT_CLOCK_MODE } from "./clock-plan.js";
 import { ControlClient } from "./control.js";
+import { supervisorNodeArgs } from "./device-process.js";
 import { controlSocketPath, labDir, labOfNamespace, logPath, makeLabDir } from "./names.js";
 import { distPath } from "./paths.js";
 import { findLabProcesses, listNamespaces, teardown } from "./provision.js";
@@ -77,21 +78,27 @@ export function labHasLeftovers(lab: string): boolean {
 export async function upLab(opts: UpOptions): Promise<void> {
   await claimLab(opts.lab, opts.onProgress);
   const topology = opts.topology === "default" ? "default" : resolve(opts.topology);
-  const child = spawnDetached(opts.lab, "supervisor", SUPERVISOR_MAIN, [
-    "--topology",
-    topology,
-    "--dilation",
-    String(opts.dilation),
-    "--seed",
-    String(opts.seed ?? 1),
-    "--convergence",
-    String(opts.convergenceNs ?? 0),
-    "--clock",
-    opts.clock ?? DEFAULT_CLOCK_MODE,
-    ...(opts.autoDilation ? ["--auto-dilation"] : []),
-    "--metrics-port",
-    String(opts.metricsPort ?? 0),
-  ]);
+  const child = spawnDetached(
+    opts.lab,
+    "supervisor",
+    SUPERVISOR_MAIN,
+    [
+      "--topology",
+      topology,
+      "--dilation",
+      String(opts.dilation),
+      "--seed",
+      String(opts.seed ?? 1),
+      "--convergence",
+      String(opts.convergenceNs ?? 0),
+      "--clock",
+      opts.clock ?? DEFAULT_CLOCK_MODE,
+      ...(opts.autoDilation ? ["--auto-dilation"] : []),
+      "--metrics-port",
+      String(opts.metricsPort ?? 0),
+    ],
+    supervisorNodeArgs(),
+  );
   await waitUntilRunning(opts.lab, child, opts.timeoutMs ?? 60_000, opts.onProgress);
 }
 
@@ -113,11 +120,28 @@ async function claimLab(lab: string, onProgress: ((step: string) => void) | unde
  * Starts `main --lab LAB ARGS` detached (it outlives this process), its output in the lab's `logName` log.
  * Through env(1): a parent's child_process hooks (a test runner's coverage) cannot re-add NODE_OPTIONS.
  */
-function spawnDetached(lab: string, logName: string, main: string, args: readonly string[]) {
+function spawnDetached(
+  lab: string,
+  logName: string,
+  main: string,
+  args: readonly string[],
+  nodeArgs: readonly string[] = [],
+) {
   const log = openSync(logPath(lab, logName), "a", 0o600);
   const child = spawn(
     "env",
-    ["-u", "NODE_OPTIONS", "-u", "NODE_V8_COVERAGE", process.execPath, main, "--lab", lab, ...args],
+    [
+      "-u",
+      "NODE_OPTIONS",
+      "-u",
+      "NODE_V8_COVERAGE",
+      process.execPath,
+      ...nodeArgs,
+      main,
+      "--lab",
+      lab,
+      ...args,
+    ],
     { detached: true, stdio: ["ignore", log, log], env: cleanNodeEnv() },
   );
   child.unref();

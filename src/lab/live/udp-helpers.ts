@@ -65,6 +65,8 @@ export class UdpHelpers {
     const ns = nsName(this.lab, node);
     const child = execa("ip", ["netns", "exec", ns, process.execPath, UDP_TOOL, ...args, "--lab", this.lab], {
       ipc: true,
+      // Its counter reports are read as they come, not kept for the result (device-process.ts).
+      buffer: false,
       stdin: "ignore",
       stdout: { file: logPath(this.lab, name), append: true },
       stderr: { file: logPath(this.lab, name), append: true },
