@@ -23,7 +23,10 @@ export function workloadProgress(report: readonly FlowReport[], workload: string
 export interface WaitOptions {
   /** Real milliseconds to wait at most. */
   readonly timeoutMs: number;
-  /** Real milliseconds between two reads of the flow report. */
+  /**
+   * Real milliseconds between two reads of the flow report (default 1000: each read asks every device
+   * for its stats, CPU the devices of a busy machine need).
+   */
   readonly pollMs?: number;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly clock?: () => number;
@@ -41,6 +44,6 @@ export async function waitForWorkload(
   for (;;) {
     const p = workloadProgress(await flows(), workload);
     if (p.done || clock() >= deadline) return p;
-    await sleep(Math.min(o.pollMs ?? 250, Math.max(0, deadline - clock())));
+    await sleep(Math.min(o.pollMs ?? 1000, Math.max(0, deadline - clock())));
   }
 }

@@ -30,40 +30,43 @@ t.test("progress counts only the named workload's flows", async (t) => {
   t.equal(workloadProgress(report, "nothing").done, false, "a workload the lab does not know is never done");
 });
 
+/** A clock that only sleeping advances. */
+function fakeTime() {
+  const time = {
+    now: 0,
+    sleep: async (ms: number) => {
+      time.now += ms;
+    },
+    clock: () => time.now,
+  };
+  return time;
+}
+
 t.test("waits until the last flow completed, reading the report between sleeps", async (t) => {
   let reads = 0;
-  let now = 0;
+  const time = fakeTime();
   const p = await waitForWorkload(
     async () => {
       reads++;
       return [flow(1, "w", 5), flow(2, "w", reads >= 3 ? 9 : null)];
     },
     "w",
-    {
-      timeoutMs: 10_000,
-      pollMs: 100,
-      sleep: async (ms) => {
-        now += ms;
-      },
-      clock: () => now,
-    },
+    { timeoutMs: 10_000, pollMs: 100, sleep: time.sleep, clock: time.clock },
   );
   t.equal(p.done, true);
   t.equal(reads, 3, "two sleeps, three reads");
-  t.equal(now, 200);
+  t.equal(time.now, 200);
 });
 
 t.test("gives up at the limit with the last reading", async (t) => {
-  let now = 0;
+  const time = fakeTime();
   const p = await waitForWorkload(async () => [flow(1, "w", null), flow(2, "w", 4)], "w", {
     timeoutMs: 1000,
     pollMs: 300,
-    sleep: async (ms) => {
-      now += ms;
-    },
-    clock: () => now,
+    sleep: time.sleep,
+    clock: time.clock,
   });
   t.equal(p.done, false);
   t.equal(p.completed, 1);
-  t.equal(now, 1000, "the last sleep is cut to the deadline");
+  t.equal(time.now, 1000, "the last sleep is cut to the deadline");
 });
