@@ -1,6 +1,7 @@
 // The PFC deadlock on the live lab (issue 14): the same scenarios as the simulator's
 // (docs/experiments/pfc-deadlock/), one process per device in network namespaces. Without the watchdog
-// the routing loop freezes the ring; with it the deadlock is detected, broken and the victim completes.
+// the routing loop freezes the ring; with it the deadlock is detected, broken and the victim completes;
+// with port-group prevention (DSCP remap) no deadlock forms.
 // Lab name h14x (unique to this file).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -53,6 +54,29 @@ t.test("live: the watchdog (drop) breaks the deadlock and the victim completes",
   );
   const victim = report.flows.find((f) => f.workload === "victim")!;
   t.ok(victim.fctNs !== null && victim.fctNs !== undefined, `the victim completed (${victim.fctNs} ns)`);
+});
+
+t.test("live: with port-group prevention the loop never deadlocks and the victim keeps moving", async (t) => {
+  const { report, events } = await run(t, "loop-prevention");
+  const victim = report.flows.find((f) => f.workload === "victim")!;
+  t.ok(victim.fctNs !== null && victim.fctNs !== undefined, `the victim completed (${victim.fctNs} ns)`);
+  t.equal(report.summary.drops.lossless, 0, "no lossless drops");
+  t.notOk(
+    events.some((e) => e.kind === "pfc-storm"),
+    "the watchdog never had a deadlock to break",
+  );
+  let toLossless = 0;
+  let toLossy = 0;
+  for (const n of RING) {
+    const ports = report.devices[n]!.ports;
+    t.equal(ports.eth2!.pg3_xoff, 0, `${n} holds no XOFF on priority 3 at the end`);
+    t.equal(ports.eth2!.pg4_xoff, 0, `${n} holds no XOFF on priority 4 at the end`);
+    const q = ports.eth1!.queues ?? {};
+    toLossless += q["4"]?.deadlock_remapped ?? 0;
+    toLossy += q["1"]?.deadlock_remapped ?? 0;
+  }
+  t.ok(toLossless > 0, `bounced packets were moved to lossless queue 4 (${toLossless})`);
+  t.ok(toLossy > 0, `and bounced-again ones to lossy queue 1 (${toLossy})`);
 });
 
 t.test(
