@@ -38,7 +38,12 @@ export interface SoakSample {
   readonly behindMs: number;
   readonly flowsDone: number;
   readonly flowsTotal: number;
+  /** Switches' `dropped_lossless`: every drop of a lossless-priority packet, whatever the reason. */
   readonly losslessDrops: number;
+  /** Of those, the drops that break the lossless promise: a full PFC headroom (`drop_headroom_exhausted`). */
+  readonly headroomDrops: number;
+  /** Every switch drop counter that is not zero (`drop_<reason>`, lossless and lossy alike), summed. */
+  readonly dropsByReason: Record<string, number>;
 }
 
 function fdCount(pid: number): number {
@@ -98,8 +103,13 @@ export const main: BenchMain = async (argv) => {
       const flows = await client.request<FlowReport[]>("flows");
       const snap = await client.snapshot();
       let lossless = 0;
-      for (const s of Object.values(snap.stats))
-        if (s.kind === "switch") lossless += s.counters.dropped_lossless ?? 0;
+      const dropsByReason: Record<string, number> = {};
+      for (const s of Object.values(snap.stats)) {
+        if (s.kind !== "switch") continue;
+        lossless += s.counters.dropped_lossless ?? 0;
+        for (const [k, v] of Object.entries(s.counters))
+          if (k.startsWith("drop_") && v !== 0) dropsByReason[k] = (dropsByReason[k] ?? 0) + v;
+      }
       const procs: SoakSample["procs"] = {};
       for (const d of status.devices) {
         if (d.pid === null) continue;
@@ -130,6 +140,8 @@ export const main: BenchMain = async (argv) => {
         flowsDone: flows.filter((f) => f.endNs !== null).length,
         flowsTotal: flows.length,
         losslessDrops: lossless,
+        headroomDrops: dropsByReason.drop_headroom_exhausted ?? 0,
+        dropsByReason,
       };
     };
     let nextSample = started;
@@ -179,7 +191,7 @@ export const main: BenchMain = async (argv) => {
           `${fmt(s.t / 60, 1)} min: RSS ${fmt(
             vals.reduce((a, p) => a + p.rssMiB, 0),
             0,
-          )} MiB (max ${fmt(Math.max(...vals.map((p) => p.rssMiB)), 0)}), fds ${vals.reduce((a, p) => a + p.fds, 0)}, lag p99 max ${fmt(Math.max(...vals.map((p) => p.lagP99Ms)), 1)} ms, late max ${fmt(Math.max(...vals.map((p) => p.lateMaxUs)), 0)} µs, behind ${fmt(s.behindMs, 0)} ms, messages ${s.flowsDone}/${s.flowsTotal}, lossless drops ${s.losslessDrops}`,
+          )} MiB (max ${fmt(Math.max(...vals.map((p) => p.rssMiB)), 0)}), fds ${vals.reduce((a, p) => a + p.fds, 0)}, lag p99 max ${fmt(Math.max(...vals.map((p) => p.lagP99Ms)), 1)} ms, late max ${fmt(Math.max(...vals.map((p) => p.lateMaxUs)), 0)} µs, behind ${fmt(s.behindMs, 0)} ms, messages ${s.flowsDone}/${s.flowsTotal}, lossless drops ${s.losslessDrops} (headroom ${s.headroomDrops})`,
         );
         nextSample = now + every * 1000;
       }
@@ -209,7 +221,11 @@ export const main: BenchMain = async (argv) => {
   });
   out("");
   out(
-    `${fmt(last.t / 60, 1)} min, ${workloads} workloads, ${chaos} chaos events; messages ${last.flowsDone}/${last.flowsTotal}, lossless drops ${last.losslessDrops}`,
+    `${fmt(last.t / 60, 1)} min, ${workloads} workloads, ${chaos} chaos events; messages ${last.flowsDone}/${last.flowsTotal}, lossless drops ${last.losslessDrops}, of them at a full headroom ${last.headroomDrops}`,
+  );
+  const reasons = Object.entries(last.dropsByReason);
+  out(
+    `switch drops by reason (lossless and lossy): ${reasons.length === 0 ? "none" : reasons.map(([k, v]) => `${k.slice(5)} ${v}`).join(", ")}`,
   );
   out(
     formatTable(
