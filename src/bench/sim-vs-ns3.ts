@@ -4,15 +4,22 @@
 // "hpcc-ns3" profile), ECN 400 KB / 1600 KB / 20 % decided at dequeue, a 32 MB buffer, 1000-byte payloads
 // (the 1024-byte path MTU here) and an ACK for every packet. 64:1 and 16:1, each run `--runs` times in
 // this process; prints the median run's wall time, events, frames per second and the ratio against the
-// ns-3 figures recorded on this machine kind (ns-3 is not built here: they are printed as recorded).
+// ns-3 figures recorded on this machine kind. With `--ns3 DIR` (the simulation/ directory of a built HPCC
+// ns-3) it runs HPCC's simulator on the same incast too, alternating with ours, and prints both side by
+// side: CPU time and the outcome (when the last flow completed, the median FCT).
 //
-//   node dist/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16]
+//   node dist/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 DIR]
 
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { runScenarioSim } from "../lab/run-sim.js";
 import { resolveScenario, type Scenario } from "../lab/scenario.js";
 import { scenarioFile } from "../lab/schema.js";
 import { describeMachine, fmt, fmtInt, formatTable, isMain, median, runAsScript } from "./common.js";
+import { type Ns3Run, ns3Binary, runNs3Incast, timeProcess } from "./hpcc-ns3.js";
 
 /** HPCC's ns-3 on the 64:1 incast, measured on this machine kind (issue #16): wall seconds and events. */
 export const NS3_RECORDED = { senders: 64, wallS: 0.43, events: 937_000 } as const;
@@ -58,6 +65,7 @@ export interface IncastRun {
   readonly events: number;
   readonly frames: number;
   readonly lastFctNs: number;
+  readonly medianFctNs: number;
   readonly completed: number;
 }
 
@@ -71,12 +79,14 @@ export function runIncast(sc: Scenario): IncastRun {
   for (const l of fabric.sim.links) frames += l.frames[0] + l.frames[1];
   let last = 0;
   for (const f of report.flows) last = Math.max(last, f.endNs ?? Number.POSITIVE_INFINITY);
+  const fcts = report.flows.flatMap((f) => (f.fctNs === null || f.fctNs === undefined ? [] : [f.fctNs]));
   return {
     wallMs,
     cpuMs: (used.user + used.system) / 1000,
     events: fabric.sim.eventsProcessed,
     frames,
     lastFctNs: last,
+    medianFctNs: fcts.length === 0 ? 0 : median(fcts),
     completed: report.summary.flowsCompleted,
   };
 }
@@ -87,11 +97,20 @@ export async function main(argv: readonly string[]): Promise<void> {
     options: {
       runs: { type: "string" },
       senders: { type: "string" },
+      ns3: { type: "string" },
+      // Internal: one run of the N-to-1 incast and exit, for the whole-process measurement beside ns-3's.
+      once: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
   if (values.help) {
-    process.stdout.write("usage: node dist/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16]\n");
+    process.stdout.write(
+      "usage: node dist/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 HPCC_SIMULATION_DIR]\n",
+    );
+    return;
+  }
+  if (values.once !== undefined) {
+    runIncast(incastScenario(Number(values.once)));
     return;
   }
   const runs = Number(values.runs ?? 3);
@@ -102,6 +121,11 @@ export async function main(argv: readonly string[]): Promise<void> {
   const print = (s = ""): void => {
     process.stdout.write(`${s}\n`);
   };
+  if (values.ns3 !== undefined) {
+    ns3Binary(values.ns3);
+    await sideBySide(values.ns3, senders, runs, print);
+    return;
+  }
   print("== sim-vs-ns3: N-to-1 incast through one switch, against HPCC's ns-3 ==");
   print(describeMachine());
   print(
@@ -158,6 +182,83 @@ export async function main(argv: readonly string[]): Promise<void> {
     "× ns-3: our median wall time over ns-3's (recorded for 64:1; for other N scaled by N/64); " +
       "wall time includes building the fabric and assembling the report. On a shared machine read the " +
       "CPU columns (the least CPU time of the runs against ns-3's wall time, ns-3 being single-threaded)",
+  );
+}
+
+/** Ours and HPCC's ns-3 alternating on the same incasts: CPU time and outcome, side by side. */
+async function sideBySide(
+  dir: string,
+  senders: readonly number[],
+  runs: number,
+  print: (s?: string) => void,
+): Promise<void> {
+  print(
+    "== sim-vs-ns3: N-to-1 incast through one switch, rocelab's simulator and HPCC's ns-3 side by side ==",
+  );
+  print(describeMachine());
+  print(`HPCC ns-3: ${dir}/build/scratch/third, run ${runs} times per incast, alternating with ours`);
+  const rows: string[][] = [];
+  for (const n of senders) {
+    const sc = incastScenario(n);
+    const ours: IncastRun[] = [];
+    const theirs: Ns3Run[] = [];
+    const whole: number[] = [];
+    const scratch = mkdtempSync(join(tmpdir(), "rocelab-sim-once-"));
+    try {
+      for (let i = 0; i < runs; i++) {
+        ours.push(runIncast(sc));
+        theirs.push(await runNs3Incast(dir, n));
+        // The same run as a process of its own, started cold, measured the way ns-3's is.
+        const self = fileURLToPath(import.meta.url);
+        whole.push((await timeProcess(process.execPath, [self, "--once", String(n)], scratch)).cpuMs);
+      }
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+    const cpu = Math.min(...ours.map((r) => r.cpuMs));
+    const ns3Cpu = Math.min(...theirs.map((r) => r.cpuMs));
+    const o = ours[0]!;
+    const t = theirs[0]!;
+    rows.push([
+      `${n}:1`,
+      fmt(cpu, 0),
+      fmt(ns3Cpu, 0),
+      fmt(cpu / ns3Cpu, 2),
+      fmt(Math.min(...whole), 0),
+      fmt(Math.min(...whole) / ns3Cpu, 2),
+      fmt(median(ours.map((r) => r.wallMs)), 0),
+      fmt(median(theirs.map((r) => r.wallMs)), 0),
+      `${o.completed}/${t.flows}`,
+      `${fmt(o.lastFctNs / 1e3, 1)} / ${fmt(t.lastDoneNs / 1e3, 1)}`,
+      `${fmt(o.medianFctNs / 1e3, 1)} / ${fmt(t.medianFctNs / 1e3, 1)}`,
+      fmtInt(o.events),
+    ]);
+  }
+  print();
+  print(
+    formatTable(
+      [
+        "incast",
+        "our CPU ms",
+        "ns-3 CPU ms",
+        "CPU × ns-3",
+        "our process CPU ms",
+        "process × ns-3",
+        "our wall ms",
+        "ns-3 wall ms",
+        "flows done",
+        "last done µs (ours / ns-3)",
+        "median FCT µs (ours / ns-3)",
+        "our events",
+      ],
+      rows,
+    ),
+  );
+  print(
+    "CPU: the least of the runs. 'our CPU' is measured in this process, warm (building the fabric, the " +
+      "run, the report); 'our process CPU' is the same run as a process of its own, cold (Node's start-up, " +
+      "loading the modules, the JIT warming up), measured as ns-3's is: its whole process by bash's `time`, " +
+      "its start-up and input files included. Both run every flow to completion; ns-3 runs on to its stop time.",
   );
 }
 
