@@ -120,6 +120,31 @@ t.test("unread frames make an idle neighbour busy from the moment the first one 
   t.ok(tb <= held + DELAY + GRACE / D);
 });
 
+t.test("a frame read but not yet handled keeps its reader busy, though the link looks empty", async (t) => {
+  const { a, b, table, advance } = pair();
+  a.publish(Number.POSITIVE_INFINITY);
+  b.publish(Number.POSITIVE_INFINITY);
+  advance(10 * MS);
+  const sentAt = a.now();
+  a.sent(1, sentAt + DELAY, FRAME); // arrives at B at 111 µs emulated (111 ms real)
+  // B takes it off the port and is descheduled before it handles it or publishes: READ caught up with
+  // SENT, and B's last publication said it had nothing to do.
+  t.equal(b.read(1, FRAME), sentAt + DELAY, "B gets the frame's stamp");
+  t.equal(table.nextArrival(0), Number.POSITIVE_INFINITY, "nothing unread on the link");
+  advance(30 * MS);
+  const held = a.now();
+  t.equal(
+    held,
+    sentAt + DELAY + GRACE / D + DELAY,
+    "A held at B's frame time + grace + delay, not at the real clock (140 µs)",
+  );
+  // B handles the frame, has nothing else to do, and says so: A is free again.
+  b.now();
+  b.publish(Number.POSITIVE_INFINITY);
+  advance(1 * MS);
+  t.ok(a.now() > held, "released once B published");
+});
+
 t.test("frames the kernel lost stop counting as unread after two heartbeats", async (t) => {
   const { a, b, advance } = pair();
   a.publish(Number.POSITIVE_INFINITY);

@@ -16,7 +16,9 @@
 //     PUB_REAL real ns since the epoch when the device last published   (written before PUB)
 //     PUB      the device's emulated time then, ns
 //     OFFSET   how far the device's clock is behind the dilated real clock, emulated ns (only grows)
-//     WAKE     real ns since the epoch at which the device will run next on its own (timer), or +Inf
+//     WAKE     real ns since the epoch at which the device will run next on its own (timer), or +Inf;
+//              lowered by the device itself, before it counts a frame as read, to when that frame is due
+//              (a frame taken off the link but not yet handled is work, not idleness)
 //   link l (one direction; written by its sender except READ) at linkBase + l * LINK_WORDS:
 //     SENT     frames the sender handed to the kernel
 //     READ     frames the receiver took off the port (written by the receiver)
@@ -154,9 +156,11 @@ export class ClockTable {
   /**
    * The receiver of link `l` took a frame (`tag`) off it: returns its stamped arrival time, or NaN when no
    * stamp matches (the sender did not stamp it, or it was overwritten). When the kernel lost frames the
-   * count skips ahead to the stamp that matches.
+   * count skips ahead to the stamp that matches. `dueReal` converts the frame's arrival time (NaN: none,
+   * handled at once) to the real time at which the receiver will handle it; the receiver counts as busy
+   * from then on until it publishes again.
    */
-  noteRead(l: number, tag: number): number {
+  noteRead(l: number, tag: number, dueReal: (due: number) => number): number {
     const b = this.linkBase + l * LINK_WORDS;
     const w = this.words;
     const read = w[b + READ]!;
@@ -164,14 +168,28 @@ export class ClockTable {
     for (let n = read; n <= last; n++) {
       const s = this.stampBase + (l * STAMPS + (n % STAMPS)) * 2;
       if (w[s + 1] === tag) {
+        const due = w[s]!;
+        this.busyFrom(w[b + TO]!, dueReal(due));
         w[b + READ] = n + 1;
-        return w[s]!;
+        return due;
       }
     }
     // Not a frame the sender stamped (or its stamp was overwritten): count it, but never past what was
     // sent, or the link would look empty while frames wait on it.
+    this.busyFrom(w[b + TO]!, dueReal(Number.NaN));
     w[b + READ] = Math.min(read + 1, w[b + SENT]!);
     return Number.NaN;
+  }
+
+  /**
+   * Device `d` has work from real time `real` on: a frame it took off a link and has not handled yet.
+   * Written before the frame counts as read: between the read and the device's next publication the link
+   * looks empty, and a stale WAKE would make a device that is descheduled right there look idle, so that
+   * its neighbours followed the real clock past the pause it was about to send.
+   */
+  private busyFrom(d: number, real: number): void {
+    const i = HEADER_WORDS + d * DEVICE_WORDS + WAKE;
+    if (this.words[i]! > real) this.words[i] = real;
   }
 
   /**

@@ -148,8 +148,12 @@ export class SyncedClock implements DeviceClock {
 
   read(port: number, frame: Uint8Array): number {
     const l = this.rxLink[port] ?? -1;
-    return l >= 0 ? this.table.noteRead(l, frameTag(frame)) : Number.NaN;
+    return l >= 0 ? this.table.noteRead(l, frameTag(frame), this.dueReal) : Number.NaN;
   }
+
+  /** When a frame read now and arriving at emulated `due` (NaN: unstamped, handled now) is handled, real ns. */
+  private readonly dueReal = (due: number): number =>
+    Number.isNaN(due) ? this.real() : this.timeline.realAt(due + this.offset);
 
   publish(wakeAt: number): void {
     // A timer that is due but held back converts to a real time in the past: the device has work now.
