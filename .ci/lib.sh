@@ -40,6 +40,12 @@ ci_run_summarised() {
     echo "$* exited with status $status before or outside tap's totals" >&2
     fail=1
   fi
+  if [ "$fail" -gt 0 ]; then
+    # Only the end of a long log may be read: name the failed assertions there, with the test file each
+    # belongs to (tap's top-level "not ok N - FILE" lines) and tap's diagnostics' first lines.
+    echo "failed:"
+    grep -nE '^[[:space:]]*not ok ' "$log" | head -n 60
+  fi
   echo "$pass passed, $fail failed"
   return "$status"
 }

@@ -77,6 +77,31 @@ if (process.getuid?.() !== 0) {
     const green = await entrypoint(node("# { total: 3, pass: 3 }", 0), PROBE, PRIVATE);
     t.equal(green.exitCode, 0, green.stderr);
     t.equal(lastLine(green.stdout), "3 passed, 0 failed");
+    t.notMatch(green.stdout, /^failed:$/m, "nothing is listed when nothing failed");
+  });
+
+  t.test("the failed assertions are named just above the closing line", async (t) => {
+    const log = [
+      "ok 1 - a.test.ts",
+      "    not ok 2 - zero lossless drops (leaf2: 3 dropped)",
+      "not ok 2 - b.test.ts",
+    ];
+    const r = await entrypoint(
+      node([...log, "# { total: 3, pass: 1, fail: 2 }"].join("\n"), 1),
+      PROBE,
+      PRIVATE,
+    );
+    const tail = r.stdout.trimEnd().split("\n").slice(-4);
+    t.same(
+      tail,
+      [
+        "failed:",
+        "2:    not ok 2 - zero lossless drops (leaf2: 3 dropped)",
+        "3:not ok 2 - b.test.ts",
+        "1 passed, 2 failed",
+      ],
+      "the end of the log says what failed, not only how many",
+    );
   });
 
   t.test("lab state the command leaves behind is a failure", async (t) => {
