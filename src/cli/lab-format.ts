@@ -24,12 +24,12 @@ export function formatStatus(s: LabStatus, topology?: TopologyView): string {
   const lines = [
     `lab ${s.lab}: ${s.status}, topology ${s.topology}, dilation ${s.dilation}${s.dilationAuto ? " (auto)" : ""}, emulated time ${formatDuration(s.now)}, ${s.clock} clocks${s.clock === "synced" ? ` (${formatDuration(s.behindNs)} behind real time / dilation)` : ""}`,
     "",
-    "device      kind    address          status    pid      restarts  loop lag p99  timer late  cpu      clock held  holds  silent>grace (worst)",
+    "device      kind    address          status    pid      restarts  loop lag p99  timer late  cpu      clock held  holds  silent>grace (worst)  unstamped",
   ];
   for (const d of s.devices) {
     const h = d.health;
     const sync = h?.sync
-      ? `${formatDuration(h.sync.heldNs).padEnd(11)} ${String(h.sync.holds).padEnd(6)} ${h.sync.graceExceeded} (${h.sync.worstSilenceMs.toFixed(1)} ms)`
+      ? `${formatDuration(h.sync.heldNs).padEnd(11)} ${String(h.sync.holds).padEnd(6)} ${`${h.sync.graceExceeded} (${h.sync.worstSilenceMs.toFixed(1)} ms)`.padEnd(20)} ${h.sync.unstamped}`
       : "-";
     lines.push(
       `${d.node.padEnd(11)} ${d.kind.padEnd(7)} ${address(d.node).padEnd(16)} ${d.status.padEnd(9)} ${String(d.pid ?? "-").padEnd(8)} ${String(d.restarts).padEnd(9)} ${h ? `${h.lagP99Ms.toFixed(1)} ms`.padEnd(13) : "-".padEnd(13)} ${h ? formatDuration(Math.round(h.timerLateMeanNs)).padEnd(11) : "-".padEnd(11)} ${(h ? `${h.cpuSeconds.toFixed(1)} s` : "-").padEnd(8)} ${sync}`,

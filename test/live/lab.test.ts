@@ -4,6 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { join } from "node:path";
 import { execa } from "execa";
 import t from "tap";
+import type { SyncStats } from "../../src/runtime/live/clock.js";
 import { checkCapture } from "../../src/verify/pcap-check.js";
 import { cpuHog } from "../helpers/hog.js";
 import { labNamespaces, labProcesses, nicStatsOf, requireRoot, rl, statsOf, upLab } from "../helpers/live.js";
@@ -85,11 +86,22 @@ t.test(
       );
       where.push(`${sw}: ${s.counters.dropped_lossless} dropped, PG3 headroom peak/size ${peaks.join(", ")}`);
     }
-    t.equal(lossless, 0, `zero lossless drops (${where.join("; ")})`);
     // What the busy machine cost is reported, per device: how long its clock was held for its neighbours.
     const clocks = JSON.parse((await rl(["status", "--json", "--name", LAB])).stdout) as {
-      devices: { node: string; health: { sync?: { heldNs: number; holds: number } } | null }[];
+      devices: { node: string; health: { sync?: SyncStats } | null }[];
     };
+    // On a failure, the synchronisation of every device says where the clocks let a frame through late.
+    const sync = clocks.devices.map((d) => {
+      const s = d.health?.sync;
+      return s
+        ? `${d.node} ${s.holds}/${s.graceExceeded}/${s.worstSilenceMs.toFixed(1)}/${s.unstamped}`
+        : `${d.node} -`;
+    });
+    t.equal(
+      lossless,
+      0,
+      `zero lossless drops (${where.join("; ")}; holds/silent>grace/worst ms/unstamped: ${sync.join(", ")})`,
+    );
     t.equal(clocks.devices.length, 12);
     for (const d of clocks.devices) {
       t.ok(

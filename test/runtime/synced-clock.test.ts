@@ -13,7 +13,10 @@ const FRAME = new Uint8Array(64).fill(7);
 
 /** Two devices, A (0) and B (1), joined by one link: direction 0 is A→B (B reads it), 1 is B→A. */
 function pair() {
-  const table = ClockTable.format(new ArrayBuffer(clockTableBytes(2, 2)), 2, [1, 0]);
+  const table = ClockTable.format(new ArrayBuffer(clockTableBytes(2, 2)), 2, [
+    { from: 0, to: 1, delayNs: DELAY },
+    { from: 1, to: 0, delayNs: DELAY },
+  ]);
   let real = 100 * MS;
   const clock = () => real;
   const a = new SyncedClock(
@@ -45,12 +48,18 @@ function pair() {
 }
 
 t.test("the table's layout: magic, sizes, receivers; a foreign buffer is refused", async (t) => {
-  const table = ClockTable.format(new ArrayBuffer(clockTableBytes(3, 4)), 3, [1, 0, 2, 1]);
+  const links = [
+    { from: 0, to: 1, delayNs: 10 },
+    { from: 1, to: 0, delayNs: 10 },
+    { from: 1, to: 2, delayNs: 20 },
+    { from: 2, to: 1, delayNs: 20 },
+  ];
+  const table = ClockTable.format(new ArrayBuffer(clockTableBytes(3, 4)), 3, links);
   t.equal(table.devices, 3);
   t.equal(table.links, 4);
   t.same(
-    [0, 1, 2, 3].map((l) => table.linkTo(l)),
-    [1, 0, 2, 1],
+    [0, 1, 2, 3].map((l) => [table.linkFrom(l), table.linkTo(l)]),
+    links.map((l) => [l.from, l.to]),
   );
   t.equal(table.state(2), DeviceState.Absent);
   t.throws(() => new ClockTable(new ArrayBuffer(64)), /bad magic/);
@@ -99,18 +108,59 @@ t.test("a neighbour with work that stops publishing holds us at its clock + grac
   t.equal(table.state(1), DeviceState.Running);
 });
 
+t.test("an idle neighbour next to a stalled device is no further than that device allows it", async (t) => {
+  // A (0) - B (1) - C (2): directions 0 A→B, 1 B→A, 2 B→C, 3 C→B.
+  const table = ClockTable.format(new ArrayBuffer(clockTableBytes(3, 4)), 3, [
+    { from: 0, to: 1, delayNs: DELAY },
+    { from: 1, to: 0, delayNs: DELAY },
+    { from: 1, to: 2, delayNs: DELAY },
+    { from: 2, to: 1, delayNs: DELAY },
+  ]);
+  let real = 100 * MS;
+  const clock = () => real;
+  const make = (self: number, ports: { port: number; rxLink: number; txLink: number; peer: number }[]) =>
+    new SyncedClock(
+      clock,
+      0,
+      D,
+      table,
+      self,
+      ports.map((p) => ({ ...p, delayNs: DELAY })),
+      GRACE,
+    );
+  const a = make(0, [{ port: 1, rxLink: 1, txLink: 0, peer: 1 }]);
+  const b = make(1, [
+    { port: 1, rxLink: 0, txLink: 1, peer: 0 },
+    { port: 2, rxLink: 3, txLink: 2, peer: 2 },
+  ]);
+  const c = make(2, [{ port: 1, rxLink: 2, txLink: 3, peer: 1 }]);
+  a.publish(Number.POSITIVE_INFINITY);
+  b.publish(Number.POSITIVE_INFINITY); // B has nothing to do: no timer, no unread frame
+  c.publish(c.now() + 500); // C has a timer due 0.5 ms (real) from now, then the OS stops running it
+  real += 50 * MS;
+  const ta = a.now();
+  const cAtMost = 100_500 + GRACE / D;
+  t.equal(ta, cAtMost + 2 * DELAY, "A held at where C could be plus two delays, not at the real clock");
+  // B runs: it is held by C, and sends A a frame (say, a pause it decided at its own time).
+  const tb = b.now();
+  t.equal(tb, cAtMost + DELAY, "B is where A was told it could at most be");
+  b.sent(1, tb + DELAY, FRAME);
+  t.ok(a.read(1, FRAME) >= ta, `B's frame (due ${tb + DELAY}) is not in A's past (${ta})`);
+});
+
 t.test("unread frames make an idle neighbour busy from the moment the first one was sent", async (t) => {
   const { a, b, advance } = pair();
   a.publish(Number.POSITIVE_INFINITY);
   b.publish(Number.POSITIVE_INFINITY);
   advance(10 * MS);
-  a.now();
-  a.sent(1, 0, FRAME); // a frame towards B at 110 ms real; B does not run to read it
   const sentAt = a.now();
+  a.sent(1, sentAt + DELAY, FRAME); // a frame towards B at 110 ms real; B does not run to read it
   advance(30 * MS);
   const held = a.now();
   a.publish(held + 10);
-  t.equal(held, sentAt + GRACE / D + DELAY, "B was current until the frame came, then trusted for the grace");
+  // B was current until the frame came, then trusted for the grace (2 µs), but it cannot pass the frame
+  // before it has handled it (1 µs): what it sends in answer leaves at the frame's time at the earliest.
+  t.equal(held, sentAt + DELAY + DELAY, "held at B's unread frame's arrival + delay");
   // B reads it and publishes: A is free again.
   b.read(1, FRAME);
   const tb = b.now();
@@ -213,8 +263,10 @@ t.test(
       Number.isNaN(b.read(1, frame(9))),
       "a frame nobody stamped has no time (the host uses the kernel's)",
     );
+    t.equal(b.syncStats().unstamped, 1, "and is counted: its time is only the kernel's");
     a.sent(1, 20_000, frame(5));
     t.equal(b.read(1, frame(5)), 20_000, "and the count stays right after it");
+    t.equal(b.syncStats().unstamped, 1, "stamped frames are not counted");
     t.not(frameTag(frame(1)), frameTag(frame(2)), "tags tell frames apart by their bytes");
     t.not(frameTag(new Uint8Array(60)), frameTag(new Uint8Array(61)), "and by their length");
   },

@@ -2,6 +2,7 @@
 // devices in topology order, and for every link two directions, a→b then b→a, each indexed by its
 // receiver. The supervisor creates the table from this plan and hands every device its own row.
 
+import type { ClockLink } from "../../runtime/live/clock-table.js";
 import type { SyncedPort } from "../../runtime/live/synced-clock.js";
 import type { Topology } from "../topology.js";
 
@@ -17,21 +18,21 @@ export function parseClockMode(text: string, where: string): ClockMode {
 
 export interface ClockPlan {
   readonly device: ReadonlyMap<string, number>;
-  /** linkTo[l]: the device that receives on link direction l. */
-  readonly linkTo: readonly number[];
+  /** links[l]: the devices that send and receive on link direction l, and its delay. */
+  readonly links: readonly ClockLink[];
   /** The synchronised ports of each node (the NIC's host port is not one: it is not an emulated link). */
   readonly ports: ReadonlyMap<string, readonly SyncedPort[]>;
 }
 
 export function planClock(topo: Topology): ClockPlan {
   const device = new Map(topo.nodes.map((n, i) => [n.name, i]));
-  const linkTo: number[] = [];
+  const links: ClockLink[] = [];
   const ports = new Map<string, SyncedPort[]>(topo.nodes.map((n) => [n.name, []]));
   for (const link of topo.links) {
     const a = device.get(link.a.node)!;
     const b = device.get(link.b.node)!;
-    const toB = linkTo.push(b) - 1;
-    const toA = linkTo.push(a) - 1;
+    const toB = links.push({ from: a, to: b, delayNs: link.delayNs }) - 1;
+    const toA = links.push({ from: b, to: a, delayNs: link.delayNs }) - 1;
     ports
       .get(link.a.node)!
       .push({ port: link.a.port, rxLink: toA, txLink: toB, peer: b, delayNs: link.delayNs });
@@ -39,5 +40,5 @@ export function planClock(topo: Topology): ClockPlan {
       .get(link.b.node)!
       .push({ port: link.b.port, rxLink: toB, txLink: toA, peer: a, delayNs: link.delayNs });
   }
-  return { device, linkTo, ports };
+  return { device, links, ports };
 }

@@ -65,9 +65,9 @@ export class LabClock {
     this.timeline = DilationTimeline.format(shared, this.initialDilation);
     if (this.mode !== ClockMode.Synced) return;
     const devices = this.plan.device.size;
-    const bytes = clockTableBytes(devices, this.plan.linkTo.length);
+    const bytes = clockTableBytes(devices, this.plan.links.length);
     const buffer = nativeAddon().mapShared(clockTablePath(this.lab), bytes);
-    this.table = ClockTable.format(buffer, devices, this.plan.linkTo);
+    this.table = ClockTable.format(buffer, devices, this.plan.links);
   }
 
   /** What a device needs to run a synced clock (undefined: free-running). */

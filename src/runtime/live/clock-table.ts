@@ -24,6 +24,8 @@
 //     READ     frames the receiver took off the port (written by the receiver)
 //     FIRST    real ns since the epoch when the link last went from empty to non-empty
 //     TO       index of the receiving device (written once, by whoever creates the table)
+//     FROM     index of the sending device (written once, likewise)
+//     DELAY    the link's propagation delay, emulated ns (written once, likewise)
 //     HEAD     arrival time of the first frame the sender holds back for the link's delay, or +Inf
 //   stamps of link l at stampBase + (l * STAMPS + n % STAMPS) * 2, for the n-th frame put on it:
 //     DUE      its emulated arrival time at the receiver (when it left the sender + the link delay)
@@ -40,7 +42,7 @@ export type DeviceState = (typeof DeviceState)[keyof typeof DeviceState];
 
 const HEADER_WORDS = 8;
 const DEVICE_WORDS = 8;
-const LINK_WORDS = 6;
+const LINK_WORDS = 8;
 /** Stamps kept per link: far more than a synced sender can have in flight towards a stalled receiver. */
 export const STAMPS = 512;
 /** How far a receiver looks ahead for its frame's stamp after the kernel lost frames. */
@@ -55,6 +57,15 @@ const READ = 1;
 const FIRST = 2;
 const TO = 3;
 const HEAD = 4;
+const FROM = 5;
+const DELAY = 6;
+
+/** One direction of a link, as the table is created with it. */
+export interface ClockLink {
+  readonly from: number;
+  readonly to: number;
+  readonly delayNs: number;
+}
 
 /** What identifies a frame in a link's stamps: its length and a hash (FNV-1a) of its first 64 bytes. */
 export function frameTag(frame: Uint8Array): number {
@@ -92,17 +103,19 @@ export class ClockTable {
     for (let l = 0; l < this.links; l++) this.incoming[this.linkTo(l)]?.push(l);
   }
 
-  /** Writes an empty table for `linkTo.length` links (linkTo[l]: receiving device) into `buffer`. */
-  static format(buffer: ArrayBuffer, devices: number, linkTo: readonly number[]): ClockTable {
+  /** Writes an empty table for `links` (one entry per direction) into `buffer`. */
+  static format(buffer: ArrayBuffer, devices: number, links: readonly ClockLink[]): ClockTable {
     const w = new Float64Array(buffer);
-    w.fill(0, 0, clockTableBytes(devices, linkTo.length) / 8);
+    w.fill(0, 0, clockTableBytes(devices, links.length) / 8);
     w[0] = CLOCK_TABLE_MAGIC;
     w[1] = devices;
-    w[2] = linkTo.length;
+    w[2] = links.length;
     for (let d = 0; d < devices; d++) w[HEADER_WORDS + d * DEVICE_WORDS + WAKE] = Number.POSITIVE_INFINITY;
     const base = HEADER_WORDS + devices * DEVICE_WORDS;
-    linkTo.forEach((to, l) => {
-      w[base + l * LINK_WORDS + TO] = to;
+    links.forEach((link, l) => {
+      w[base + l * LINK_WORDS + TO] = link.to;
+      w[base + l * LINK_WORDS + FROM] = link.from;
+      w[base + l * LINK_WORDS + DELAY] = link.delayNs;
       w[base + l * LINK_WORDS + HEAD] = Number.POSITIVE_INFINITY;
     });
     return new ClockTable(buffer);
@@ -110,6 +123,10 @@ export class ClockTable {
 
   linkTo(l: number): number {
     return this.words[this.linkBase + l * LINK_WORDS + TO]!;
+  }
+
+  linkFrom(l: number): number {
+    return this.words[this.linkBase + l * LINK_WORDS + FROM]!;
   }
 
   state(d: number): DeviceState {
@@ -249,6 +266,53 @@ export class ClockTable {
     const sincePub = w[b + PUB]! + Math.min(Math.max(0, real - pubReal), graceNs) / dilation;
     const sinceActive = timeline.emulated(active) - offset + Math.min(real - active, graceNs) / dilation;
     return Math.floor(Math.max(sincePub, sinceActive));
+  }
+
+  /**
+   * For device `self`: a lower bound on the emulated time of everything every other device will still
+   * send, written into `out` (one entry per device; +Inf: constrains nobody, as `self` itself does here).
+   *
+   * A device's own estimate (estimate()) says how far its clock may have got by itself; but its clock is
+   * also held by its neighbours, as ours is, so it can be no further than what they may send it (their
+   * bound + the link's delay) and than the frames waiting for it on its links. Without this, an idle
+   * device B next to a stalled C looked to follow the real clock, its other neighbour A ran ahead, and
+   * when B ran it was held at C's time and sent A frames (a PFC pause among them) in A's past. This is
+   * the transitive bound of conservative synchronisation (the earliest input time over all paths, with
+   * the link delays as lookahead: Chandy and Misra's null messages, computed from the table instead of
+   * sent); paths through `self` are left out, as they add at least two delays to our own time. It never
+   * goes below a device's last published clock, which is where that device is at least.
+   */
+  lowerBounds(
+    self: number,
+    real: number,
+    timeline: DilationTimeline,
+    graceNs: number,
+    out: Float64Array,
+  ): void {
+    const w = this.words;
+    for (let d = 0; d < this.devices; d++) {
+      out[d] = d === self ? Number.POSITIVE_INFINITY : this.estimate(d, real, timeline, graceNs);
+    }
+    // Bellman-Ford over the link directions: a shortest path has at most devices - 1 links.
+    for (let round = 0; round < this.devices; round++) {
+      let changed = false;
+      for (let l = 0; l < this.links; l++) {
+        const b = this.linkBase + l * LINK_WORDS;
+        const to = w[b + TO]!;
+        const now = out[to]!;
+        if (to === self || now === Number.POSITIVE_INFINITY) continue;
+        const via = Math.min(out[w[b + FROM]!]! + w[b + DELAY]!, this.nextArrival(l));
+        if (via < now) {
+          const floor = w[HEADER_WORDS + to * DEVICE_WORDS + PUB]!;
+          const v = Math.max(via, floor);
+          if (v < now) {
+            out[to] = v;
+            changed = true;
+          }
+        }
+      }
+      if (!changed) break;
+    }
   }
 
   /**

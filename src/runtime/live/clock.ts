@@ -57,6 +57,11 @@ export interface SyncStats {
   readonly graceExceeded: number;
   /** Longest such silence seen, real ms. */
   readonly worstSilenceMs: number;
+  /**
+   * Frames read whose arrival stamp was not found (overwritten, or never written): handled when read, so
+   * their emulated arrival time is only as good as the process's promptness.
+   */
+  readonly unstamped: number;
 }
 
 export class LiveClock implements DeviceClock {

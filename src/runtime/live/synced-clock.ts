@@ -18,6 +18,11 @@ import { asTimeline, type Dilation, type DilationTimeline } from "./dilation.js"
 
 /** How soon a held clock looks again at its neighbours, real ms (Node timers have 1 ms resolution). */
 export const SYNC_POLL_MS = 1;
+/**
+ * How long a device reuses its neighbours' transitive bounds, real ns: a burst of frames handled at once
+ * computes them once (at dilation 1000 this is 20 emulated ns).
+ */
+export const LOWER_REUSE_NS = 20_000;
 /** How often a device settles its link counters (frames the kernel lost), real ms. */
 export const SYNC_HEARTBEAT_MS = 200;
 
@@ -43,6 +48,7 @@ export class SyncedClock implements DeviceClock {
   private holds = 0;
   private graceExceeded = 0;
   private worstSilenceNs = 0;
+  private unstamped = 0;
   private readonly rxLink: Int32Array;
   private readonly txLink: Int32Array;
   private readonly peers: readonly SyncedPort[];
@@ -51,6 +57,9 @@ export class SyncedClock implements DeviceClock {
   private readonly readAt: Float64Array;
   /** Per neighbour (index into peers): whether its silence is past the grace period right now. */
   private readonly overdue: Uint8Array;
+  /** Scratch for ClockTable.lowerBounds: one entry per device of the lab. */
+  private readonly lower: Float64Array;
+  private lowerAt = Number.NEGATIVE_INFINITY;
   private readonly timeline: DilationTimeline;
 
   constructor(
@@ -77,6 +86,7 @@ export class SyncedClock implements DeviceClock {
     this.settleAt = new Float64Array(table.links);
     this.readAt = new Float64Array(table.links).fill(-1);
     this.overdue = new Uint8Array(ports.length);
+    this.lower = new Float64Array(table.devices);
     // Frames left on our incoming links by a previous process of this device are not ours to read.
     for (const p of ports) table.settle(p.rxLink, table.sent(p.rxLink));
     this.lastReal = this.real();
@@ -148,7 +158,10 @@ export class SyncedClock implements DeviceClock {
 
   read(port: number, frame: Uint8Array): number {
     const l = this.rxLink[port] ?? -1;
-    return l >= 0 ? this.table.noteRead(l, frameTag(frame), this.dueReal) : Number.NaN;
+    if (l < 0) return Number.NaN;
+    const due = this.table.noteRead(l, frameTag(frame), this.dueReal);
+    if (Number.isNaN(due)) this.unstamped++;
+    return due;
   }
 
   /** When a frame read now and arriving at emulated `due` (NaN: unstamped, handled now) is handled, real ns. */
@@ -190,14 +203,21 @@ export class SyncedClock implements DeviceClock {
       holds: this.holds,
       graceExceeded: this.graceExceeded,
       worstSilenceMs: this.worstSilenceNs / 1e6,
+      unstamped: this.unstamped,
     };
   }
 
   private bound(real: number): number {
+    // Every device's bound, for the neighbours' to be the transitive ones (ClockTable.lowerBounds). They
+    // only grow with real time, so a set at most LOWER_REUSE_NS old is a safe (a little lower) bound.
+    if (!(real >= this.lowerAt && real - this.lowerAt < LOWER_REUSE_NS)) {
+      this.table.lowerBounds(this.self, real, this.timeline, this.graceNs, this.lower);
+      this.lowerAt = real;
+    }
     let b = Number.POSITIVE_INFINITY;
     for (let i = 0; i < this.peers.length; i++) {
       const p = this.peers[i]!;
-      const e = this.table.estimate(p.peer, real, this.timeline, this.graceNs);
+      const e = this.lower[p.peer]!;
       if (e + p.delayNs < b) b = e + p.delayNs;
       // Frames already on their way to us (unread, or held back by the sender for the link's delay) must
       // arrive before we pass their time.
