@@ -193,7 +193,19 @@ async function waitUntilRunning(
     if (Date.now() > deadline) throw new LabError(`the lab did not start; see ${logPath(opts.lab, who)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  const client = await ControlClient.connect(socket);
+  // The socket's file appears when the supervisor binds it, a moment before it listens: a connection
+  // in between is refused, which is not a failure of the lab.
+  let client: ControlClient;
+  for (;;) {
+    try {
+      client = await ControlClient.connect(socket);
+      break;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if ((code !== "ECONNREFUSED" && code !== "ENOENT") || exited !== null || Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
   try {
     await new Promise<void>((resolvePromise, reject) => {
       const check = setInterval(() => {
