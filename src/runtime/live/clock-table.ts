@@ -186,14 +186,14 @@ export class ClockTable {
       const s = this.stampBase + (l * STAMPS + (n % STAMPS)) * 2;
       if (w[s + 1] === tag) {
         const due = w[s]!;
-        this.busyFrom(w[b + TO]!, dueReal(due));
+        this.busyFrom(this.linkTo(l), dueReal(due));
         w[b + READ] = n + 1;
         return due;
       }
     }
     // Not a frame the sender stamped (or its stamp was overwritten): count it, but never past what was
     // sent, or the link would look empty while frames wait on it.
-    this.busyFrom(w[b + TO]!, dueReal(Number.NaN));
+    this.busyFrom(this.linkTo(l), dueReal(Number.NaN));
     w[b + READ] = Math.min(read + 1, w[b + SENT]!);
     return Number.NaN;
   }

@@ -138,7 +138,7 @@ export class SyncedClock implements DeviceClock {
   }
 
   realMsUntil(at: number): number {
-    const ms = (this.timeline.realAt(at + this.offset) - this.real()) / 1e6;
+    const ms = (this.realAt(at) - this.real()) / 1e6;
     return this.held ? Math.min(ms, SYNC_POLL_MS) : ms;
   }
 
@@ -165,12 +165,11 @@ export class SyncedClock implements DeviceClock {
   }
 
   /** When a frame read now and arriving at emulated `due` (NaN: unstamped, handled now) is handled, real ns. */
-  private readonly dueReal = (due: number): number =>
-    Number.isNaN(due) ? this.real() : this.timeline.realAt(due + this.offset);
+  private readonly dueReal = (due: number): number => (Number.isNaN(due) ? this.real() : this.realAt(due));
 
   publish(wakeAt: number): void {
     // A timer that is due but held back converts to a real time in the past: the device has work now.
-    const wake = wakeAt === Number.POSITIVE_INFINITY ? wakeAt : this.timeline.realAt(wakeAt + this.offset);
+    const wake = wakeAt === Number.POSITIVE_INFINITY ? wakeAt : this.realAt(wakeAt);
     this.table.publish(this.self, this.lastReal, this.last, this.offset, wake);
   }
 
@@ -207,9 +206,16 @@ export class SyncedClock implements DeviceClock {
     };
   }
 
+  /** Real ns at which this clock reads emulated `at`, with the offset it has now. */
+  private realAt(at: number): number {
+    return this.timeline.realAt(at + this.offset);
+  }
+
   private bound(real: number): number {
     // Every device's bound, for the neighbours' to be the transitive ones (ClockTable.lowerBounds). They
-    // only grow with real time, so a set at most LOWER_REUSE_NS old is a safe (a little lower) bound.
+    // grow with real time, so a set at most LOWER_REUSE_NS old is a little lower than a fresh one; the
+    // exception is a busy neighbour trusted for the grace that publishes less progress than assumed,
+    // and the reuse adds at most LOWER_REUSE_NS / dilation to that bet.
     if (!(real >= this.lowerAt && real - this.lowerAt < LOWER_REUSE_NS)) {
       this.table.lowerBounds(this.self, real, this.timeline, this.graceNs, this.lower);
       this.lowerAt = real;
