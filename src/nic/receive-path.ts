@@ -19,7 +19,8 @@ import {
   ipv4Protocol,
   ipv4TotalLength,
 } from "../wire/ipv4.js";
-import { AethSyndrome, aethKind, Opcode, parseRoce, type RoceHeaders } from "../wire/roce.js";
+import { AethSyndrome, aethKind, Opcode } from "../wire/roce.js";
+import { decodeRoce, RoceView } from "../wire/roce-view.js";
 import { GRH_LENGTH, GRH_NEXT_HEADER_IBA } from "../wire/rocev1.js";
 import { ROCEV2_UDP_PORT, udpDstPort, udpLength } from "../wire/udp.js";
 import type { HostPort } from "./host-port.js";
@@ -48,6 +49,8 @@ export type RequesterEvent = (qp: QueuePair, now: Nanoseconds) => void;
 export class ReceivePath {
   rxPackets = 0;
   rxBytes = 0;
+  /** The received packet's transport headers, decoded in place (no device call re-enters the receive path). */
+  private readonly view = new RoceView();
 
   constructor(
     private readonly s: NicShared,
@@ -131,12 +134,12 @@ export class ReceivePath {
       s.drop(DropReason.Icrc, now);
       return;
     }
-    const parsed = parseRoce(frame, udp + 8, end);
-    if (!parsed.ok) {
+    const h = this.view;
+    if (!decodeRoce(h, frame, udp + 8, end)) {
       s.drop(DropReason.Malformed, now);
       return;
     }
-    this.receiveRoce(parsed.value, frame, ipv4Ecn(frame, ip) === Ecn.Ce, now);
+    this.receiveRoce(h, frame, ipv4Ecn(frame, ip) === Ecn.Ce, now);
   }
 
   /** RoCEv1: GRH (next header IBA transport, our GID), ICRC, then the same transport as RoCEv2 (no ECN). */
@@ -163,29 +166,28 @@ export class ReceivePath {
       s.drop(DropReason.Icrc, now);
       return;
     }
-    const parsed = parseRoce(frame, grh + GRH_LENGTH, end);
-    if (!parsed.ok) {
+    const h = this.view;
+    if (!decodeRoce(h, frame, grh + GRH_LENGTH, end)) {
       s.drop(DropReason.Malformed, now);
       return;
     }
-    this.receiveRoce(parsed.value, frame, false, now);
+    this.receiveRoce(h, frame, false, now);
   }
 
-  private receiveRoce(h: RoceHeaders, frame: Uint8Array, ce: boolean, now: Nanoseconds): void {
+  private receiveRoce(h: RoceView, frame: Uint8Array, ce: boolean, now: Nanoseconds): void {
     const s = this.s;
-    const bth = h.bth;
-    if (bth.opcode === Opcode.Cnp) {
-      this.rate.receiveCnp(bth.destQp, now);
+    if (h.opcode === Opcode.Cnp) {
+      this.rate.receiveCnp(h.destQp, now);
       return;
     }
-    const qp = s.qpByNum.get(bth.destQp);
+    const qp = s.qpByNum.get(h.destQp);
     if (qp === undefined) {
       s.drop(DropReason.UnknownQp, now);
       return;
     }
     // ACKs open the window, NAKs rewind, READ requests queue responses: any of them may give it data.
     s.mayHaveData(qp);
-    const kind = opcodeKind(bth.opcode);
+    const kind = opcodeKind(h.opcode);
     if (kind === KIND_ACK) {
       this.receiveAck(qp, h, now);
       return;
@@ -193,7 +195,7 @@ export class ReceivePath {
     if (kind === KIND_READ_RESPONSE) {
       if (ce) this.rate.marked(qp, now);
       this.inspect(qp, frame, h, now);
-      const r = qp.requester.onReadResponse(bth.psn, h.payloadLength, now);
+      const r = qp.requester.onReadResponse(h.psn, h.payloadLength, now);
       if (r === ResponseResult.Duplicate) s.counters.duplicateResponse++;
       else if (r === ResponseResult.Invalid) s.drop(DropReason.InvalidRequest, now);
       this.requesterEvent(qp, now);
@@ -202,15 +204,14 @@ export class ReceivePath {
     if (kind === KIND_WRITE || kind === KIND_SEND || kind === KIND_READ_REQUEST) {
       if (ce) this.rate.marked(qp, now);
       if (kind !== KIND_READ_REQUEST) this.inspect(qp, frame, h, now);
-      const reth = h.reth;
       const r = qp.responder.onRequest(
         kind,
-        bth.opcode,
-        bth.psn,
-        bth.ackReq,
+        h.opcode,
+        h.psn,
+        h.ackReq,
         h.payloadLength,
-        reth === null ? -1 : reth.dmaLength,
-        reth === null ? -1 : reth.rkey,
+        h.hasReth ? h.dmaLength : -1,
+        h.hasReth ? h.rkey : -1,
       );
       if (r === RequestResult.Invalid) s.drop(DropReason.InvalidRequest, now);
       if (qp.responder.ackPending || qp.responder.nakPending) this.tx.queueAck(qp, now);
@@ -222,25 +223,24 @@ export class ReceivePath {
     s.counters.rxIgnored++;
   }
 
-  private receiveAck(qp: QueuePair, h: RoceHeaders, now: Nanoseconds): void {
-    const aeth = h.aeth!;
+  private receiveAck(qp: QueuePair, h: RoceView, now: Nanoseconds): void {
     this.s.counters.acksReceived++;
-    const kind = aethKind(aeth.syndrome);
-    if (kind === "ack") qp.requester.onAck(h.bth.psn, now);
-    else if (kind === "nak" && aeth.syndrome === AethSyndrome.NakPsnSequenceError) {
+    const kind = aethKind(h.syndrome);
+    if (kind === "ack") qp.requester.onAck(h.psn, now);
+    else if (kind === "nak" && h.syndrome === AethSyndrome.NakPsnSequenceError) {
       this.s.counters.packetSeqErr++;
-      qp.requester.onNak(h.bth.psn, now);
+      qp.requester.onNak(h.psn, now);
     }
     this.requesterEvent(qp, now);
   }
 
   /** Every received data packet (in order or not): one-way delay sample and payload pattern check. */
-  private inspect(qp: QueuePair, frame: Uint8Array, h: RoceHeaders, now: Nanoseconds): void {
+  private inspect(qp: QueuePair, frame: Uint8Array, h: RoceView, now: Nanoseconds): void {
     const s = this.s;
     const off = h.payloadOffset;
     const len = h.payloadLength;
     if (len >= TIMESTAMP_LENGTH) s.latency.record(now - payloadSentAt(frame, off));
-    if (s.cfg.verifyPayload && len > 0 && !s.builder.payloads.verify(frame, off, len, qp.qpn, h.bth.psn)) {
+    if (s.cfg.verifyPayload && len > 0 && !s.builder.payloads.verify(frame, off, len, qp.qpn, h.psn)) {
       // The ICRC passed, so these are the bytes the peer sent: a transport bug, not corruption on the wire.
       s.counters.payloadMismatch++;
       const count = s.limiter.admit(this.s.keyMismatch + qp.slot, now);
