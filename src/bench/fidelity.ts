@@ -79,6 +79,11 @@ export interface FidelityResult {
   readonly sim: Record<string, number>;
   readonly live: Record<string, number>[];
   readonly liveWallMs: number[];
+  /**
+   * The simulator under `--sim-seeds` seeds (the scenario's own first): how far a metric moves when only
+   * the random draws change. Absent in results saved before the option existed.
+   */
+  readonly simSeeds?: Record<string, number>[];
 }
 
 function figures(r: Report): Record<string, number> {
@@ -92,17 +97,35 @@ function ratio(live: number, sim: number): string {
   return `${fmt(live / sim, 2)}×`;
 }
 
+/** min–max of `values` with `digits`, "-" when there are none. */
+function span(values: readonly number[], digits: number): string {
+  return values.length ? `${fmt(Math.min(...values), digits)}–${fmt(Math.max(...values), digits)}` : "-";
+}
+
+/**
+ * Whether the live mean lies inside the simulator's own seed-to-seed range: for a metric that a change of
+ * random draws alone moves by more than the ratio's tolerance, the ratio to one run says little, and this
+ * says whether the live lab behaves like another seed of the same network.
+ */
+function inSeedRange(mean: number, seeds: readonly number[]): string {
+  if (seeds.length < 2 || !Number.isFinite(mean)) return "-";
+  return mean >= Math.min(...seeds) && mean <= Math.max(...seeds) ? "yes" : "no";
+}
+
 export function renderComparison(res: FidelityResult): string {
+  const seeds = res.simSeeds ?? [];
   const rows = METRICS.map((m) => {
     const sim = res.sim[m.name]!;
     const live = res.live.map((l) => l[m.name]!).filter(Number.isFinite);
     const mean = live.length ? live.reduce((a, b) => a + b, 0) / live.length : Number.NaN;
-    const range = live.length
-      ? `${fmt(Math.min(...live), m.digits)}–${fmt(Math.max(...live), m.digits)}`
-      : "-";
-    return [m.name, fmt(sim, m.digits), fmt(mean, m.digits), range, ratio(mean, sim)];
+    const row = [m.name, fmt(sim, m.digits), fmt(mean, m.digits), span(live, m.digits), ratio(mean, sim)];
+    if (seeds.length < 2) return row;
+    const bySeed = seeds.map((f) => f[m.name]!).filter(Number.isFinite);
+    return [...row, span(bySeed, m.digits), inSeedRange(mean, bySeed)];
   });
-  return formatTable(["metric", "sim", `live mean (${res.live.length})`, "live min–max", "live/sim"], rows);
+  const head = ["metric", "sim", `live mean (${res.live.length})`, "live min–max", "live/sim"];
+  if (seeds.length >= 2) head.push(`sim, ${seeds.length} seeds`, "live mean inside");
+  return formatTable(head, rows);
 }
 
 /** A bar per metric and dilation: live mean / sim, one panel per scenario (metrics the sim has as 0 left out). */
@@ -157,6 +180,11 @@ export function ratioChart(results: readonly FidelityResult[], machine: string):
   } as TopLevelSpec;
 }
 
+/** The scenario with the seed `i` after its own. */
+function withSeed(sc: Scenario, i: number): Scenario {
+  return { ...sc, seed: sc.seed + i };
+}
+
 function parseList(text: string, what: string): number[] {
   const out = text.split(",").map((s) => Number(s.trim()));
   for (const n of out)
@@ -170,6 +198,7 @@ export const main: BenchMain = async (argv) => {
     options: {
       scenario: { type: "string", multiple: true },
       runs: { type: "string", default: "3" },
+      "sim-seeds": { type: "string", default: "10" },
       dilation: { type: "string", default: "1000" },
       clock: { type: "string", default: DEFAULT_CLOCK_MODE },
       json: { type: "string" },
@@ -180,10 +209,12 @@ export const main: BenchMain = async (argv) => {
   });
   if (values.help) {
     process.stdout.write(
-      "usage: npm run bench -- fidelity [--scenario FILE]... [--runs N] [--dilation D[,D...]] [--clock synced|free] [--json FILE] [--plot FILE.svg]\n" +
+      "usage: npm run bench -- fidelity [--scenario FILE]... [--runs N] [--sim-seeds N] [--dilation D[,D...]] [--clock synced|free] [--json FILE] [--plot FILE.svg]\n" +
         "       npm run bench -- fidelity --from FILE.json [--plot FILE.svg]\n" +
         "Runs each scenario once in the simulator and N times on a live lab per dilation (root), and prints\n" +
-        "the figures side by side. --from reprints (and plots) the figures a --json run saved.\n",
+        "the figures side by side. --sim-seeds N (default 10) also runs the simulator under N seeds (the\n" +
+        "scenario's first) and prints each metric's range across them and whether the live mean lies inside\n" +
+        "it; 1 turns that off. --from reprints (and plots) the figures a --json run saved.\n",
     );
     return;
   }
@@ -202,6 +233,7 @@ export const main: BenchMain = async (argv) => {
     return;
   }
   const runs = parseList(values.runs, "runs")[0]!;
+  const simSeedCount = parseList(values["sim-seeds"], "sim-seeds")[0]!;
   const clock = parseClockMode(values.clock, "--clock");
   const dilations = parseList(values.dilation, "dilation");
   const root = dirname(distPath(""));
@@ -213,6 +245,8 @@ export const main: BenchMain = async (argv) => {
   for (const file of files) {
     const sc: Scenario = loadScenario(file);
     const sim = runScenarioSim(sc).report;
+    const simSeeds = [figures(sim)];
+    for (let i = 1; i < simSeedCount; i++) simSeeds.push(figures(runScenarioSim(withSeed(sc, i)).report));
     for (const dilation of dilations) {
       const live: Record<string, number>[] = [];
       const liveWallMs: number[] = [];
@@ -223,7 +257,7 @@ export const main: BenchMain = async (argv) => {
         live.push(figures(report));
         process.stdout.write(`  ${sc.name}: live run ${i + 1}/${runs} at dilation ${dilation} done\n`);
       }
-      const res = { scenario: sc.name, dilation, sim: figures(sim), live, liveWallMs };
+      const res = { scenario: sc.name, dilation, sim: figures(sim), live, liveWallMs, simSeeds };
       results.push(res);
       const wall = liveWallMs.length
         ? `, live runs ${fmt(liveWallMs.reduce((a, b) => a + b, 0) / liveWallMs.length / 1000, 1)} s each (bring-up and teardown included)`
