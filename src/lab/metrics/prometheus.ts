@@ -4,7 +4,6 @@
 
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { Counter, Gauge, Registry } from "prom-client";
 import { CounterKind } from "../../device/counters.js";
 import type { MetricFamily } from "./families.js";
 
@@ -15,6 +14,8 @@ export const DEFAULT_METRICS_PORT = 9464;
 export async function renderPrometheus(
   families: readonly MetricFamily[],
 ): Promise<{ body: string; type: string }> {
+  // Loaded on the first scrape, not with every rocelab command that imports this module.
+  const { Counter, Gauge, Registry } = await import("prom-client");
   const registry = new Registry();
   for (const f of families) {
     const config = { name: f.name, help: f.help, labelNames: f.labelNames, registers: [registry] };

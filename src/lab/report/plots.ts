@@ -8,8 +8,7 @@
 // a fabric has hundreds of queues and QPs and a chart of all of them shows nothing. Time axes are in µs for
 // runs up to 2 ms and in ms beyond; sizes in decimal KB or MB (as scenario files write them); rates in Gb/s.
 
-import { parse, View } from "vega";
-import { compile, type TopLevelSpec } from "vega-lite";
+import type { TopLevelSpec } from "vega-lite";
 import { dcqcnPlot, fctCdfPlot, goodputPlot } from "./flow-plots.js";
 import { PLOT_FILES, type PlotPlan, type PlotSpec, type ReportFiles } from "./plot-kit.js";
 import { pfcPausePlot, queueDepthPlot } from "./queue-plots.js";
@@ -35,6 +34,9 @@ export function planPlots(files: ReportFiles): PlotPlan {
 
 /** Renders a vega-lite spec to an SVG document, headless, with the chart's title as the SVG's <title>. */
 export async function renderSvg(spec: TopLevelSpec): Promise<string> {
+  // Loaded on first use: vega and vega-lite are large CommonJS packages (~0.1 s to load), and every
+  // rocelab command imports this module, most of them to draw nothing.
+  const [{ parse, View }, { compile }] = await Promise.all([import("vega"), import("vega-lite")]);
   const view = new View(parse(compile(spec).spec), { renderer: "none" });
   let svg: string;
   try {
