@@ -13,7 +13,7 @@ import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { execa } from "execa";
-import { distPath } from "../lab/live/paths.js";
+import { entryPath } from "../lab/live/paths.js";
 import { findLabProcesses } from "../lab/live/provision.js";
 import {
   type BenchMain,
@@ -60,7 +60,7 @@ function processTitle(pid: number): string {
 }
 
 async function rocelab(args: readonly string[]): Promise<void> {
-  await execa(process.execPath, [distPath("cli.js"), ...args], { stdio: "inherit" });
+  await execa(process.execPath, [entryPath("cli.js"), ...args], { stdio: "inherit" });
 }
 
 export const main: BenchMain = async (argv) => {

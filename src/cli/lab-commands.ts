@@ -8,7 +8,7 @@ import type { AnyDeviceStats } from "../lab/device-stats.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { downLab, LabError, LiveLab, upLab } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem, nsName } from "../lab/live/names.js";
-import { distPath } from "../lab/live/paths.js";
+import { entryPath } from "../lab/live/paths.js";
 import { findAllLabs } from "../lab/live/provision.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { NodeKind } from "../lab/topology.js";
@@ -22,7 +22,7 @@ import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-o
 import { loadTopologyArg } from "./topology-command.js";
 import { formatFlowPaths, traceFlows } from "./trace-flows.js";
 
-const TRACE_TOOL = distPath("runtime/live/trace-tool.js");
+const TRACE_TOOL = entryPath("runtime/live/trace-tool.js");
 
 /**
  * Default dilation: emulated time runs 1000× slower than real time. At 1000 a 100 Gb/s link carries

@@ -81,9 +81,11 @@ t.test("the entrypoint is the device entrypoint script, executable, running the 
   t.doesNotThrow(() => accessSync(script, constants.X_OK));
   const text = readFileSync(script, "utf8");
   t.match(text, /^#!\/usr\/bin\/env bash\n/);
-  const entry = /dist\/([\w/.-]+\.js)/.exec(text)?.[1];
-  t.ok(entry, "it names a file of dist/");
+  const entry = /dist\/bundle\/([\w/.-]+\.js)/.exec(text)?.[1];
+  t.ok(entry, "it names a bundled entry point, a file of dist/bundle/");
   t.ok(existsSync(`src/${entry!.replace(/\.js$/, ".ts")}`), `whose source src/${entry} exists`);
+  t.match(readFileSync("scripts/bundle.mjs", "utf8"), `"${entry}"`, "and that scripts/bundle.mjs bundles");
+  t.match(dockerfile, /RUN node scripts\/bundle\.mjs/, "which the build stage runs");
   t.ok(existsSync("bin/rocelab.js"), "rocelab itself is in the image (bin/rocelab.js)");
 });
 

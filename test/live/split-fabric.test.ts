@@ -70,7 +70,7 @@ function rlIn(ns: string, args: readonly string[]) {
       "-u",
       "NODE_V8_COVERAGE",
       process.execPath,
-      "dist/cli.js",
+      "dist/bundle/cli.js",
       ...args,
     ],
     { reject: false, timeout: 180_000 },

@@ -6,9 +6,9 @@ import { execa } from "execa";
 import type { FromDevice, InitMessage, ToDevice } from "../../runtime/live/protocol.js";
 import { DeviceConnection, type DeviceLink, type DeviceStatus } from "./device-connection.js";
 import { logPath } from "./names.js";
-import { distPath } from "./paths.js";
+import { entryPath } from "./paths.js";
 
-const DEVICE_MAIN = distPath("runtime/live/device-main.js");
+const DEVICE_MAIN = entryPath("runtime/live/device-main.js");
 const START_TIMEOUT_MS = 15_000;
 
 /**

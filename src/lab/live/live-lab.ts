@@ -18,12 +18,12 @@ import { type ClockMode, DEFAULT_CLOCK_MODE } from "./clock-plan.js";
 import { ControlClient } from "./control.js";
 import { supervisorNodeArgs } from "./device-process.js";
 import { controlSocketPath, labDir, labOfNamespace, logPath, makeLabDir } from "./names.js";
-import { distPath } from "./paths.js";
+import { entryPath } from "./paths.js";
 import { findLabProcesses, listNamespaces, teardown } from "./provision.js";
 import { alive, readState } from "./state.js";
 
-const SUPERVISOR_MAIN = distPath("lab/live/supervisor-main.js");
-const ATTACH_MAIN = distPath("lab/live/attach-main.js");
+const SUPERVISOR_MAIN = entryPath("lab/live/supervisor-main.js");
+const ATTACH_MAIN = entryPath("lab/live/attach-main.js");
 
 export class LabError extends Error {}
 

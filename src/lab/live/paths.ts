@@ -1,24 +1,20 @@
-// Where the compiled entry points of live processes are. Lab processes always run the compiled JavaScript
-// in dist/ (a TypeScript loader per process would make `up` slow), also when the command that starts them
-// runs from source (tests do).
+// Where the compiled entry points of live processes are. Lab processes always run compiled JavaScript
+// (a TypeScript loader per process would make `up` slow), also when the command that starts them runs
+// from source (tests do): the bundled entry points in dist/bundle/ (scripts/bundle.mjs), one file and a
+// few shared chunks each instead of ~500 modules, which is most of a process's start-up.
 
-import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { projectRoot } from "../../runtime/live/project-root.js";
 
-function projectRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, "package.json"))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error("cannot find the rocelab project root (package.json)");
-    dir = up;
-  }
-  return dir;
+/** A file of the compiled tree, e.g. distPath("bench/frame-generator.js"). */
+export function distPath(relative: string): string {
+  return join(projectRoot(), "dist", relative);
 }
 
-const ROOT = projectRoot();
-
-/** A compiled entry point, e.g. distPath("runtime/live/device-main.js"). */
-export function distPath(relative: string): string {
-  return join(ROOT, "dist", relative);
+/**
+ * A bundled entry point, e.g. entryPath("runtime/live/device-main.js"): the same relative path under
+ * dist/bundle/. scripts/bundle.mjs lists the entry points it builds.
+ */
+export function entryPath(relative: string): string {
+  return join(projectRoot(), "dist", "bundle", relative);
 }

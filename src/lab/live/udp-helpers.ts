@@ -8,9 +8,9 @@ import { type AddressPlan, hostAddress } from "../address-plan.js";
 import type { UdpRequest } from "../controller.js";
 import { NodeKind, type Topology } from "../topology.js";
 import { logPath, nsName } from "./names.js";
-import { distPath } from "./paths.js";
+import { entryPath } from "./paths.js";
 
-const UDP_TOOL = distPath("runtime/live/udp-tool.js");
+const UDP_TOOL = entryPath("runtime/live/udp-tool.js");
 
 export class UdpHelpers {
   private readonly helpers: { name: string; kill: () => void }[] = [];

@@ -3,7 +3,7 @@
 // and results come back in candidate order, so a seed gives the same outcome whatever the timing.
 
 import { Worker } from "node:worker_threads";
-import { distPath } from "../live/paths.js";
+import { entryPath } from "../live/paths.js";
 import { evaluate, type Trial } from "./evaluate.js";
 import {
   type Candidate,
@@ -50,7 +50,7 @@ export async function tune(opts: TuneOptions): Promise<TuneOutcome> {
   } else {
     let next = 0;
     const runWorker = async (): Promise<void> => {
-      const worker = new Worker(distPath("lab/tune/tune-worker.js"));
+      const worker = new Worker(entryPath("lab/tune/tune-worker.js"));
       try {
         while (next < candidates.length) {
           const i = next++;

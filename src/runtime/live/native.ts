@@ -4,7 +4,8 @@
 
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { projectRoot } from "./project-root.js";
 
 export interface NativeAddon {
   /** Maps `path` (created 0600 and grown to `bytes` when needed) MAP_SHARED into an ArrayBuffer. */
@@ -36,13 +37,12 @@ export interface PacketStats {
   readonly slotBytes: number;
 }
 
-/** The same path from src/runtime/live/ (tests) and dist/runtime/live/ (device processes). */
-const ADDON = fileURLToPath(new URL("../../../native/build/Release/rocelab_native.node", import.meta.url));
-
 let loaded: NativeAddon | null = null;
 
 export function nativeAddon(): NativeAddon {
   if (loaded) return loaded;
+  // The same file whether this module runs from src/ (tests), dist/ or a chunk of dist/bundle/.
+  const ADDON = join(projectRoot(), "native", "build", "Release", "rocelab_native.node");
   if (!existsSync(ADDON)) {
     throw new Error(`the native addon is not built (${ADDON}): run \`npm run setup\` (node scripts/setup)`);
   }
