@@ -10,11 +10,12 @@
 //
 //   node dist/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 DIR]
 
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { stringify } from "yaml";
+import { entryPath } from "../lab/live/paths.js";
 import { runScenarioSim } from "../lab/run-sim.js";
 import { resolveScenario, type Scenario } from "../lab/scenario.js";
 import { scenarioFile } from "../lab/schema.js";
@@ -26,12 +27,21 @@ export const NS3_RECORDED = { senders: 64, wallS: 0.43, events: 937_000 } as con
 
 /** The N-to-1 incast as a scenario: one switch, N + 1 hosts, every sender writes `bytes` to the last host. */
 export function incastScenario(senders: number, bytes = 1_000_000): Scenario {
+  return resolveScenario(
+    scenarioFile.parse(incastScenarioInput(senders, bytes)),
+    `sim-vs-ns3-${senders}`,
+    null,
+  );
+}
+
+/** The same incast as a scenario file's contents (what `rocelab run` reads). */
+export function incastScenarioInput(senders: number, bytes = 1_000_000): Record<string, unknown> {
   const hosts = Array.from({ length: senders + 1 }, (_, i) => `h${i + 1}`);
   const nodes: Record<string, { kind: "host" } | { kind: "switch" }> = { sw: { kind: "switch" } };
   for (const h of hosts) nodes[h] = { kind: "host" };
   // Long enough for the whole transfer at line rate, twice over.
   const durationNs = Math.ceil(((2 * senders * bytes * 8) / 100e9) * 1e9) + 200_000;
-  const parsed = scenarioFile.parse({
+  return {
     name: `incast-${senders}to1`,
     description: `${senders}-to-1 incast through one switch, HPCC ns-3 DCQCN settings`,
     seed: 1,
@@ -54,8 +64,7 @@ export function incastScenario(senders: number, bytes = 1_000_000): Scenario {
     timeline: [
       { at: "0ns", start: { type: "incast", to: hosts[senders], from: senders, size: `${bytes}B` } },
     ],
-  });
-  return resolveScenario(parsed, `sim-vs-ns3-${senders}`, null);
+  };
 }
 
 export interface IncastRun {
@@ -98,8 +107,6 @@ export async function main(argv: readonly string[]): Promise<void> {
       runs: { type: "string" },
       senders: { type: "string" },
       ns3: { type: "string" },
-      // Internal: one run of the N-to-1 incast and exit, for the whole-process measurement beside ns-3's.
-      once: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -107,10 +114,6 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.stdout.write(
       "usage: node dist/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 HPCC_SIMULATION_DIR]\n",
     );
-    return;
-  }
-  if (values.once !== undefined) {
-    runIncast(incastScenario(Number(values.once)));
     return;
   }
   const runs = Number(values.runs ?? 3);
@@ -205,12 +208,17 @@ async function sideBySide(
     const whole: number[] = [];
     const scratch = mkdtempSync(join(tmpdir(), "rocelab-sim-once-"));
     try {
+      // The same run as a process of its own, started cold and measured the way ns-3's is: the command a
+      // user types, `rocelab run FILE --runtime sim` (the bundled CLI), reading the scenario from a file
+      // and writing its report, as ns-3 reads its config files and writes its FCT file.
+      const file = join(scratch, `incast-${n}to1.yaml`);
+      writeFileSync(file, stringify(incastScenarioInput(n)));
+      const out = join(scratch, "out");
+      const cli = [entryPath("cli.js"), "run", file, "--runtime", "sim", "--quiet", "--out", out];
       for (let i = 0; i < runs; i++) {
         ours.push(runIncast(sc));
         theirs.push(await runNs3Incast(dir, n));
-        // The same run as a process of its own, started cold, measured the way ns-3's is.
-        const self = fileURLToPath(import.meta.url);
-        whole.push((await timeProcess(process.execPath, [self, "--once", String(n)], scratch)).cpuMs);
+        whole.push((await timeProcess(process.execPath, cli, scratch)).cpuMs);
       }
     } finally {
       rmSync(scratch, { recursive: true, force: true });
@@ -256,8 +264,8 @@ async function sideBySide(
   );
   print(
     "CPU: the least of the runs. 'our CPU' is measured in this process, warm (building the fabric, the " +
-      "run, the report); 'our process CPU' is the same run as a process of its own, cold (Node's start-up, " +
-      "loading the modules, the JIT warming up), measured as ns-3's is: its whole process by bash's `time`, " +
+      "run, the report); 'our process CPU' is the same run as a process of its own, cold (`rocelab run FILE " +
+      "--runtime sim`: Node's start-up, loading the bundle, the JIT warming up, writing the report), measured as ns-3's is: its whole process by bash's `time`, " +
       "its start-up and input files included. Both run every flow to completion; ns-3 runs on to its stop time.",
   );
 }
