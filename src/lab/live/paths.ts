@@ -13,8 +13,11 @@ export function distPath(relative: string): string {
 
 /**
  * A bundled entry point, e.g. entryPath("runtime/live/device-main.js"): the same relative path under
- * dist/bundle/. scripts/bundle.mjs lists the entry points it builds.
+ * dist/bundle/ (scripts/bundle.mjs lists the entry points it builds). With ROCELAB_BUNDLE=0 in the
+ * environment, the file of the compiled tree instead: stack traces then name the dist/ module (and, with
+ * NODE_OPTIONS=--enable-source-maps, the src/ line), and the benchmarks compare the two start-ups.
  */
 export function entryPath(relative: string): string {
+  if (process.env.ROCELAB_BUNDLE === "0") return distPath(relative);
   return join(projectRoot(), "dist", "bundle", relative);
 }

@@ -1,0 +1,77 @@
+// The bundled entry points (scripts/bundle.mjs) and the paths the lab starts its processes from: every
+// entryPath(...) the sources use is an entry the bundle builds, set-up built it, and the bundle starts
+// without the ~500 modules of the compiled tree.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { execa } from "execa";
+import t from "tap";
+import { distPath, entryPath } from "../../src/lab/live/paths.js";
+import { projectRoot } from "../../src/runtime/live/project-root.js";
+
+const ENTRIES: readonly string[] = (
+  (await import(join(projectRoot(), "scripts", "bundle.mjs"))) as { ENTRIES: string[] }
+).ENTRIES;
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? sourceFiles(p) : /\.tsx?$/.test(f) ? [p] : [];
+  });
+}
+
+t.test("entryPath is under dist/bundle/, and the compiled tree with ROCELAB_BUNDLE=0", async (t) => {
+  const saved = process.env.ROCELAB_BUNDLE;
+  t.teardown(() => {
+    if (saved === undefined) delete process.env.ROCELAB_BUNDLE;
+    else process.env.ROCELAB_BUNDLE = saved;
+  });
+  delete process.env.ROCELAB_BUNDLE;
+  t.equal(relative(projectRoot(), entryPath("cli.js")), join("dist", "bundle", "cli.js"));
+  process.env.ROCELAB_BUNDLE = "0";
+  t.equal(entryPath("runtime/live/device-main.js"), distPath("runtime/live/device-main.js"));
+  t.ok(existsSync(join(projectRoot(), "package.json")), "the project root holds package.json");
+});
+
+t.test("every entry point the sources start is bundled, and set-up built it", async (t) => {
+  const used = new Set<string>();
+  for (const f of sourceFiles(join(projectRoot(), "src")))
+    for (const m of readFileSync(f, "utf8").matchAll(/entryPath\("([^"]+)"\)/g)) used.add(m[1]!);
+  t.ok(used.has("runtime/live/device-main.js"), "the scan finds the device processes' entry");
+  t.ok(used.has("lab/live/supervisor-main.js"), "and the supervisor's");
+  for (const e of used) t.ok(ENTRIES.includes(e), `${e} is one of scripts/bundle.mjs's ENTRIES`);
+  for (const e of ENTRIES) {
+    t.ok(existsSync(distPath(e)), `dist/${e} (its input) exists`);
+    t.ok(existsSync(join(projectRoot(), "dist", "bundle", e)), `dist/bundle/${e} exists`);
+  }
+  const bin = readFileSync(join(projectRoot(), "bin", "rocelab.js"), "utf8");
+  t.match(bin, /dist\/bundle\/cli\.js/, "bin/rocelab.js runs the bundled CLI");
+});
+
+t.test("the bundled CLI runs, and loads a handful of modules where the tree loads hundreds", async (t) => {
+  // A module-load hook that prints each file: URL it loads (Node's module.register, Node 20.6+).
+  const dir = mkdtempSync(join(tmpdir(), "rocelab-entry-"));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(
+    join(dir, "hooks.mjs"),
+    'export async function load(u, c, next) { if (u.startsWith("file:")) process.stderr.write("LOAD " + u + "\\n"); return next(u, c); }\n',
+  );
+  writeFileSync(
+    join(dir, "register.mjs"),
+    'import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n',
+  );
+  const hook = join(dir, "register.mjs");
+  const count = async (file: string) => {
+    const r = await execa(process.execPath, ["--import", hook, file, "--help"], {
+      reject: false,
+      env: { NODE_OPTIONS: "" },
+    });
+    t.equal(r.exitCode, 0, `${file} --help exits 0`, { stderr: r.stderr.slice(-2000) });
+    t.match(r.stdout, /Usage: rocelab/);
+    return r.stderr.split("\n").filter((l) => l.startsWith("LOAD ")).length;
+  };
+  const bundled = await count(entryPath("cli.js"));
+  const tree = await count(distPath("cli.js"));
+  t.ok(bundled > 0 && bundled < 60, `the bundle loads ${bundled} files (< 60)`);
+  t.ok(tree > 5 * bundled, `the tree loads ${tree}, more than 5x as many`);
+});
