@@ -63,9 +63,12 @@ export async function bundle(root) {
     banner: {
       js: 'import { createRequire as __rocelabCreateRequire } from "node:module"; const require = __rocelabCreateRequire(import.meta.url);',
     },
-    // Readable stack traces: names kept, no minification; lines point into dist/bundle/*.js, whose
-    // comments name the dist/ module each part came from.
+    // No minification: names and lines stay readable. Source maps (esbuild follows the ones tsc wrote
+    // beside dist/*.js) lead back to src/*.ts: for stack traces under --enable-source-maps, and for the
+    // test suite's coverage, which counts what a bundled process runs (a live test's CLI, the device
+    // entrypoint) against the src/ lines it came from, as it did when processes ran the dist/ tree.
     minify: false,
+    sourcemap: "linked",
     keepNames: false,
     legalComments: "none",
     logLevel: "warning",
