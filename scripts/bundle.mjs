@@ -2,8 +2,8 @@
 // command, every process a live lab starts, the tuner's worker. Each entry becomes one file plus a few
 // chunks it shares with the others (code splitting), so starting a process loads ~10 modules instead of
 // ~500 (our ~280 and execa's, zod's and yaml's). Module resolution, stat and compile of those files were
-// most of a process's start-up: `rocelab --help` took 0.55 s of CPU, a device process 0.3 s, 13 of them at
-// `rocelab up` on two cores. What the bundle leaves out, and so loads from node_modules as before:
+// most of a process's start-up: `rocelab --help` took 0.7 s of CPU, a device process 0.3 s, 13 of them at
+// `rocelab up` on two cores (docs/performance.md, "Start-up"). What the bundle leaves out, and so loads from node_modules as before:
 // the native packages (cap, raw-socket, whose .node files esbuild cannot carry), the large CommonJS
 // libraries that only one command needs and imports on first use (vega, vega-lite, prom-client), and the
 // TUI's ink and react (loaded with the dashboard).
@@ -65,8 +65,8 @@ export async function bundle(root) {
     },
     // No minification: names and lines stay readable. Source maps (esbuild follows the ones tsc wrote
     // beside dist/*.js) lead back to src/*.ts: for stack traces under --enable-source-maps, and for the
-    // test suite's coverage, which counts what a bundled process runs (a live test's CLI, the device
-    // entrypoint) against the src/ lines it came from, as it did when processes ran the dist/ tree.
+    // test suite's coverage, which maps what a bundled process runs with coverage on back to the src/
+    // lines it came from (without them each chunk counted as an uncovered file of its own).
     minify: false,
     sourcemap: "linked",
     keepNames: false,
