@@ -1,31 +1,21 @@
 // The bundled entry points (scripts/bundle.mjs) and the paths the lab starts its processes from: every
 // entryPath(...) the sources use is an entry the bundle builds, set-up built it, and the bundle starts
 // without the ~500 modules of the compiled tree.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { execa } from "execa";
 import t from "tap";
 import { distPath, entryPath } from "../../src/lab/live/paths.js";
 import { projectRoot } from "../../src/runtime/live/project-root.js";
+import { restoreEnvAfter } from "../helpers/env.js";
 
 const ENTRIES: readonly string[] = (
   (await import(join(projectRoot(), "scripts", "bundle.mjs"))) as { ENTRIES: string[] }
 ).ENTRIES;
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir).flatMap((f) => {
-    const p = join(dir, f);
-    return statSync(p).isDirectory() ? sourceFiles(p) : /\.tsx?$/.test(f) ? [p] : [];
-  });
-}
-
 t.test("entryPath is under dist/bundle/, and the compiled tree with ROCELAB_BUNDLE=0", async (t) => {
-  const saved = process.env.ROCELAB_BUNDLE;
-  t.teardown(() => {
-    if (saved === undefined) delete process.env.ROCELAB_BUNDLE;
-    else process.env.ROCELAB_BUNDLE = saved;
-  });
+  restoreEnvAfter(t, "ROCELAB_BUNDLE");
   delete process.env.ROCELAB_BUNDLE;
   t.equal(relative(projectRoot(), entryPath("cli.js")), join("dist", "bundle", "cli.js"));
   process.env.ROCELAB_BUNDLE = "0";
@@ -35,8 +25,10 @@ t.test("entryPath is under dist/bundle/, and the compiled tree with ROCELAB_BUND
 
 t.test("every entry point the sources start is bundled, and set-up built it", async (t) => {
   const used = new Set<string>();
-  for (const f of sourceFiles(join(projectRoot(), "src")))
-    for (const m of readFileSync(f, "utf8").matchAll(/entryPath\("([^"]+)"\)/g)) used.add(m[1]!);
+  const src = join(projectRoot(), "src");
+  const files = readdirSync(src, { recursive: true, encoding: "utf8" }).filter((f) => /\.tsx?$/.test(f));
+  for (const f of files)
+    for (const m of readFileSync(join(src, f), "utf8").matchAll(/entryPath\("([^"]+)"\)/g)) used.add(m[1]!);
   t.ok(used.has("runtime/live/device-main.js"), "the scan finds the device processes' entry");
   t.ok(used.has("lab/live/supervisor-main.js"), "and the supervisor's");
   for (const e of used) t.ok(ENTRIES.includes(e), `${e} is one of scripts/bundle.mjs's ENTRIES`);

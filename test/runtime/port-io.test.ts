@@ -2,13 +2,10 @@
 import t from "tap";
 import { LiveClock } from "../../src/runtime/live/clock.js";
 import { PortBackend, portBackend } from "../../src/runtime/live/port-io.js";
+import { restoreEnvAfter } from "../helpers/env.js";
 
 t.test("the backend: init message first, then ROCELAB_PORT_IO, else ring", async (t) => {
-  const saved = process.env.ROCELAB_PORT_IO;
-  t.teardown(() => {
-    if (saved === undefined) delete process.env.ROCELAB_PORT_IO;
-    else process.env.ROCELAB_PORT_IO = saved;
-  });
+  restoreEnvAfter(t, "ROCELAB_PORT_IO");
   delete process.env.ROCELAB_PORT_IO;
   t.equal(portBackend(undefined), PortBackend.Ring);
   t.equal(portBackend("pcap"), PortBackend.Pcap);
