@@ -199,9 +199,14 @@ t.test("frames the kernel lost stop counting as unread after two heartbeats", as
   const { a, b, advance } = pair();
   a.publish(Number.POSITIVE_INFINITY);
   b.publish(Number.POSITIVE_INFINITY);
+  t.ok(b.settled(), "nothing on its way to B");
   a.sent(1, 0, FRAME); // lost: B never reads it
+  t.notOk(b.settled(), "a frame counted as sent to B and not read: B keeps its heartbeat going");
+  t.ok(a.settled(), "A has nothing on its way");
   b.tick(); // first heartbeat notes what had been sent
+  t.notOk(b.settled());
   b.tick(); // second: everything sent before the first is settled
+  t.ok(b.settled(), "settled: B's heartbeat may slow down");
   advance(30 * MS);
   t.equal(a.now(), 130_000, "B counts as idle again, and A follows the real clock");
 });

@@ -43,6 +43,11 @@ export interface DeviceClock {
   /** How often the host should call tick() even when idle, real ms (null: never). */
   readonly heartbeatMs: number | null;
   tick(): void;
+  /**
+   * False while a neighbour has counted frames as sent to this device that it has not read (on their way,
+   * or lost by the kernel until tick() settles them): the host keeps its heartbeat going until then.
+   */
+  settled(): boolean;
   /** What synchronisation cost (null for a free-running clock). */
   syncStats(): SyncStats | null;
   close(): void;
@@ -111,6 +116,9 @@ export class LiveClock implements DeviceClock {
   publish(): void {}
   readonly heartbeatMs = null;
   tick(): void {}
+  settled(): boolean {
+    return true;
+  }
   syncStats(): null {
     return null;
   }

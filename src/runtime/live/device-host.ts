@@ -1,19 +1,16 @@
 // Hosts one device core in a live process: real ports, the dilated clock, timers on the event loop, the
 // emulated propagation delay of each link, telemetry batching and health (event-loop lag, timer
-// lateness, CPU).
+// lateness, CPU), and the housekeeping beat that reports them (housekeeping.ts).
 
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import type { Device, DeviceEnv, TelemetryEvent, TimerId } from "../../device/contract.js";
 import { Fifo } from "../../device/fifo.js";
 import type { Random } from "../../device/prng.js";
 import type { DeviceClock } from "./clock.js";
+import { Housekeeping } from "./housekeeping.js";
 import { Inbox } from "./inbox.js";
 import type { PortIo } from "./port-io.js";
 import type { Health, TimedEvent } from "./protocol.js";
 import { LiveTimers } from "./timers.js";
-
-/** Event-loop delay sampling interval; samples include it, so it is subtracted from what we report. */
-const LAG_RESOLUTION_MS = 50;
 
 /** Below this much real time, a link's emulated delay is not worth a timer (Node timers are 1 ms). */
 const MIN_DELAY_REAL_MS = 0.25;
@@ -34,8 +31,11 @@ export class DeviceHost {
   /** The same lines, for loops on the hot path (no iterator per call). */
   private readonly lineList: DelayLine[] = [];
   private events: TimedEvent[] = [];
-  private readonly lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
-  private heartbeat: NodeJS.Timeout | null = null;
+  /** Set by startReporting: what the beat reports; true when there was something to report. */
+  private report: () => boolean = () => false;
+  private readonly housekeeping = new Housekeeping(() => this.beat());
+  /** When the synced clock last settled its link counters, real ms (performance.now()). */
+  private tickedAt = 0;
   framesIn = 0;
   framesOut = 0;
   /** The latest emulated time given to the device with a frame or a timer: times never go backwards. */
@@ -61,6 +61,7 @@ export class DeviceHost {
       this.lines.set(port, { port, io, delayNs, queue: new Fifo(), timer: null });
       io.onFrame((frame, arrivalNs) => {
         this.framesIn++;
+        this.housekeeping.wake();
         // When the frame arrived on the emulated wire: its sender's stamp (synced clocks), else the kernel's
         // arrival time; not the time we got to it.
         const stamped = this.clock.read(port, frame);
@@ -84,22 +85,45 @@ export class DeviceHost {
       // Stamped with the time the device was working at (its event's own time), not when the host ran.
       emit: (event: TelemetryEvent) => {
         this.events.push({ ...event, t: this.lastGivenAt });
+        this.housekeeping.wake();
       },
       random: random.next,
     };
-    this.lag.enable();
     this.lineList.push(...this.lines.values());
     clock.followOwnEvents(this.nextOwnEvent);
-    if (clock.heartbeatMs !== null) {
-      // After the poll phase, like the timers: what arrived during a stall is read before the tick.
-      const beat = (): void => {
-        this.clock.tick();
-        this.timers.runDue();
-      };
-      this.heartbeat = setInterval(() => setImmediate(beat), clock.heartbeatMs);
-      this.heartbeat.unref();
-    }
   }
+
+  /**
+   * Starts the housekeeping beat: `report` sends what there is to send and says whether the device was
+   * busy (frames, events) since the last beat. An idle device beats every 2 s, a busy one every 100 ms.
+   */
+  startReporting(report: () => boolean): void {
+    this.report = report;
+    this.tickedAt = performance.now();
+    this.housekeeping.start();
+  }
+
+  private beat(): boolean {
+    const heartbeatMs = this.clock.heartbeatMs;
+    if (heartbeatMs !== null) {
+      const now = performance.now();
+      // Beats are ACTIVE_MS apart and a little late: 10 ms of slack keeps the cadence at one tick per
+      // heartbeat instead of one per heartbeat plus a beat.
+      if (now - this.tickedAt >= heartbeatMs - 10) {
+        this.tickedAt = now;
+        // After the poll phase, like the timers: what arrived during a stall is read before the tick.
+        setImmediate(this.tickNow);
+      }
+    }
+    const busy = this.report();
+    // Frames the kernel may have lost on the way to us keep the beat (and so the settling) going.
+    return busy || !this.clock.settled();
+  }
+
+  private readonly tickNow = (): void => {
+    this.clock.tick();
+    this.timers.runDue();
+  };
 
   /**
    * Runs due timers once the frames that are ready have all been read (setImmediate runs after the I/O
@@ -133,10 +157,12 @@ export class DeviceHost {
 
   health(): Health {
     const sync = this.clock.syncStats();
+    const lag = this.housekeeping.lag;
+    const sampled = lag.count > 0;
     const h: Health = {
-      lagP50Ms: Math.max(0, this.lag.percentile(50) / 1e6 - LAG_RESOLUTION_MS),
-      lagP99Ms: Math.max(0, this.lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS),
-      lagMaxMs: Math.max(0, this.lag.max / 1e6 - LAG_RESOLUTION_MS),
+      lagP50Ms: sampled ? lag.percentile(50) / 1e6 : 0,
+      lagP99Ms: sampled ? lag.percentile(99) / 1e6 : 0,
+      lagMaxMs: sampled ? lag.max / 1e6 : 0,
       timerLateMeanNs: this.timers.fired > 0 ? this.timers.latenessSum / this.timers.fired : 0,
       timerLateMaxNs: this.timers.latenessMax,
       timerLateRecentNs: this.timers.latenessRecent,
@@ -147,16 +173,15 @@ export class DeviceHost {
       rssBytes: process.memoryUsage.rss(),
       ...(sync !== null ? { sync } : {}),
     };
-    this.lag.reset();
+    lag.reset();
     this.timers.latenessRecent = 0;
     return h;
   }
 
   close(): void {
-    if (this.heartbeat) clearInterval(this.heartbeat);
+    this.housekeeping.stop();
     this.clock.close();
     this.timers.stop();
-    this.lag.disable();
     for (const line of this.lines.values()) {
       if (line.timer) clearTimeout(line.timer);
       line.io.close();
@@ -206,6 +231,7 @@ export class DeviceHost {
   private transmit(port: number, frame: Uint8Array, leftAt: number | undefined): void {
     const line = this.lines.get(port);
     if (!line) return;
+    this.housekeeping.wake();
     const now = this.clock.now();
     // A port catching up after a late wake-up says when each frame really left.
     const due = (leftAt === undefined ? now : Math.min(leftAt, now)) + line.delayNs;

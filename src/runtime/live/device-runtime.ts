@@ -30,11 +30,6 @@ import type {
 } from "./protocol.js";
 import { SyncedClock } from "./synced-clock.js";
 
-/** How often events and health go up to the controllers while the device moves frames, real ms. */
-const REPORT_INTERVAL_MS = 100;
-/** How often an idle device (no frame in or out, no event) still reports its health, real ms. */
-const IDLE_REPORT_INTERVAL_MS = 2000;
-
 export class DeviceRuntime {
   private host: DeviceHost | null = null;
   private device: Device | null = null;
@@ -80,19 +75,18 @@ export class DeviceRuntime {
     this.host = host;
     this.device = createDevice(init, host);
     host.attach(this.device);
-    // Pushed on change: an idle lab of a dozen processes must not keep the supervisor busy parsing health.
+    // Pushed on change: an idle lab of a dozen processes must not keep the supervisor busy parsing health,
+    // nor wake itself for nothing (housekeeping.ts).
     let traffic = -1;
-    let reportedAt = 0;
-    setInterval(() => {
+    host.startReporting(() => {
       const events = host.drainEvents();
       if (events.length > 0) this.channel.broadcast({ type: "events", events });
       const moved = host.framesIn + host.framesOut;
-      const now = performance.now();
-      if (events.length === 0 && moved === traffic && now - reportedAt < IDLE_REPORT_INTERVAL_MS) return;
+      const busy = events.length > 0 || moved !== traffic;
       traffic = moved;
-      reportedAt = now;
       this.channel.broadcast({ type: "health", now: clock.now(), health: host.health() });
-    }, REPORT_INTERVAL_MS).unref();
+      return busy;
+    });
     this.channel.broadcast({ type: "ready", pid: process.pid });
   }
 

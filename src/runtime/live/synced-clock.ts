@@ -191,6 +191,11 @@ export class SyncedClock implements DeviceClock {
     }
   }
 
+  settled(): boolean {
+    for (const p of this.peers) if (this.table.read(p.rxLink) < this.table.sent(p.rxLink)) return false;
+    return true;
+  }
+
   /** The device stops: it constrains nobody any more. */
   close(): void {
     this.table.setState(this.self, DeviceState.Gone);
