@@ -4,6 +4,7 @@
 import { closeSync, openSync } from "node:fs";
 import { execa } from "execa";
 import type { FromDevice, InitMessage, ToDevice } from "../../runtime/live/protocol.js";
+import { DEVICE_V8_FLAGS } from "../../runtime/live/v8-flags.js";
 import { DeviceConnection, type DeviceLink, type DeviceStatus } from "./device-connection.js";
 import { logPath } from "./names.js";
 import { entryPath } from "./paths.js";
@@ -12,12 +13,13 @@ const DEVICE_MAIN = entryPath("runtime/live/device-main.js");
 const START_TIMEOUT_MS = 15_000;
 
 /**
- * Extra Node flags for every device process, from ROCELAB_DEVICE_NODE_ARGS (space-separated), e.g.
- * "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a live lab: NODE_OPTIONS refuses those flags. Each must
- * start with "--"; they are passed as arguments, never through a shell.
+ * The Node flags of every device process: DEVICE_V8_FLAGS, then any from ROCELAB_DEVICE_NODE_ARGS
+ * (space-separated), e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" to profile a live lab: NODE_OPTIONS refuses
+ * those flags. Each must start with "--"; they are passed as arguments, never through a shell. The user's
+ * come last, so they win (V8 takes the last value of a flag given twice).
  */
 export function deviceNodeArgs(env: NodeJS.ProcessEnv = process.env): string[] {
-  return nodeArgsFrom("ROCELAB_DEVICE_NODE_ARGS", env);
+  return [...DEVICE_V8_FLAGS, ...nodeArgsFrom("ROCELAB_DEVICE_NODE_ARGS", env)];
 }
 
 /** The same for the lab's supervisor: ROCELAB_SUPERVISOR_NODE_ARGS (e.g. "--heapsnapshot-signal=SIGUSR2"). */
