@@ -63,3 +63,23 @@ t.test("each beat records how late it fired; stop() ends the beats", async (t) =
   await sleep(40);
   t.equal(beats, seen, "stopped: no more beats");
 });
+
+t.test("a wake from inside a beat does not start a second chain of beats", async (t) => {
+  let beats = 0;
+  let h: Housekeeping | null = null;
+  h = new Housekeeping(
+    () => {
+      beats++;
+      h?.wake(); // e.g. an event emitted while reporting, also during an idle beat
+      return false;
+    },
+    { activeMs: 5, idleMs: 10 },
+  );
+  t.teardown(() => h?.stop());
+  h.start();
+  await sleep(100);
+  h.stop();
+  // One chain beats at most every 10 ms (fewer on a busy machine); chains that multiply at every idle
+  // beat would make hundreds.
+  t.ok(beats >= 1 && beats <= 15, `one chain of beats (${beats} in 100 ms)`);
+});

@@ -76,6 +76,8 @@ export class Housekeeping {
 
   private readonly fire = (): void => {
     this.timer = null;
+    // Awake while beating: a wake() from inside the beat must not start a second chain of timers.
+    this.sleeping = false;
     // Node timers have 1 ms resolution and a histogram takes integers >= 1.
     this.lag.record(Math.max(1, Math.round((this.now() - this.dueAt) * 1e6)));
     const busy = this.beat();
