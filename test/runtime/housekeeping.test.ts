@@ -1,10 +1,8 @@
 // The live device's housekeeping beat: fast while the device is busy, slow once it is idle, woken by the
 // next frame or event, and its lateness samples are what the device reports as event-loop lag.
+import { setTimeout as sleep } from "node:timers/promises";
 import t from "tap";
 import { Housekeeping } from "../../src/runtime/live/housekeeping.js";
-
-/** Resolves after `ms` real milliseconds. */
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits (up to 10 s) until `ok()` holds. */
 async function until(ok: () => boolean): Promise<void> {

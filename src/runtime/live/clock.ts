@@ -40,7 +40,10 @@ export interface DeviceClock {
   publish(wakeAt: number): void;
   /** Where the host's next own event is (emulated; +Inf when none): a synced clock does not run past it. */
   followOwnEvents(next: () => number): void;
-  /** How often the host should call tick() even when idle, real ms (null: never). */
+  /**
+   * How often the host calls tick() while the device is busy or not settled(), real ms (null: never); an
+   * idle, settled device ticks at its idle housekeeping beat (housekeeping.ts).
+   */
   readonly heartbeatMs: number | null;
   tick(): void;
   /**
