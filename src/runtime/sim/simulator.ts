@@ -148,7 +148,7 @@ export class Simulator {
       },
       emit: (event) => {
         if (this.listeners.length === 0) return;
-        const stamped: SimEvent = { ...event, t: this.clock, device: name };
+        const stamped = stampEvent(event, this.clock, name);
         for (const l of this.listeners) l(stamped);
       },
       random: random.next,
@@ -350,6 +350,28 @@ export class Simulator {
     e.frame = frame;
     this.queue.push(e);
   }
+}
+
+/**
+ * `event` stamped with its time and device, as one object shape whatever fields the event carries (absent
+ * ones are undefined, which JSON leaves out). Keys in the order TelemetryEvent declares them, then t and
+ * device: the order every emitting call site writes them in, so the event log's bytes are those a spread
+ * gave. A spread (`{ ...event, t, device }`) of events from a dozen call sites takes V8's megamorphic
+ * object-clone path and hands every listener a differently shaped object: 64:1 incast (sim-vs-ns3),
+ * 20 k events per run, warm CPU 669-685 -> 599-602 ms least of 5 runs, 3 alternating pairs.
+ */
+function stampEvent(event: TelemetryEvent, t: Nanoseconds, device: string): SimEvent {
+  return {
+    kind: event.kind,
+    port: event.port,
+    priority: event.priority,
+    qp: event.qp,
+    count: event.count,
+    value: event.value,
+    detail: event.detail,
+    t,
+    device,
+  };
 }
 
 /** Every armed timer of `node` is disarmed (its pending events will not fire). */
