@@ -28,7 +28,15 @@ export class LiveTimers {
   private readonly live = new Map<TimerId, number>();
   private gen = 0;
   private handle: NodeJS.Timeout | null = null;
+  /** Emulated time of the earliest armed timer or waiting input (+Inf: none). */
   private wakeAt = Number.POSITIVE_INFINITY;
+  /** The emulated time the pending Node timer was set for. */
+  private handleFor = Number.POSITIVE_INFINITY;
+  /**
+   * True while a runDue() is sure to follow before control returns to the event loop (during one, or
+   * after defer()): arming then only records the timer, and that runDue sets the Node timer once for all.
+   */
+  private deferred = false;
   /** When the pending Node timer fires (performance.now() ms). */
   private handleDue = 0;
   /** Sum and max of how late timers fired (emulated ns), and how many. */
@@ -56,7 +64,18 @@ export class LiveTimers {
     const gen = ++this.gen;
     this.live.set(timer, gen);
     this.heap.push({ t: at, seq: 0, timer, gen });
-    if (at < this.wakeAt) this.schedule();
+    if (at < this.wakeAt) {
+      this.wakeAt = at;
+      if (!this.deferred) this.schedule();
+    }
+  }
+
+  /**
+   * The caller runs runDue() before it returns to the event loop: until then, arming a timer need not
+   * set the Node timer (at high frame rates that was a clock read or three per frame).
+   */
+  defer(): void {
+    this.deferred = true;
   }
 
   disarm(timer: TimerId): void {
@@ -67,6 +86,17 @@ export class LiveTimers {
 
   /** Fires everything due; called by the Node timer, and after each burst of received frames. */
   runDue(): void {
+    this.deferred = true;
+    try {
+      this.fireDue();
+    } finally {
+      this.deferred = false;
+    }
+    this.schedule();
+    this.afterRun();
+  }
+
+  private fireDue(): void {
     const now = this.clock.now();
     // An exact clock (synced) gives each timer its own time, in order with the frames that arrived
     // before it; a free-running one fires what is due at now (its ports' catch-up bound then applies).
@@ -90,8 +120,6 @@ export class LiveTimers {
       this.fired++;
       this.fire(e.timer, exact ? e.t : now);
     }
-    this.schedule();
-    this.afterRun();
   }
 
   /** Removes cancelled entries from the top of the heap. */
@@ -114,8 +142,9 @@ export class LiveTimers {
       this.heap.peekTime(),
       this.input !== null ? this.input.peekTime() : Number.POSITIVE_INFINITY,
     );
-    if (next === this.wakeAt && this.handle) return;
     this.wakeAt = next;
+    if (next === this.handleFor && this.handle) return;
+    this.handleFor = next;
     if (next === Number.POSITIVE_INFINITY) {
       // A pending Node timer may stay: it wakes the process once for nothing, cheaper than clearing it.
       return;
@@ -132,7 +161,7 @@ export class LiveTimers {
     this.handleDue = realNow + Math.max(TIMER_RESOLUTION_MS, ms);
     this.handle = setTimeout(() => {
       this.handle = null;
-      this.wakeAt = Number.POSITIVE_INFINITY;
+      this.handleFor = Number.POSITIVE_INFINITY;
       // Inputs first: Node runs timers before it polls for I/O, so a process that was not scheduled for a
       // while would fire its timers (and transmit) before reading the frames that arrived meanwhile, a
       // PFC pause among them. setImmediate runs after the poll phase has delivered those frames.
