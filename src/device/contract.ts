@@ -21,7 +21,8 @@ export interface DeviceEnv {
    * when the frame's last bit has left; the runtime adds the link's propagation delay and delivers it to
    * the peer. Ownership of `frame` passes to the runtime: the device must not touch it again (the next
    * switch rewrites TTL, MACs and ECN in place). `leftAt` is when the last bit left, when the device knows
-   * it exactly (a port catching up after a late wake-up sends frames whose time has passed); default now.
+   * it exactly (a port catching up after a late wake-up sends frames whose time has passed): never later
+   * than the `now` of the call the device is handling; default that `now`.
    */
   transmit(port: number, frame: Uint8Array, leftAt?: Nanoseconds): void;
   /** Arm (or re-arm, replacing the previous expiry) `timer` to fire at emulated time `at`. */

@@ -233,9 +233,10 @@ export class DeviceHost {
     const line = this.lines.get(port);
     if (!line) return;
     this.housekeeping.wake();
-    const now = this.clock.now();
-    // A port catching up after a late wake-up says when each frame really left.
-    const due = (leftAt === undefined ? now : Math.min(leftAt, now)) + line.delayNs;
+    // A port says when each frame really left (it may be catching up after a late wake-up): never later
+    // than the time the device was given for the event it is handling, which the clock has passed, so
+    // no clock read is needed for it (one per forwarded frame otherwise).
+    const due = (leftAt === undefined ? this.clock.now() : leftAt) + line.delayNs;
     const realMs = this.clock.realNs(line.delayNs) / 1e6;
     if (realMs < MIN_DELAY_REAL_MS && line.queue.length === 0) {
       this.framesOut++;
