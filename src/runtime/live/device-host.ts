@@ -74,8 +74,12 @@ export class DeviceHost {
           // Never later than now, never earlier than a time the device was already given; due timers
           // right after, so that ports keep their wire time at any dilation (the catch-up bound is 2 µs).
           this.timers.defer();
-          this.deliver(port, Math.min(arrived, this.clock.now()), frame);
-          this.timers.runDue();
+          try {
+            this.deliver(port, Math.min(arrived, this.clock.now()), frame);
+          } finally {
+            // Also after a throw: the timers armed meanwhile need their Node timer.
+            this.timers.runDue();
+          }
         }
       });
     }
