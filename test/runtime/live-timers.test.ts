@@ -8,6 +8,15 @@ import { LiveClock } from "../../src/runtime/live/clock.js";
 import { DilationTimeline } from "../../src/runtime/live/dilation.js";
 import { LiveTimers } from "../../src/runtime/live/timers.js";
 
+/** A promise and the function that resolves it (Node 20 has no Promise.withResolvers). */
+function signal(): { done: Promise<void>; resolve: () => void } {
+  let resolve = (): void => {};
+  const done = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { done, resolve };
+}
+
 t.test("a transmit-like pattern keeps one Node timer instead of replacing it per frame", async (t) => {
   const clock = new LiveClock(process.hrtime.bigint(), 1);
   const fired: number[] = [];
@@ -45,10 +54,7 @@ t.test("a transmit-like pattern keeps one Node timer instead of replacing it per
 t.test("an earlier timer armed behind a far one still fires", async (t) => {
   const clock = new LiveClock(process.hrtime.bigint(), 1);
   const fired: number[] = [];
-  let resolve = (): void => {};
-  const done = new Promise<void>((r) => {
-    resolve = r;
-  });
+  const { done, resolve } = signal();
   const timers = new LiveTimers(clock, (id) => {
     fired.push(id);
     if (id === 2) resolve();
@@ -71,10 +77,7 @@ t.test(
       return clock.realMsUntil(at);
     };
     const fired: number[] = [];
-    let resolve = (): void => {};
-    const done = new Promise<void>((r) => {
-      resolve = r;
-    });
+    const { done, resolve } = signal();
     const timers = new LiveTimers(counting, (id) => {
       fired.push(id);
       // A timer armed from inside a run (a port starting its next frame) is scheduled by that run.

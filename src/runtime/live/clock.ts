@@ -91,7 +91,8 @@ export class LiveClock implements DeviceClock {
   /**
    * The dilation in force at the last now() (a change is announced CHANGE_LEAD_NS ahead, so this is the
    * one in force now unless the process slept through the lead). The device host asks for it with every
-   * frame it sends, right after now(): a clock read of its own cost a tenth of a switch's JavaScript.
+   * frame it sends, within the same run as a now() (the frame's or the timers'): a clock read of its own
+   * cost a tenth of a switch's JavaScript.
    */
   get dilation(): number {
     return this.timeline.factor(this.lastReal);
