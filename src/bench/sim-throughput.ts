@@ -1,12 +1,15 @@
 // Benchmark: how fast the virtual-time runtime moves packets. Two NICs back to back (Simulator + Nic, as the
 // NIC tests build them) move one RDMA WRITE of 100 MB, with and without payload verification; then, when
 // the file is there, the 16-to-1 incast scenario docs/experiments/incast-pfc.yaml as `rocelab run` runs it
-// (without writing the report). Prints packets per real second and how emulated time compares with real
-// time. No privileges needed.
+// (without writing the report), and what its time series cost: the scenario with its own `sample` against
+// the same with one sample per run, report written, alternating. Prints packets per real second and how
+// emulated time compares with real time. No privileges needed.
 //
 //   node dist/bench/sim-throughput.js [--mb 100] [--runs 5] [--scenario FILE | --no-scenario]
+//   (--runs: runs per variant, and pairs of the sampling comparison)
 
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { emulatedProgress } from "../cli/progress.js";
@@ -123,6 +126,50 @@ function row(label: string, r: SimRun): string[] {
   ];
 }
 
+/** CPU ms of this process (every thread: the collector's helpers included) while `f` runs. */
+function cpuMsOf(f: () => void): number {
+  const before = process.cpuUsage();
+  f();
+  const d = process.cpuUsage(before);
+  return (d.user + d.system) / 1000;
+}
+
+/** What sampling costs: CPU ms of the scenario at its own sample interval and at one sample per run. */
+export interface SamplingCost {
+  readonly sampleNs: number;
+  readonly sampled: number[];
+  readonly unsampled: number[];
+}
+
+/**
+ * Runs `file` at its own `sample` and at `sample` = its duration (one sample: none to speak of),
+ * alternating, `pairs` times after one warm-up pair, each writing its report to a scratch directory.
+ */
+export function samplingCost(file: string, pairs: number): SamplingCost {
+  const sc = loadScenario(file);
+  const scratch = mkdtempSync(join(tmpdir(), "rocelab-sampling-"));
+  const sampled: number[] = [];
+  const unsampled: number[] = [];
+  try {
+    for (let i = 0; i <= pairs; i++) {
+      for (const [sampleNs, into] of [
+        [sc.sampleNs, sampled],
+        [sc.durationNs, unsampled],
+      ] as const) {
+        const outDir = join(scratch, `run-${i}-${sampleNs}`);
+        const ms = cpuMsOf(() => runScenarioSim({ ...sc, sampleNs }, { outDir }));
+        rmSync(outDir, { recursive: true, force: true });
+        if (i > 0) into.push(ms);
+      }
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+  return { sampleNs: sc.sampleNs, sampled, unsampled };
+}
+
+const lowerMedian = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1]!;
+
 const HEADER = ["run", "wall ms", "emulated ms", "frames", "frames/s", "events/s", "real/emulated"] as const;
 
 /** Runs the benchmark and prints its tables. */
@@ -191,6 +238,34 @@ export async function main(argv: readonly string[]): Promise<void> {
   print();
   print(`scenario ${sc.name} (${file}) in the simulator, report assembled but not written`);
   print(formatTable(HEADER, [row(sc.name, sc)]));
+  const cost = samplingCost(file, runs);
+  const least = Math.min(...cost.sampled) / Math.min(...cost.unsampled);
+  const median = lowerMedian(cost.sampled) / lowerMedian(cost.unsampled);
+  print();
+  print(
+    `time series: ${sc.name} at sample ${fmt(cost.sampleNs / 1e3, 1)} µs against one sample per run, ` +
+      `report written, ${runs} alternating pairs after a warm-up pair (CPU ms of this process)`,
+  );
+  print(
+    formatTable(
+      ["sample", "CPU ms, each run", "least", "median"],
+      [
+        [
+          `${fmt(cost.sampleNs / 1e3, 1)} µs`,
+          cost.sampled.map((x) => fmt(x, 0)).join(" "),
+          fmt(Math.min(...cost.sampled), 0),
+          fmt(lowerMedian(cost.sampled), 0),
+        ],
+        [
+          "one per run",
+          cost.unsampled.map((x) => fmt(x, 0)).join(" "),
+          fmt(Math.min(...cost.unsampled), 0),
+          fmt(lowerMedian(cost.unsampled), 0),
+        ],
+      ],
+    ),
+  );
+  print(`sampling costs ${fmt(least, 2)}× by the least run, ${fmt(median, 2)}× by the median`);
 }
 
 if (isMain(import.meta.url)) runAsScript(main);
