@@ -3,7 +3,7 @@
 // high frame rates that churn was a tenth of a switch process's CPU).
 
 import { setTimeout as sleep } from "node:timers/promises";
-import t from "tap";
+import t, { type Test } from "tap";
 import { LiveClock } from "../../src/runtime/live/clock.js";
 import { DilationTimeline } from "../../src/runtime/live/dilation.js";
 import { LiveTimers } from "../../src/runtime/live/timers.js";
@@ -115,4 +115,92 @@ t.test("the free-running clock's dilation is the one in force at its last now()"
   t.equal(clock.dilation, 2000, "it has at this one");
   t.equal(clock.realNs(5), 10_000, "real time of an emulated duration at the new dilation");
   t.ok(clock.now() >= before, "emulated time goes on across the change");
+});
+
+/**
+ * A port forwarding back to back, as the device host drives it: each run of due timers fires the port's
+ * serialisation end, which arms the next one 83 ns later (deferred: inside the run). Returns how often the
+ * timers asked the clock for real time, and what fired.
+ */
+function forwardLoop(
+  t: Test,
+  exact: boolean,
+  cycles: number,
+): { reads: () => number; fired: number[]; timers: LiveTimers; clock: LiveClock } {
+  const clock = new LiveClock(process.hrtime.bigint(), 1);
+  let reads = 0;
+  const counting = Object.create(clock) as LiveClock;
+  if (exact) Object.defineProperty(counting, "exact", { value: true });
+  counting.realMsUntil = (at: number) => {
+    reads++;
+    return clock.realMsUntil(at);
+  };
+  const fired: number[] = [];
+  const timers = new LiveTimers(counting, (id) => {
+    fired.push(id);
+    if (id < cycles) timers.arm(id + 1, clock.now() + 83);
+  });
+  t.teardown(() => timers.stop());
+  timers.defer();
+  timers.arm(0, clock.now() + 83);
+  timers.runDue();
+  while (fired.length <= cycles) {
+    while (clock.now() < timers.nextAt) {
+      // 83 emulated ns are 83 real ns at dilation 1
+    }
+    timers.defer();
+    timers.runDue();
+  }
+  return { reads: () => reads, fired, timers, clock };
+}
+
+t.test("a wake-up later than the pending Node timer's reads no clock (free-running clock)", async (t) => {
+  const { reads, fired, timers, clock } = forwardLoop(t, false, 100);
+  t.same(
+    fired,
+    Array.from({ length: 101 }, (_, i) => i),
+    "every serialisation end fired, in order",
+  );
+  t.equal(reads(), 1, "one real-time question for the first wake-up, none for the 100 later ones");
+  // A wake-up earlier than the pending Node timer's (here: a timer due since the epoch) is asked.
+  const { done, resolve } = signal();
+  const late = new LiveTimers(clock, () => resolve());
+  t.teardown(() => late.stop());
+  timers.arm(1000, 0);
+  t.equal(reads(), 2, "a wake-up earlier than the pending Node timer's is asked for its real time");
+  late.arm(1, clock.now() + 2_000_000);
+  await done;
+  t.equal(fired.at(-1), 1000, "and fires");
+});
+
+t.test("an exact (synced) clock is asked for every new wake-up", async (t) => {
+  const { reads, fired } = forwardLoop(t, true, 100);
+  t.equal(fired.length, 101);
+  // A held synced clock polls: the same emulated time may come sooner in real time than it did.
+  // One per run that ends with a wake-up pending (the first run may already fire the first timer).
+  t.ok(reads() >= 100, `one real-time question per run: ${reads()} for 101 timers`);
+});
+
+t.test("the free-running clock stamps an arrival without a clock read when it is already past", async (t) => {
+  const epoch = process.hrtime.bigint() - 1_000_000_000n;
+  const clock = new LiveClock(epoch, 1000);
+  const realBigint = process.hrtime.bigint;
+  let reads = 0;
+  process.hrtime.bigint = () => {
+    reads++;
+    return realBigint();
+  };
+  t.teardown(() => {
+    process.hrtime.bigint = realBigint;
+  });
+  const arrival = Number(realBigint());
+  const now = clock.now();
+  t.equal(reads, 1);
+  const at = clock.emulatedAt(arrival);
+  t.equal(reads, 1, "an arrival before the last now() needs no read");
+  t.ok(at <= now, "and is not later than it");
+  t.equal(at, Math.floor((arrival - Number(epoch)) / 1000), "it is the arrival's own emulated time");
+  const future = clock.emulatedAt(arrival + 60e9);
+  t.equal(reads, 2, "one after it is checked against a fresh reading");
+  t.ok(future <= clock.now(), "and never later than now");
 });

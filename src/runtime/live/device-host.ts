@@ -71,11 +71,12 @@ export class DeviceHost {
           this.inbox.add(port, arrived, frame);
           this.runSoon();
         } else {
-          // Never later than now, never earlier than a time the device was already given; due timers
-          // right after, so that ports keep their wire time at any dilation (the catch-up bound is 2 µs).
+          // Never later than now (emulatedAt's contract; a sender's stamp is checked here), never earlier
+          // than a time the device was already given; due timers right after, so that ports keep their
+          // wire time at any dilation (the catch-up bound is 2 µs).
           this.timers.defer();
           try {
-            this.deliver(port, Math.min(arrived, this.clock.now()), frame);
+            this.deliver(port, Number.isNaN(stamped) ? arrived : Math.min(arrived, this.clock.now()), frame);
           } finally {
             // Also after a throw: the timers armed meanwhile need their Node timer.
             this.timers.runDue();

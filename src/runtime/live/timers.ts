@@ -30,7 +30,10 @@ export class LiveTimers {
   private handle: NodeJS.Timeout | null = null;
   /** Emulated time of the earliest armed timer or waiting input (+Inf: none). */
   private wakeAt = Number.POSITIVE_INFINITY;
-  /** The emulated time the pending Node timer was set for. */
+  /**
+   * The earliest emulated time the pending Node timer was set (or kept) for: it fires no later than one
+   * timer resolution after that time comes, so it serves any later wake-up as well.
+   */
   private handleFor = Number.POSITIVE_INFINITY;
   /**
    * True while a runDue() is sure to follow before control returns to the event loop (during one, or
@@ -143,12 +146,13 @@ export class LiveTimers {
       this.input !== null ? this.input.peekTime() : Number.POSITIVE_INFINITY,
     );
     this.wakeAt = next;
-    if (next === this.handleFor && this.handle) return;
+    // The pending Node timer serves a wake-up no earlier than its own (or none: it then wakes the process
+    // once for nothing, cheaper than clearing it). At high frame rates the earliest event moves later by
+    // nanoseconds per frame, and this spares the two clock reads below. Not for an exact (synced) clock:
+    // while it is held, the same emulated time comes sooner in real time (it polls), so it is asked.
+    if (this.handle && (next === this.handleFor || (next > this.handleFor && !this.clock.exact))) return;
+    if (next === Number.POSITIVE_INFINITY) return;
     this.handleFor = next;
-    if (next === Number.POSITIVE_INFINITY) {
-      // A pending Node timer may stay: it wakes the process once for nothing, cheaper than clearing it.
-      return;
-    }
     const ms = Math.max(0, this.clock.realMsUntil(next));
     // Node timers have 1 ms resolution and cost a timer-list insert and removal each. Keep the pending
     // one when it fires no more than that resolution after the new wake-up (or before it: the early wake
