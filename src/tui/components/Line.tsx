@@ -14,14 +14,14 @@ export interface LineProps {
 export function Line({ segments, width }: LineProps): ReactElement {
   const theme = useTheme();
   const parts: ReactElement[] = [];
-  let column = 0;
   for (const s of fitLine(segments, width)) {
+    // An empty segment draws nothing (and keyed by its column it would share the next one's key).
+    if (s.text.length === 0) continue;
     parts.push(
-      <Text key={column} {...toneStyle(theme, s.tone)}>
+      <Text key={parts.length} {...toneStyle(theme, s.tone)}>
         {s.text}
       </Text>,
     );
-    column += s.text.length;
   }
   return (
     <Box width={width} height={1} flexShrink={0}>
