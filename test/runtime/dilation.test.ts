@@ -47,3 +47,21 @@ t.test("the ring keeps the last SEGMENTS changes", async (t) => {
   const last = d.segments().at(-1)!;
   t.equal(d.emulated(last.startReal + 2_000_000), last.startEmu + Math.floor(2_000_000 / last.factor));
 });
+
+t.test("the segment kept for the per-frame path gives way to a new one and to another time", async (t) => {
+  const buffer = new ArrayBuffer(dilationTableBytes());
+  const writer = DilationTimeline.format(buffer, 1000);
+  const reader = new DilationTimeline(new Float64Array(buffer));
+  t.equal(reader.emulated(1_000_000), 1_000, "the first segment, now kept");
+  writer.change(2_000_000, 2000);
+  t.equal(reader.emulated(1_500_000), 1_500, "a change written since: looked up again, still before it");
+  t.equal(reader.emulated(4_000_000), 3_000, "after the change, from the segment kept before it");
+  t.equal(reader.factor(4_000_000), 2000);
+  t.equal(reader.factor(1_000_000), 1000, "a look back leaves the kept segment");
+  t.equal(reader.emulated(6_000_000), 4_000, "and the next look forward finds the new one again");
+  t.equal(
+    reader.emulated(-1_000_000),
+    -1_000,
+    "before the oldest segment: its dilation, as the search has it",
+  );
+});
