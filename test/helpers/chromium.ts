@@ -1,8 +1,9 @@
 // A page checked in a real headless browser: Debian's chromium driven over the DevTools protocol on a
 // pipe (--remote-debugging-pipe: JSON messages, NUL-terminated, written on fd 3 and read from fd 4).
-// Reports every image's load state and every console error, uncaught exception and failed load.
+// Reports every image's load state and every console error, uncaught exception and failed load. The
+// browser's profile directory is removed when it has exited.
 import { spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
@@ -105,6 +106,15 @@ export async function checkPage(url: string, timeoutMs = 60_000): Promise<PageCh
     return { ...page, errors };
   } finally {
     clearTimeout(timer);
+    // The browser's profile directory goes with it (2-3 MB a run), once it has stopped writing there.
+    const exited =
+      child.exitCode !== null || child.signalCode !== null
+        ? Promise.resolve()
+        : new Promise<void>((r) => child.once("exit", () => r()));
     child.kill("SIGTERM");
+    const killLater = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    await exited;
+    clearTimeout(killLater);
+    rmSync(profile, { recursive: true, force: true });
   }
 }
