@@ -1,6 +1,6 @@
 // The HPCC ns-3 side of `npm run bench -- sim-vs-ns3 --ns3 DIR`: the incast in HPCC's input formats and
 // its FCT output read back. HPCC's simulator itself is not part of the project; these check our side.
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
@@ -8,6 +8,7 @@ import { ns3Binary, parseNs3Fct, timeProcess, writeNs3Incast } from "../../src/b
 
 t.test("the N-to-1 incast in HPCC's topology, flow and config formats", (t) => {
   const dir = mkdtempSync(join(tmpdir(), "rocelab-ns3-test-"));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const cfg = writeNs3Incast(dir, 4, 1_000_000);
   const topo = readFileSync(join(dir, "topology.txt"), "utf8").trim().split("\n");
   t.equal(topo[0], "6 1 5", "6 nodes, 1 switch, 5 links");
@@ -74,6 +75,7 @@ t.test(
   "a timed process: its CPU time, and a failure with its status and the end of its output",
   async (t) => {
     const dir = mkdtempSync(join(tmpdir(), "rocelab-ns3-time-"));
+    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
     const ok = await timeProcess("sh", ["-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"], dir);
     t.ok(
       ok.cpuMs > 0 && ok.wallMs > 0,

@@ -36,7 +36,8 @@ export async function checkPage(url: string, timeoutMs = 60_000): Promise<PageCh
       `--user-data-dir=${profile}`,
       "about:blank",
     ],
-    { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] },
+    // Its own temporary files (org.chromium.Chromium.*) inside the profile, removed with it.
+    { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"], env: { ...process.env, TMPDIR: profile } },
   );
   const toBrowser = child.stdio[3] as Writable;
   const fromBrowser = child.stdio[4] as Readable;

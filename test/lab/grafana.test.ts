@@ -2,7 +2,7 @@
 // dashboard JSON model requires (unique panel ids, grid positions, a Prometheus target per panel, the
 // template variables its queries use), every metric it queries is one the exporter serves, and each
 // panel previews from a simulated run.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import t from "tap";
@@ -82,6 +82,7 @@ t.test("the dashboard JSON model", async (t) => {
 
 t.test("every metric the dashboard queries is served, and every panel previews from a run", async (t) => {
   const dir = mkdtempSync(join(tmpdir(), "rocelab-grafana-"));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, "incast.yaml");
   writeFileSync(
     file,

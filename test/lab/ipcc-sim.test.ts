@@ -1,18 +1,18 @@
 // IPCC in a whole fabric, in virtual time: with ECN marking off (so no receiver NIC sends a CNP), the
 // switches' own CNPs reach the senders' QPs — and only those — and their DCQCN reaction points cut their
 // rates. The same run without IPCC cuts nothing, so the test fails if the CNPs go astray.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import t from "tap";
 import { runScenarioSim } from "../../src/lab/run-sim.js";
 import { loadScenario } from "../../src/lab/scenario.js";
 import type { SimEvent } from "../../src/runtime/sim/simulator.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const SENDERS = ["h1", "h2", "h5", "h6"];
 
 function run(ipcc: boolean) {
-  const dir = mkdtempSync(join(tmpdir(), "ipcc-sim-"));
+  const dir = tempDir("ipcc-sim-");
   const file = join(dir, "scenario.yaml");
   writeFileSync(
     file,

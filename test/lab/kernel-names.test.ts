@@ -2,14 +2,14 @@
 // node names by pattern, ports by range, so every namespace and interface name the lab makes is one the
 // kernel accepts (a netns is a file under /run/netns: at most 255 bytes, no "/"; an interface name at
 // most 15 characters, no "/", ":" or whitespace) and no input can smuggle a second word into `ip -batch`.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import t from "tap";
 import { HOST_KERNEL_IF, HOST_NIC_IF, labNameProblem, nsName } from "../../src/lab/live/names.js";
 import { loadTopology, MAX_PORT } from "../../src/lab/topology.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const dir = mkdtempSync(join(tmpdir(), "rl-names-"));
+const dir = tempDir("rl-names-");
 const topo = (nodes: string, link = '["a:eth1", "sw:eth1"]') => {
   const file = join(dir, `t${Math.random().toString(36).slice(2)}.yaml`);
   writeFileSync(file, `nodes:\n${nodes}\nlinks:\n  - ${link}\n`);

@@ -2,7 +2,7 @@
 // operator's labels, rendered as Prometheus text by prom-client and served on /metrics, and the same
 // series as OpenMetrics that promtool accepts for backfilling (when promtool is installed).
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import t from "tap";
@@ -15,6 +15,7 @@ import { loadScenario } from "../../src/lab/scenario.js";
 import type { Nic } from "../../src/nic/nic.js";
 
 const dir = mkdtempSync(join(tmpdir(), "rocelab-metrics-"));
+t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 const file = join(dir, "incast.yaml");
 writeFileSync(
   file,

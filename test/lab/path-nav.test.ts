@@ -2,8 +2,7 @@
 // wiring, the routes the controller rebuilds from them match the lab's, host mode's source ports put every
 // QP's packets on its planned path, network mode's entries do the same, and both keep every flow going
 // through a spine link failure (network mode by falling back to ECMP, then re-planning).
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import t from "tap";
 import { hostAddress, planAddresses, portKey } from "../../src/lab/address-plan.js";
@@ -18,10 +17,11 @@ import type { LldpTable } from "../../src/switch/control/lldp.js";
 import { ipToString } from "../../src/wire/bytes.js";
 import { EtherType, ethType } from "../../src/wire/ethernet.js";
 import { ipv4Dst, ipv4Protocol, ipv4Src } from "../../src/wire/ipv4.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const TOPO = resolve("docs/experiments/path-navigation/fabric-4x4.yaml");
 const topo = loadTopology(TOPO);
-const dir = mkdtempSync(join(tmpdir(), "path-nav-"));
+const dir = tempDir("path-nav-");
 
 function scenario(name: string, controller: string, extra = ""): string {
   const file = join(dir, `${name}.yaml`);

@@ -3,13 +3,13 @@
 // QPs (no receiver sends any). AI ECN central: the switch publishes features, the analyser in the lab
 // pushes thresholds over the control socket, each change reported with its reason, always under XOFF.
 // Needs root; the lab is torn down by runScenarioLive, also when the run fails.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import t from "tap";
 import { runScenarioLive } from "../../src/lab/live/run-live.js";
 import { loadScenario } from "../../src/lab/scenario.js";
 import { requireRoot, rl } from "../helpers/live.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 requireRoot(t);
 
@@ -30,7 +30,7 @@ links:
 `;
 
 function scenario(name: string, switches: string, timeline: string) {
-  const dir = mkdtempSync(join(tmpdir(), "h13-live-"));
+  const dir = tempDir("h13-live-");
   writeFileSync(join(dir, "topo.yaml"), TOPOLOGY);
   const file = join(dir, `${name}.yaml`);
   writeFileSync(

@@ -2,13 +2,13 @@
 // decode in Wireshark's tshark as LLDP with the chassis MAC, the interface name as port ID, the TTL, the
 // system name and the port's management address, with no malformed frame and no expert warning.
 
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import t from "tap";
 import { EtherType, ethType } from "../../src/wire/ethernet.js";
 import { serializePcap } from "../../src/wire/pcap.js";
+import { tempDir } from "../helpers/temp-dir.js";
 import { portIp, SwitchHarness } from "../switch/harness.js";
 
 t.test("tshark decodes the switch's LLDPDUs field for field", async (t) => {
@@ -22,7 +22,7 @@ t.test("tshark decodes the switch's LLDPDUs field for field", async (t) => {
   h.run(1000);
   const sent = h.env.sent.filter((s) => ethType(s.frame) === EtherType.LLDP);
   t.equal(sent.length, 3, "one LLDPDU per port");
-  const file = join(mkdtempSync(join(tmpdir(), "lldp-")), "lldp.pcap");
+  const file = join(tempDir("lldp-"), "lldp.pcap");
   writeFileSync(file, serializePcap(sent.map((s) => ({ frame: s.frame, tNs: s.t }))));
   const fields = [
     "frame.protocols",
