@@ -80,8 +80,8 @@ export class DilationTimeline {
 
   /**
    * Whether `real` falls in the segment copied out at the last look, and no segment was written since
-   * (a clock reads this twice or three times per forwarded frame: the search and the modulo were ~3 % of
-   * a switch process's time).
+   * (every clock read looks here, once or more per forwarded frame: the search and the modulo were ~3 %
+   * of a switch process's time).
    */
   private inCached(real: number): boolean {
     return this.words[0] === this.seenCount && real >= this.segFrom && real < this.segEnd;
