@@ -20,7 +20,7 @@ import { nicConfig } from "../nic/config.js";
 import { Nic } from "../nic/nic.js";
 import { Simulator } from "../runtime/sim/simulator.js";
 import { parseIp } from "../wire/bytes.js";
-import { describeMachine, fmt, fmtInt, formatTable, isMain, runAsScript } from "./common.js";
+import { describeMachine, fmt, fmtInt, formatTable, isMain, median, runAsScript } from "./common.js";
 
 const MAC_A = 0x02_00_00_00_0a_01;
 const MAC_B = 0x02_00_00_00_0b_01;
@@ -168,8 +168,6 @@ export function samplingCost(file: string, pairs: number): SamplingCost {
   return { sampleNs: sc.sampleNs, sampled, unsampled };
 }
 
-const lowerMedian = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[(xs.length - 1) >> 1]!;
-
 const HEADER = ["run", "wall ms", "emulated ms", "frames", "frames/s", "events/s", "real/emulated"] as const;
 
 /** Runs the benchmark and prints its tables. */
@@ -239,8 +237,12 @@ export async function main(argv: readonly string[]): Promise<void> {
   print(`scenario ${sc.name} (${file}) in the simulator, report assembled but not written`);
   print(formatTable(HEADER, [row(sc.name, sc)]));
   const cost = samplingCost(file, runs);
-  const least = Math.min(...cost.sampled) / Math.min(...cost.unsampled);
-  const median = lowerMedian(cost.sampled) / lowerMedian(cost.unsampled);
+  const runsRow = (label: string, ms: readonly number[]): string[] => [
+    label,
+    ms.map((x) => fmt(x, 0)).join(" "),
+    fmt(Math.min(...ms), 0),
+    fmt(median(ms), 0),
+  ];
   print();
   print(
     `time series: ${sc.name} at sample ${fmt(cost.sampleNs / 1e3, 1)} µs against one sample per run, ` +
@@ -249,23 +251,12 @@ export async function main(argv: readonly string[]): Promise<void> {
   print(
     formatTable(
       ["sample", "CPU ms, each run", "least", "median"],
-      [
-        [
-          `${fmt(cost.sampleNs / 1e3, 1)} µs`,
-          cost.sampled.map((x) => fmt(x, 0)).join(" "),
-          fmt(Math.min(...cost.sampled), 0),
-          fmt(lowerMedian(cost.sampled), 0),
-        ],
-        [
-          "one per run",
-          cost.unsampled.map((x) => fmt(x, 0)).join(" "),
-          fmt(Math.min(...cost.unsampled), 0),
-          fmt(lowerMedian(cost.unsampled), 0),
-        ],
-      ],
+      [runsRow(`${fmt(cost.sampleNs / 1e3, 1)} µs`, cost.sampled), runsRow("one per run", cost.unsampled)],
     ),
   );
-  print(`sampling costs ${fmt(least, 2)}× by the least run, ${fmt(median, 2)}× by the median`);
+  const least = Math.min(...cost.sampled) / Math.min(...cost.unsampled);
+  const byMedian = median(cost.sampled) / median(cost.unsampled);
+  print(`sampling costs ${fmt(least, 2)}× by the least run, ${fmt(byMedian, 2)}× by the median`);
 }
 
 if (isMain(import.meta.url)) runAsScript(main);

@@ -1,14 +1,13 @@
 // The HPCC ns-3 side of `npm run bench -- sim-vs-ns3 --ns3 DIR`: the incast in HPCC's input formats and
 // its FCT output read back. HPCC's simulator itself is not part of the project; these check our side.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import t from "tap";
 import { ns3Binary, parseNs3Fct, timeProcess, writeNs3Incast } from "../../src/bench/hpcc-ns3.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 t.test("the N-to-1 incast in HPCC's topology, flow and config formats", (t) => {
-  const dir = mkdtempSync(join(tmpdir(), "rocelab-ns3-test-"));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir("rocelab-ns3-test-");
   const cfg = writeNs3Incast(dir, 4, 1_000_000);
   const topo = readFileSync(join(dir, "topology.txt"), "utf8").trim().split("\n");
   t.equal(topo[0], "6 1 5", "6 nodes, 1 switch, 5 links");
@@ -74,8 +73,7 @@ t.test("a directory without a built simulator is refused, naming what to build",
 t.test(
   "a timed process: its CPU time, and a failure with its status and the end of its output",
   async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), "rocelab-ns3-time-"));
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = tempDir("rocelab-ns3-time-");
     const ok = await timeProcess("sh", ["-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done"], dir);
     t.ok(
       ok.cpuMs > 0 && ok.wallMs > 0,

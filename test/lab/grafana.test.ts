@@ -2,8 +2,7 @@
 // dashboard JSON model requires (unique panel ids, grid positions, a Prometheus target per panel, the
 // template variables its queries use), every metric it queries is one the exporter serves, and each
 // panel previews from a simulated run.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import t from "tap";
 import {
@@ -15,6 +14,7 @@ import {
 import { OpenMetricsRecorder } from "../../src/lab/metrics/openmetrics.js";
 import { runScenarioSim } from "../../src/lab/run-sim.js";
 import { loadScenario } from "../../src/lab/scenario.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 interface GPanel {
   id: number;
@@ -81,8 +81,7 @@ t.test("the dashboard JSON model", async (t) => {
 });
 
 t.test("every metric the dashboard queries is served, and every panel previews from a run", async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), "rocelab-grafana-"));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir("rocelab-grafana-");
   const file = join(dir, "incast.yaml");
   writeFileSync(
     file,

@@ -2,8 +2,7 @@
 // operator's labels, rendered as Prometheus text by prom-client and served on /metrics, and the same
 // series as OpenMetrics that promtool accepts for backfilling (when promtool is installed).
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import t from "tap";
 import { metricFamilies } from "../../src/lab/metrics/families.js";
@@ -13,9 +12,9 @@ import { simDeviceMetrics } from "../../src/lab/metrics/sim-metrics.js";
 import { runScenarioSim } from "../../src/lab/run-sim.js";
 import { loadScenario } from "../../src/lab/scenario.js";
 import type { Nic } from "../../src/nic/nic.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
-const dir = mkdtempSync(join(tmpdir(), "rocelab-metrics-"));
-t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+const dir = tempDir("rocelab-metrics-");
 const file = join(dir, "incast.yaml");
 writeFileSync(
   file,
