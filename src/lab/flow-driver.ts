@@ -13,8 +13,12 @@ import type { FlowReport } from "./report/report.js";
 export interface FlowRuntime {
   /** Send a command to a host's NIC (fire and forget; errors are the runtime's to report). */
   command(host: string, cmd: NicCommand): void;
-  /** Run `fn` at emulated time `at` (or now, if that has passed). */
-  schedule(at: number, fn: (now: number) => void): void;
+  /**
+   * Calls `fn(t)` for emulated time `at`: at that time with `t` = now (virtual time), or ahead of it with
+   * `t` = `at` (a live lab, whose NICs then post at `at` on their own clocks), or late with the time
+   * asked for. The post carries `t`; a NIC whose clock is past it posts at once.
+   */
+  schedule(at: number, fn: (t: number) => void): void;
 }
 
 /** First QP number a NIC hands out (low numbers are reserved in InfiniBand: QP0, QP1). */
@@ -116,9 +120,9 @@ export class FlowDriver {
     return out;
   }
 
-  private post(f: FlowSpec, now: number): void {
+  private post(f: FlowSpec, at: number): void {
     if (this.allStopped || this.stopped.has(f.workload) || this.postedAt.has(f.id)) return;
-    this.postedAt.set(f.id, now);
+    this.postedAt.set(f.id, at);
     const pair = this.pairFor(f);
     this.runtime.command(f.src, {
       type: "post",
@@ -126,6 +130,7 @@ export class FlowDriver {
       op: f.op,
       bytes: f.bytes,
       flowId: String(f.id),
+      at,
     });
   }
 

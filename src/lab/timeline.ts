@@ -30,9 +30,13 @@ export interface ScheduleClock {
   at(atNs: number, run: () => void): void;
 }
 
-/** Real time: `at` waits until emulated `atNs`, runs and awaits `run`; false when the run was interrupted. */
+/**
+ * Real time: `at` waits until emulated `atNs`, runs and awaits `run`; false when the run was interrupted.
+ * `ahead` says the step may be handed to the lab before its time, because the devices carry it out at
+ * `atNs` themselves (a workload start: the NICs post each flow at its own emulated time).
+ */
 export interface WaitClock {
-  at(atNs: number, run: () => Promise<void>): Promise<boolean>;
+  at(atNs: number, run: () => Promise<void>, ahead: boolean): Promise<boolean>;
 }
 
 /** The random stream of a workload's flows (the same in both runtimes). */
@@ -97,11 +101,12 @@ export function runTimeline(
   const at = clock.at.bind(clock) as (
     atNs: number,
     run: () => void | Promise<void>,
+    ahead: boolean,
   ) => Promise<boolean> | undefined;
   const walk = (from: number): void | Promise<void> => {
     for (let i = from; i < timeline.length; i++) {
       const step = timeline[i]!;
-      const went = at(step.atNs, () => runStep<void | Promise<void>>(lab, step));
+      const went = at(step.atNs, () => runStep<void | Promise<void>>(lab, step), step.kind === "start");
       if (went instanceof Promise) return went.then((ok) => (ok ? walk(i + 1) : undefined));
     }
   };

@@ -50,6 +50,10 @@ export class NicCounters {
   oooPlacedPackets = 0;
   /** Furthest ahead of the expected PSN a request was placed, PSNs (a high-water mark). */
   oooMaxDepth = 0;
+  /** Work requests given a start time (`post` with `at`) that reached the NIC after it (a live lab's lateness). */
+  postsLate = 0;
+  /** Latest of those starts, emulated ns after the time asked for (a high-water mark). */
+  postLateMaxNs = 0;
 }
 
 /** Each field's name on the counter registry (mlx5's where mlx5 has the counter) and what it counts. */
@@ -79,10 +83,15 @@ const DECLARATIONS: readonly (readonly [keyof NicCounters, string, string])[] = 
   ["rxDiscardsPhy", "rx_discards_phy", "received frames dropped: the receive buffer was full"],
   ["oooPlacedPackets", "ooo_placed_packets", "requests placed out of order by the reorder window"],
   ["oooMaxDepth", "ooo_max_depth", "furthest ahead of the expected PSN a request was placed (PSNs)"],
+  ["postsLate", "posts_late", "work requests that reached the NIC after the start time they were given"],
+  ["postLateMaxNs", "post_late_max_ns", "latest start of those, emulated ns after the time given"],
 ];
 
 /** Counters that are levels, not counts. */
-const GAUGES: ReadonlySet<keyof NicCounters> = new Set(["oooMaxDepth"]);
+const GAUGES: ReadonlySet<keyof NicCounters> = new Set(["oooMaxDepth", "postLateMaxNs"]);
+
+/** Units of the counters that count neither packets nor bytes. */
+const UNITS: Partial<Record<keyof NicCounters, string>> = { postsLate: "requests", postLateMaxNs: "ns" };
 
 /** Declares every field of `c` on `set` (read at export, zeroed by `set.clear()`). */
 export function declareNicCounters(c: NicCounters, set: CounterSet): void {
@@ -91,7 +100,7 @@ export function declareNicCounters(c: NicCounters, set: CounterSet): void {
       {
         name,
         kind: GAUGES.has(field) ? CounterKind.Gauge : CounterKind.Counter,
-        unit: name.endsWith("bytes") ? "bytes" : "packets",
+        unit: UNITS[field] ?? (name.endsWith("bytes") ? "bytes" : "packets"),
         help,
         labels: [],
       },

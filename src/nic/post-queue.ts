@@ -1,5 +1,6 @@
 // Work requests: `post` hands one to its QP's requester now, or keeps it until its time (`at`), on one
-// timer armed at the earliest scheduled post; `stop` drops what has not started.
+// timer armed at the earliest scheduled post; a post whose time has passed starts now and is counted late
+// (`posts_late`); `stop` drops what has not started.
 
 import type { Nanoseconds } from "../device/contract.js";
 import { fail, type NicCommand, type NicReply } from "./commands.js";
@@ -36,6 +37,11 @@ export class PostQueue {
     if (typeof cmd.flowId !== "string") return fail("flowId must be a string");
     const at = cmd.at ?? now;
     if (!(at >= 0)) return fail(`at ${at} is not a time`);
+    if (at < now) {
+      // Asked for a start already past (a live lab's command came late): started now, and counted.
+      this.s.counters.postsLate++;
+      this.s.counters.postLateMaxNs = Math.max(this.s.counters.postLateMaxNs, now - at);
+    }
     if (at > now) {
       this.schedule({ at, qpn: cmd.qpn, op, bytes: cmd.bytes, flowId: cmd.flowId });
       return { ok: true };

@@ -52,3 +52,21 @@ t.test("lossless drops a late process caused make a free-clock run machine-limit
   t.match(r.why, /7 lossless frames sent past a pause were dropped/);
   t.equal(liveTiming("free", 1_000_000, 0, sw(0), 0, 10_000).machineLimited, false);
 });
+
+t.test("work requests that reached their NIC after their start time are reported", async (t) => {
+  const nic = (late: number, maxNs: number) =>
+    ({
+      kind: "nic",
+      name: "h1",
+      now: 0,
+      counters: { posts_late: late, post_late_max_ns: maxNs },
+      ports: [{ port: 1, name: "eth1", up: true, counters: {} }],
+    }) as unknown as AnyDeviceStats;
+  const r = liveTiming("synced", 1_000_000, 0, [nic(2, 3_000), nic(1, 8_000)], 0, 10_000);
+  t.equal(r.lateStarts, 3);
+  t.equal(r.worstLateStartNs, 8_000);
+  t.match(r.why, /; 3 work requests reached their NIC after their start time \(the latest by 8us\)/);
+  const none = liveTiming("synced", 1_000_000, 0, [nic(0, 0)], 0, 10_000);
+  t.equal(none.lateStarts, 0);
+  t.notMatch(none.why, /work requests/);
+});

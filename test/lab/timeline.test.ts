@@ -182,3 +182,21 @@ t.test(
     t.end();
   },
 );
+
+t.test("real time: only workload starts may be handed to the lab ahead of their time", async (t) => {
+  const lab = fakeLab<Promise<void>>(async () => {});
+  const asked: string[] = [];
+  const clock: WaitClock = {
+    at: async (at, run, ahead) => {
+      asked.push(`${at}${ahead ? " ahead" : ""}`);
+      await run();
+      return true;
+    },
+  };
+  await runTimeline(TIMELINE, lab, clock);
+  t.same(
+    asked,
+    TIMELINE.map((s) => `${s.atNs}${s.kind === "start" ? " ahead" : ""}`),
+    "the NICs start a workload's flows at their times themselves; every other step waits for its time",
+  );
+});

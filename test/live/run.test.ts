@@ -36,10 +36,14 @@ t.test("a scenario runs live and reports like the simulator", async (t) => {
   t.equal(report.summary.flowsCompleted, 2, "both WRITEs completed");
   t.equal(report.summary.drops.lossless, 0);
   t.ok(report.summary.goodputBps > 0, `goodput into c ${(report.summary.goodputBps / 1e9).toFixed(1)} Gb/s`);
+  // Handed to the NICs ahead of their time, the flows start at the step's emulated time, as in the
+  // simulator; a post that came late anyway (a very busy machine) is counted by its NIC, never silent.
   for (const f of report.flows) {
+    const src = report.devices[f.src]!;
+    const late = src.kind === "nic" ? (src.counters.posts_late ?? Number.NaN) : Number.NaN;
     t.ok(
-      f.startNs >= 20_000 && f.startNs < 2_000_000,
-      `flow ${f.id} starts in scenario time (${f.startNs} ns)`,
+      f.startNs === 20_000 || (late > 0 && f.startNs > 20_000),
+      `flow ${f.id} starts at 20 µs (${f.startNs} ns; ${f.src} posts late: ${late})`,
     );
   }
   t.ok(report.devices.sw!.kind === "switch" && report.devices.a!.kind === "nic", "every device reported");

@@ -256,6 +256,24 @@ t.test("a post scheduled in the future runs on the NIC's own timer; stop cancels
   t.end();
 });
 
+t.test("a post given a start time already past starts now and is counted late", (t) => {
+  const p = pair();
+  connect(p, 1);
+  must(p.a, { type: "post", qpn: 1, op: "write", bytes: 4096, flowId: "on-time", at: 0 });
+  t.equal(p.a.stats(0).counters.posts_late, 0, "a start at now is on time");
+  p.sim.run(100_000);
+  must(p.a, { type: "post", qpn: 1, op: "write", bytes: 4096, flowId: "late", at: 70_000 }, 100_000);
+  must(p.a, { type: "post", qpn: 1, op: "write", bytes: 4096, flowId: "later", at: 95_000 }, 100_000);
+  p.sim.run(400_000);
+  const late = p.a.completions.find((c) => c.flowId === "late")!;
+  t.equal(late.postedAt, 100_000, "started when it arrived, not at the past time");
+  const c = p.a.stats(400_000).counters;
+  t.equal(c.posts_late, 2, "both late posts counted");
+  t.equal(c.post_late_max_ns, 30_000, "the latest by how much");
+  t.equal(p.a.completions.length, 3, "every post ran");
+  t.end();
+});
+
 t.test("commands are validated", (t) => {
   const p = pair();
   connect(p, 1);

@@ -19,7 +19,7 @@ import { buildSwitchConfig } from "../switch-config.js";
 import { linkAt, type Topology } from "../topology.js";
 import type { ClockMode } from "./clock-plan.js";
 import type { DeviceConnection } from "./device-connection.js";
-import { FleetTraffic } from "./fleet-traffic.js";
+import { AHEAD_REAL_MS, FleetTraffic } from "./fleet-traffic.js";
 import type { DeviceView } from "./lab-status.js";
 
 /** How many telemetry events the lab keeps for clients. */
@@ -76,6 +76,7 @@ export class DeviceFleet {
     this.traffic = new FleetTraffic(opts.topo, opts.plan, opts.seed, {
       now: () => opts.clock.now(),
       realMsUntilIn: (ns) => opts.clock.realMsUntil(opts.clock.free() + ns),
+      aheadNs: () => (AHEAD_REAL_MS * 1e6) / opts.clock.dilation,
       command: (host, cmd) => this.commandOrNote(host, cmd),
     });
   }

@@ -13,11 +13,23 @@ import { FlowDriver } from "../flow-driver.js";
 import type { FlowReport } from "../report/report.js";
 import { NodeKind, type Topology } from "../topology.js";
 
+/**
+ * Real time by which a live lab hands work ahead to its devices (a workload's request to the supervisor,
+ * each flow's post to its NIC): more than a control message takes on a busy machine (a few ms), so the NICs
+ * start flows at their emulated times as the simulator does, not when the message got there.
+ */
+export const AHEAD_REAL_MS = 250;
+
 /** What the traffic needs of the lab: its clock, and a way to command a NIC. */
 export interface TrafficRuntime {
   now(): number;
   /** Real ms until the lab's dilated clock reaches `at` (emulated ns, from now). */
   realMsUntilIn(emulatedNs: number): number;
+  /**
+   * How long before its time a flow is handed to its NIC, emulated ns: the post carries its time and the
+   * NIC starts it then on its own clock, so the control channel's delay does not move the start.
+   */
+  aheadNs(): number;
   /** Sends a command to a host's NIC; a failure is the runtime's to report. */
   command(host: string, cmd: NicCommand): void;
 }
@@ -41,12 +53,13 @@ export class FleetTraffic {
     return new FlowDriver(this.plan, {
       command: (host, cmd) => this.runtime.command(host, cmd),
       schedule: (at, fn) => {
-        // The lab's clock may run slower than real time (synced clocks on a busy machine): wait again
-        // until it is there.
+        // Sent ahead of its time; the lab's clock may run slower than real time (synced clocks on a busy
+        // machine): wait again until it is close enough.
         const wait = (): void => {
           const now = this.runtime.now();
-          if (now >= at) fn(now);
-          else setTimeout(wait, Math.max(1, this.runtime.realMsUntilIn(at - now)));
+          const from = at - this.runtime.aheadNs();
+          if (now >= from) fn(at);
+          else setTimeout(wait, Math.max(1, this.runtime.realMsUntilIn(from - now)));
         };
         wait();
       },
@@ -59,18 +72,20 @@ export class FleetTraffic {
   }
 
   /**
-   * Starts a workload now. `stream` names its random stream (a scenario run passes the simulator's, so both
-   * runtimes draw the same flows).
+   * Starts a workload at emulated time `at` (the lab's clock); without one, one lead after now, so that
+   * its flows reach every NIC ahead and start together (an incast from the TUI is then a true incast).
+   * `stream` names its random stream (a scenario run passes the simulator's, so both runtimes draw the
+   * same flows).
    */
-  startWorkload(spec: WorkloadSpec, stream?: string): { name: string; flows: number } {
-    const now = this.runtime.now();
+  startWorkload(spec: WorkloadSpec, stream?: string, at?: number): { name: string; flows: number } {
+    const start = at ?? this.runtime.now() + this.runtime.aheadNs();
     const random = createRandom(this.seed, stream ?? `workload:${spec.name}:${this.workloadCount++}`);
-    const flows = generateFlows(spec, now, random, this.driver.newId);
+    const flows = generateFlows(spec, start, random, this.driver.newId);
     this.driver.add(flows);
     return { name: spec.name, flows: flows.length };
   }
 
-  /** An N-to-1 incast of RDMA WRITEs, started now. */
+  /** An N-to-1 incast of RDMA WRITEs, started as soon as its posts can reach every NIC ahead. */
   incast(req: IncastRequest): { name: string; flows: number } {
     const all = this.topo.nodes.filter((n) => n.kind === NodeKind.Host).map((n) => n.name);
     return this.startWorkload(incastWorkload(req, all, `incast-${this.workloadCount + 1}`));

@@ -65,7 +65,11 @@ export async function handleLabRequest(
     case "topology":
       return topologyView(lab.topo, (id) => fleet.downLinks.has(id));
     case "workload":
-      return fleet.traffic.startWorkload(a.spec as WorkloadSpec, a.stream as string | undefined);
+      return fleet.traffic.startWorkload(
+        a.spec as WorkloadSpec,
+        a.stream as string | undefined,
+        startTime(a.at),
+      );
     case "stop-workloads":
       fleet.traffic.stopWorkloads(a.names as string[]);
       return { ok: true };
@@ -104,4 +108,15 @@ export async function handleLabRequest(
     default:
       throw new Error(`unknown request "${op}"`);
   }
+}
+
+/** A workload request's `at`: the lab's emulated ns to start at (absent: now). */
+function startTime(at: unknown): number | undefined {
+  if (at === undefined) return undefined;
+  if (typeof at !== "number" || !Number.isFinite(at) || at < 0) {
+    throw new Error(
+      `workload: "at" must be the lab's emulated time in ns (a number >= 0), not ${JSON.stringify(at)}`,
+    );
+  }
+  return at;
 }

@@ -20,6 +20,7 @@ import { runTimeline, type TimelineLab } from "../timeline.js";
 import { NodeKind } from "../topology.js";
 import { type LiveCapture, startLiveCapture } from "./capture.js";
 import type { ClockMode } from "./clock-plan.js";
+import { AHEAD_REAL_MS } from "./fleet-traffic.js";
 import { downLab, LiveLab, upLab } from "./live-lab.js";
 import { type LabStatus, LIVE_REACTION_MS } from "./supervisor.js";
 
@@ -120,11 +121,19 @@ export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promi
   }
 }
 
-/** The timeline's steps as requests to a running lab's supervisor. */
-function liveTimelineLab(lab: LiveLab, progress: (line: string) => void): TimelineLab<Promise<void>> {
+/**
+ * The timeline's steps as requests to a running lab's supervisor; `origin` is the lab's emulated time at the
+ * scenario's start.
+ */
+function liveTimelineLab(
+  lab: LiveLab,
+  progress: (line: string) => void,
+  origin: () => number,
+): TimelineLab<Promise<void>> {
   return {
     async startWorkload(atNs, spec, stream) {
-      await lab.request("workload", { spec, stream });
+      // Handed over ahead of its time (the timeline's clock below): the flows start at the step's time.
+      await lab.request("workload", { spec, stream, at: origin() + atNs });
       progress(`  ${(atNs / 1e3).toFixed(0)} µs: started ${spec.name}`);
     },
     // One request per layer, in the order the simulator stacks them (settings-layers.ts).
@@ -186,7 +195,8 @@ async function play(
   interrupted: () => boolean,
   progress: (line: string) => void,
 ): Promise<Report> {
-  const baseLab = liveTimelineLab(lab, progress);
+  let t0 = 0;
+  const baseLab = liveTimelineLab(lab, progress, () => t0);
   const navigator = await startNavigator(sc, lab, progress);
   // With path navigation, a workload's QPs are planned as soon as they exist.
   const timelineLab: TimelineLab<Promise<void>> =
@@ -207,7 +217,10 @@ async function play(
 
   const events: string[] = [];
   const status = await lab.request<LabStatus>("status");
-  const t0 = status.now;
+  // The scenario's time 0, a little ahead of every device's clock (none is past the dilated real clock,
+  // the lab's now plus how far it is behind): its first steps can then be handed over ahead of their time
+  // (a workload's flows start at their emulated times on every NIC, as in the simulator).
+  t0 = status.now + status.behindNs + (AHEAD_REAL_MS * 1e6) / status.dilation;
   const behind0 = status.behindNs;
   const startDilation = status.dilation;
   let dilation = startDilation;
@@ -217,7 +230,7 @@ async function play(
   });
   lab.onEvents((list: readonly LabEvent[]) => {
     for (const e of list) {
-      events.push(JSON.stringify({ ...e, t: e.t - t0 }));
+      if (e.t >= t0) events.push(JSON.stringify({ ...e, t: e.t - t0 }));
       analyser.onEvent(e);
     }
   });
@@ -243,6 +256,7 @@ async function play(
   const sampleReal = Math.max(MIN_SAMPLE_REAL_MS, (sc.sampleNs * dilation) / 1e6);
   let sampling = true;
   const sampler = (async () => {
+    await waitFor(0, () => !sampling || interrupted());
     while (sampling) {
       const snap = await lab.snapshot();
       recorder.sample(snap.now - t0, Object.values(snap.stats));
@@ -265,8 +279,8 @@ async function play(
   actions.catch(() => {});
   // Real time: wait for the lab's clock to reach each step's emulated time, then await it.
   await runTimeline(sc.timeline, timelineLab, {
-    at: async (atNs, run) => {
-      await waitFor(atNs, interrupted);
+    at: async (atNs: number, run: () => Promise<void>, ahead: boolean) => {
+      await waitFor(ahead ? atNs - (AHEAD_REAL_MS * 1e6) / dilation : atNs, interrupted);
       if (interrupted()) return false;
       await run();
       return true;
@@ -288,7 +302,7 @@ async function play(
   await sampler;
   await watcher;
   // Interrupted (Ctrl-C, SIGTERM): report what ran, over the time it ran.
-  const ran = interrupted() ? Math.min(sc.durationNs, await refreshNow()) : sc.durationNs;
+  const ran = interrupted() ? Math.max(0, Math.min(sc.durationNs, await refreshNow())) : sc.durationNs;
   if (ran < sc.durationNs)
     progress(`interrupted at ${(ran / 1e3).toFixed(0)} µs emulated: reporting what ran so far`);
 

@@ -110,6 +110,13 @@ export interface LiveTiming {
    * counted apart from the network's drops in `summary.drops`.
    */
   readonly lateLosslessDrops: number;
+  /**
+   * Work requests that reached their NIC after the time they were to start at (`posts_late`), and the
+   * latest of them, ns: a start the simulator would have made on time (a dependent flow waits for the
+   * supervisor to hear of its predecessor's completion; any flow, on a very busy machine).
+   */
+  readonly lateStarts: number;
+  readonly worstLateStartNs: number;
   /** Whether the figures depend on the machine rather than only on the configured network. */
   readonly machineLimited: boolean;
   readonly why: string;
@@ -140,6 +147,13 @@ export function liveTiming(
     tableKey(SwitchCounter.droppedLosslessLate),
   );
   const machineLimited = clock === "free" && (stalled || late || lateDrops > 0);
+  let lateStarts = 0;
+  let worstLateStart = 0;
+  for (const s of stats) {
+    if (s.kind !== "nic") continue;
+    lateStarts += s.counters.posts_late ?? 0;
+    worstLateStart = Math.max(worstLateStart, s.counters.post_late_max_ns ?? 0);
+  }
   const causes = [
     stalled ? `a port lost ${formatDuration(worst)} of wire time` : "",
     late ? `a timer fired ${formatDuration(worstTimerLateNs)} late (slack ${formatDuration(slackNs)})` : "",
@@ -147,13 +161,27 @@ export function liveTiming(
       ? `${lateDrops} lossless frames sent past a pause were dropped (dropped_lossless_late)`
       : "",
   ].filter((c) => c !== "");
-  const why =
+  const clocks =
     clock === "synced"
       ? `synced clocks: late processes were waited for (${formatDuration(heldNs)} in all), not run past`
       : machineLimited
         ? `free clocks: ${causes.join(" and ")}`
         : "free clocks: no port lost wire time and no timer was later than the slack";
-  return { clock, heldNs, pace, worstTxStalledNs: worst, lateLosslessDrops: lateDrops, machineLimited, why };
+  const starts =
+    lateStarts > 0
+      ? `; ${lateStarts} work requests reached their NIC after their start time (the latest by ${formatDuration(worstLateStart)}) and started then`
+      : "";
+  return {
+    clock,
+    heldNs,
+    pace,
+    worstTxStalledNs: worst,
+    lateLosslessDrops: lateDrops,
+    lateStarts,
+    worstLateStartNs: worstLateStart,
+    machineLimited,
+    why: clocks + starts,
+  };
 }
 
 /** Nearest-rank percentile of unsorted values (0 when empty). */
