@@ -55,12 +55,15 @@ t.test("a workload asked to start later is posted ahead, at its own time", async
   t.equal(post?.now, 40_000, "handed over one lead ahead of it");
 });
 
-t.test("a workload without a time starts one lead after now; a late post still carries its time", async (t) => {
-  const clock = { now: 7_000 };
-  const { fleet, posts } = traffic(clock);
-  fleet.startWorkload(WRITE, "workload:w");
-  t.match(posts()[0]?.cmd, { type: "post", at: 17_000 }, "posted at once, to start together on every NIC");
-  const late = traffic({ now: 90_000 });
-  late.fleet.startWorkload(WRITE, "workload:w", 50_000);
-  t.match(late.posts()[0]?.cmd, { type: "post", at: 50_000 }, "the NIC counts it late (posts_late)");
-});
+t.test(
+  "a workload without a time starts one lead after now; a late post still carries its time",
+  async (t) => {
+    const clock = { now: 7_000 };
+    const { fleet, posts } = traffic(clock);
+    fleet.startWorkload(WRITE, "workload:w");
+    t.match(posts()[0]?.cmd, { type: "post", at: 17_000 }, "posted at once, to start together on every NIC");
+    const late = traffic({ now: 90_000 });
+    late.fleet.startWorkload(WRITE, "workload:w", 50_000);
+    t.match(late.posts()[0]?.cmd, { type: "post", at: 50_000 }, "the NIC counts it late (posts_late)");
+  },
+);
