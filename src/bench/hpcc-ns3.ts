@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
+import { median } from "./common.js";
 
 export interface Ns3Run {
   readonly wallMs: number;
@@ -106,12 +107,6 @@ export function writeNs3Incast(dir: string, senders: number, bytes: number): str
   const file = join(dir, "config.txt");
   writeFileSync(file, config(dir, Number(stopS.toFixed(6))));
   return file;
-}
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
 }
 
 /**
