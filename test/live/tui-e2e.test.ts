@@ -2,19 +2,24 @@
 // live lab, shows the fabric, takes an incast from the keyboard, shows the pause/ECN counters move, and on
 // q tears everything down. Needs root and tmux; without them it fails (CI has both) and says what to do.
 import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { execa } from "execa";
 import t, { type Test } from "tap";
 import { labDir } from "../../src/lab/live/names.js";
 import { labNamespaces, labProcesses, rl } from "../helpers/live.js";
+import { tempDir } from "../helpers/temp-dir.js";
 
 const LAB = "tuitest";
-/** A tmux server of our own, so the test never touches a user's sessions. */
-const SOCKET = "rocelab-tuitest";
+/**
+ * A tmux server of our own, so the test never touches a user's sessions; its socket in a scratch directory
+ * removed when the file ends (`-L` left a socket file in /tmp/tmux-UID after every run).
+ */
+const SOCKET = join(tempDir("rocelab-tmux-"), "tmux.sock");
 const SESSION = "testbed";
 const EXIT_MARK = "rocelab-exit=";
 
 function tmux(args: readonly string[]) {
-  return execa("tmux", ["-L", SOCKET, ...args], { reject: false });
+  return execa("tmux", ["-S", SOCKET, ...args], { reject: false });
 }
 
 async function screen(): Promise<string> {
