@@ -1,2 +1,2 @@
 #!/usr/bin/env node
-import "../dist/bundle/cli.js";
+import "../dist/bundle/main/cli.js";

@@ -10,20 +10,20 @@
 //
 //   node scripts/bundle.mjs          (scripts/setup runs it after tsc)
 
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 /** Entry points, relative to dist/; each is written to the same relative path under dist/bundle/. */
 export const ENTRIES = [
-  "cli.js",
-  "runtime/live/device-main.js",
-  "runtime/live/udp-tool.js",
-  "runtime/live/trace-tool.js",
-  "lab/live/supervisor-main.js",
-  "lab/live/attach-main.js",
-  "lab/live/device-entry-main.js",
-  "lab/tune/tune-worker.js",
+  "main/cli.js",
+  "main/device-main.js",
+  "main/udp-tool.js",
+  "main/trace-tool.js",
+  "main/supervisor-main.js",
+  "main/attach-main.js",
+  "main/device-entry-main.js",
+  "main/tune-worker.js",
 ];
 
 /** Loaded from node_modules at run time (see above). */
@@ -75,7 +75,44 @@ export async function bundle(root) {
   });
 }
 
+/**
+ * The tooling under scripts/ (benchmarks, fuzzers), which is not part of the product: bundled straight from
+ * its TypeScript (type-checked by `npm run check` with scripts/tsconfig.json) into dist/tools/, one file per
+ * module so that the benchmark launcher's `import("./name.js")` finds each benchmark, with the chunks they
+ * share. The benchmarks and fuzzers start processes from it in lab namespaces (frame-generator.js,
+ * live-injector.js).
+ */
+export async function bundleTools(root) {
+  const esbuild = await import(join(root, "node_modules", "esbuild", "lib", "main.js"));
+  const scripts = join(root, "scripts");
+  const entries = ["bench", "fuzz"].flatMap((dir) =>
+    readdirSync(join(scripts, dir))
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => join(scripts, dir, f)),
+  );
+  const outdir = join(root, "dist", "tools");
+  rmSync(outdir, { recursive: true, force: true });
+  await esbuild.build({
+    entryPoints: entries,
+    outbase: scripts,
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    external: EXTERNAL,
+    banner: {
+      js: 'import { createRequire as __rocelabCreateRequire } from "node:module"; const require = __rocelabCreateRequire(import.meta.url);',
+    },
+    sourcemap: "linked",
+    legalComments: "none",
+    logLevel: "warning",
+  });
+}
+
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const root = dirname(dirname(fileURLToPath(import.meta.url)));
   await bundle(root);
+  await bundleTools(root);
 }

@@ -115,7 +115,7 @@ try {
     const started = Date.now();
     const r = spawnSync(
       process.execPath,
-      [join(root, "dist", "cli.js"), "run", join(exp, file), "--runtime", "sim", "--out", out],
+      [join(root, "dist", "main/cli.js"), "run", join(exp, file), "--runtime", "sim", "--out", out],
       { encoding: "utf8" },
     );
     const secs = ((Date.now() - started) / 1000).toFixed(1);

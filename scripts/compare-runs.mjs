@@ -12,8 +12,8 @@
 
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { lineSpec } from "../dist/lab/report/plot-kit.js";
-import { renderSvg } from "../dist/lab/report/plots.js";
+import { lineSpec } from "../dist/report/plot-kit.js";
+import { renderSvg } from "../dist/report/plots.js";
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {

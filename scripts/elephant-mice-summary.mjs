@@ -5,14 +5,14 @@
 // results.json and two bar charts (vega-lite, rendered by rocelab's own plotting) next to the runs.
 //
 //   npm run build && for f in docs/experiments/elephant-mice/*.yaml; do
-//     node dist/cli.js run $f --out ${f%.yaml} --quiet; done
+//     node dist/main/cli.js run $f --out ${f%.yaml} --quiet; done
 //   node scripts/elephant-mice-summary.mjs
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { baseConfig, SCHEMA, title } from "../dist/lab/report/plot-kit.js";
-import { renderSvg } from "../dist/lab/report/plots.js";
+import { baseConfig, SCHEMA, title } from "../dist/report/plot-kit.js";
+import { renderSvg } from "../dist/report/plots.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dir = join(root, "docs", "experiments", "elephant-mice");

@@ -134,7 +134,7 @@ function run(filter) {
       const started = Date.now();
       const r = spawnSync(
         process.execPath,
-        [join(root, "dist", "cli.js"), "run", file(c, s), "--runtime", "sim", "--out", out(c, s)],
+        [join(root, "dist", "main/cli.js"), "run", file(c, s), "--runtime", "sim", "--out", out(c, s)],
         { encoding: "utf8" },
       );
       if (r.status !== 0) throw new Error(`${c.name}/${s.name}: ${r.stderr}`);
@@ -263,7 +263,7 @@ function live(filter) {
     const r = spawnSync(
       process.execPath,
       [
-        ...[join(root, "dist", "cli.js"), "run", file(c, s), "--runtime", "live", "--out", liveOut],
+        ...[join(root, "dist", "main/cli.js"), "run", file(c, s), "--runtime", "live", "--out", liveOut],
         ...["--name", `lbl${s.name.replace(/[^a-z]/g, "").slice(0, 8)}`, "--no-metrics", "--quiet"],
       ],
       { encoding: "utf8" },

@@ -16,7 +16,7 @@ import { PrepareError } from "../lab/live/device-prepare.js";
 import { loadEndpoints } from "../lab/live/endpoints-file.js";
 import { attachLab, LabError } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem } from "../lab/live/names.js";
-import { MAX_DILATION, MIN_DILATION } from "../runtime/live/dilation.js";
+import { MAX_DILATION, MIN_DILATION } from "../runtime/realtime/dilation.js";
 import { action, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
 import { loadTopologyArg } from "./topology-command.js";

@@ -1,19 +1,18 @@
 // `rocelab chaos [TOPOLOGY]`: a seeded chaos run — link flaps and settings changes during mixed lossless
-// traffic (src/lab/chaos.ts) — and whether the fabric survived it: every message done, no lossless drop
+// traffic (src/run/chaos.ts) — and whether the fabric survived it: every message done, no lossless drop
 // except at a failed link, nothing left queued or paused. `--runtime live` runs it in a live lab of its
 // own and also SIGKILLs device processes mid-run (`--kills`), restarts them, and checks that the
-// supervisor reported each death and that `down` left nothing (src/lab/live/live-chaos.ts). Exit status 1
+// supervisor reported each death and that `down` left nothing (src/run/live-chaos.ts). Exit status 1
 // when the fabric did not survive.
 
 import { resolve } from "node:path";
 import type { Command } from "commander";
-import { parseDuration } from "../device/units.js";
-import { chaosScenario, judgeChaos, planKills, withKillSteps } from "../lab/chaos.js";
-import { runLiveChaos } from "../lab/live/live-chaos.js";
+import { formatDuration, parseDuration } from "../device/units.js";
 import { labNameProblem } from "../lab/live/names.js";
-import { runScenarioSim } from "../lab/run-sim.js";
-import { resolveScenario } from "../lab/scenario.js";
-import { formatDuration } from "../lab/units.js";
+import { chaosScenario, judgeChaos, planKills, withKillSteps } from "../run/chaos.js";
+import { runLiveChaos } from "../run/live-chaos.js";
+import { runScenarioSim } from "../run/run-sim.js";
+import { resolveScenario } from "../scenario/scenario.js";
 import { action, dilationOption, UsageError } from "./errors.js";
 import { DEFAULT_DILATION, requireRoot } from "./lab-commands.js";
 import { loadTopologyArg } from "./topology-command.js";

@@ -1,13 +1,13 @@
 // `rocelab dilation [N|auto]`: show or change a running lab's dilation. A change takes effect 50 ms (real)
-// after the supervisor receives it, at the same real instant in every device (runtime/live/dilation.ts);
+// after the supervisor receives it, at the same real instant in every device (runtime/realtime/dilation.ts);
 // emulated time stays continuous. `auto` lets the supervisor raise it while the machine cannot keep up and
 // lower it back to the lab's starting dilation when it can (lab/live/auto-dilation.ts).
 
 import type { Command } from "commander";
+import { formatDuration } from "../device/units.js";
 import { parseDilationOption } from "../lab/live/auto-dilation.js";
 import { DEFAULT_LAB } from "../lab/live/names.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
-import { formatDuration } from "../lab/units.js";
 import { action, UsageError } from "./errors.js";
 import { withLab } from "./lab-commands.js";
 

@@ -1,10 +1,10 @@
 // User-facing errors: a clear message and an exit status, never a stack trace for a mistake in input.
 
-import { ConfigError } from "../lab/config-error.js";
 import { parseDilationOption } from "../lab/live/auto-dilation.js";
 import { type ClockMode, parseClockMode } from "../lab/live/clock-plan.js";
 import { RemoteError } from "../lab/live/control.js";
 import { LabError } from "../lab/live/live-lab.js";
+import { ConfigError } from "../scenario/config-error.js";
 
 export class UsageError extends Error {
   constructor(

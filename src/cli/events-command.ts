@@ -2,11 +2,11 @@
 // lines with --json (lab/event-stream.ts), one line of text per event without.
 
 import type { Command } from "commander";
+import { formatDuration } from "../device/units.js";
 import type { LabEvent, LabSnapshot } from "../lab/controller.js";
 import { type EventSink, eventClass, jsonLines, streamEvents } from "../lab/event-stream.js";
 import { LiveLab } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem } from "../lab/live/names.js";
-import { formatDuration } from "../lab/units.js";
 import { describeEvent } from "../tui/event-text.js";
 import { action, UsageError } from "./errors.js";
 

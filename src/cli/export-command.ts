@@ -5,8 +5,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { parseDuration } from "../device/units.js";
-import { ExposeType, exportK8s } from "../lab/export/clabernetes.js";
+import { formatDuration, parseDuration } from "../device/units.js";
+import { ExposeType, exportK8s } from "../export/clabernetes.js";
 import {
   type ContainerlabExport,
   ENDPOINTS_FILE,
@@ -14,14 +14,13 @@ import {
   endpointsFile,
   exportContainerlab,
   TOPOLOGY_COPY,
-} from "../lab/export/containerlab.js";
-import { ExportInputError, type Machine, parseMachines, parsePins } from "../lab/export/placement.js";
-import { describeMtuPlan, type MtuPlan } from "../lab/export/underlay.js";
-import { ensureToken, removeStale, TOKEN_FILE, writeExport } from "../lab/export/write.js";
-import { yamlText } from "../lab/export/yaml-text.js";
+} from "../export/containerlab.js";
+import { ExportInputError, type Machine, parseMachines, parsePins } from "../export/placement.js";
+import { describeMtuPlan, type MtuPlan } from "../export/underlay.js";
+import { ensureToken, removeStale, TOKEN_FILE, writeExport } from "../export/write.js";
+import { yamlText } from "../export/yaml-text.js";
 import { labNameProblem } from "../lab/live/names.js";
-import type { Topology } from "../lab/topology.js";
-import { formatDuration } from "../lab/units.js";
+import type { Topology } from "../scenario/topology.js";
 import { action, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
 import { loadTopologyArg } from "./topology-command.js";

@@ -5,11 +5,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { DASHBOARD_ROWS, grafanaDashboard, panelPreview } from "../lab/metrics/dashboard.js";
-import { OpenMetricsRecorder } from "../lab/metrics/openmetrics.js";
-import { renderSvg } from "../lab/report/plots.js";
-import { runScenarioSim } from "../lab/run-sim.js";
-import { loadScenario } from "../lab/scenario.js";
+import { DASHBOARD_ROWS, grafanaDashboard, panelPreview } from "../metrics/dashboard.js";
+import { OpenMetricsRecorder } from "../metrics/openmetrics.js";
+import { renderSvg } from "../report/plots.js";
+import { runScenarioSim } from "../run/run-sim.js";
+import { loadScenario } from "../scenario/scenario.js";
 import { action, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
 

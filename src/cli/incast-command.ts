@@ -2,13 +2,12 @@
 // completion (each sender's FCT and goodput), so a script knows the bytes are there before it reads counters.
 
 import type { Command } from "commander";
-import { parseSize } from "../device/units.js";
-import { incastProblem } from "../lab/incast-check.js";
+import { formatDuration, formatRate, formatSize, parseSize } from "../device/units.js";
 import { LabError } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB } from "../lab/live/names.js";
-import type { FlowReport } from "../lab/report/report.js";
-import { formatDuration, formatRate, formatSize } from "../lab/units.js";
 import { waitForWorkload } from "../lab/workload-wait.js";
+import type { FlowReport } from "../report/report.js";
+import { incastProblem } from "../scenario/incast-check.js";
 import { action, UsageError } from "./errors.js";
 import { withLab } from "./lab-commands.js";
 

@@ -1,8 +1,7 @@
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { execa } from "execa";
-import { parseRate } from "../device/units.js";
-import { hostAddress, planAddresses } from "../lab/address-plan.js";
+import { formatRate, parseRate } from "../device/units.js";
 import { THRESHOLD_PRESETS, type ThresholdPreset } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
@@ -11,8 +10,8 @@ import { DEFAULT_LAB, labNameProblem, nsName } from "../lab/live/names.js";
 import { entryPath } from "../lab/live/paths.js";
 import { findAllLabs } from "../lab/live/provision.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
-import { NodeKind } from "../lab/topology.js";
-import { formatRate } from "../lab/units.js";
+import { hostAddress, planAddresses } from "../scenario/address-plan.js";
+import { NodeKind } from "../scenario/topology.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
 import { captureOn } from "./capture-on.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
@@ -22,7 +21,7 @@ import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-o
 import { loadTopologyArg } from "./topology-command.js";
 import { formatFlowPaths, traceFlows } from "./trace-flows.js";
 
-const TRACE_TOOL = entryPath("runtime/live/trace-tool.js");
+const TRACE_TOOL = entryPath("main/trace-tool.js");
 
 /**
  * Default dilation: emulated time runs 1000× slower than real time. At 1000 a 100 Gb/s link carries

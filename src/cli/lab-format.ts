@@ -1,11 +1,11 @@
 // What `rocelab status` and `rocelab stats` print: tables a person reads, so counters show as the numbers
 // they are (no float noise from summed nanoseconds) and no header stands without rows under it.
 
+import { formatDuration, formatRate, formatSize } from "../device/units.js";
 import type { TopologyView } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
-import { lldpNeighbourText } from "../lab/report/report.js";
-import { formatDuration, formatRate, formatSize } from "../lab/units.js";
+import { lldpNeighbourText } from "../report/report.js";
 import { ipToString } from "../wire/bytes.js";
 import { switchDetailLines } from "./stats-detail-format.js";
 

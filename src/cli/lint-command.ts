@@ -15,8 +15,8 @@ import {
   lintTopology,
   type MachineContext,
   RULES,
-} from "../lab/lint/lint.js";
-import { loadScenario } from "../lab/scenario.js";
+} from "../lint/lint.js";
+import { loadScenario } from "../scenario/scenario.js";
 import { action, UsageError } from "./errors.js";
 import { loadTopologyArg } from "./topology-command.js";
 

@@ -2,7 +2,7 @@
 // run --runtime live): the lab's supervisor serves Prometheus /metrics on 127.0.0.1.
 
 import type { Command } from "commander";
-import { DEFAULT_METRICS_PORT } from "../lab/metrics/prometheus.js";
+import { DEFAULT_METRICS_PORT } from "../metrics/prometheus.js";
 import { UsageError } from "./errors.js";
 
 export interface MetricsOptions {

@@ -3,14 +3,14 @@
 // workloads' QPs, install them as switch entries or NIC source ports; --watch re-plans after failures).
 
 import type { Command } from "commander";
-import { planAddresses } from "../lab/address-plan.js";
+import { planSourceAddresses } from "../control/path-nav/address-planner.js";
+import { LiveNavigator } from "../control/path-nav/live-navigator.js";
+import { type NavPlan, PathNavMode, pathText } from "../control/path-nav/plan.js";
 import { LiveLab } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem } from "../lab/live/names.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
-import { planSourceAddresses } from "../lab/path-nav/address-planner.js";
-import { LiveNavigator } from "../lab/path-nav/live-navigator.js";
-import { type NavPlan, PathNavMode, pathText } from "../lab/path-nav/plan.js";
-import { NodeKind } from "../lab/topology.js";
+import { planAddresses } from "../scenario/address-plan.js";
+import { NodeKind } from "../scenario/topology.js";
 import { action, UsageError } from "./errors.js";
 import { loadTopologyArg } from "./topology-command.js";
 

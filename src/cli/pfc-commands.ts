@@ -5,8 +5,8 @@
 
 import type { Command } from "commander";
 import { DEFAULT_LAB } from "../lab/live/names.js";
-import { runtimeRouteProblem } from "../lab/static-routes.js";
-import { NodeKind } from "../lab/topology.js";
+import { runtimeRouteProblem } from "../scenario/static-routes.js";
+import { NodeKind } from "../scenario/topology.js";
 import { action, UsageError } from "./errors.js";
 import { endpoint, withLab } from "./lab-commands.js";
 

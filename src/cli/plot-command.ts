@@ -1,14 +1,14 @@
 // `rocelab plot DIR`: charts of a report written by `rocelab run`, as SVG files in DIR/plots/ (queue depth,
-// PFC pause state, DCQCN rate and α, goodput, FCT CDF). src/lab/report/plots.ts builds and renders them; this
+// PFC pause state, DCQCN rate and α, goodput, FCT CDF). src/report/plots.ts builds and renders them; this
 // command only reads the report directory and writes the files.
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
-import type { ReportFiles } from "../lab/report/plot-kit.js";
-import { renderPlots } from "../lab/report/plots.js";
-import type { Report } from "../lab/report/report.js";
-import { SERIES_FILES } from "../lab/report/series-recorder.js";
+import type { ReportFiles } from "../report/plot-kit.js";
+import { renderPlots } from "../report/plots.js";
+import type { Report } from "../report/report.js";
+import { SERIES_FILES } from "../report/series-recorder.js";
 import { action, UsageError } from "./errors.js";
 
 /** Reads what `rocelab run` wrote in `dir`; only report.json is required. */

@@ -2,7 +2,7 @@
 // and the ETA on a terminal; plain lines now and then when stderr is not a TTY (CI logs, pipes).
 
 import { SingleBar } from "cli-progress";
-import { formatDuration } from "../lab/units.js";
+import { formatDuration } from "../device/units.js";
 
 export interface Progress {
   /** `value` of `total` done; `detail` says the pace ("12us emulated per real s", "0.8 trials/s"). */

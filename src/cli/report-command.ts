@@ -5,12 +5,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { Command } from "commander";
-import { type Finding, lintScenario, lintTopology } from "../lab/lint/lint.js";
-import { cnpRatePlot, EXTRA_PLOT_FILES, linkUtilisationPlot } from "../lab/report/extra-plots.js";
-import { renderHtmlReport } from "../lab/report/html-report.js";
-import { renderPlots, renderSvg } from "../lab/report/plots.js";
-import { loadScenario } from "../lab/scenario.js";
-import { loadTopology } from "../lab/topology.js";
+import { type Finding, lintScenario, lintTopology } from "../lint/lint.js";
+import { cnpRatePlot, EXTRA_PLOT_FILES, linkUtilisationPlot } from "../report/extra-plots.js";
+import { renderHtmlReport } from "../report/html-report.js";
+import { renderPlots, renderSvg } from "../report/plots.js";
+import { loadScenario } from "../scenario/scenario.js";
+import { loadTopology } from "../scenario/topology.js";
 import { action } from "./errors.js";
 import { readReportDir } from "./plot-command.js";
 

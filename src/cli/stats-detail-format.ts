@@ -2,7 +2,7 @@
 // navigation: the flow paths (each RoCEv2 flow's egress ports and split), the elephant table (each flow's
 // bytes and class) and the VTEP (VNI, ECN overlay, per-tunnel encap/decap and CE each way).
 
-import { formatSize } from "../lab/units.js";
+import { formatSize } from "../device/units.js";
 import type { SwitchDetail } from "../switch/stats-types.js";
 import { ipToString } from "../wire/bytes.js";
 

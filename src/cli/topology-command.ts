@@ -1,11 +1,11 @@
 // `rocelab topology [FILE]`: validate a topology and show what the lab would build from it.
 
 import type { Command } from "commander";
-import { planAddresses, portKey } from "../lab/address-plan.js";
-import { formatOnLoad, lintTopology, type MachineContext } from "../lab/lint/lint.js";
-import { computeRoutes } from "../lab/routing.js";
-import { defaultTopology, loadTopology, NodeKind, type Topology } from "../lab/topology.js";
-import { formatDuration, formatRate } from "../lab/units.js";
+import { formatDuration, formatRate } from "../device/units.js";
+import { formatOnLoad, lintTopology, type MachineContext } from "../lint/lint.js";
+import { planAddresses, portKey } from "../scenario/address-plan.js";
+import { computeRoutes } from "../scenario/routing.js";
+import { defaultTopology, loadTopology, NodeKind, type Topology } from "../scenario/topology.js";
 import { ipToString, macToString } from "../wire/bytes.js";
 import { action } from "./errors.js";
 import { registerTopologyGenerate } from "./topology-generate-command.js";

@@ -4,7 +4,7 @@
 import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
 import { Document, type YAMLMap, type YAMLSeq } from "yaml";
-import { fatTreeTopology } from "../lab/fat-tree.js";
+import { fatTreeTopology } from "../scenario/fat-tree.js";
 import { action, UsageError } from "./errors.js";
 
 const MTUS = [256, 512, 1024, 2048, 4096] as const;

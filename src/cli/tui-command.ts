@@ -4,6 +4,7 @@
 // process instead, paced for watching, without root.
 
 import type { Command } from "commander";
+import { formatDuration } from "../device/units.js";
 import type { LabController } from "../lab/controller.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { loadEndpoints } from "../lab/live/endpoints-file.js";
@@ -18,9 +19,8 @@ import {
 } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem } from "../lab/live/names.js";
 import { readState } from "../lab/live/state.js";
-import { SimLab } from "../lab/sim-lab.js";
-import { NodeKind, type Topology } from "../lab/topology.js";
-import { formatDuration } from "../lab/units.js";
+import { SimLab } from "../lab/sim/sim-lab.js";
+import { NodeKind, type Topology } from "../scenario/topology.js";
 import type { SimPacing } from "../tui/run-effect.js";
 import type { DashboardStore } from "../tui/store.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";

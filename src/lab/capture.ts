@@ -8,8 +8,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Simulator } from "../runtime/sim/simulator.js";
+import type { Topology } from "../scenario/topology.js";
 import { pcapHeader, pcapRecord } from "../wire/pcap.js";
-import type { Topology } from "./topology.js";
 
 export interface CaptureEndpoint {
   readonly node: string;

@@ -4,8 +4,8 @@
 // up front (synchronously, before it runs), the live lab waits in real time for each step and awaits it.
 
 import type { WorkloadSpec } from "../nic/workloads.js";
-import type { Step } from "./scenario.js";
-import type { SettingsChange } from "./settings-layers.js";
+import type { Step } from "../scenario/scenario.js";
+import type { SettingsChange } from "../scenario/settings-layers.js";
 
 /** What a lab does for the steps of a timeline; `R` is `void` in virtual time, `Promise<void>` live. */
 export interface TimelineLab<R extends void | Promise<void>> {

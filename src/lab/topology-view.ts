@@ -1,8 +1,8 @@
 // The topology as the TUI and clients see it: nodes, links and their state.
 
-import { hostAddress, planAddresses } from "./address-plan.js";
+import { hostAddress, planAddresses } from "../scenario/address-plan.js";
+import { NodeKind, type Topology } from "../scenario/topology.js";
 import type { LinkView, TopologyView } from "./controller.js";
-import { NodeKind, type Topology } from "./topology.js";
 
 export function topologyView(topo: Topology, down: (id: number) => boolean): TopologyView {
   const plan = planAddresses(topo);

@@ -1,7 +1,7 @@
 // Pure text helpers for the dashboard: fixed-width numbers, bars, sparklines and truncation. Everything
 // here returns plain strings of a known width, so a view can lay out columns without measuring anything.
 
-import { formatRate, formatSize } from "../lab/units.js";
+import { formatRate, formatSize } from "../device/units.js";
 
 const SPARK = "▁▂▃▄▅▆▇█";
 const BAR_FULL = "█";

@@ -1,8 +1,8 @@
 // Carries out what a key asked for: calls the lab, and records the outcome in the store's status line.
 // A lab error becomes a message on the status line; it never reaches React, so it cannot crash the UI.
 
+import { formatRate, formatSize } from "../device/units.js";
 import type { LabController } from "../lab/controller.js";
-import { formatRate, formatSize } from "../lab/units.js";
 import type { DashboardStore } from "./store.js";
 import { describeEffect, type Effect } from "./ui-state.js";
 

@@ -2,9 +2,9 @@
 // function that turns a key press into the next state and, for actions, an effect on the lab. Keeping it
 // pure lets the key handling be tested without a terminal or a lab.
 
+import { formatSize } from "../device/units.js";
 import type { IncastRequest, ThresholdPreset, UdpRequest } from "../lab/controller.js";
 import { THRESHOLD_PRESETS } from "../lab/controller.js";
-import { formatSize } from "../lab/units.js";
 import { EVENT_FILTERS, type EventFilter } from "./derive.js";
 import { splitEndpoint } from "./format.js";
 import {

@@ -9,8 +9,8 @@ import {
   type PortAddress,
   planAddresses,
   portKey,
-} from "../lab/address-plan.js";
-import { defaultTopology, nodeByName, type TopoNode } from "../lab/topology.js";
+} from "../scenario/address-plan.js";
+import { defaultTopology, nodeByName, type TopoNode } from "../scenario/topology.js";
 import { type MacAddress, writeMac } from "../wire/bytes.js";
 import { Ecn } from "../wire/ipv4.js";
 import {

@@ -1,7 +1,7 @@
 // The catalog's link and network control frames (frame-catalog.ts): PFC and 802.3x PAUSE, ARP, LLDP and
 // ICMP, sent by the switch ports and hosts of the default fabric.
 
-import { macFor } from "../lab/address-plan.js";
+import { macFor } from "../scenario/address-plan.js";
 import { ArpOp, buildArpFrame } from "../wire/arp.js";
 import { buildIcmpFrame, IcmpTimeExceededCode, IcmpType } from "../wire/icmp.js";
 import { Ecn } from "../wire/ipv4.js";

@@ -1,5 +1,5 @@
 import t from "tap";
-import { type FidelityResult, METRICS, renderComparison } from "../../src/bench/fidelity.js";
+import { type FidelityResult, METRICS, renderComparison } from "../../scripts/bench/fidelity.js";
 
 /** Figures for every metric: `value` for the one named, 1 for the rest. */
 function figures(name: string, value: number): Record<string, number> {

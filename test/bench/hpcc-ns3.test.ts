@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import t from "tap";
-import { ns3Binary, parseNs3Fct, timeProcess, writeNs3Incast } from "../../src/bench/hpcc-ns3.js";
+import { ns3Binary, parseNs3Fct, timeProcess, writeNs3Incast } from "../../scripts/bench/hpcc-ns3.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 t.test("the N-to-1 incast in HPCC's topology, flow and config formats", (t) => {

@@ -3,7 +3,7 @@
 import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import t from "tap";
-import { samplingCost } from "../../src/bench/sim-throughput.js";
+import { samplingCost } from "../../scripts/bench/sim-throughput.js";
 
 t.test("sampling cost: the scenario's own interval against one sample per run, alternating", (t) => {
   const before = new Set(readdirSync(tmpdir()).filter((f) => f.startsWith("rocelab-sampling-")));

@@ -8,10 +8,10 @@ import {
   CLAB_VXLAN_PORT,
   type ContainerlabOptions,
   exportContainerlab,
-} from "../../src/lab/export/containerlab.js";
-import { parseMachines } from "../../src/lab/export/placement.js";
-import { yamlText } from "../../src/lab/export/yaml-text.js";
-import { defaultTopology, loadTopology } from "../../src/lab/topology.js";
+} from "../../src/export/containerlab.js";
+import { parseMachines } from "../../src/export/placement.js";
+import { yamlText } from "../../src/export/yaml-text.js";
+import { defaultTopology, loadTopology } from "../../src/scenario/topology.js";
 import { clabValidator, errorsOf } from "../helpers/export-schemas.js";
 
 const validate = clabValidator();

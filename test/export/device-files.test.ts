@@ -2,12 +2,12 @@
 // (compared with the supervisor itself), JSON-safe, with the container set-up a device entrypoint needs.
 import { isDeepStrictEqual } from "node:util";
 import t from "tap";
-import { hostAddress, planAddresses } from "../../src/lab/address-plan.js";
-import { DEVICE_FILE_FORMAT, deviceFiles, planFile } from "../../src/lab/export/device-files.js";
+import { DEVICE_FILE_FORMAT, deviceFiles, planFile } from "../../src/export/device-files.js";
 import { deviceSetup, liveSlack } from "../../src/lab/live/device-inits.js";
-import { computeRoutes } from "../../src/lab/routing.js";
-import { SettingsLayers, switchChange } from "../../src/lab/settings-layers.js";
-import { defaultTopology, loadTopology, type Topology } from "../../src/lab/topology.js";
+import { hostAddress, planAddresses } from "../../src/scenario/address-plan.js";
+import { computeRoutes } from "../../src/scenario/routing.js";
+import { SettingsLayers, switchChange } from "../../src/scenario/settings-layers.js";
+import { defaultTopology, loadTopology, type Topology } from "../../src/scenario/topology.js";
 import type { SwitchConfig } from "../../src/switch/config.js";
 import { autoHeadroomBytes } from "../../src/switch/mmu.js";
 import { ipToString } from "../../src/wire/bytes.js";

@@ -14,7 +14,7 @@ import {
   latencyOf,
   registerExportCommands,
 } from "../../src/cli/export-command.js";
-import { defaultTopology } from "../../src/lab/topology.js";
+import { defaultTopology } from "../../src/scenario/topology.js";
 import { rocelab } from "../helpers/cli.js";
 
 /** Runs `rocelab export ...` in this process: exit status and what it wrote on stdout and stderr. */

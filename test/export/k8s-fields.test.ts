@@ -2,9 +2,9 @@
 // validation and is then dropped by the API server. Every field of the exported Topology is declared.
 // Also: the names Kubernetes must hold, and the 1 MiB ConfigMap bound.
 import t from "tap";
-import { checkK8sNames, exportK8s } from "../../src/lab/export/clabernetes.js";
-import { exportContainerlab } from "../../src/lab/export/containerlab.js";
-import { defaultTopology, loadTopology } from "../../src/lab/topology.js";
+import { checkK8sNames, exportK8s } from "../../src/export/clabernetes.js";
+import { exportContainerlab } from "../../src/export/containerlab.js";
+import { defaultTopology, loadTopology } from "../../src/scenario/topology.js";
 import { topologyCrdSchema, undeclaredFields } from "../helpers/crd-fields.js";
 import { CLAB_OPTIONS, k8sExport, TOKEN } from "../helpers/k8s-export.js";
 

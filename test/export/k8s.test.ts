@@ -3,7 +3,7 @@
 // files the definition's binds read, mounted where they read them.
 import t from "tap";
 import { parse } from "yaml";
-import { defaultTopology, loadTopology } from "../../src/lab/topology.js";
+import { defaultTopology, loadTopology } from "../../src/scenario/topology.js";
 import { clabValidator, crdValidator, errorsOf } from "../helpers/export-schemas.js";
 import { k8sExport, TOKEN } from "../helpers/k8s-export.js";
 

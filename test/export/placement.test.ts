@@ -6,8 +6,8 @@ import {
   parseMachines,
   parsePins,
   placeNodes,
-} from "../../src/lab/export/placement.js";
-import { defaultTopology, NodeKind, resolveTopology, type Topology } from "../../src/lab/topology.js";
+} from "../../src/export/placement.js";
+import { defaultTopology, NodeKind, resolveTopology, type Topology } from "../../src/scenario/topology.js";
 
 const two = parseMachines("a=192.0.2.1,b=192.0.2.2");
 

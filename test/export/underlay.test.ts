@@ -1,6 +1,6 @@
 // The MTU budget of VXLAN-tunnelled links and the latency a tunnel adds to PFC headroom, worked by hand.
 import t from "tap";
-import { describeMtuPlan, mtuPlan, tunnelDelayNs, vxlanOverhead } from "../../src/lab/export/underlay.js";
+import { describeMtuPlan, mtuPlan, tunnelDelayNs, vxlanOverhead } from "../../src/export/underlay.js";
 
 t.test("VXLAN costs 50 bytes of underlay MTU over IPv4, 70 over IPv6", async (t) => {
   // Inner Ethernet 14 + VXLAN 8 + UDP 8 + outer IPv4 20 (IPv6 40): RFC 7348 section 5.

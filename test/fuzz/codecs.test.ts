@@ -1,7 +1,7 @@
 import t from "tap";
+import { CODEC_NAMES, fuzzCodecs } from "../../scripts/fuzz/codecs.js";
 import { buildFrameCatalog } from "../../src/verify/frame-catalog.js";
 import { FrameMutator, frameLayout, MUTATIONS, Mutation } from "../../src/verify/frame-mutator.js";
-import { CODEC_NAMES, fuzzCodecs } from "../../src/verify/fuzz/codecs.js";
 import { FUZZ_SEED, fuzzFrames } from "../helpers/fuzz.js";
 import { guarded } from "../helpers/guarded.js";
 

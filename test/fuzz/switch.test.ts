@@ -1,7 +1,7 @@
 import t from "tap";
+import { GuardedDevice } from "../../scripts/fuzz/harness.js";
+import { fuzzSwitch } from "../../scripts/fuzz/switch-target.js";
 import type { Device, DeviceStats } from "../../src/device/contract.js";
-import { GuardedDevice } from "../../src/verify/fuzz/harness.js";
-import { fuzzSwitch } from "../../src/verify/fuzz/switch-target.js";
 import { FUZZ_SEED, fuzzFrames } from "../helpers/fuzz.js";
 
 t.test("the guard counts and records what a device throws, with the frame as it arrived", (t) => {

@@ -1,4 +1,4 @@
-// Runs the real `rocelab` command from source (src/cli.ts through tap's TypeScript loader), as a separate
+// Runs the real `rocelab` command from source (src/main/cli.ts through tap's TypeScript loader), as a separate
 // process: exit status, stdout and stderr are what a user sees.
 import { execa } from "execa";
 
@@ -6,7 +6,7 @@ export function rocelab(
   args: readonly string[],
   opts: { env?: Record<string, string>; timeoutMs?: number } = {},
 ) {
-  return execa(process.execPath, ["--import=@tapjs/typescript/import", "src/cli.ts", ...args], {
+  return execa(process.execPath, ["--import=@tapjs/typescript/import", "src/main/cli.ts", ...args], {
     reject: false,
     cwd: process.cwd(),
     env: opts.env,

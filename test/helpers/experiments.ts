@@ -4,9 +4,9 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Test } from "tap";
-import type { Report } from "../../src/lab/report/report.js";
-import { runScenarioSim } from "../../src/lab/run-sim.js";
-import { loadScenario } from "../../src/lab/scenario.js";
+import type { Report } from "../../src/report/report.js";
+import { runScenarioSim } from "../../src/run/run-sim.js";
+import { loadScenario } from "../../src/scenario/scenario.js";
 
 export const EXPERIMENTS_DIR = "docs/experiments";
 

@@ -1,8 +1,8 @@
 // The k8s export of a topology as the tests look at it: built as `rocelab export k8s` builds it.
 
-import { exportK8s, type K8sOptions } from "../../src/lab/export/clabernetes.js";
-import { type ContainerlabOptions, exportContainerlab } from "../../src/lab/export/containerlab.js";
-import type { Topology } from "../../src/lab/topology.js";
+import { exportK8s, type K8sOptions } from "../../src/export/clabernetes.js";
+import { type ContainerlabOptions, exportContainerlab } from "../../src/export/containerlab.js";
+import type { Topology } from "../../src/scenario/topology.js";
 
 export const CLAB_OPTIONS: ContainerlabOptions = {
   lab: "h2dev",

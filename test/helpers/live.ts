@@ -59,7 +59,7 @@ export async function rl(args: readonly string[], timeoutMs = 120_000) {
 
 /** Starts the compiled `rocelab` and returns the running process (call `rl` once first, to build). */
 export function rlStarted(args: readonly string[], timeoutMs = 120_000) {
-  return execa("env", ["-u", "NODE_OPTIONS", process.execPath, "dist/bundle/cli.js", ...args], {
+  return execa("env", ["-u", "NODE_OPTIONS", process.execPath, "dist/bundle/main/cli.js", ...args], {
     reject: false,
     timeout: timeoutMs,
   });

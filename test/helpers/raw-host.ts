@@ -5,9 +5,9 @@
 import type { Device, DeviceEnv, Nanoseconds } from "../../src/device/contract.js";
 import { Fifo } from "../../src/device/fifo.js";
 import { TxPort } from "../../src/device/tx-port.js";
-import type { PortAddress } from "../../src/lab/address-plan.js";
 import { Histogram } from "../../src/nic/histogram.js";
 import type { NicStats } from "../../src/nic/stats-types.js";
+import type { PortAddress } from "../../src/scenario/address-plan.js";
 import { ArpOp, buildArpFrame, parseArp } from "../../src/wire/arp.js";
 import { EtherType, ethPayloadOffset, ethType } from "../../src/wire/ethernet.js";
 import { parsePfcFrame, quantaToNs } from "../../src/wire/pfc.js";

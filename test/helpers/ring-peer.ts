@@ -2,7 +2,7 @@
 // sends numbered frames from `a` through the ring backend, reads them on `b`, and one reply back, then
 // prints what it saw as one JSON line. The test makes the assertions.
 import { execa } from "execa";
-import { RingPort } from "../../src/runtime/live/ring-port.js";
+import { RingPort } from "../../src/runtime/realtime/ring-port.js";
 
 /** A local experimental EtherType: nothing else on the veth uses it (the kernel's own frames are ignored). */
 export const TEST_ETHERTYPE = 0x88b5;

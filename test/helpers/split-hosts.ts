@@ -8,7 +8,7 @@
 // interface (tc filters and tunnels go with their devices).
 import { execa } from "execa";
 import { VXLAN_OVERHEAD } from "../../src/lab/live/device-prepare.js";
-import type { TopoLink, Topology } from "../../src/lab/topology.js";
+import type { TopoLink, Topology } from "../../src/scenario/topology.js";
 
 export const VXLAN_PORT = 4789;
 /** The control port every device listens on (the device image's default). */

@@ -5,8 +5,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
-import { runScenarioSim } from "../../src/lab/run-sim.js";
-import { loadScenario, type Scenario } from "../../src/lab/scenario.js";
+import { runScenarioSim } from "../../src/run/run-sim.js";
+import { loadScenario, type Scenario } from "../../src/scenario/scenario.js";
 
 function outputs(sc: Scenario, dir: string): Map<string, string> {
   runScenarioSim(sc, { outDir: dir });

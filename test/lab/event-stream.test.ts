@@ -1,8 +1,8 @@
 // `rocelab events`: a snapshot line first, then one JSON line per event, each with its class.
 import t from "tap";
 import { eventClass, jsonLines, streamEvents } from "../../src/lab/event-stream.js";
-import { SimLab } from "../../src/lab/sim-lab.js";
-import { defaultTopology } from "../../src/lab/topology.js";
+import { SimLab } from "../../src/lab/sim/sim-lab.js";
+import { defaultTopology } from "../../src/scenario/topology.js";
 
 t.test("snapshot first, then classified events as JSON lines", async (t) => {
   const lab = new SimLab({ topology: defaultTopology(), seed: 3 });

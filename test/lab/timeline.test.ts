@@ -2,10 +2,10 @@
 // in virtual time all are scheduled before the run starts, in real time each is awaited before the next
 // wait, an interruption ends the walk, and an unknown step kind fails before any step runs.
 import t from "tap";
-import type { Step } from "../../src/lab/scenario.js";
-import { NO_CHANGE, switchChange } from "../../src/lab/settings-layers.js";
 import { runTimeline, type ScheduleClock, type TimelineLab, type WaitClock } from "../../src/lab/timeline.js";
 import type { WorkloadSpec } from "../../src/nic/workloads.js";
+import type { Step } from "../../src/scenario/scenario.js";
+import { NO_CHANGE, switchChange } from "../../src/scenario/settings-layers.js";
 
 function flow(name: string): WorkloadSpec {
   return {

@@ -1,10 +1,10 @@
-// Live chaos (src/lab/live/live-chaos.ts): one seeded short run of the chaos scenario in a live lab, with
+// Live chaos (src/run/live-chaos.ts): one seeded short run of the chaos scenario in a live lab, with
 // a spine's process SIGKILLed mid-run and restarted. The supervisor must report the death (status
 // crashed, an event naming SIGKILL) and the restart; every message between surviving hosts completes; no
 // lossless drop except at a failed link; `down` leaves nothing. Needs root; the lab is always taken down.
 import t from "tap";
-import { runLiveChaos } from "../../src/lab/live/live-chaos.js";
-import { defaultTopology } from "../../src/lab/topology.js";
+import { runLiveChaos } from "../../src/run/live-chaos.js";
+import { defaultTopology } from "../../src/scenario/topology.js";
 import { requireRoot, rl } from "../helpers/live.js";
 
 requireRoot(t);

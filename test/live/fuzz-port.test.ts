@@ -1,13 +1,13 @@
-// The live-port fuzz (src/verify/fuzz/live-port.ts): seeded mutated frames injected on a real veth into a
+// The live-port fuzz (scripts/fuzz/live-port.ts): seeded mutated frames injected on a real veth into a
 // running switch process and a running NIC process. Each must survive (same process, no crash event), count
 // every frame its port received, file the malformed ones as malformed rather than as lossless drops, keep
 // its memory bounded, and afterwards still forward and complete RDMA WRITEs. Needs root; the lab is always
 // taken down.
 import t from "tap";
+import { fuzzLivePort, statsOf } from "../../scripts/fuzz/live-port.js";
 import { LiveLab } from "../../src/lab/live/live-lab.js";
-import type { FlowReport } from "../../src/lab/report/report.js";
-import { defaultTopology } from "../../src/lab/topology.js";
-import { fuzzLivePort, statsOf } from "../../src/verify/fuzz/live-port.js";
+import type { FlowReport } from "../../src/report/report.js";
+import { defaultTopology } from "../../src/scenario/topology.js";
 import { labNamespaces, labProcesses, requireRoot, rl, upLab } from "../helpers/live.js";
 
 requireRoot(t);

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import t from "tap";
-import type { Report } from "../../src/lab/report/report.js";
+import type { Report } from "../../src/report/report.js";
 import { requireRoot, rl } from "../helpers/live.js";
 
 requireRoot(t);

@@ -6,8 +6,8 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import t from "tap";
-import { runScenarioLive } from "../../src/lab/live/run-live.js";
-import { loadScenario } from "../../src/lab/scenario.js";
+import { runScenarioLive } from "../../src/run/run-live.js";
+import { loadScenario } from "../../src/scenario/scenario.js";
 import { requireRoot, rl } from "../helpers/live.js";
 import { tempDir } from "../helpers/temp-dir.js";
 

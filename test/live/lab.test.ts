@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { join } from "node:path";
 import { execa } from "execa";
 import t from "tap";
-import type { SyncStats } from "../../src/runtime/live/clock.js";
+import type { SyncStats } from "../../src/runtime/realtime/clock.js";
 import { checkCapture } from "../../src/verify/pcap-check.js";
 import { cpuHog } from "../helpers/hog.js";
 import { labNamespaces, labProcesses, nicStatsOf, requireRoot, rl, statsOf, upLab } from "../helpers/live.js";

@@ -7,8 +7,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import t, { type Test } from "tap";
-import { runScenarioLive } from "../../src/lab/live/run-live.js";
-import { loadScenario } from "../../src/lab/scenario.js";
+import { runScenarioLive } from "../../src/run/run-live.js";
+import { loadScenario } from "../../src/scenario/scenario.js";
 import { guardLab, labNamespaces, requireRoot, rl, statsOf, upLab } from "../helpers/live.js";
 
 requireRoot(t);

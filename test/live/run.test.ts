@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
 import t from "tap";
-import type { Report } from "../../src/lab/report/report.js";
+import type { Report } from "../../src/report/report.js";
 import { labNamespaces, labProcesses, requireRoot, rl, rlStarted } from "../helpers/live.js";
 
 requireRoot(t);

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import t from "tap";
 import { interfaceMtu } from "../../src/lab/live/provision.js";
-import { defaultTopology } from "../../src/lab/topology.js";
+import { defaultTopology } from "../../src/scenario/topology.js";
 import { checkCapture } from "../../src/verify/pcap-check.js";
 import { incastFigures } from "../helpers/incast-figures.js";
 import { labNamespaces, nicStatsOf, requireRoot, rl } from "../helpers/live.js";
@@ -70,7 +70,7 @@ function rlIn(ns: string, args: readonly string[]) {
       "-u",
       "NODE_V8_COVERAGE",
       process.execPath,
-      "dist/bundle/cli.js",
+      "dist/bundle/main/cli.js",
       ...args,
     ],
     { reject: false, timeout: 180_000 },

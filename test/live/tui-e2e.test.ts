@@ -67,7 +67,7 @@ async function startTestbed(t: Test): Promise<void> {
   await tmux(["kill-server"]);
   // env(1) drops the test runner's NODE_OPTIONS (its loader and coverage hooks would follow the
   // compiled command and every device process it starts).
-  const command = `env -u NODE_OPTIONS ${process.execPath} dist/bundle/cli.js tui --name ${LAB}; echo "${EXIT_MARK}$?"; sleep 300`;
+  const command = `env -u NODE_OPTIONS ${process.execPath} dist/bundle/main/cli.js tui --name ${LAB}; echo "${EXIT_MARK}$?"; sleep 300`;
   const size = ["-x", "120", "-y", "40"];
   const r = await tmux(["new-session", "-d", "-s", SESSION, ...size, "-c", process.cwd(), command]);
   t.equal(r.exitCode, 0, `tmux started: ${r.stderr}`);

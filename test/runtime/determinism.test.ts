@@ -1,8 +1,8 @@
 // Same scenario, same seed: the same run, bit for bit. A different seed changes the random choices.
 import t from "tap";
-import { runScenarioSim } from "../../src/lab/run-sim.js";
-import { resolveScenario } from "../../src/lab/scenario.js";
-import { scenarioFile } from "../../src/lab/schema.js";
+import { runScenarioSim } from "../../src/run/run-sim.js";
+import { resolveScenario } from "../../src/scenario/scenario.js";
+import { scenarioFile } from "../../src/scenario/schema.js";
 
 function scenario(seed: number) {
   const parsed = scenarioFile.parse({

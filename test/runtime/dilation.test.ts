@@ -1,7 +1,7 @@
 // The lab's dilation over time: continuous emulated time across a change, the inverse, a shared table
 // read by another view of the same memory, and the ring of segments.
 import t from "tap";
-import { DilationTimeline, dilationTableBytes, SEGMENTS } from "../../src/runtime/live/dilation.js";
+import { DilationTimeline, dilationTableBytes, SEGMENTS } from "../../src/runtime/realtime/dilation.js";
 
 t.test("one segment: emulated = real / dilation", async (t) => {
   const d = DilationTimeline.fixed(1000);

@@ -2,7 +2,7 @@
 // next frame or event, and its lateness samples are what the device reports as event-loop lag.
 import { setTimeout as sleep } from "node:timers/promises";
 import t from "tap";
-import { Housekeeping } from "../../src/runtime/live/housekeeping.js";
+import { Housekeeping } from "../../src/runtime/realtime/housekeeping.js";
 
 /** Waits (up to 10 s) until `ok()` holds. */
 async function until(ok: () => boolean): Promise<void> {

@@ -1,12 +1,12 @@
-// The live runtime's device timers (src/runtime/live/timers.ts): every armed timer fires once, in time order,
+// The live runtime's device timers (src/runtime/realtime/timers.ts): every armed timer fires once, in time order,
 // and the Node timer behind them is not replaced every time the earliest event moves by nanoseconds (at
 // high frame rates that churn was a tenth of a switch process's CPU).
 
 import { setTimeout as sleep } from "node:timers/promises";
 import t, { type Test } from "tap";
-import { LiveClock } from "../../src/runtime/live/clock.js";
-import { DilationTimeline } from "../../src/runtime/live/dilation.js";
-import { LiveTimers } from "../../src/runtime/live/timers.js";
+import { LiveClock } from "../../src/runtime/realtime/clock.js";
+import { DilationTimeline } from "../../src/runtime/realtime/dilation.js";
+import { LiveTimers } from "../../src/runtime/realtime/timers.js";
 
 /** A promise and the function that resolves it (Node 20 has no Promise.withResolvers). */
 function signal(): { done: Promise<void>; resolve: () => void } {

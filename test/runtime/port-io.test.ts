@@ -1,7 +1,7 @@
 // Choosing the port backend, and turning a frame's kernel arrival time into emulated time.
 import t from "tap";
-import { LiveClock } from "../../src/runtime/live/clock.js";
-import { PortBackend, portBackend } from "../../src/runtime/live/port-io.js";
+import { LiveClock } from "../../src/runtime/realtime/clock.js";
+import { PortBackend, portBackend } from "../../src/runtime/realtime/port-io.js";
 import { restoreEnvAfter } from "../helpers/env.js";
 
 t.test("the backend: init message first, then ROCELAB_PORT_IO, else ring", async (t) => {

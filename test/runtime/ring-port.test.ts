@@ -4,7 +4,7 @@
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
 import t from "tap";
-import { MAX_RING_BYTES, MIN_RING_BYTES, ringBytesFor } from "../../src/runtime/live/ring-port.js";
+import { MAX_RING_BYTES, MIN_RING_BYTES, ringBytesFor } from "../../src/runtime/realtime/ring-port.js";
 import { AFTER_FLAP, type PeerReport } from "../helpers/ring-peer.js";
 
 const FRAMES = 1000;

@@ -6,10 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
 import { RemoteDevice } from "../../src/lab/live/remote-device.js";
-import type { ControlEndpoint } from "../../src/runtime/live/control-endpoint.js";
-import { formatControlEndpoint, parseControlEndpoint } from "../../src/runtime/live/control-endpoint.js";
-import type { DeviceIdentity, TimedEvent } from "../../src/runtime/live/protocol.js";
-import { SocketChannel } from "../../src/runtime/live/socket-channel.js";
+import type { ControlEndpoint } from "../../src/runtime/realtime/control-endpoint.js";
+import { formatControlEndpoint, parseControlEndpoint } from "../../src/runtime/realtime/control-endpoint.js";
+import type { DeviceIdentity, TimedEvent } from "../../src/runtime/realtime/protocol.js";
+import { SocketChannel } from "../../src/runtime/realtime/socket-channel.js";
 
 const TOKEN = Buffer.from("c7".repeat(32));
 const IDENTITY: DeviceIdentity = {

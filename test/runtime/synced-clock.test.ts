@@ -2,8 +2,13 @@
 // of a neighbour by more than the link delay (plus the grace the neighbour is given), an idle neighbour
 // does not hold anyone, a stalled one does, and a dead one stops counting.
 import t from "tap";
-import { ClockTable, clockTableBytes, DeviceState, frameTag } from "../../src/runtime/live/clock-table.js";
-import { SyncedClock } from "../../src/runtime/live/synced-clock.js";
+import {
+  ClockTable,
+  clockTableBytes,
+  DeviceState,
+  frameTag,
+} from "../../src/runtime/realtime/clock-table.js";
+import { SyncedClock } from "../../src/runtime/realtime/synced-clock.js";
 
 const D = 1000; // dilation: 1 real ms = 1 emulated µs
 const DELAY = 1000; // emulated ns on the one link

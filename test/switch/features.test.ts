@@ -1,7 +1,7 @@
 import t from "tap";
 import { z } from "zod";
 import type { Nanoseconds } from "../../src/device/contract.js";
-import { switchSettings } from "../../src/lab/schema.js";
+import { switchSettings } from "../../src/scenario/schema.js";
 import {
   defineFeature,
   type FeatureCommand,

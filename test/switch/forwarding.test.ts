@@ -1,7 +1,7 @@
 import t from "tap";
-import { hostAddress, portKey } from "../../src/lab/address-plan.js";
-import { SimFabric } from "../../src/lab/sim-fabric.js";
-import { defaultTopology } from "../../src/lab/topology.js";
+import { SimFabric } from "../../src/lab/sim/sim-fabric.js";
+import { hostAddress, portKey } from "../../src/scenario/address-plan.js";
+import { defaultTopology } from "../../src/scenario/topology.js";
 import { internetChecksum, ipToString, readMac } from "../../src/wire/bytes.js";
 import { IcmpType, parseIcmp } from "../../src/wire/icmp.js";
 import { parseIpv4 } from "../../src/wire/ipv4.js";

@@ -1,7 +1,7 @@
 import t from "tap";
-import { hostAddress } from "../../src/lab/address-plan.js";
-import { SimFabric } from "../../src/lab/sim-fabric.js";
-import { defaultTopology } from "../../src/lab/topology.js";
+import { SimFabric } from "../../src/lab/sim/sim-fabric.js";
+import { hostAddress } from "../../src/scenario/address-plan.js";
+import { defaultTopology } from "../../src/scenario/topology.js";
 import { ipv4Dscp } from "../../src/wire/ipv4.js";
 import { udpFrame } from "../helpers/frames.js";
 import { RawHost } from "../helpers/raw-host.js";

@@ -8,9 +8,9 @@ import { join } from "node:path";
 import { execa } from "execa";
 import t from "tap";
 import { captureFile } from "../../src/lab/capture.js";
-import { runScenarioSim } from "../../src/lab/run-sim.js";
-import { resolveScenario } from "../../src/lab/scenario.js";
-import { scenarioFile } from "../../src/lab/schema.js";
+import { runScenarioSim } from "../../src/run/run-sim.js";
+import { resolveScenario } from "../../src/scenario/scenario.js";
+import { scenarioFile } from "../../src/scenario/schema.js";
 import { checkCapture } from "../../src/verify/pcap-check.js";
 
 t.test("tshark decodes the RoCEv1 frames a WRITE across the bridge sends", async (t) => {

@@ -3,11 +3,11 @@
 // flows keeps one route; `v` switches between rates and paths.
 import "./fixtures/force-colour.js";
 import t from "tap";
-import { hostAddress, planAddresses } from "../../src/lab/address-plan.js";
 import type { LabSnapshot } from "../../src/lab/controller.js";
-import { switchChange } from "../../src/lab/settings-layers.js";
-import { SimLab } from "../../src/lab/sim-lab.js";
-import { defaultTopology, loadTopology } from "../../src/lab/topology.js";
+import { SimLab } from "../../src/lab/sim/sim-lab.js";
+import { hostAddress, planAddresses } from "../../src/scenario/address-plan.js";
+import { switchChange } from "../../src/scenario/settings-layers.js";
+import { defaultTopology, loadTopology } from "../../src/scenario/topology.js";
 import { App } from "../../src/tui/components/App.js";
 import { qpFlows } from "../../src/tui/flow-paths.js";
 import { DashboardStore } from "../../src/tui/store.js";

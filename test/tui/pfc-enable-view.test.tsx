@@ -4,9 +4,9 @@
 // re-enables PFC through the lab, and the next counters show the port monitoring again.
 import "./fixtures/force-colour.js";
 import t from "tap";
-import { switchChange } from "../../src/lab/settings-layers.js";
-import { SimLab } from "../../src/lab/sim-lab.js";
-import { defaultTopology } from "../../src/lab/topology.js";
+import { SimLab } from "../../src/lab/sim/sim-lab.js";
+import { switchChange } from "../../src/scenario/settings-layers.js";
+import { defaultTopology } from "../../src/scenario/topology.js";
 import { App } from "../../src/tui/components/App.js";
 import { DashboardStore } from "../../src/tui/store.js";
 import { INITIAL_UI } from "../../src/tui/ui-state.js";

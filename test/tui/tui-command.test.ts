@@ -54,7 +54,7 @@ t.test("without a terminal: a summary line now and then, and SIGTERM ends it cle
   await rl(["--help"]);
   const child = execa(
     "env",
-    ["-u", "NODE_OPTIONS", process.execPath, "dist/bundle/cli.js", "tui", "--runtime", "sim"],
+    ["-u", "NODE_OPTIONS", process.execPath, "dist/bundle/main/cli.js", "tui", "--runtime", "sim"],
     {
       reject: false,
       all: true,

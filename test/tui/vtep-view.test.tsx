@@ -6,9 +6,9 @@
 import "./fixtures/force-colour.js";
 import t from "tap";
 import type { LabSnapshot } from "../../src/lab/controller.js";
-import { switchChange } from "../../src/lab/settings-layers.js";
-import { SimLab } from "../../src/lab/sim-lab.js";
-import { loadTopology } from "../../src/lab/topology.js";
+import { SimLab } from "../../src/lab/sim/sim-lab.js";
+import { switchChange } from "../../src/scenario/settings-layers.js";
+import { loadTopology } from "../../src/scenario/topology.js";
 import type { VtepState } from "../../src/switch/features/vxlan-overlay.js";
 import { App } from "../../src/tui/components/App.js";
 import { formatCount } from "../../src/tui/format.js";

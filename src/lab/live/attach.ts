@@ -7,11 +7,11 @@
 // of clocks it does not own) is refused with the reason. Stopping the attachment leaves the devices running.
 
 import { rmSync } from "node:fs";
-import { planAddresses } from "../address-plan.js";
+import type { MetricsServer } from "../../metrics/prometheus.js";
+import { planAddresses } from "../../scenario/address-plan.js";
+import { SettingsLayers, switchChange } from "../../scenario/settings-layers.js";
+import type { Topology } from "../../scenario/topology.js";
 import type { UdpRequest } from "../controller.js";
-import type { MetricsServer } from "../metrics/prometheus.js";
-import { SettingsLayers, switchChange } from "../settings-layers.js";
-import type { Topology } from "../topology.js";
 import { ClockMode } from "./clock-plan.js";
 import { ControlServer } from "./control.js";
 import { DeviceFleet, type FleetClock } from "./device-fleet.js";

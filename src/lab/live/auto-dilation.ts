@@ -16,7 +16,7 @@
 // Every change is an event (kind "dilation") with its reason; the supervisor applies it through the lab
 // clock (lab-clock.ts), which every device follows at the same real instant.
 
-import { MAX_DILATION } from "../../runtime/live/dilation.js";
+import { MAX_DILATION } from "../../runtime/realtime/dilation.js";
 import { ClockMode } from "./clock-plan.js";
 
 export const AUTO_WINDOW_MS = 1000;

@@ -1,10 +1,10 @@
-// Where each device and each link direction of a lab sits in the clock table (runtime/live/clock-table.ts):
+// Where each device and each link direction of a lab sits in the clock table (runtime/realtime/clock-table.ts):
 // devices in topology order, and for every link two directions, a→b then b→a, each indexed by its
 // receiver. The supervisor creates the table from this plan and hands every device its own row.
 
-import type { ClockLink } from "../../runtime/live/clock-table.js";
-import type { SyncedPort } from "../../runtime/live/synced-clock.js";
-import type { Topology } from "../topology.js";
+import type { ClockLink } from "../../runtime/realtime/clock-table.js";
+import type { SyncedPort } from "../../runtime/realtime/synced-clock.js";
+import type { Topology } from "../../scenario/topology.js";
 
 export const ClockMode = { Free: "free", Synced: "synced" } as const;
 export type ClockMode = (typeof ClockMode)[keyof typeof ClockMode];

@@ -4,7 +4,7 @@
 
 import { chmodSync, existsSync, unlinkSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
-import { readJsonLines } from "../../runtime/live/json-lines.js";
+import { readJsonLines } from "../../runtime/realtime/json-lines.js";
 
 /** The lab refused a request (an unknown node, a device that is not running, ...): a user-facing error. */
 export class RemoteError extends Error {

@@ -4,7 +4,13 @@
 // (remote-device.ts). The fleet (device-fleet.ts) drives every device through this class only.
 
 import { EventEmitter } from "node:events";
-import type { DeviceMetrics, FromDevice, Health, TimedEvent, ToDevice } from "../../runtime/live/protocol.js";
+import type {
+  DeviceMetrics,
+  FromDevice,
+  Health,
+  TimedEvent,
+  ToDevice,
+} from "../../runtime/realtime/protocol.js";
 import type { AnyDeviceStats } from "../device-stats.js";
 
 const REQUEST_TIMEOUT_MS = 10_000;

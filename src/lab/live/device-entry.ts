@@ -2,7 +2,7 @@
 // is started in — a container's, under containerlab or Kubernetes, or any namespace — configured from a
 // device file (device-file.ts), with its control channel on a TCP port or a Unix socket instead of a
 // supervisor's IPC. `bin/device-entrypoint` (a container image's ENTRYPOINT) and `rocelab device` both
-// come here; the device itself runs the live lab's code (runtime/live/device-runtime.ts).
+// come here; the device itself runs the live lab's code (runtime/realtime/device-runtime.ts).
 //
 // Settings, flag first, else environment:
 //   --config FILE         ROCELAB_DEVICE_CONFIG=FILE, or ROCELAB_DEVICE_CONFIG_JSON=the file's text
@@ -13,12 +13,12 @@
 //   --wait-ports S        ROCELAB_WAIT_PORTS (seconds to wait for the ports to appear; default 60)
 
 import { execa } from "execa";
-import { readTokenFile } from "../../runtime/live/control-auth.js";
-import type { ControlEndpoint } from "../../runtime/live/control-endpoint.js";
-import { formatControlEndpoint, parseControlEndpoint } from "../../runtime/live/control-endpoint.js";
-import { DeviceRuntime } from "../../runtime/live/device-runtime.js";
-import type { InitMessage } from "../../runtime/live/protocol.js";
-import { SocketChannel } from "../../runtime/live/socket-channel.js";
+import { readTokenFile } from "../../runtime/realtime/control-auth.js";
+import type { ControlEndpoint } from "../../runtime/realtime/control-endpoint.js";
+import { formatControlEndpoint, parseControlEndpoint } from "../../runtime/realtime/control-endpoint.js";
+import { DeviceRuntime } from "../../runtime/realtime/device-runtime.js";
+import type { InitMessage } from "../../runtime/realtime/protocol.js";
+import { SocketChannel } from "../../runtime/realtime/socket-channel.js";
 import { type DeviceFile, parseDeviceFile, readDeviceFile } from "./device-file.js";
 import { prepareInterfaces } from "./device-prepare.js";
 

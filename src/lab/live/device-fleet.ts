@@ -5,18 +5,18 @@
 
 import { createWriteStream } from "node:fs";
 import type { NicCommand } from "../../nic/commands.js";
+import type { FlowReport } from "../../report/report.js";
+import type { AddressPlan } from "../../scenario/address-plan.js";
+import { computeRoutes } from "../../scenario/routing.js";
+import type { NicSettings, SwitchSettings } from "../../scenario/schema.js";
+import { hostChange, type SettingsLayers, switchChange } from "../../scenario/settings-layers.js";
+import { RuntimeRoutes } from "../../scenario/static-routes.js";
+import { buildSwitchConfig } from "../../scenario/switch-config.js";
+import { linkAt, type Topology } from "../../scenario/topology.js";
 import type { SwitchTunables } from "../../switch/config.js";
-import type { AddressPlan } from "../address-plan.js";
 import type { LabEvent, LinkView } from "../controller.js";
 import type { AnyDeviceStats } from "../device-stats.js";
 import { CONFIG_CHANGED } from "../event-stream.js";
-import type { FlowReport } from "../report/report.js";
-import { computeRoutes } from "../routing.js";
-import type { NicSettings, SwitchSettings } from "../schema.js";
-import { hostChange, type SettingsLayers, switchChange } from "../settings-layers.js";
-import { RuntimeRoutes } from "../static-routes.js";
-import { buildSwitchConfig } from "../switch-config.js";
-import { linkAt, type Topology } from "../topology.js";
 import type { ClockMode } from "./clock-plan.js";
 import type { DeviceConnection } from "./device-connection.js";
 import { AHEAD_REAL_MS, FleetTraffic } from "./fleet-traffic.js";

@@ -3,15 +3,15 @@
 // writes the same into a device file for the device entrypoint (device-file.ts). One function, so that a
 // device in a container runs exactly what the same device in a local lab would.
 
-import type { LivePort } from "../../runtime/live/protocol.js";
+import type { LivePort } from "../../runtime/realtime/protocol.js";
+import { type AddressPlan, hostAddress } from "../../scenario/address-plan.js";
+import { buildNicConfig } from "../../scenario/nic-config.js";
+import { roceV1Of } from "../../scenario/rocev1.js";
+import type { SwitchSettings } from "../../scenario/schema.js";
+import type { SettingsLayers } from "../../scenario/settings-layers.js";
+import { buildSwitchConfig } from "../../scenario/switch-config.js";
+import { linkAt, NodeKind, nodeByName, type Topology } from "../../scenario/topology.js";
 import type { Route } from "../../switch/config.js";
-import { type AddressPlan, hostAddress } from "../address-plan.js";
-import { buildNicConfig } from "../nic-config.js";
-import { roceV1Of } from "../rocev1.js";
-import type { SwitchSettings } from "../schema.js";
-import type { SettingsLayers } from "../settings-layers.js";
-import { buildSwitchConfig } from "../switch-config.js";
-import { linkAt, NodeKind, nodeByName, type Topology } from "../topology.js";
 import { ClockMode } from "./clock-plan.js";
 import { HOST_NIC_IF, NIC_HOST_PORT } from "./names.js";
 

@@ -3,13 +3,13 @@
 
 import { closeSync, openSync } from "node:fs";
 import { execa } from "execa";
-import type { FromDevice, InitMessage, ToDevice } from "../../runtime/live/protocol.js";
-import { DEVICE_V8_FLAGS } from "../../runtime/live/v8-flags.js";
+import type { FromDevice, InitMessage, ToDevice } from "../../runtime/realtime/protocol.js";
+import { DEVICE_V8_FLAGS } from "../../runtime/realtime/v8-flags.js";
 import { DeviceConnection, type DeviceLink, type DeviceStatus } from "./device-connection.js";
 import { logPath } from "./names.js";
 import { entryPath } from "./paths.js";
 
-const DEVICE_MAIN = entryPath("runtime/live/device-main.js");
+const DEVICE_MAIN = entryPath("main/device-main.js");
 const START_TIMEOUT_MS = 15_000;
 
 /**

@@ -2,7 +2,7 @@
 // and, with `--dilation auto`, the loop that asks auto-dilation.ts once a window whether to change it.
 // Every change is an info event of the lab, at the emulated time it takes effect.
 
-import { MAX_DILATION, MIN_DILATION } from "../../runtime/live/dilation.js";
+import { MAX_DILATION, MIN_DILATION } from "../../runtime/realtime/dilation.js";
 import type { LabEvent } from "../controller.js";
 import { AUTO_WINDOW_MS, AutoDilation } from "./auto-dilation.js";
 import type { LabClock } from "./lab-clock.js";

@@ -15,15 +15,15 @@
 
 import { dirname, isAbsolute, resolve } from "node:path";
 import { z } from "zod";
-import { readTokenFile } from "../../runtime/live/control-auth.js";
+import { readTokenFile } from "../../runtime/realtime/control-auth.js";
 import {
   type ControlEndpoint,
   ENDPOINT_FORMS,
   parseControlEndpoint,
-} from "../../runtime/live/control-endpoint.js";
-import { MAX_DILATION, MIN_DILATION } from "../../runtime/live/dilation.js";
-import { ConfigError, type ConfigProblem, SourceDocument } from "../config-error.js";
-import { defaultTopology, loadTopology, type Topology } from "../topology.js";
+} from "../../runtime/realtime/control-endpoint.js";
+import { MAX_DILATION, MIN_DILATION } from "../../runtime/realtime/dilation.js";
+import { ConfigError, type ConfigProblem, SourceDocument } from "../../scenario/config-error.js";
+import { defaultTopology, loadTopology, type Topology } from "../../scenario/topology.js";
 import { LIVE_REACTION_MS } from "./device-inits.js";
 
 const endpointText = z.string().refine((s) => typeof parseControlEndpoint(s) !== "string", {

@@ -1,12 +1,12 @@
 // The lab's side of its devices' clocks: the epoch every device counts from, and with synced clocks the
-// shared clock table (runtime/live/clock-table.ts) the supervisor creates, hands each device its row of,
+// shared clock table (runtime/realtime/clock-table.ts) the supervisor creates, hands each device its row of,
 // reads the lab's time from (the slowest running device) and marks dead devices in.
 
-import { ClockTable, clockTableBytes, DeviceState } from "../../runtime/live/clock-table.js";
-import { CHANGE_LEAD_NS, DilationTimeline, dilationTableBytes } from "../../runtime/live/dilation.js";
-import { nativeAddon } from "../../runtime/live/native.js";
-import type { DilationInit, SyncInit } from "../../runtime/live/protocol.js";
-import type { Topology } from "../topology.js";
+import { ClockTable, clockTableBytes, DeviceState } from "../../runtime/realtime/clock-table.js";
+import { CHANGE_LEAD_NS, DilationTimeline, dilationTableBytes } from "../../runtime/realtime/dilation.js";
+import { nativeAddon } from "../../runtime/realtime/native.js";
+import type { DilationInit, SyncInit } from "../../runtime/realtime/protocol.js";
+import type { Topology } from "../../scenario/topology.js";
 import { ClockMode, type ClockPlan, planClock } from "./clock-plan.js";
 import { clockTablePath, dilationTablePath } from "./names.js";
 

@@ -4,9 +4,9 @@
 // dilation of clocks it owns) is the service's to do or to refuse with a reason.
 
 import type { WorkloadSpec } from "../../nic/workloads.js";
+import type { NicSettings, SwitchSettings } from "../../scenario/schema.js";
+import type { Topology } from "../../scenario/topology.js";
 import type { IncastRequest, UdpRequest } from "../controller.js";
-import type { NicSettings, SwitchSettings } from "../schema.js";
-import type { Topology } from "../topology.js";
 import { topologyView } from "../topology-view.js";
 import type { ControlConnection } from "./control.js";
 import type { DeviceFleet } from "./device-fleet.js";

@@ -2,8 +2,8 @@
 // attachment (devices it did not): the Prometheus endpoint, the state file saying "running", and the
 // snapshots pushed to subscribed clients.
 
-import type { MetricsServer } from "../metrics/prometheus.js";
-import type { Topology } from "../topology.js";
+import type { MetricsServer } from "../../metrics/prometheus.js";
+import type { Topology } from "../../scenario/topology.js";
 import type { ControlServer } from "./control.js";
 import type { DeviceFleet } from "./device-fleet.js";
 import type { LabStatus } from "./lab-status.js";

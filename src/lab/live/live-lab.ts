@@ -22,8 +22,8 @@ import { entryPath } from "./paths.js";
 import { findLabProcesses, listNamespaces, teardown } from "./provision.js";
 import { alive, readState } from "./state.js";
 
-const SUPERVISOR_MAIN = entryPath("lab/live/supervisor-main.js");
-const ATTACH_MAIN = entryPath("lab/live/attach-main.js");
+const SUPERVISOR_MAIN = entryPath("main/supervisor-main.js");
+const ATTACH_MAIN = entryPath("main/attach-main.js");
 
 export class LabError extends Error {}
 

@@ -2,9 +2,9 @@
 // attached one) is asked for its counter registry and QPs (the `metrics` message), and the answers are
 // served as metric families.
 
-import { type DeviceMetricsEntry, metricFamilies } from "../metrics/families.js";
-import { type MetricsServer, serveMetrics } from "../metrics/prometheus.js";
-import type { Topology } from "../topology.js";
+import { type DeviceMetricsEntry, metricFamilies } from "../../metrics/families.js";
+import { type MetricsServer, serveMetrics } from "../../metrics/prometheus.js";
+import type { Topology } from "../../scenario/topology.js";
 import type { DeviceConnection } from "./device-connection.js";
 
 /** Every running device's metrics; a device that dies meanwhile is left out (its status says so). */

@@ -59,7 +59,7 @@ export function clockTablePath(lab: string): string {
   return join(labDir(lab), "clock");
 }
 
-/** The lab's dilation over time (runtime/live/dilation.ts), shared by its processes. */
+/** The lab's dilation over time (runtime/realtime/dilation.ts), shared by its processes. */
 export function dilationTablePath(lab: string): string {
   return join(labDir(lab), "dilation");
 }

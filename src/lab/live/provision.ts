@@ -12,9 +12,9 @@
 
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { execa } from "execa";
+import { type AddressPlan, hostAddress, type PortAddress, portKey } from "../../scenario/address-plan.js";
+import { NodeKind, type Topology } from "../../scenario/topology.js";
 import { ipToString, macToString } from "../../wire/bytes.js";
-import { type AddressPlan, hostAddress, type PortAddress, portKey } from "../address-plan.js";
-import { NodeKind, type Topology } from "../topology.js";
 import {
   type HostStackSetup,
   hostStackCommands,

@@ -1,14 +1,14 @@
 // A device the lab did not start — the device entrypoint in a container (device-entry.ts) — reached over
-// its socket control channel: the token handshake (runtime/live/control-auth.ts, both sides prove they
+// its socket control channel: the token handshake (runtime/realtime/control-auth.ts, both sides prove they
 // hold the token), a check that the device is the node the endpoints file says, then the same messages
 // as a spawned process's IPC (device-connection.ts). A lost connection makes the device "unreachable"
 // and is retried until it is back (a container restart gives a fresh device: counters from zero).
 
 import { createConnection, type Socket } from "node:net";
-import { newChallenge, proof, proofMatches } from "../../runtime/live/control-auth.js";
-import { type ControlEndpoint, formatControlEndpoint } from "../../runtime/live/control-endpoint.js";
-import { readJsonLines, writeJsonLine } from "../../runtime/live/json-lines.js";
-import type { DeviceIdentity, FromDevice, ToDevice } from "../../runtime/live/protocol.js";
+import { newChallenge, proof, proofMatches } from "../../runtime/realtime/control-auth.js";
+import { type ControlEndpoint, formatControlEndpoint } from "../../runtime/realtime/control-endpoint.js";
+import { readJsonLines, writeJsonLine } from "../../runtime/realtime/json-lines.js";
+import type { DeviceIdentity, FromDevice, ToDevice } from "../../runtime/realtime/protocol.js";
 import { DeviceConnection, type DeviceLink, type DeviceStatus } from "./device-connection.js";
 import { LIVE_REACTION_MS } from "./device-inits.js";
 

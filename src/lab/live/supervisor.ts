@@ -4,13 +4,13 @@
 // fleet's (device-fleet.ts), shared with `rocelab attach`; the dilation of its clocks is
 // dilation-control.ts's; the Prometheus endpoint metrics-endpoint.ts's.
 
-import type { InitMessage } from "../../runtime/live/protocol.js";
+import type { MetricsServer } from "../../metrics/prometheus.js";
+import type { InitMessage } from "../../runtime/realtime/protocol.js";
+import { type AddressPlan, planAddresses } from "../../scenario/address-plan.js";
+import { SettingsLayers, switchChange } from "../../scenario/settings-layers.js";
+import type { Topology } from "../../scenario/topology.js";
 import type { Route } from "../../switch/config.js";
-import { type AddressPlan, planAddresses } from "../address-plan.js";
 import type { UdpRequest } from "../controller.js";
-import type { MetricsServer } from "../metrics/prometheus.js";
-import { SettingsLayers, switchChange } from "../settings-layers.js";
-import type { Topology } from "../topology.js";
 import { ClockMode } from "./clock-plan.js";
 import { ControlServer } from "./control.js";
 import type { DeviceConnection } from "./device-connection.js";

@@ -3,14 +3,14 @@
 // real bits per second. Every helper is registered with the lab (so `down` finds it) before it runs.
 
 import { execa } from "execa";
+import { type AddressPlan, hostAddress } from "../../scenario/address-plan.js";
+import { NodeKind, type Topology } from "../../scenario/topology.js";
 import { ipToString } from "../../wire/bytes.js";
-import { type AddressPlan, hostAddress } from "../address-plan.js";
 import type { UdpRequest } from "../controller.js";
-import { NodeKind, type Topology } from "../topology.js";
 import { logPath, nsName } from "./names.js";
 import { entryPath } from "./paths.js";
 
-const UDP_TOOL = entryPath("runtime/live/udp-tool.js");
+const UDP_TOOL = entryPath("main/udp-tool.js");
 
 export class UdpHelpers {
   private readonly helpers: { name: string; kill: () => void }[] = [];

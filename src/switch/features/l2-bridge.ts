@@ -14,7 +14,7 @@
 //     bridged frames (they carry no IP ECN field): only the MMU admits them.
 // Reserved link-local addresses (01:80:C2:00:00:0X: PFC, LLDP, ...) are never bridged (802.1Q §8.6.3).
 // Frames are forwarded unchanged (the tag, if any, is kept). The lab computes the domain's ports from the
-// topology's `bridge: { vlan, leaves }` (lab/rocev1.ts).
+// topology's `bridge: { vlan, leaves }` (scenario/rocev1.ts).
 
 import { z } from "zod";
 import type { Nanoseconds } from "../../device/contract.js";

@@ -1,5 +1,5 @@
 // Every switch feature module, in the order their hooks run. Adding a feature is its file plus one line
-// here: its config section then appears in the settings schema (lab/schema.ts), in the resolved
+// here: its config section then appears in the settings schema (scenario/schema.ts), in the resolved
 // SwitchConfig, in settings layers and in `configure` commands, under the module's key.
 
 import type { z } from "zod";

@@ -11,7 +11,7 @@
 //     an ECT inner packet makes it CE; outer CE on a Not-ECT inner packet drops it; outer ECT(1) on inner
 //     ECT(0) gives ECT(1)). Without it the outer ECN is discarded, so a CE set in the underlay is lost and
 //     only PFC acts. The inner packet then goes through the rest of the pipeline towards its host.
-// The lab computes the section from the topology's `overlay: { vxlan: { vni, vteps } }` (lab/overlay.ts):
+// The lab computes the section from the topology's `overlay: { vxlan: { vni, vteps } }` (scenario/overlay.ts):
 // a VTEP's address is its IP on its first host port (routed over every spine), the host ports, and the
 // remote hosts with their VTEPs. Like a NIC building a packet, encapsulation allocates the outer frame;
 // decapsulation takes a view of the inner one.

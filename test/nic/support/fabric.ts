@@ -1,14 +1,14 @@
 // Builds the default fabric (2 spines, 2 leaves, h1..h8, 100 Gb/s, 1 µs links) with a Nic per host, and
 // connects long-running WRITE flows between hosts.
 
-import { hostAddress } from "../../../src/lab/address-plan.js";
-import type { SwitchSettings } from "../../../src/lab/schema.js";
-import { NO_CHANGE, SettingsLayers } from "../../../src/lab/settings-layers.js";
-import { SimFabric } from "../../../src/lab/sim-fabric.js";
-import { defaultTopology } from "../../../src/lab/topology.js";
+import { SimFabric } from "../../../src/lab/sim/sim-fabric.js";
 import { type NicConfigInit, nicConfig } from "../../../src/nic/config.js";
 import type { DcqcnParams } from "../../../src/nic/dcqcn-params.js";
 import { Nic } from "../../../src/nic/nic.js";
+import { hostAddress } from "../../../src/scenario/address-plan.js";
+import type { SwitchSettings } from "../../../src/scenario/schema.js";
+import { NO_CHANGE, SettingsLayers } from "../../../src/scenario/settings-layers.js";
+import { defaultTopology } from "../../../src/scenario/topology.js";
 import { must } from "./pair.js";
 
 export interface FabricOptions {

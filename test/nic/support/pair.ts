@@ -2,12 +2,12 @@
 // and small accessors for their stats.
 
 import type { Device, DeviceEnv, DeviceStats, Nanoseconds } from "../../../src/device/contract.js";
-import type { PortAddress } from "../../../src/lab/address-plan.js";
 import type { NicCommand } from "../../../src/nic/commands.js";
 import { type NicConfigInit, nicConfig } from "../../../src/nic/config.js";
 import { Nic } from "../../../src/nic/nic.js";
 import type { CompletionRecord, NicDetail, NicStats, QpStats } from "../../../src/nic/stats-types.js";
 import { Simulator } from "../../../src/runtime/sim/simulator.js";
+import type { PortAddress } from "../../../src/scenario/address-plan.js";
 import { parseIp } from "../../../src/wire/bytes.js";
 import { EtherType, ethType } from "../../../src/wire/ethernet.js";
 import { parseRoce, type RoceHeaders } from "../../../src/wire/roce.js";

@@ -1,0 +1,56 @@
+// Entry point of a lab's supervisor, started detached by `rocelab up` (or by a live scenario run):
+//   node dist/main/supervisor-main.js --lab NAME --topology FILE|default --dilation N [--seed S] [--metrics-port P]
+// It outlives the command that started it and stops on `rocelab down` (or SIGTERM), removing everything.
+
+import { parseArgs } from "node:util";
+import { DEFAULT_CLOCK_MODE, parseClockMode } from "../lab/live/clock-plan.js";
+import { Supervisor } from "../lab/live/supervisor.js";
+import { defaultTopology, loadTopology } from "../scenario/topology.js";
+
+const { values } = parseArgs({
+  options: {
+    lab: { type: "string" },
+    topology: { type: "string", default: "default" },
+    dilation: { type: "string" },
+    seed: { type: "string", default: "1" },
+    convergence: { type: "string", default: "0" },
+    clock: { type: "string", default: DEFAULT_CLOCK_MODE },
+    "auto-dilation": { type: "boolean", default: false },
+    "metrics-port": { type: "string", default: "0" },
+  },
+});
+if (!values.lab || !values.dilation) {
+  process.stderr.write("supervisor-main is started by `rocelab up` (--lab, --dilation)\n");
+  process.exit(2);
+}
+process.title = `rocelab-${values.lab}-supervisor`;
+
+const topology = values.topology === "default" ? defaultTopology() : loadTopology(values.topology);
+const supervisor = new Supervisor({
+  lab: values.lab,
+  topology,
+  dilation: Number(values.dilation),
+  seed: Number(values.seed),
+  convergenceNs: Number(values.convergence),
+  clock: parseClockMode(values.clock, "--clock"),
+  autoDilation: values["auto-dilation"],
+  metricsPort: Number(values["metrics-port"]),
+});
+
+let exiting = false;
+const stop = (code: number): void => {
+  if (exiting) return;
+  exiting = true;
+  void supervisor.shutdown().finally(() => process.exit(code));
+};
+process.on("SIGTERM", () => stop(0));
+process.on("SIGINT", () => stop(0));
+process.on("uncaughtException", (e) => {
+  process.stderr.write(`supervisor: ${e.stack ?? e}\n`);
+  stop(1);
+});
+
+supervisor.start().catch((e: Error) => {
+  process.stderr.write(`supervisor: ${e.stack ?? e.message}\n`);
+  stop(1);
+});

@@ -1,0 +1,393 @@
+// Scenario reports: the same JSON and CSV files from either runtime, so runs can be compared (fidelity,
+// threshold tables, regressions). report.json is the summary, the flows and every device's counters;
+// the CSV files are time series in long format (one row per sample per key that changed), ready for
+// plotting tools.
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { basename, isAbsolute, join, relative } from "node:path";
+import { type CounterDef, tableKey } from "../device/counters.js";
+import { PfcCounter, pfcKey } from "../device/l2/pfc-counters.js";
+import { formatDuration, formatRate, formatSize } from "../device/units.js";
+import type { AnyDeviceStats } from "../lab/device-stats.js";
+import { Histogram } from "../nic/histogram.js";
+import type { Scenario } from "../scenario/scenario.js";
+import type { LldpNeighbour } from "../switch/control/lldp.js";
+import { SwitchCounter } from "../switch/counter-defs.js";
+import { ipToString } from "../wire/bytes.js";
+import { type LinkLoad, type LoadBalance, linkLoads, loadBalance } from "./links.js";
+import { SERIES_FILES, type Series } from "./series-recorder.js";
+
+export interface Percentiles {
+  readonly p50: number;
+  readonly p99: number;
+  readonly p999: number;
+}
+
+export interface FlowReport {
+  readonly id: number;
+  readonly workload: string;
+  readonly src: string;
+  readonly dst: string;
+  readonly op: string;
+  /** The requester's QP number. */
+  readonly qp: number;
+  readonly bytes: number;
+  readonly startNs: number;
+  readonly endNs: number | null;
+  readonly fctNs: number | null;
+  readonly goodputBps: number | null;
+  readonly retransmits: number;
+}
+
+export interface Summary {
+  /** Payload bytes of completed messages over the span from the first start to the last completion. */
+  readonly goodputBps: number;
+  readonly fctNs: Percentiles;
+  /** One-way delay of data packets, sending NIC to receiving NIC. */
+  readonly latencyNs: Percentiles;
+  /** PFC XOFF frames sent by all devices (refreshes included). */
+  readonly pauseFramesTx: number;
+  /** Time egress queues spent paused by a received PFC, summed over every port and priority. */
+  readonly pauseTimeNs: number;
+  readonly ecnMarked: number;
+  readonly cnpSent: number;
+  readonly cnpHandled: number;
+  readonly drops: { readonly lossless: number; readonly lossy: number };
+  readonly flowsCompleted: number;
+  readonly flowsTotal: number;
+  /** Packets the NICs sent again, over all flows (completed or not). */
+  readonly retransmits: number;
+  /** Largest egress queue seen on any switch port, bytes. */
+  readonly queuePeakBytes: number;
+  /** CNPs per second of run time. */
+  readonly cnpPerSecond: number;
+}
+
+export interface DeviceReport {
+  readonly kind: "switch" | "nic";
+  readonly counters: Record<string, number>;
+  readonly ports: Record<
+    string,
+    Record<string, number> & { queues?: Record<string, Record<string, number>> }
+  >;
+  /** A switch running LLDP: its neighbour table ("eth1" -> "spine1:eth3 10.0.0.1"). */
+  readonly lldp?: Record<string, string>;
+}
+
+export interface Report {
+  readonly scenario: string;
+  readonly description: string;
+  readonly runtime: "sim" | "live";
+  readonly seed: number;
+  readonly durationNs: number;
+  readonly sampleNs: number;
+  readonly dilation?: number;
+  readonly topology: { readonly name: string; readonly source: string };
+  readonly summary: Summary;
+  readonly flows: readonly FlowReport[];
+  readonly devices: Readonly<Record<string, DeviceReport>>;
+  /** Bytes and utilisation of each direction of each link, over the job's span (links.ts). */
+  readonly links?: readonly LinkLoad[];
+  /** Max / mean utilisation of the switch-to-switch links that carried traffic. */
+  readonly loadBalance?: LoadBalance;
+  readonly files: Readonly<Record<string, string>>;
+  /** Real time the run took, ms. */
+  readonly wallClockMs: number;
+  /** Live runs: what the machine did to the run's timing. */
+  readonly live?: LiveTiming;
+}
+
+export interface LiveTiming {
+  readonly clock: "synced" | "free";
+  /** How much longer than real time / dilation the run's emulated time took (synced clocks waiting), ns. */
+  readonly heldNs: number;
+  /** Emulated time per (real time / dilation) over the run: 1 kept pace, 0.5 ran at half speed. */
+  readonly pace: number;
+  /** The most transmit time one port lost to its process's lateness, ns. */
+  readonly worstTxStalledNs: number;
+  /**
+   * Lossless drops of frames a punctual upstream would not have sent (free clocks: `dropped_lossless_late`),
+   * counted apart from the network's drops in `summary.drops`.
+   */
+  readonly lateLosslessDrops: number;
+  /**
+   * Work requests that reached their NIC after the time they were to start at (`posts_late`), and the
+   * latest of them, ns: a start the simulator would have made on time (a dependent flow waits for the
+   * supervisor to hear of its predecessor's completion; any flow, on a very busy machine).
+   */
+  readonly lateStarts: number;
+  readonly worstLateStartNs: number;
+  /** Whether the figures depend on the machine rather than only on the configured network. */
+  readonly machineLimited: boolean;
+  readonly why: string;
+}
+
+/**
+ * Synced clocks wait for late processes, so their figures are the network's; free-running ones that lost
+ * more than 1 % of the run's wire time on a port, or fired a timer more than the PFC headroom's live slack
+ * late, report the machine as much as the network.
+ */
+export function liveTiming(
+  clock: "synced" | "free",
+  durationNs: number,
+  heldNs: number,
+  stats: readonly AnyDeviceStats[],
+  worstTimerLateNs: number,
+  slackNs: number,
+): LiveTiming {
+  let worst = 0;
+  for (const s of stats) for (const p of s.ports) worst = Math.max(worst, p.counters.tx_stalled_ns ?? 0);
+  // Emulated time per advance of the dilated real clock: the run's emulated time plus what the clocks held.
+  // (Not realNs / dilation: with `--dilation auto` the dilation changes during the run.)
+  const pace = durationNs + heldNs > 0 ? durationNs / (durationNs + heldNs) : 1;
+  const stalled = worst > 0.01 * durationNs;
+  const late = worstTimerLateNs > slackNs;
+  const lateDrops = sumCounters(
+    stats.filter((s) => s.kind === "switch"),
+    tableKey(SwitchCounter.droppedLosslessLate),
+  );
+  const machineLimited = clock === "free" && (stalled || late || lateDrops > 0);
+  let lateStarts = 0;
+  let worstLateStart = 0;
+  for (const s of stats) {
+    if (s.kind !== "nic") continue;
+    lateStarts += s.counters.posts_late ?? 0;
+    worstLateStart = Math.max(worstLateStart, s.counters.post_late_max_ns ?? 0);
+  }
+  const causes = [
+    stalled ? `a port lost ${formatDuration(worst)} of wire time` : "",
+    late ? `a timer fired ${formatDuration(worstTimerLateNs)} late (slack ${formatDuration(slackNs)})` : "",
+    lateDrops > 0
+      ? `${lateDrops} lossless frames sent past a pause were dropped (dropped_lossless_late)`
+      : "",
+  ].filter((c) => c !== "");
+  const clocks =
+    clock === "synced"
+      ? `synced clocks: late processes were waited for (${formatDuration(heldNs)} in all), not run past`
+      : machineLimited
+        ? `free clocks: ${causes.join(" and ")}`
+        : "free clocks: no port lost wire time and no timer was later than the slack";
+  const starts =
+    lateStarts > 0
+      ? `; ${lateStarts} work requests reached their NIC after their start time (the latest by ${formatDuration(worstLateStart)}) and started then`
+      : "";
+  return {
+    clock,
+    heldNs,
+    pace,
+    worstTxStalledNs: worst,
+    lateLosslessDrops: lateDrops,
+    lateStarts,
+    worstLateStartNs: worstLateStart,
+    machineLimited,
+    why: clocks + starts,
+  };
+}
+
+/** Nearest-rank percentile of unsorted values (0 when empty). */
+export function percentile(values: readonly number[], q: number): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[rank]!;
+}
+
+export function percentiles(values: readonly number[]): Percentiles {
+  return { p50: percentile(values, 0.5), p99: percentile(values, 0.99), p999: percentile(values, 0.999) };
+}
+
+/** A per-(port, priority) counter both devices keep, summed over every device, port and priority. */
+function sumPerPriority(stats: readonly AnyDeviceStats[], def: CounterDef): number {
+  let total = 0;
+  for (const s of stats) {
+    for (const p of s.ports) for (let prio = 0; prio < 8; prio++) total += p.counters[pfcKey(def, prio)] ?? 0;
+  }
+  return total;
+}
+
+/** A device-wide counter summed over `stats`. */
+function sumCounters(stats: readonly AnyDeviceStats[], name: string): number {
+  let total = 0;
+  for (const s of stats) total += s.counters[name] ?? 0;
+  return total;
+}
+
+export interface SummaryInputs {
+  readonly stats: readonly AnyDeviceStats[];
+  readonly flows: readonly FlowReport[];
+  readonly latency: Percentiles;
+  readonly durationNs: number;
+}
+
+export function summarise({ stats, flows, latency, durationNs }: SummaryInputs): Summary {
+  const switches = stats.filter((s) => s.kind === "switch");
+  const nics = stats.filter((s) => s.kind === "nic");
+  const done = flows.filter((f) => f.endNs !== null);
+  const start = Math.min(...flows.map((f) => f.startNs));
+  const end = Math.max(...done.map((f) => f.endNs!));
+  const bytes = done.reduce((a, f) => a + f.bytes, 0);
+  let queuePeak = 0;
+  let ecn = 0;
+  for (const s of switches) {
+    for (const p of s.ports) {
+      for (const q of p.queues ?? []) {
+        queuePeak = Math.max(queuePeak, q.counters[tableKey(SwitchCounter.watermark)] ?? 0);
+        ecn += q.counters[tableKey(SwitchCounter.ecnMarked)] ?? 0;
+      }
+    }
+  }
+  const cnpSent = sumCounters(nics, "np_cnp_sent");
+  return {
+    goodputBps: done.length > 0 && end > start ? (bytes * 8e9) / (end - start) : 0,
+    fctNs: percentiles(done.map((f) => f.fctNs!)),
+    latencyNs: latency,
+    pauseFramesTx: sumPerPriority(stats, PfcCounter.txPause),
+    pauseTimeNs: sumPerPriority(stats, PfcCounter.rxPauseDuration),
+    ecnMarked: ecn,
+    cnpSent,
+    cnpHandled: sumCounters(nics, "rp_cnp_handled"),
+    drops: {
+      lossless: sumCounters(switches, tableKey(SwitchCounter.droppedLossless)),
+      lossy: sumCounters(switches, tableKey(SwitchCounter.droppedLossy)),
+    },
+    flowsCompleted: done.length,
+    flowsTotal: flows.length,
+    // Every packet the NICs sent again, also for flows that never completed (they have no record).
+    retransmits: sumCounters(nics, "retransmitted_packets"),
+    queuePeakBytes: queuePeak,
+    cnpPerSecond: durationNs > 0 ? (cnpSent * 1e9) / durationNs : 0,
+  };
+}
+
+export function deviceReport(s: AnyDeviceStats): DeviceReport {
+  const ports: DeviceReport["ports"] = {};
+  for (const p of s.ports) {
+    const entry: Record<string, number> & { queues?: Record<string, Record<string, number>> } = {
+      ...p.counters,
+    };
+    if (p.queues) {
+      entry.queues = {};
+      for (const q of p.queues) {
+        // Idle queues add nothing but noise.
+        if (Object.values(q.counters).some((v) => v !== 0)) entry.queues[String(q.queue)] = { ...q.counters };
+      }
+    }
+    ports[p.name] = entry;
+  }
+  const lldp = s.kind === "switch" ? s.detail?.lldp : undefined;
+  if (lldp === undefined) return { kind: s.kind, counters: { ...s.counters }, ports };
+  const neighbours: Record<string, string> = {};
+  for (const n of lldp.neighbours) neighbours[n.portName] = lldpNeighbourText(n);
+  return { kind: s.kind, counters: { ...s.counters }, ports, lldp: neighbours };
+}
+
+/** "spine1:eth3 10.0.0.1": who an LLDP neighbour is, as `rocelab stats` and reports show it. */
+export function lldpNeighbourText(n: LldpNeighbour): string {
+  const ip = n.managementIp === null ? "" : ` ${ipToString(n.managementIp)}`;
+  return `${n.systemName ?? n.chassisId}:${n.portId}${ip}`;
+}
+
+/** The report of a finished run, from the final stats of every device and the flow list. */
+/**
+ * Where the topology came from, as a report may carry it: relative to the working directory when the file
+ * is below it (a committed report must not name the machine's directories), "built-in" and the like as is.
+ */
+export function portableSource(source: string): string {
+  if (!isAbsolute(source)) return source;
+  const rel = relative(process.cwd(), source);
+  return rel.startsWith("..") || isAbsolute(rel) ? basename(source) : rel;
+}
+
+export function assembleReport(
+  sc: Scenario,
+  stats: readonly AnyDeviceStats[],
+  flows: readonly FlowReport[],
+  run: {
+    readonly runtime: "sim" | "live";
+    readonly wallClockMs: number;
+    readonly dilation?: number;
+    readonly live?: LiveTiming;
+  },
+): Report {
+  // One-way latency: the NICs' histograms, merged (they travel as snapshots with their buckets).
+  const latency = new Histogram();
+  for (const s of stats) {
+    const detail = s.kind === "nic" ? s.detail : undefined;
+    if (detail) latency.merge(Histogram.fromSnapshot(detail.latency));
+  }
+  const started = flows.map((f) => f.startNs);
+  const ended = flows.filter((f) => f.endNs !== null).map((f) => f.endNs!);
+  const spanNs =
+    started.length > 0 && ended.length === flows.length
+      ? Math.max(...ended) - Math.min(...started)
+      : sc.durationNs - (started.length > 0 ? Math.min(...started) : 0);
+  const links = linkLoads(sc.topology, stats, spanNs);
+  const lat =
+    latency.count > 0
+      ? { p50: latency.percentile(0.5), p99: latency.percentile(0.99), p999: latency.percentile(0.999) }
+      : percentiles([]);
+  return {
+    scenario: sc.name,
+    description: sc.description,
+    runtime: run.runtime,
+    seed: sc.seed,
+    durationNs: sc.durationNs,
+    sampleNs: sc.sampleNs,
+    ...(run.dilation !== undefined ? { dilation: run.dilation } : {}),
+    topology: { name: sc.topology.name, source: portableSource(sc.topology.source) },
+    summary: summarise({ stats, flows, latency: lat, durationNs: sc.durationNs }),
+    flows,
+    devices: Object.fromEntries(stats.map((s) => [s.name, deviceReport(s)])),
+    links,
+    loadBalance: loadBalance(links),
+    files: { ...SERIES_FILES, events: "events.jsonl" },
+    wallClockMs: Math.round(run.wallClockMs),
+    ...(run.live !== undefined ? { live: run.live } : {}),
+  };
+}
+
+export function writeReport(
+  dir: string,
+  report: Report,
+  series: readonly Series[],
+  events: readonly string[],
+): void {
+  mkdirSync(dir, { recursive: true });
+  for (const s of series) s.write(dir);
+  writeFileSync(join(dir, "events.jsonl"), events.length ? `${events.join("\n")}\n` : "");
+  writeFileSync(join(dir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
+}
+
+/** The one-screen summary `rocelab run` prints. */
+export function formatSummary(r: Report, dir?: string): string {
+  const s = r.summary;
+  const lines = [
+    `scenario ${r.scenario} (${r.runtime}${r.dilation ? `, dilation ${r.dilation}` : ""}, seed ${r.seed}) — ${formatDuration(r.durationNs)} emulated in ${(r.wallClockMs / 1000).toFixed(1)} s`,
+    `topology ${r.topology.name}`,
+    "",
+    `  flows          ${s.flowsCompleted}/${s.flowsTotal} completed, ${s.retransmits} retransmissions`,
+    `  goodput        ${formatRate(s.goodputBps)}b/s`,
+    `  FCT            p50 ${formatDuration(s.fctNs.p50)}   p99 ${formatDuration(s.fctNs.p99)}   p99.9 ${formatDuration(s.fctNs.p999)}`,
+    `  packet latency p50 ${formatDuration(s.latencyNs.p50)}   p99 ${formatDuration(s.latencyNs.p99)}   p99.9 ${formatDuration(s.latencyNs.p999)}`,
+    `  queue peak     ${formatSize(s.queuePeakBytes)}`,
+    `  PFC            ${s.pauseFramesTx} pause frames sent, ${formatDuration(s.pauseTimeNs)} paused (sum over queues)`,
+    `  ECN            ${s.ecnMarked} packets marked CE`,
+    `  CNP            ${s.cnpSent} sent (${Math.round(s.cnpPerSecond)}/s), ${s.cnpHandled} handled`,
+    `  drops          lossless ${s.drops.lossless}, lossy ${s.drops.lossy}`,
+  ];
+  const lb = r.loadBalance;
+  if (lb && lb.links > 0) {
+    lines.push(
+      `  load balance   max/mean ${lb.figure.toFixed(2)} over ${lb.links} fabric link directions (max ${(100 * lb.maxUtilisation).toFixed(0)} %, mean ${(100 * lb.meanUtilisation).toFixed(0)} %)`,
+    );
+  }
+  if (r.live) {
+    const l = r.live;
+    lines.push(
+      `  live timing    ${l.machineLimited ? "MACHINE-LIMITED: " : ""}${l.why}; pace ${l.pace.toFixed(2)} of real time / dilation`,
+    );
+  }
+  if (dir)
+    lines.push("", `report: ${join(dir, "report.json")} (time series: ${Object.values(r.files).join(", ")})`);
+  return lines.join("\n");
+}

@@ -1,0 +1,334 @@
+// Runs a scenario in the live lab: brings up a lab of its own for the scenario's topology, applies the
+// overrides, plays the timeline against the lab's emulated clock, samples every device, and writes the
+// same report and time series as the simulator (times relative to the scenario's start). The lab is taken
+// down at the end, also on failure or Ctrl-C.
+
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { stringify } from "yaml";
+import { AiEcnAnalyser } from "../control/ai-ecn-analyser.js";
+import { LiveNavigator } from "../control/path-nav/live-navigator.js";
+import type { CaptureEndpoint } from "../lab/capture.js";
+import type { LabEvent } from "../lab/controller.js";
+import type { AnyDeviceStats } from "../lab/device-stats.js";
+import { type LiveCapture, startLiveCapture } from "../lab/live/capture.js";
+import type { ClockMode } from "../lab/live/clock-plan.js";
+import { AHEAD_REAL_MS } from "../lab/live/fleet-traffic.js";
+import { downLab, LiveLab, upLab } from "../lab/live/live-lab.js";
+import { type LabStatus, LIVE_REACTION_MS } from "../lab/live/supervisor.js";
+import { runTimeline, type TimelineLab } from "../lab/timeline.js";
+import { assembleReport, type FlowReport, liveTiming, type Report, writeReport } from "../report/report.js";
+import { SeriesRecorder } from "../report/series-recorder.js";
+import { planAddresses } from "../scenario/address-plan.js";
+import type { Scenario } from "../scenario/scenario.js";
+import { NodeKind } from "../scenario/topology.js";
+
+export interface LiveRunOptions {
+  readonly outDir?: string;
+  readonly dilation: number;
+  /** `--dilation auto`: `dilation` is where it starts (and the floor it comes back to). */
+  readonly autoDilation?: boolean;
+  /** How the devices' clocks run (default: synced). */
+  readonly clock?: ClockMode;
+  /** Lab name (default: a fresh "run<number>"). */
+  readonly lab?: string;
+  readonly onProgress?: (line: string) => void;
+  /** Ports to capture with tcpdump for the run: one pcap per port in `outDir` (lab/capture.ts). */
+  readonly captures?: readonly CaptureEndpoint[];
+  /** Serve Prometheus /metrics on 127.0.0.1 at this port while the run lasts (0 or absent: none). */
+  readonly metricsPort?: number;
+  /** The scenario's emulated time, at every sample while the timeline plays. */
+  readonly onTime?: (nowNs: number) => void;
+  /**
+   * Actions on the running lab at scenario times, beside the timeline: failure injection a scenario has
+   * no step for (live-chaos.ts kills and restarts device processes). Awaited in order.
+   */
+  readonly actions?: readonly LiveAction[];
+}
+
+export interface LiveAction {
+  readonly atNs: number;
+  run(lab: LiveLab): Promise<void>;
+}
+
+/** Real time between two samples: the scenario's interval, but not more often than the lab can answer. */
+const MIN_SAMPLE_REAL_MS = 100;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, Math.max(0, ms)));
+}
+
+/** Sleeps `ms`, waking early (within 100 ms) when `stop` turns true. */
+async function sleepUnless(ms: number, stop: () => boolean): Promise<void> {
+  const until = Date.now() + ms;
+  while (!stop() && Date.now() < until) await sleep(Math.min(100, until - Date.now()));
+}
+
+export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promise<Report> {
+  const started = performance.now();
+  const lab = opts.lab ?? `run${process.pid % 100_000}`;
+  const progress = opts.onProgress ?? (() => {});
+  let topologyArg: string;
+  let tmp: string | null = null;
+  if (typeof sc.topologySource === "string") topologyArg = sc.topologySource;
+  else {
+    // A topology written inline in the scenario: the supervisor loads topologies from files.
+    tmp = mkdtempSync(join(tmpdir(), "rocelab-"));
+    topologyArg = join(tmp, `${sc.topology.name}.yaml`);
+    writeFileSync(topologyArg, stringify(sc.topologySource));
+  }
+  let interrupted = false;
+  const onSignal = (): void => {
+    interrupted = true;
+  };
+  // `on`, not `once`: execa's signal-exit hook re-raises a signal when it sees no other listener left, which
+  // would kill this process mid-run and leave the lab behind.
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  try {
+    progress(`bringing up lab ${lab} (dilation ${opts.dilation})`);
+    await upLab({
+      lab,
+      topology: topologyArg,
+      dilation: opts.dilation,
+      ...(opts.autoDilation ? { autoDilation: true } : {}),
+      ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
+      seed: sc.seed,
+      ...(opts.metricsPort ? { metricsPort: opts.metricsPort } : {}),
+      onProgress: (s) => progress(`  ${s}`),
+    });
+    const client = await LiveLab.connect(lab);
+    let capture: LiveCapture | null = null;
+    try {
+      if (opts.captures?.length && opts.outDir) {
+        mkdirSync(opts.outDir, { recursive: true });
+        capture = await startLiveCapture(lab, opts.captures, opts.outDir);
+      }
+      return await play(sc, client, opts, started, () => interrupted, progress);
+    } finally {
+      if (capture) {
+        for (const c of await capture.stop()) progress(`  ${c.frames} frames captured into ${c.file}`);
+      }
+      await client.close();
+    }
+  } finally {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    progress(`taking lab ${lab} down`);
+    await downLab(lab);
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The timeline's steps as requests to a running lab's supervisor; `origin` is the lab's emulated time at the
+ * scenario's start.
+ */
+function liveTimelineLab(
+  lab: LiveLab,
+  progress: (line: string) => void,
+  origin: () => number,
+): TimelineLab<Promise<void>> {
+  return {
+    async startWorkload(atNs, spec, stream) {
+      // Handed over ahead of its time (the timeline's clock below): the flows start at the step's time.
+      await lab.request("workload", { spec, stream, at: origin() + atNs });
+      progress(`  ${(atNs / 1e3).toFixed(0)} µs: started ${spec.name}`);
+    },
+    // One request per layer, in the order the simulator stacks them (settings-layers.ts).
+    async applySettings(_atNs, change) {
+      for (const s of change.switches) await lab.request("configure-switches", { settings: s });
+      for (const [node, layers] of Object.entries(change.nodes)) {
+        for (const s of layers) await lab.request("configure-switches", { settings: s, only: [node] });
+      }
+      for (const s of change.hosts) await lab.request("configure-hosts", { settings: s });
+    },
+    setLink: (_atNs, node, port, up) => lab.setLink(node, port, up),
+    async stopWorkloads(_atNs, workloads) {
+      if (workloads === "all") await lab.stopTraffic();
+      else await lab.request("stop-workloads", { names: workloads });
+    },
+    async setDevice(atNs, node, running) {
+      if (running) await lab.restart(node);
+      else await lab.kill(node);
+      progress(`  ${(atNs / 1e3).toFixed(0)} µs: ${node} ${running ? "restarted" : "killed"}`);
+    },
+    async staticRoute(atNs, node, to, via) {
+      await lab.staticRoute(node, to, via);
+      progress(
+        `  ${(atNs / 1e3).toFixed(0)} µs: ${node} ${via === null ? `withdrew its route to ${to}` : `routes ${to} via ${via}`}`,
+      );
+    },
+    async pfcStorm(atNs, host, priority, intervalNs) {
+      await lab.pfcStorm(host, priority, intervalNs);
+      progress(
+        `  ${(atNs / 1e3).toFixed(0)} µs: PFC storm ${priority === null ? "stopped" : "started"} at ${host}`,
+      );
+    },
+  };
+}
+
+/** LLDP every 1 ms of emulated time on a live lab (a second of real time at dilation 1000). */
+const LIVE_LLDP_INTERVAL_NS = 1_000_000;
+
+/** The scenario's path-navigation controller, with LLDP on and the tables heard; null when it has none. */
+async function startNavigator(
+  sc: Scenario,
+  lab: LiveLab,
+  progress: (line: string) => void,
+): Promise<LiveNavigator | null> {
+  const mode = sc.controller?.pathNavigation;
+  if (mode === undefined) return null;
+  const switches = sc.topology.nodes.filter((n) => n.kind === NodeKind.Switch).map((n) => n.name);
+  const nav = new LiveNavigator(lab, mode, planAddresses(sc.topology), switches);
+  await nav.enableLldp(LIVE_LLDP_INTERVAL_NS);
+  progress(`  path navigation: LLDP heard ${await nav.waitForTables(60_000)} switch links`);
+  return nav;
+}
+
+async function play(
+  sc: Scenario,
+  lab: LiveLab,
+  opts: LiveRunOptions,
+  started: number,
+  interrupted: () => boolean,
+  progress: (line: string) => void,
+): Promise<Report> {
+  let t0 = 0;
+  const baseLab = liveTimelineLab(lab, progress, () => t0);
+  const navigator = await startNavigator(sc, lab, progress);
+  // With path navigation, a workload's QPs are planned as soon as they exist.
+  const timelineLab: TimelineLab<Promise<void>> =
+    navigator === null
+      ? baseLab
+      : {
+          ...baseLab,
+          async startWorkload(atNs, spec, stream) {
+            await baseLab.startWorkload(atNs, spec, stream);
+            const plan = await navigator.replan();
+            progress(
+              `  path navigation (${plan.mode}): ${plan.flows.length} QPs planned, most-loaded link ${plan.maxLoad}`,
+            );
+          },
+        };
+  // Overrides before any traffic, as the simulator applies them at construction.
+  await timelineLab.applySettings(0, sc.overrides);
+
+  const events: string[] = [];
+  const status = await lab.request<LabStatus>("status");
+  // The scenario's time 0, a little ahead of every device's clock (none is past the dilated real clock,
+  // the lab's now plus how far it is behind): its first steps can then be handed over ahead of their time
+  // (a workload's flows start at their emulated times on every NIC, as in the simulator).
+  t0 = status.now + status.behindNs + (AHEAD_REAL_MS * 1e6) / status.dilation;
+  const behind0 = status.behindNs;
+  const startDilation = status.dilation;
+  let dilation = startDilation;
+  // AI ECN's central analyser: feature reports in, `ecn-thresholds` commands out, over the control socket.
+  const analyser = new AiEcnAnalyser((node, command) => {
+    void lab.request("command", { node, command }).catch(() => {});
+  });
+  lab.onEvents((list: readonly LabEvent[]) => {
+    for (const e of list) {
+      if (e.t >= t0) events.push(JSON.stringify({ ...e, t: e.t - t0 }));
+      analyser.onEvent(e);
+    }
+  });
+  await lab.subscribe();
+  // Scenario time: emulated ns since t0 on the lab's clock. With synced clocks the lab runs slower than
+  // real time / dilation when the machine is busy, so the supervisor is asked (its now is the slowest
+  // device's clock); between questions the wait is what real time alone would need.
+  let labNow = 0;
+  const refreshNow = async (): Promise<number> => {
+    const s = await lab.request<LabStatus>("status");
+    labNow = s.now - t0;
+    dilation = s.dilation;
+    return labNow;
+  };
+  /** Waits until the lab's clock reaches scenario time `at` (or `stop` turns true). */
+  const waitFor = async (at: number, stop: () => boolean): Promise<void> => {
+    while (!stop() && (await refreshNow()) < at) {
+      await sleepUnless(Math.min(200, ((at - labNow) * dilation) / 1e6), stop);
+    }
+  };
+
+  const recorder = new SeriesRecorder();
+  const sampleReal = Math.max(MIN_SAMPLE_REAL_MS, (sc.sampleNs * dilation) / 1e6);
+  let sampling = true;
+  const sampler = (async () => {
+    await waitFor(0, () => !sampling || interrupted());
+    while (sampling) {
+      const snap = await lab.snapshot();
+      recorder.sample(snap.now - t0, Object.values(snap.stats));
+      opts.onTime?.(snap.now - t0);
+      await sleep(sampleReal);
+    }
+  })();
+
+  progress(
+    `playing ${sc.timeline.length} steps over ${sc.durationNs / 1e6} ms emulated (${((sc.durationNs * dilation) / 1e9).toFixed(1)} s real)`,
+  );
+  const actions = (async () => {
+    for (const a of [...(opts.actions ?? [])].sort((x, y) => x.atNs - y.atNs)) {
+      await waitFor(a.atNs, interrupted);
+      if (interrupted()) return;
+      await a.run(lab);
+    }
+  })();
+  // Awaited after the timeline; a failure before then must not go unhandled meanwhile.
+  actions.catch(() => {});
+  // Real time: wait for the lab's clock to reach each step's emulated time, then await it.
+  await runTimeline(sc.timeline, timelineLab, {
+    at: async (atNs: number, run: () => Promise<void>, ahead: boolean) => {
+      await waitFor(ahead ? atNs - (AHEAD_REAL_MS * 1e6) / dilation : atNs, interrupted);
+      if (interrupted()) return false;
+      await run();
+      return true;
+    },
+  });
+  let watching = navigator !== null;
+  const watcher = (async () => {
+    const everyMs = Math.max(200, ((sc.controller?.interval ?? 20_000) * dilation) / 1e6);
+    while (watching && navigator !== null) {
+      await sleep(everyMs);
+      if (watching && (await navigator.poll()) !== null)
+        progress("  path navigation: the fabric changed, re-planned");
+    }
+  })();
+  await actions;
+  await waitFor(sc.durationNs, interrupted);
+  sampling = false;
+  watching = false;
+  await sampler;
+  await watcher;
+  // Interrupted (Ctrl-C, SIGTERM): report what ran, over the time it ran.
+  const ran = interrupted() ? Math.max(0, Math.min(sc.durationNs, await refreshNow())) : sc.durationNs;
+  if (ran < sc.durationNs)
+    progress(`interrupted at ${(ran / 1e3).toFixed(0)} µs emulated: reporting what ran so far`);
+
+  const final = await lab.snapshot();
+  const stats: AnyDeviceStats[] = Object.values(final.stats);
+  const flows = (await lab.request<FlowReport[]>("flows")).map((f) => ({
+    ...f,
+    startNs: f.startNs - t0,
+    endNs: f.endNs === null ? null : f.endNs - t0,
+  }));
+  const end = await lab.request<LabStatus>("status");
+  const timerLate = Math.max(0, ...end.devices.map((d) => d.health?.timerLateMaxNs ?? 0));
+  const live = liveTiming(
+    end.clock,
+    ran,
+    Math.max(0, end.behindNs - behind0),
+    stats,
+    timerLate,
+    (LIVE_REACTION_MS * 1e6) / startDilation,
+  );
+  const report = assembleReport({ ...sc, durationNs: ran }, stats, flows, {
+    runtime: "live",
+    wallClockMs: performance.now() - started,
+    dilation,
+    live,
+  });
+  if (opts.outDir) writeReport(opts.outDir, report, recorder.all, events);
+  return report;
+}

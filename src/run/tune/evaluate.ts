@@ -1,0 +1,35 @@
+// One tuner trial: the scenario in the simulator with a candidate's settings on top of its overrides.
+
+import { loadScenario } from "../../scenario/scenario.js";
+import { runScenarioSim } from "../run-sim.js";
+import { type Candidate, type TuneResult, withCandidate } from "./search.js";
+
+export interface Trial {
+  readonly scenarioFile: string;
+  readonly candidate: Candidate;
+  /** Run only this long (emulated ns); default: the scenario's duration. */
+  readonly durationNs?: number;
+  /** Override the scenario's seed. */
+  readonly seed?: number;
+}
+
+export function evaluate(trial: Trial): TuneResult {
+  const base = loadScenario(trial.scenarioFile);
+  const sc = {
+    ...base,
+    overrides: withCandidate(base.overrides, trial.candidate),
+    ...(trial.durationNs !== undefined ? { durationNs: trial.durationNs } : {}),
+    ...(trial.seed !== undefined ? { seed: trial.seed } : {}),
+  };
+  const s = runScenarioSim(sc).report.summary;
+  return {
+    candidate: trial.candidate,
+    goodputBps: s.goodputBps,
+    p99FctNs: s.fctNs.p99,
+    pauseFrames: s.pauseFramesTx,
+    cnpSent: s.cnpSent,
+    losslessDrops: s.drops.lossless,
+    flowsCompleted: s.flowsCompleted,
+    flowsTotal: s.flowsTotal,
+  };
+}

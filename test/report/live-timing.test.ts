@@ -1,0 +1,72 @@
+// What a live run's report says about the machine: synced clocks waited (never machine-limited); free
+// clocks are machine-limited when a port lost wire time or a timer was later than the PFC slack.
+import t from "tap";
+import type { AnyDeviceStats } from "../../src/lab/device-stats.js";
+import { liveTiming } from "../../src/report/report.js";
+
+const withStall = (ns: number) =>
+  [
+    {
+      kind: "nic",
+      name: "h1",
+      now: 0,
+      counters: {},
+      ports: [{ port: 1, name: "eth1", up: true, counters: { tx_stalled_ns: ns } }],
+    },
+  ] as unknown as AnyDeviceStats[];
+
+t.test("live timing in a report", async (t) => {
+  const synced = liveTiming("synced", 1_000_000, 1_000_000, withStall(0), 0, 10_000);
+  t.equal(synced.machineLimited, false);
+  t.equal(synced.pace, 0.5, "1 ms emulated while the clocks held 1 ms: half speed, at any dilation");
+  t.match(synced.why, /waited for \(1ms in all\)/);
+  t.equal(liveTiming("synced", 1_000_000, 0, withStall(0), 0, 10_000).pace, 1, "never held: full pace");
+  const clean = liveTiming("free", 1_000_000, 0, withStall(5_000), 2_000, 10_000);
+  t.equal(clean.machineLimited, false, "5 us lost of 1 ms is under 1 %");
+  const stalled = liveTiming("free", 1_000_000, 0, withStall(93_000), 2_000, 10_000);
+  t.equal(stalled.machineLimited, true);
+  t.equal(stalled.worstTxStalledNs, 93_000);
+  t.match(stalled.why, /a port lost 93us of wire time/);
+  const late = liveTiming("free", 1_000_000, 0, withStall(0), 40_000, 10_000);
+  t.equal(late.machineLimited, true);
+  t.match(late.why, /a timer fired 40us late \(slack 10us\)/);
+  const both = liveTiming("free", 1_000_000, 0, withStall(93_000), 40_000, 10_000);
+  t.match(both.why, /wire time and a timer fired/);
+  t.equal(clean.lateLosslessDrops, 0);
+});
+
+t.test("lossless drops a late process caused make a free-clock run machine-limited", async (t) => {
+  const sw = (late: number) =>
+    [
+      {
+        kind: "switch",
+        name: "leaf1",
+        now: 0,
+        counters: { dropped_lossless: 2, dropped_lossless_late: late },
+        ports: [{ port: 1, name: "eth1", up: true, counters: {} }],
+      },
+    ] as unknown as AnyDeviceStats[];
+  const r = liveTiming("free", 1_000_000, 0, sw(7), 0, 10_000);
+  t.equal(r.lateLosslessDrops, 7, "dropped_lossless_late summed, dropped_lossless not");
+  t.equal(r.machineLimited, true);
+  t.match(r.why, /7 lossless frames sent past a pause were dropped/);
+  t.equal(liveTiming("free", 1_000_000, 0, sw(0), 0, 10_000).machineLimited, false);
+});
+
+t.test("work requests that reached their NIC after their start time are reported", async (t) => {
+  const nic = (late: number, maxNs: number) =>
+    ({
+      kind: "nic",
+      name: "h1",
+      now: 0,
+      counters: { posts_late: late, post_late_max_ns: maxNs },
+      ports: [{ port: 1, name: "eth1", up: true, counters: {} }],
+    }) as unknown as AnyDeviceStats;
+  const r = liveTiming("synced", 1_000_000, 0, [nic(2, 3_000), nic(1, 8_000)], 0, 10_000);
+  t.equal(r.lateStarts, 3);
+  t.equal(r.worstLateStartNs, 8_000);
+  t.match(r.why, /; 3 work requests reached their NIC after their start time \(the latest by 8us\)/);
+  const none = liveTiming("synced", 1_000_000, 0, [nic(0, 0)], 0, 10_000);
+  t.equal(none.lateStarts, 0);
+  t.notMatch(none.why, /work requests/);
+});
