@@ -24,9 +24,9 @@ export const LAYERS = [
   ["cli"],
   ["tui"],
   ["run"],
-  ["control", "report", "metrics", "export", "lint", "verify"],
+  ["control", "report", "export", "lint", "verify"],
   ["lab"],
-  ["scenario"],
+  ["scenario", "metrics"],
   ["runtime"],
   ["switch", "nic"],
   ["lb"],
@@ -150,7 +150,8 @@ export function findProblems({ graph, lines }) {
       }
     }
   }
-  for (const c of circles(folderEdges)) problems.push(`folders ${c.join(", ")} import each other in a circle`);
+  for (const c of circles(folderEdges))
+    problems.push(`folders ${c.join(", ")} import each other in a circle`);
   for (const c of circles(graph)) problems.push(`import circle of ${c.length} files: ${c.join(", ")}`);
   return [...new Set(problems)];
 }

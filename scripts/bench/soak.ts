@@ -10,10 +10,10 @@ import { readdirSync, writeFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { createRandom } from "../../src/device/prng.js";
+import type { FlowReport } from "../../src/lab/flow-report.js";
 import { downLab, LiveLab, upLab } from "../../src/lab/live/live-lab.js";
 import { findLabProcesses } from "../../src/lab/live/provision.js";
 import type { LabStatus } from "../../src/lab/live/supervisor.js";
-import type { FlowReport } from "../../src/report/report.js";
 import { defaultTopology, NodeKind } from "../../src/scenario/topology.js";
 import {
   type BenchMain,

@@ -7,9 +7,9 @@
 //   sudo npm run fuzz -- live --frames 20000 --rate 4000 --targets leaf2:eth1 --seed 9 --name fz2
 
 import { parseArgs } from "node:util";
+import type { FlowReport } from "../../src/lab/flow-report.js";
 import { downLab, LiveLab, upLab } from "../../src/lab/live/live-lab.js";
 import { labNameProblem } from "../../src/lab/live/names.js";
-import type { FlowReport } from "../../src/report/report.js";
 import { defaultTopology } from "../../src/scenario/topology.js";
 import { fuzzLivePort, statsOf } from "./live-port.js";
 

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { DASHBOARD_ROWS, grafanaDashboard, panelPreview } from "../metrics/dashboard.js";
+import { DASHBOARD_ROWS, grafanaDashboard, panelPreview } from "../export/grafana-dashboard.js";
 import { OpenMetricsRecorder } from "../metrics/openmetrics.js";
 import { renderSvg } from "../report/plots.js";
 import { runScenarioSim } from "../run/run-sim.js";

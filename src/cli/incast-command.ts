@@ -3,10 +3,10 @@
 
 import type { Command } from "commander";
 import { formatDuration, formatRate, formatSize, parseSize } from "../device/units.js";
+import type { FlowReport } from "../lab/flow-report.js";
 import { LabError } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB } from "../lab/live/names.js";
 import { waitForWorkload } from "../lab/workload-wait.js";
-import type { FlowReport } from "../report/report.js";
 import { incastProblem } from "../scenario/incast-check.js";
 import { action, UsageError } from "./errors.js";
 import { withLab } from "./lab-commands.js";

@@ -7,15 +7,9 @@ import { readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
 import { parse } from "yaml";
-import {
-  type Finding,
-  formatReport,
-  hasErrors,
-  lintScenario,
-  lintTopology,
-  type MachineContext,
-  RULES,
-} from "../lint/lint.js";
+import { formatReport, hasErrors, lintScenario, lintTopology, RULES } from "../lint/lint.js";
+import type { MachineContext } from "../scenario/resolved-lab.js";
+import type { Finding } from "../scenario/rule.js";
 import { loadScenario } from "../scenario/scenario.js";
 import { action, UsageError } from "./errors.js";
 import { loadTopologyArg } from "./topology-command.js";

@@ -5,12 +5,13 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import type { Command } from "commander";
-import { type Finding, lintScenario, lintTopology } from "../lint/lint.js";
+import { lintScenario, lintTopology } from "../lint/lint.js";
 import { cnpRatePlot, EXTRA_PLOT_FILES, linkUtilisationPlot } from "../report/extra-plots.js";
 import { renderHtmlReport } from "../report/html-report.js";
 import { renderPlots, renderSvg } from "../report/plots.js";
+import type { Finding } from "../scenario/rule.js";
 import { loadScenario } from "../scenario/scenario.js";
-import { loadTopology } from "../scenario/topology.js";
+import { loadTopology } from "../scenario/topology-file.js";
 import { action } from "./errors.js";
 import { readReportDir } from "./plot-command.js";
 

@@ -2,10 +2,12 @@
 
 import type { Command } from "commander";
 import { formatDuration, formatRate } from "../device/units.js";
-import { formatOnLoad, lintTopology, type MachineContext } from "../lint/lint.js";
+import { formatOnLoad, lintTopology } from "../lint/lint.js";
 import { planAddresses, portKey } from "../scenario/address-plan.js";
+import type { MachineContext } from "../scenario/resolved-lab.js";
 import { computeRoutes } from "../scenario/routing.js";
-import { defaultTopology, loadTopology, NodeKind, type Topology } from "../scenario/topology.js";
+import { defaultTopology, NodeKind, type Topology } from "../scenario/topology.js";
+import { loadTopology } from "../scenario/topology-file.js";
 import { ipToString, macToString } from "../wire/bytes.js";
 import { action } from "./errors.js";
 import { registerTopologyGenerate } from "./topology-generate-command.js";

@@ -6,8 +6,8 @@
 import type { NicCommand } from "../nic/commands.js";
 import type { CompletionRecord } from "../nic/stats-types.js";
 import type { FlowSpec } from "../nic/workloads.js";
-import type { FlowReport } from "../report/report.js";
 import { type AddressPlan, hostAddress } from "../scenario/address-plan.js";
+import type { FlowReport } from "./flow-report.js";
 
 /** What the driver needs from a runtime. */
 export interface FlowRuntime {

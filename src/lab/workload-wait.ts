@@ -3,7 +3,7 @@
 // Starting a workload only posts it; its flows end later in emulated time, which on a busy machine with
 // synced clocks can be many real seconds away.
 
-import type { FlowReport } from "../report/report.js";
+import type { FlowReport } from "./flow-report.js";
 
 export interface WorkloadProgress {
   readonly workload: string;

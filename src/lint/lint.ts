@@ -1,70 +1,27 @@
-// The lint engine: every rule (rules-*.ts, by topic) over the configuration each device would run with,
-// resolved through the settings layers as a run resolves them. The loaders refuse a file on the errors of
-// the rules that `refusesLoad`; `rocelab lint` reports everything (exit 1 on errors); `up`, `run`, `tui`
+// The lint engine: every rule (rules-*.ts, by topic, and the validation rules the loaders refuse on,
+// scenario/validate.ts) over the configuration each device would run with, resolved through the settings
+// layers as a run resolves them; `rocelab lint` reports everything (exit 1 on errors); `up`, `run`, `tui`
 // and `topology` print the same findings in the same format and go on.
 
-import type { NicConfig } from "../nic/config.js";
-import { hostAddress, planAddresses } from "../scenario/address-plan.js";
-import { ConfigError, type ConfigProblem, type SourceDocument } from "../scenario/config-error.js";
-import { buildNicConfig } from "../scenario/nic-config.js";
+import { type MachineContext, type ResolvedLab, resolveLab } from "../scenario/resolved-lab.js";
+import { type Finding, type Rule, runRules, Severity } from "../scenario/rule.js";
 import type { Scenario } from "../scenario/scenario.js";
-import { type SettingsChange, SettingsLayers } from "../scenario/settings-layers.js";
-import { buildSwitchConfig } from "../scenario/switch-config.js";
-import { linkAt, NodeKind, type Topology } from "../scenario/topology.js";
-import type { SwitchConfig } from "../switch/config.js";
-import { type Finding, type MachineContext, type ResolvedLab, type Rule, Severity } from "./finding.js";
+import type { SettingsChange } from "../scenario/settings-layers.js";
+import type { Topology } from "../scenario/topology.js";
+import { VALIDATION_RULES } from "../scenario/validate.js";
 import { CONTROL_RULES } from "./rules-control.js";
 import { MACHINE_RULES } from "./rules-machine.js";
 import { QOS_RULES } from "./rules-qos.js";
 import { THRESHOLD_RULES } from "./rules-thresholds.js";
 
-export {
-  type Finding,
-  type MachineContext,
-  type ResolvedLab,
-  type Rule,
-  type RuleFinding,
-  Severity,
-} from "./finding.js";
-
 /** Every rule, in the order docs/lint.md lists them. */
-export const RULES: readonly Rule[] = [...THRESHOLD_RULES, ...QOS_RULES, ...CONTROL_RULES, ...MACHINE_RULES];
-
-/** Resolves every device's configuration under `changes` (in order) on top of the topology. */
-export function resolveLab(
-  topology: Topology,
-  changes: readonly SettingsChange[] = [],
-  machine?: MachineContext,
-): ResolvedLab {
-  const layers = new SettingsLayers(topology, ...changes);
-  const plan = planAddresses(topology);
-  const switches = new Map<string, SwitchConfig>();
-  const hosts = new Map<string, NicConfig>();
-  for (const n of topology.nodes) {
-    if (n.kind === NodeKind.Switch) {
-      switches.set(n.name, buildSwitchConfig(topology, plan, [], n.name, layers.switchTunables(n.name)));
-    } else {
-      const link = linkAt(topology, n.name, 1)?.link;
-      if (link === undefined) continue;
-      const placement = { host: n.name, address: hostAddress(plan, n.name), link, mtu: topology.mtu };
-      hosts.set(n.name, buildNicConfig(placement, layers.hostSettings(), { answerArp: true }));
-    }
-  }
-  return { topology, switches, hosts, ...(machine ? { machine } : {}) };
-}
-
-/** The findings of `rules`, one per switch (not grouped), in rule order. */
-export function runRules(lab: ResolvedLab, rules: readonly Rule[] = RULES): Finding[] {
-  return rules.flatMap((rule) =>
-    rule.check(lab).map((f) => ({
-      id: rule.id,
-      severity: f.severity ?? rule.severity,
-      path: f.path,
-      message: f.message,
-      fix: f.fix,
-    })),
-  );
-}
+export const RULES: readonly Rule[] = [
+  ...VALIDATION_RULES,
+  ...THRESHOLD_RULES,
+  ...QOS_RULES,
+  ...CONTROL_RULES,
+  ...MACHINE_RULES,
+];
 
 const ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2 };
 
@@ -94,7 +51,7 @@ export function groupFindings(findings: readonly Finding[], prefix = ""): Findin
 
 /** Every finding on a resolved lab, grouped. */
 export function lintLab(lab: ResolvedLab, prefix = ""): Finding[] {
-  return groupFindings(runRules(lab), prefix);
+  return groupFindings(runRules(lab, RULES), prefix);
 }
 
 /** A topology as `rocelab up` would run it (with `machine`: on this machine, at that dilation). */
@@ -128,37 +85,6 @@ function key(f: Finding): string {
 /** Exit status of `rocelab lint`: 1 if any finding is an error. */
 export function hasErrors(findings: readonly Finding[]): boolean {
   return findings.some((f) => f.severity === Severity.Error);
-}
-
-/** Where a file may write a switch's settings, most specific first; the first the file has is reported. */
-export type Places = (node: string | undefined) => readonly (readonly string[])[];
-
-/** A topology file: the node's own settings, else the defaults. */
-export const TOPOLOGY_PLACES: Places = (node) => [...(node ? [["nodes", node]] : []), ["defaults", "switch"]];
-
-/**
- * Throws a ConfigError for the errors of the rules that refuse a configuration, each located in `doc` at
- * the first of `places` (followed by the setting's path) the source has.
- */
-export function refuseInvalid(
-  lab: ResolvedLab,
-  file: string,
-  doc: SourceDocument | null,
-  places: Places = TOPOLOGY_PLACES,
-): void {
-  const refusing = RULES.filter((r) => r.refusesLoad);
-  const errors = runRules(lab, refusing).filter((f) => f.severity === Severity.Error);
-  if (errors.length === 0) return;
-  const problems: ConfigProblem[] = errors.map((f) => {
-    const m = /^switches\.([^.]+)\.(.*)$/.exec(f.path);
-    const node = m?.[1];
-    const message = `${node ? `switch ${node}: ` : ""}${f.message}; fix: ${f.fix} [${f.id}]`;
-    const setting = m ? m[2]!.split(".") : [];
-    const paths = places(node).map((p) => [...p, ...setting]);
-    const at = (doc && paths.find((p) => doc.has(p))) ?? paths[0] ?? [];
-    return doc ? doc.problem(at, message) : { path: at.join("."), message };
-  });
-  throw new ConfigError(file, problems);
 }
 
 /** One finding as printed: severity, id and where; then what; then the fix. */

@@ -2,7 +2,8 @@
 // "enable DCQCN on every RoCE sender", "enable the PFC watchdog" (NVIDIA Onyx/Cumulus and SONiC ship a
 // PFC watchdog that breaks pause storms and deadlocks).
 
-import type { ResolvedLab, Rule, RuleFinding } from "./finding.js";
+import type { ResolvedLab } from "../scenario/resolved-lab.js";
+import type { Rule, RuleFinding } from "../scenario/rule.js";
 
 function marksRoce(lab: ResolvedLab): string[] {
   const host = lab.hosts.values().next().value;

@@ -1,8 +1,9 @@
 // Machine rules: a live lab that fits the machine at its dilation. They need the machine context (`up`,
 // `run --runtime live`, `rocelab lint --dilation N`); the simulator has no such limit.
 
+import type { ResolvedLab } from "../scenario/resolved-lab.js";
+import type { Rule, RuleFinding } from "../scenario/rule.js";
 import { NodeKind } from "../scenario/topology.js";
-import type { ResolvedLab, Rule, RuleFinding } from "./finding.js";
 
 /**
  * docs/performance.md: a busy full-size 100 Gb/s link-direction costs ≈ 29.8 / D cores, an idle device

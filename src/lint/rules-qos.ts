@@ -3,8 +3,9 @@
 // queue", "trust DSCP and use the same map everywhere".
 
 import type { NicConfig } from "../nic/config.js";
+import type { ResolvedLab } from "../scenario/resolved-lab.js";
+import type { Rule, RuleFinding } from "../scenario/rule.js";
 import type { SwitchConfig } from "../switch/config.js";
-import type { ResolvedLab, Rule, RuleFinding } from "./finding.js";
 
 /** DSCP of CNPs that seed 002 (and ConnectX's cnp_dscp default) asks for. */
 export const CNP_DSCP = 48;

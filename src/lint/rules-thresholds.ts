@@ -3,9 +3,10 @@
 // product"; "do not set Kmin as low as 50 KB at 100 Gb/s" (a ~100 KB floor, scaled with the port rate).
 
 import { formatSize } from "../device/units.js";
+import type { ResolvedLab } from "../scenario/resolved-lab.js";
+import type { Rule, RuleFinding } from "../scenario/rule.js";
 import { PRIORITIES, type SwitchConfig } from "../switch/config.js";
 import { autoHeadroomBytes } from "../switch/mmu.js";
-import type { ResolvedLab, Rule, RuleFinding } from "./finding.js";
 
 /** Kmin below this at 100 Gb/s marks on ordinary bursts (seed 002: "not as low as 50 KB"). */
 export const KMIN_FLOOR_AT_100G = 100_000;
@@ -38,30 +39,6 @@ function losslessEcnQueues(sw: SwitchConfig): { queue: number; kmin: number; kma
   }
   return out;
 }
-
-const xoffOverBuffer: Rule = {
-  id: "pfc-xoff-over-buffer",
-  severity: "error",
-  refusesLoad: true,
-  title: "A static PFC XOFF the switch's buffer can reach",
-  explanation:
-    "A priority group pauses its upstream when its ingress occupancy passes XOFF; an XOFF larger than the " +
-    "whole buffer is never reached, so PFC never pauses and the lossless priority overflows the buffer " +
-    "first. No run can use such a switch: the loaders refuse the file.",
-  source: "IEEE 802.1Qbb-2011 (PFC: per-priority pause on an ingress threshold); the MMU of docs/switch.md",
-  check(lab: ResolvedLab): RuleFinding[] {
-    const out: RuleFinding[] = [];
-    for (const [name, sw] of lab.switches) {
-      if (!sw.pfc.enabled || sw.pfc.xoff === "dynamic" || sw.pfc.xoff <= sw.buffer.size) continue;
-      out.push({
-        path: `switches.${name}.pfc.xoff`,
-        message: `pfc.xoff ${formatSize(sw.pfc.xoff)} is larger than the buffer (buffer.size ${formatSize(sw.buffer.size)}): PFC could never pause`,
-        fix: `set pfc.xoff below buffer.size (or "dynamic"), or enlarge buffer.size`,
-      });
-    }
-    return out;
-  },
-};
 
 const ecnBeforePfc: Rule = {
   id: "ecn-before-pfc",
@@ -163,9 +140,4 @@ const kminNotTiny: Rule = {
   },
 };
 
-export const THRESHOLD_RULES: readonly Rule[] = [
-  xoffOverBuffer,
-  ecnBeforePfc,
-  headroomCoversLink,
-  kminNotTiny,
-];
+export const THRESHOLD_RULES: readonly Rule[] = [ecnBeforePfc, headroomCoversLink, kminNotTiny];

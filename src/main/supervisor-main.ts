@@ -5,7 +5,8 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_CLOCK_MODE, parseClockMode } from "../lab/live/clock-plan.js";
 import { Supervisor } from "../lab/live/supervisor.js";
-import { defaultTopology, loadTopology } from "../scenario/topology.js";
+import { defaultTopology } from "../scenario/topology.js";
+import { loadTopology } from "../scenario/topology-file.js";
 
 const { values } = parseArgs({
   options: {

@@ -6,7 +6,6 @@ import type { Ipv4Address, MacAddress } from "../wire/bytes.js";
 import { CNP_DEFAULT_DSCP } from "../wire/roce.js";
 import type { CnpMode, DcqcnParams } from "./dcqcn-params.js";
 import { NP_WHEN_RP_OFF } from "./dcqcn-params.js";
-import type { RoceV1Config } from "./frames-v1.js";
 
 /** 802.1p priorities (PFC classes). */
 export const PRIORITIES = 8;
@@ -225,4 +224,12 @@ function checkNicConfig(c: NicConfig): void {
   if (rx.enabled && !(rx.sizeBytes > rx.xoffBytes)) {
     bad(`rxBuffer size ${rx.sizeBytes} bytes must be larger than its XOFF threshold ${rx.xoffBytes}`);
   }
+}
+
+/** The RoCEv1 side of a NIC: its VLAN and the hosts of its bridge domain. */
+export interface RoceV1Config {
+  /** VID of the frames (the bridge domain's), 1..4094. */
+  readonly vlan: number;
+  /** Hosts reachable at layer 2: their IP (the QP's peer address) and MAC. */
+  readonly peers: readonly { readonly ip: Ipv4Address; readonly mac: MacAddress }[];
 }

@@ -7,21 +7,13 @@
 // GIDs are IPv4-mapped IPv6 addresses (RFC 4291 §2.5.5.2), as Linux's RoCE GID table holds for an IPv4
 // address. There is no ECN field either: a RoCEv1 receiver never sees CE, so DCQCN does not act.
 
-import type { Ipv4Address, MacAddress } from "../wire/bytes.js";
+import type { Ipv4Address } from "../wire/bytes.js";
 import { writeU32 } from "../wire/bytes.js";
 import type { RoceV2FrameSpec } from "../wire/roce.js";
 import { buildRoceV1Frame, GID_LENGTH, type RoceV1FrameSpec } from "../wire/rocev1.js";
-import type { NicConfig } from "./config.js";
+import type { NicConfig, RoceV1Config } from "./config.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
-/** The RoCEv1 side of a NIC: its VLAN and the hosts of its bridge domain. */
-export interface RoceV1Config {
-  /** VID of the frames (the bridge domain's), 1..4094. */
-  readonly vlan: number;
-  /** Hosts reachable at layer 2: their IP (the QP's peer address) and MAC. */
-  readonly peers: readonly { readonly ip: Ipv4Address; readonly mac: MacAddress }[];
-}
 
 /** Writes the IPv4-mapped GID ::ffff:ip into `gid`. */
 export function writeIpv4Gid(gid: Uint8Array, ip: Ipv4Address): void {

@@ -3,7 +3,7 @@
 // HTML out; one static file with no script, its images relative, so it opens from disk or any web server.
 
 import { formatDuration, formatRate, formatSize } from "../device/units.js";
-import type { Finding } from "../lint/lint.js";
+import type { Finding } from "../scenario/rule.js";
 import type { Report } from "./report.js";
 
 export interface HtmlReportInput {

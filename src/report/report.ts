@@ -9,6 +9,7 @@ import { type CounterDef, tableKey } from "../device/counters.js";
 import { PfcCounter, pfcKey } from "../device/l2/pfc-counters.js";
 import { formatDuration, formatRate, formatSize } from "../device/units.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
+import type { FlowReport } from "../lab/flow-report.js";
 import { Histogram } from "../nic/histogram.js";
 import type { Scenario } from "../scenario/scenario.js";
 import type { LldpNeighbour } from "../switch/control/lldp.js";
@@ -21,22 +22,6 @@ export interface Percentiles {
   readonly p50: number;
   readonly p99: number;
   readonly p999: number;
-}
-
-export interface FlowReport {
-  readonly id: number;
-  readonly workload: string;
-  readonly src: string;
-  readonly dst: string;
-  readonly op: string;
-  /** The requester's QP number. */
-  readonly qp: number;
-  readonly bytes: number;
-  readonly startNs: number;
-  readonly endNs: number | null;
-  readonly fctNs: number | null;
-  readonly goodputBps: number | null;
-  readonly retransmits: number;
 }
 
 export interface Summary {

@@ -2,9 +2,9 @@
 // resolved NicConfig a host's NIC runs with, and into the run-time change of a running NIC.
 
 import type { NicCommand } from "../nic/commands.js";
+import type { RoceV1Config } from "../nic/config.js";
 import { type NicConfig, nicConfig, type RxBufferConfig } from "../nic/config.js";
 import { type DcqcnParams, dcqcnProfile } from "../nic/dcqcn-params.js";
-import type { RoceV1Config } from "../nic/frames-v1.js";
 import type { PortAddress } from "./address-plan.js";
 import type { NicSettings } from "./schema.js";
 import type { TopoLink } from "./topology.js";

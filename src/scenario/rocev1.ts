@@ -5,7 +5,7 @@
 // peers: its RoCEv1 frames go to its gateway, which cannot route them. Computed from the address plan, so
 // both runtimes hand devices the same sections.
 
-import type { RoceV1Config } from "../nic/frames-v1.js";
+import type { RoceV1Config } from "../nic/config.js";
 import type { BridgeDomain } from "../switch/features/l2-bridge.js";
 import { type AddressPlan, portKey } from "./address-plan.js";
 import { linkAt, NodeKind, nodeByName, type Topology } from "./topology.js";

@@ -3,7 +3,6 @@
 
 import { basename, dirname, extname, resolve } from "node:path";
 import { formatDuration } from "../device/units.js";
-import { refuseInvalid, resolveLab } from "../lint/lint.js";
 import {
   type RdmaOp,
   SIZE_DISTRIBUTIONS,
@@ -12,6 +11,7 @@ import {
 } from "../nic/workloads.js";
 import { ConfigError, type ConfigProblem, SourceDocument } from "./config-error.js";
 import { incastProblem } from "./incast-check.js";
+import { resolveLab } from "./resolved-lab.js";
 import {
   type ControllerSettings,
   type ScenarioFile,
@@ -23,15 +23,9 @@ import {
 } from "./schema.js";
 import { NO_CHANGE, type SettingsChange } from "./settings-layers.js";
 import { runtimeRouteProblem } from "./static-routes.js";
-import {
-  defaultTopology,
-  hosts,
-  linkAt,
-  loadTopology,
-  NodeKind,
-  resolveTopology,
-  type Topology,
-} from "./topology.js";
+import { defaultTopology, hosts, linkAt, NodeKind, resolveTopology, type Topology } from "./topology.js";
+import { loadTopology } from "./topology-file.js";
+import { refuseInvalid } from "./validate.js";
 
 /** Where a scenario writes a switch's settings: its overrides, else its inline topology. */
 const SCENARIO_PLACES = (node: string | undefined): string[][] => [

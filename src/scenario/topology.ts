@@ -1,10 +1,8 @@
-// Topologies: loading a containerlab-like YAML file (or the built-in default fabric), checking that it
-// hangs together, and the resolved form every other part of the lab uses.
+// Topologies: the resolved form every other part of the lab uses, from a containerlab-like file (read by
+// topology-file.ts) or the built-in default fabric, with the checks that it hangs together.
 
-import { basename, extname } from "node:path";
-import { refuseInvalid, resolveLab } from "../lint/lint.js";
-import { ConfigError, type ConfigProblem, SourceDocument } from "./config-error.js";
-import { type StaticRouteSettings, type SwitchSettings, type TopologyFile, topologyFile } from "./schema.js";
+import { ConfigError, type ConfigProblem, type SourceDocument } from "./config-error.js";
+import type { StaticRouteSettings, SwitchSettings, TopologyFile } from "./schema.js";
 
 export const NodeKind = {
   Switch: "switch",
@@ -98,17 +96,6 @@ export const MAX_PORT = 1024;
 /** The built-in default topology, resolved. */
 export function defaultTopology(): Topology {
   return resolveTopology(defaultTopologyFile(), "built-in", null);
-}
-
-/** Reads and validates a topology file; throws ConfigError naming file, line and path on any problem. */
-export function loadTopology(file: string): Topology {
-  const doc = SourceDocument.read(file);
-  doc.expectKind("topology");
-  const parsed = doc.parse(topologyFile);
-  const topology = resolveTopology(parsed, file, doc, basename(file, extname(file)));
-  // Settings that cannot work (errors of the lint rules that refuse) are refused here, where they are written.
-  refuseInvalid(resolveLab(topology), file, doc);
-  return topology;
 }
 
 /**

@@ -4,9 +4,6 @@
 
 import type { BitsPerSecond, Nanoseconds } from "../device/contract.js";
 import type { Ipv4Address, MacAddress } from "../wire/bytes.js";
-import type { SwitchTunables } from "./features/registry.js";
-
-export type { SwitchTunables } from "./features/registry.js";
 
 export const PRIORITIES = 8;
 export const DSCP_VALUES = 64;
@@ -45,6 +42,15 @@ export interface Route {
   readonly prefixLength: number;
   readonly nextHops: readonly NextHop[];
 }
+
+/**
+ * Everything that can be changed at run time: one resolved section per feature module, under the module's
+ * key. Each module adds its own section here (`declare module "../config.js"` in its file), so this file
+ * depends on no feature; features/registry.ts checks at compile time that the sections are exactly those
+ * of the registered modules.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: the feature modules fill it in (see above)
+export interface SwitchTunables {}
 
 export interface SwitchConfig extends SwitchTunables {
   readonly name: string;

@@ -10,7 +10,7 @@
 // flow split at two tiers this is the marginal, not the joint, distribution).
 
 import type { LabSnapshot, LinkView, TopologyView } from "../lab/controller.js";
-import type { FlowPathEntry } from "../switch/features/flow-paths.js";
+import type { FlowPathEntry } from "../switch/stats-types.js";
 import { counterDelta } from "./derive.js";
 import { splitEndpoint } from "./format.js";
 

@@ -4,7 +4,7 @@ import t from "tap";
 import { formatStats } from "../../src/cli/lab-format.js";
 import { SimLab } from "../../src/lab/sim/sim-lab.js";
 import { switchChange } from "../../src/scenario/settings-layers.js";
-import { loadTopology } from "../../src/scenario/topology.js";
+import { loadTopology } from "../../src/scenario/topology-file.js";
 
 t.test("flow paths, elephants and the VTEP in the stats text", async (t) => {
   const lab = new SimLab({ topology: loadTopology("docs/examples/vxlan.yaml"), seed: 1 });

@@ -12,7 +12,8 @@ import { hostAddress, planAddresses, portKey } from "../../src/scenario/address-
 import { computeRoutes } from "../../src/scenario/routing.js";
 import { loadScenario } from "../../src/scenario/scenario.js";
 import { SettingsLayers } from "../../src/scenario/settings-layers.js";
-import { linkAt, loadTopology, NodeKind } from "../../src/scenario/topology.js";
+import { linkAt, NodeKind } from "../../src/scenario/topology.js";
+import { loadTopology } from "../../src/scenario/topology-file.js";
 import type { LldpTable } from "../../src/switch/control/lldp.js";
 import { ipToString } from "../../src/wire/bytes.js";
 import { EtherType, ethType } from "../../src/wire/ethernet.js";

@@ -11,7 +11,8 @@ import {
 } from "../../src/export/containerlab.js";
 import { parseMachines } from "../../src/export/placement.js";
 import { yamlText } from "../../src/export/yaml-text.js";
-import { defaultTopology, loadTopology } from "../../src/scenario/topology.js";
+import { defaultTopology } from "../../src/scenario/topology.js";
+import { loadTopology } from "../../src/scenario/topology-file.js";
 import { clabValidator, errorsOf } from "../helpers/export-schemas.js";
 
 const validate = clabValidator();

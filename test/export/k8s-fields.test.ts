@@ -4,7 +4,8 @@
 import t from "tap";
 import { checkK8sNames, exportK8s } from "../../src/export/clabernetes.js";
 import { exportContainerlab } from "../../src/export/containerlab.js";
-import { defaultTopology, loadTopology } from "../../src/scenario/topology.js";
+import { defaultTopology } from "../../src/scenario/topology.js";
+import { loadTopology } from "../../src/scenario/topology-file.js";
 import { topologyCrdSchema, undeclaredFields } from "../helpers/crd-fields.js";
 import { CLAB_OPTIONS, k8sExport, TOKEN } from "../helpers/k8s-export.js";
 

@@ -3,7 +3,8 @@
 // files the definition's binds read, mounted where they read them.
 import t from "tap";
 import { parse } from "yaml";
-import { defaultTopology, loadTopology } from "../../src/scenario/topology.js";
+import { defaultTopology } from "../../src/scenario/topology.js";
+import { loadTopology } from "../../src/scenario/topology-file.js";
 import { clabValidator, crdValidator, errorsOf } from "../helpers/export-schemas.js";
 import { k8sExport, TOKEN } from "../helpers/k8s-export.js";
 

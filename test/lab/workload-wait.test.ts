@@ -1,7 +1,7 @@
 // Waiting for a workload: done only when every one of its flows has a completion, not when it was posted.
 import t from "tap";
+import type { FlowReport } from "../../src/lab/flow-report.js";
 import { waitForWorkload, workloadProgress } from "../../src/lab/workload-wait.js";
-import type { FlowReport } from "../../src/report/report.js";
 
 function flow(id: number, workload: string, endNs: number | null): FlowReport {
   return {

@@ -7,7 +7,7 @@ import t from "tap";
 import { formatFinding, formatOnLoad, lintScenario, lintTopology, RULES } from "../../src/lint/lint.js";
 import { ConfigError } from "../../src/scenario/config-error.js";
 import { loadScenario } from "../../src/scenario/scenario.js";
-import { loadTopology } from "../../src/scenario/topology.js";
+import { loadTopology } from "../../src/scenario/topology-file.js";
 import { rocelab } from "../helpers/cli.js";
 
 const EXAMPLE = readFileSync("docs/examples/default.yaml", "utf8");

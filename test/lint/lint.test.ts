@@ -2,18 +2,10 @@
 // (a table that must cover every rule), the ghost-latency bad.yaml is flagged and fixed.yaml is clean, and
 // findings group, sort and follow a scenario's set steps.
 import t from "tap";
-import {
-  type Finding,
-  formatFinding,
-  hasErrors,
-  lintLab,
-  lintScenario,
-  lintTopology,
-  type MachineContext,
-  RULES,
-  resolveLab,
-} from "../../src/lint/lint.js";
+import { formatFinding, hasErrors, lintLab, lintScenario, lintTopology, RULES } from "../../src/lint/lint.js";
 import { smallestXoff } from "../../src/lint/rules-thresholds.js";
+import { type MachineContext, resolveLab } from "../../src/scenario/resolved-lab.js";
+import type { Finding } from "../../src/scenario/rule.js";
 import { loadScenario } from "../../src/scenario/scenario.js";
 import {
   hostChange,
@@ -21,7 +13,8 @@ import {
   type SettingsChange,
   switchChange,
 } from "../../src/scenario/settings-layers.js";
-import { defaultTopology, loadTopology, type Topology } from "../../src/scenario/topology.js";
+import { defaultTopology, type Topology } from "../../src/scenario/topology.js";
+import { loadTopology } from "../../src/scenario/topology-file.js";
 
 const serious = (fs: readonly Finding[]) => fs.filter((f) => f.severity !== "info");
 const ids = (fs: readonly Finding[]) => [...new Set(fs.map((f) => f.id))].sort();

@@ -5,8 +5,8 @@
 // taken down.
 import t from "tap";
 import { fuzzLivePort, statsOf } from "../../scripts/fuzz/live-port.js";
+import type { FlowReport } from "../../src/lab/flow-report.js";
 import { LiveLab } from "../../src/lab/live/live-lab.js";
-import type { FlowReport } from "../../src/report/report.js";
 import { defaultTopology } from "../../src/scenario/topology.js";
 import { labNamespaces, labProcesses, requireRoot, rl, upLab } from "../helpers/live.js";
 

@@ -1,6 +1,7 @@
 // The plot command's chart builder: which series it picks (at most MAX_SERIES, named in the title), units on
 // the axes, charts skipped with a reason when a run has nothing to show, and headless SVG rendering.
 import t from "tap";
+import type { FlowReport } from "../../src/lab/flow-report.js";
 import {
   MAX_SERIES,
   PLOT_FILES,
@@ -10,7 +11,7 @@ import {
 } from "../../src/report/plot-kit.js";
 import { planPlots, renderSvg } from "../../src/report/plots.js";
 import { pauseIntervalsFromEvents } from "../../src/report/queue-plots.js";
-import type { FlowReport, Report } from "../../src/report/report.js";
+import type { Report } from "../../src/report/report.js";
 
 function flow(id: number, workload: string, fctNs: number | null): FlowReport {
   return {

@@ -1,6 +1,7 @@
 import t from "tap";
 import type { AnyDeviceStats } from "../../src/lab/device-stats.js";
-import { type FlowReport, percentiles, summarise } from "../../src/report/report.js";
+import type { FlowReport } from "../../src/lab/flow-report.js";
+import { percentiles, summarise } from "../../src/report/report.js";
 
 // A run where no flow completed still retransmitted: the summary must count the NICs' retransmissions,
 // not only those of completed flows (which are the only ones with a completion record).

@@ -8,7 +8,8 @@ import { ConfigError } from "../../src/scenario/config-error.js";
 import { computeRoutes } from "../../src/scenario/routing.js";
 import { loadScenario } from "../../src/scenario/scenario.js";
 import { resolveTunables } from "../../src/scenario/settings-layers.js";
-import { defaultTopology, loadTopology } from "../../src/scenario/topology.js";
+import { defaultTopology } from "../../src/scenario/topology.js";
+import { loadTopology } from "../../src/scenario/topology-file.js";
 import { ipToString, macToString } from "../../src/wire/bytes.js";
 
 function problems(fn: () => unknown): string[] {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import t from "tap";
 import { ConfigError } from "../../src/scenario/config-error.js";
 import { loadScenario } from "../../src/scenario/scenario.js";
-import { loadTopology } from "../../src/scenario/topology.js";
+import { loadTopology } from "../../src/scenario/topology-file.js";
 
 const DEFAULT = readFileSync("docs/examples/default.yaml", "utf8");
 

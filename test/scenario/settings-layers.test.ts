@@ -12,7 +12,8 @@ import {
   SettingsLayers,
   switchChange,
 } from "../../src/scenario/settings-layers.js";
-import { defaultTopology, loadTopology } from "../../src/scenario/topology.js";
+import { defaultTopology } from "../../src/scenario/topology.js";
+import { loadTopology } from "../../src/scenario/topology-file.js";
 
 t.test("switch layers: later ones win per key, a change touches only what and where it names", (t) => {
   const topo = defaultTopology();

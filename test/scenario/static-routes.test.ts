@@ -4,7 +4,8 @@ import t from "tap";
 import { hostAddress, planAddresses } from "../../src/scenario/address-plan.js";
 import { ConfigError } from "../../src/scenario/config-error.js";
 import { computeRoutes } from "../../src/scenario/routing.js";
-import { loadTopology, resolveTopology } from "../../src/scenario/topology.js";
+import { resolveTopology } from "../../src/scenario/topology.js";
+import { loadTopology } from "../../src/scenario/topology-file.js";
 
 t.test("a static route replaces the computed one; its link going down withdraws it", (t) => {
   const topo = loadTopology("docs/examples/ring4-loop.yaml");

@@ -2,7 +2,7 @@
 // to one member and spraying splits it over all of them; VXLAN traffic counted under its inner flow; the
 // table's bounds and aging.
 import t from "tap";
-import type { FlowPathEntry } from "../../src/switch/features/flow-paths.js";
+import type { FlowPathEntry } from "../../src/switch/stats-types.js";
 import { writeU24 } from "../../src/wire/bytes.js";
 import { buildVxlanFrame } from "../../src/wire/vxlan.js";
 import { peerIp, portIp, REMOTE, SwitchHarness } from "./harness.js";

@@ -5,7 +5,7 @@
 // fabric changes (a link failed or came back).
 
 import type { AnyDeviceStats } from "../../lab/device-stats.js";
-import type { FlowReport } from "../../report/report.js";
+import type { FlowReport } from "../../lab/flow-report.js";
 import { type AddressPlan, hostAddress } from "../../scenario/address-plan.js";
 import type { SwitchConfig } from "../../switch/config.js";
 import type { LldpTable } from "../../switch/control/lldp.js";

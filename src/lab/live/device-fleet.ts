@@ -5,7 +5,6 @@
 
 import { createWriteStream } from "node:fs";
 import type { NicCommand } from "../../nic/commands.js";
-import type { FlowReport } from "../../report/report.js";
 import type { AddressPlan } from "../../scenario/address-plan.js";
 import { computeRoutes } from "../../scenario/routing.js";
 import type { NicSettings, SwitchSettings } from "../../scenario/schema.js";
@@ -17,6 +16,7 @@ import type { SwitchTunables } from "../../switch/config.js";
 import type { LabEvent, LinkView } from "../controller.js";
 import type { AnyDeviceStats } from "../device-stats.js";
 import { CONFIG_CHANGED } from "../event-stream.js";
+import type { FlowReport } from "../flow-report.js";
 import type { ClockMode } from "./clock-plan.js";
 import type { DeviceConnection } from "./device-connection.js";
 import { AHEAD_REAL_MS, FleetTraffic } from "./fleet-traffic.js";

@@ -23,7 +23,8 @@ import {
 } from "../../runtime/realtime/control-endpoint.js";
 import { MAX_DILATION, MIN_DILATION } from "../../runtime/realtime/dilation.js";
 import { ConfigError, type ConfigProblem, SourceDocument } from "../../scenario/config-error.js";
-import { defaultTopology, loadTopology, type Topology } from "../../scenario/topology.js";
+import { defaultTopology, type Topology } from "../../scenario/topology.js";
+import { loadTopology } from "../../scenario/topology-file.js";
 import { LIVE_REACTION_MS } from "./device-inits.js";
 
 const endpointText = z.string().refine((s) => typeof parseControlEndpoint(s) !== "string", {

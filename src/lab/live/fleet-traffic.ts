@@ -6,12 +6,12 @@ import { createRandom } from "../../device/prng.js";
 import type { NicCommand } from "../../nic/commands.js";
 import type { CompletionRecord } from "../../nic/stats-types.js";
 import { generateFlows, type WorkloadSpec } from "../../nic/workloads.js";
-import type { FlowReport } from "../../report/report.js";
 import type { AddressPlan } from "../../scenario/address-plan.js";
 import { NodeKind, type Topology } from "../../scenario/topology.js";
 import { type IncastRequest, incastWorkload } from "../controller.js";
 import type { AnyDeviceStats } from "../device-stats.js";
 import { FlowDriver } from "../flow-driver.js";
+import type { FlowReport } from "../flow-report.js";
 
 /**
  * Real time by which a live lab hands work ahead to its devices (a workload's request to the supervisor,

@@ -8,7 +8,7 @@ import type { Random } from "../../device/prng.js";
 import type { DeviceClock } from "./clock.js";
 import { Housekeeping } from "./housekeeping.js";
 import { Inbox } from "./inbox.js";
-import type { PortIo } from "./port-io.js";
+import type { PortIo } from "./port.js";
 import type { Health, TimedEvent } from "./protocol.js";
 import { LiveTimers } from "./timers.js";
 

@@ -18,8 +18,9 @@ import { ClockTable } from "./clock-table.js";
 import { DeviceHost } from "./device-host.js";
 import { type Dilation, DilationTimeline } from "./dilation.js";
 import { nativeAddon } from "./native.js";
+import type { PortIo } from "./port.js";
 import { capturePort, MAX_CAPTURE_SECONDS } from "./port-capture.js";
-import { openPort, type PortIo, portBackend } from "./port-io.js";
+import { openPort, portBackend } from "./port-io.js";
 import type {
   DeviceIdentity,
   DeviceMetrics,

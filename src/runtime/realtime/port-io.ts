@@ -16,30 +16,8 @@
 //      and the device host measures event-loop lag to show when it is not.
 
 import { createRequire } from "node:module";
+import type { FrameHandler, PortIo } from "./port.js";
 import { RingPort, ringBytesFor } from "./ring-port.js";
-
-/**
- * A received frame (the callee owns it) and when it arrived: CLOCK_MONOTONIC ns, the base of
- * process.hrtime.bigint() (LiveClock.emulatedAt turns it into emulated time). Frames of one port come in
- * arrival order.
- */
-export type FrameHandler = (frame: Uint8Array, arrivalNs: number) => void;
-
-export interface PortIo {
-  readonly ifname: string;
-  /**
-   * Puts a frame on the wire. The frame is the port's from here on (DeviceEnv.transmit's ownership rule):
-   * the ring backend sends it, without copying, at the end of the current event-loop callback
-   * (process.nextTick) with every other frame queued meanwhile, in one system call; pcap sends at once.
-   */
-  send(frame: Uint8Array): void;
-  /** Sends what send() queued, now. */
-  flush(): void;
-  onFrame(handler: FrameHandler): void;
-  close(): void;
-  /** Frames the kernel refused to send (ENOBUFS and the like). */
-  readonly sendErrors: number;
-}
 
 export const PortBackend = { Ring: "ring", Pcap: "pcap" } as const;
 export type PortBackend = (typeof PortBackend)[keyof typeof PortBackend];

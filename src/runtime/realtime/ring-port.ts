@@ -3,7 +3,7 @@
 // turn. The native side is native/src/packet.c; docs/live-lab.md ("Port I/O") says why this design.
 
 import { type NativeAddon, nativeAddon, type PacketHandle, type PacketStats } from "./native.js";
-import type { FrameHandler, PortIo } from "./port-io.js";
+import type { FrameHandler, PortIo } from "./port.js";
 
 /** Frames handed to the device per wake-up: then the event loop gets its turn (timers, IPC, other ports). */
 export const RX_BATCH = 64;

@@ -161,6 +161,13 @@ class AdaptiveBuffer implements SwitchFeature {
   }
 }
 
+// This module's resolved section of every switch's configuration (config.ts, SwitchTunables).
+declare module "../config.js" {
+  interface SwitchTunables {
+    readonly adaptiveBuffer: AdaptiveBufferConfig;
+  }
+}
+
 export const adaptiveBufferFeature = defineFeature({
   key: "adaptiveBuffer",
   doc:

@@ -92,6 +92,13 @@ class Buffer implements SwitchFeature {
   }
 }
 
+// This module's resolved section of every switch's configuration (config.ts, SwitchTunables).
+declare module "../config.js" {
+  interface SwitchTunables {
+    readonly buffer: BufferConfig;
+  }
+}
+
 export const bufferFeature = defineFeature({
   key: "buffer",
   doc:

@@ -111,6 +111,13 @@ class DeadlockPrevention implements SwitchFeature {
   }
 }
 
+// This module's resolved section of every switch's configuration (config.ts, SwitchTunables).
+declare module "../config.js" {
+  interface SwitchTunables {
+    readonly deadlockPrevention: DeadlockPreventionConfig;
+  }
+}
+
 export const deadlockPreventionFeature = defineFeature({
   key: "deadlockPrevention",
   doc:

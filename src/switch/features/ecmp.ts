@@ -93,6 +93,13 @@ class Ecmp implements SwitchFeature {
   }
 }
 
+// This module's resolved section of every switch's configuration (config.ts, SwitchTunables).
+declare module "../config.js" {
+  interface SwitchTunables {
+    readonly ecmp: EcmpConfig;
+  }
+}
+
 export const ecmpFeature = defineFeature({
   key: "ecmp",
   doc:

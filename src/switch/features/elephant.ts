@@ -25,7 +25,7 @@ import type { SwitchContext } from "../context.js";
 import { DropReason } from "../drops.js";
 import { type PacketMeta, Verdict } from "../packet-meta.js";
 import type { SwitchPort } from "../port.js";
-import type { SwitchDetail } from "../stats-types.js";
+import type { ElephantFlow, SwitchDetail } from "../stats-types.js";
 import { defineFeature, Hook, type SwitchFeature } from "./feature.js";
 
 export const DropPrecedence = {
@@ -68,20 +68,6 @@ export interface ElephantConfig {
   /** Flows tracked at once, and how long a silent flow is remembered. */
   readonly tableSize: number;
   readonly aging: Nanoseconds;
-}
-
-/** A flow of the identification table and its class (`detail.elephants` of a switch's stats). */
-export interface ElephantFlow {
-  readonly srcIp: number;
-  readonly dstIp: number;
-  readonly srcPort: number;
-  readonly dstPort: number;
-  readonly protocol: number;
-  /** RoCEv2 BTH Dest QP, -1 for other traffic. */
-  readonly destQp: number;
-  /** Bytes counted since the flow entered the table. */
-  readonly bytes: number;
-  readonly elephant: boolean;
 }
 
 const KEY_WORDS = 4;
@@ -270,6 +256,13 @@ function losslessBits(list: readonly number[]): number {
   let mask = 0;
   for (const p of list) mask |= 1 << p;
   return mask;
+}
+
+// This module's resolved section of every switch's configuration (config.ts, SwitchTunables).
+declare module "../config.js" {
+  interface SwitchTunables {
+    readonly elephant: ElephantConfig;
+  }
 }
 
 export const elephantFeature = defineFeature({

@@ -22,7 +22,7 @@ import { ROCEV2_UDP_PORT, VXLAN_UDP_PORT } from "../../wire/udp.js";
 import type { SwitchConfig } from "../config.js";
 import type { SwitchContext } from "../context.js";
 import type { PacketMeta } from "../packet-meta.js";
-import type { SwitchDetail } from "../stats-types.js";
+import type { FlowPathEntry, FlowPortShare, SwitchDetail } from "../stats-types.js";
 import { defineFeature, Hook, type SwitchFeature } from "./feature.js";
 
 const settings = z
@@ -39,27 +39,6 @@ export interface FlowPathsConfig {
   readonly tableSize: number;
   /** A flow not seen this long is forgotten, ns. */
   readonly aging: Nanoseconds;
-}
-
-/** One egress port of a flow: what the switch enqueued there. */
-export interface FlowPortShare {
-  readonly port: number;
-  readonly packets: number;
-  readonly bytes: number;
-}
-
-/** A flow as one switch saw it (`detail.flowPaths` of its stats). */
-export interface FlowPathEntry {
-  readonly srcIp: number;
-  readonly dstIp: number;
-  /** BTH Dest QP. */
-  readonly destQp: number;
-  /** Its packets arrived VXLAN-encapsulated or were encapsulated here (counted under the inner flow). */
-  readonly vxlan: boolean;
-  /** Emulated time of its last packet, ns. */
-  readonly lastNs: number;
-  /** Egress ports in first-use order. */
-  readonly ports: readonly FlowPortShare[];
 }
 
 const KEY_WORDS = 3;
@@ -213,6 +192,13 @@ function innerRoce(f: Uint8Array, l4: number, key: Uint32Array): boolean {
   key[1] = readU32(f, ip + 16);
   key[2] = readU24(f, udp + 8 + 5);
   return true;
+}
+
+// This module's resolved section of every switch's configuration (config.ts, SwitchTunables).
+declare module "../config.js" {
+  interface SwitchTunables {
+    readonly flowPaths: FlowPathsConfig;
+  }
 }
 
 export const flowPathsFeature = defineFeature({

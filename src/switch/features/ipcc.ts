@@ -267,6 +267,13 @@ class Ipcc implements SwitchFeature {
   }
 }
 
+// This module's resolved section of every switch's configuration (config.ts, SwitchTunables).
+declare module "../config.js" {
+  interface SwitchTunables {
+    readonly ipcc: IpccConfig;
+  }
+}
+
 export const ipccFeature = defineFeature({
   key: "ipcc",
   doc:

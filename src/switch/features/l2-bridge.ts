@@ -210,6 +210,13 @@ class L2Bridge implements SwitchFeature {
   }
 }
 
+// This module's resolved section of every switch's configuration (config.ts, SwitchTunables).
+declare module "../config.js" {
+  interface SwitchTunables {
+    readonly bridge: BridgeConfig;
+  }
+}
+
 export const l2BridgeFeature = defineFeature({
   key: "bridge",
   doc:

@@ -146,6 +146,13 @@ class Lldp implements SwitchFeature {
   }
 }
 
+// This module's resolved section of every switch's configuration (config.ts, SwitchTunables).
+declare module "../config.js" {
+  interface SwitchTunables {
+    readonly lldp: LldpConfig;
+  }
+}
+
 export const lldpFeature = defineFeature({
   key: "lldp",
   doc:

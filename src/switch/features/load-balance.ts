@@ -193,6 +193,13 @@ function resolveIndex(index: Readonly<Record<string, number>>): Record<number, n
   return out;
 }
 
+// This module's resolved section of every switch's configuration (config.ts, SwitchTunables).
+declare module "../config.js" {
+  interface SwitchTunables {
+    readonly lb: LbConfig;
+  }
+}
+
 export const loadBalanceFeature = defineFeature({
   key: "lb",
   doc:

@@ -104,6 +104,13 @@ class PathTableFeature implements SwitchFeature {
   }
 }
 
+// This module's resolved section of every switch's configuration (config.ts, SwitchTunables).
+declare module "../config.js" {
+  interface SwitchTunables {
+    readonly pathTable: PathTableConfig;
+  }
+}
+
 export const pathTableFeature = defineFeature({
   key: "pathTable",
   doc:

@@ -299,6 +299,13 @@ class PfcWatchdog implements SwitchFeature {
   }
 }
 
+// This module's resolved section of every switch's configuration (config.ts, SwitchTunables).
+declare module "../config.js" {
+  interface SwitchTunables {
+    readonly pfcWatchdog: PfcWatchdogConfig;
+  }
+}
+
 export const pfcWatchdogFeature = defineFeature({
   key: "pfcWatchdog",
   doc:

@@ -201,6 +201,13 @@ class Pfc implements SwitchFeature, PfcOffHandler, OverrunJudge {
   }
 }
 
+// This module's resolved section of every switch's configuration (config.ts, SwitchTunables).
+declare module "../config.js" {
+  interface SwitchTunables {
+    readonly pfc: PfcConfig;
+  }
+}
+
 export const pfcFeature = defineFeature({
   key: "pfc",
   doc:

@@ -75,6 +75,13 @@ class Qos implements SwitchFeature {
   }
 }
 
+// This module's resolved section of every switch's configuration (config.ts, SwitchTunables).
+declare module "../config.js" {
+  interface SwitchTunables {
+    readonly qos: QosConfig;
+  }
+}
+
 export const qosFeature = defineFeature({
   key: "qos",
   doc:

@@ -3,6 +3,7 @@
 // SwitchConfig, in settings layers and in `configure` commands, under the module's key.
 
 import type { z } from "zod";
+import type { SwitchTunables } from "../config.js";
 import { adaptiveBufferFeature } from "./adaptive-buffer.js";
 import { bufferFeature } from "./buffer.js";
 import { deadlockPreventionFeature } from "./deadlock-prevention.js";
@@ -48,8 +49,17 @@ type Features = typeof FEATURES;
 type ConfigOf<M> = M extends FeatureModule<z.ZodType, infer C> ? C : never;
 type SettingsOf<M> = M extends FeatureModule<infer S, unknown> ? S : never;
 
-/** Everything that can be changed at run time: one resolved section per feature module. */
-export type SwitchTunables = { readonly [K in keyof Features]: ConfigOf<Features[K]> };
+/** One resolved section per registered module, as the registry derives it. */
+type RegisteredTunables = { readonly [K in keyof Features]: ConfigOf<Features[K]> };
+
+/** True when A and B are the same type. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/**
+ * The sections the feature modules declare on SwitchTunables (config.ts) are exactly the registered ones:
+ * a module left out of FEATURES, or a section declared under another key or type, fails to compile here.
+ */
+export const TUNABLES_MATCH_REGISTRY: Same<SwitchTunables, RegisteredTunables> = true;
 
 /** The settings-layer schema of every section, optional, keyed like SwitchTunables. */
 export type SettingsShape = { readonly [K in keyof Features]: z.ZodOptional<SettingsOf<Features[K]>> };
@@ -68,7 +78,7 @@ export function settingsShape(): SettingsShape {
 export function defaultTunables(ctx: DefaultsContext): SwitchTunables {
   const out: Record<string, unknown> = {};
   for (const [key, m] of Object.entries(FEATURES)) out[key] = (m as FeatureModule).defaults(ctx);
-  return out as SwitchTunables;
+  return out as unknown as SwitchTunables;
 }
 
 /** Merges one settings layer into resolved tunables, section by section. */
@@ -77,7 +87,7 @@ export function applyLayer(t: SwitchTunables, layer: TunablesLayer): SwitchTunab
   for (const [key, m] of Object.entries(FEATURES)) {
     const section = (layer as Record<string, unknown>)[key];
     if (section !== undefined)
-      out[key] = (m as FeatureModule).apply((t as Record<string, unknown>)[key], section);
+      out[key] = (m as FeatureModule).apply((t as unknown as Record<string, unknown>)[key], section);
   }
-  return out as SwitchTunables;
+  return out as unknown as SwitchTunables;
 }

@@ -30,7 +30,7 @@ import type { SwitchContext } from "../context.js";
 import { DropReason } from "../drops.js";
 import { FrameKind, type PacketMeta, Verdict } from "../packet-meta.js";
 import { parseIpv4 } from "../stages/parse.js";
-import type { SwitchDetail } from "../stats-types.js";
+import type { SwitchDetail, VxlanTunnel } from "../stats-types.js";
 import { defineFeature, Hook, type SwitchFeature } from "./feature.js";
 
 const ip = z.number().int().min(0).max(0xffff_ffff);
@@ -66,37 +66,6 @@ export interface VxlanVtep {
 export interface OverlayConfig {
   readonly ecn: boolean;
   readonly vxlan: VxlanVtep | null;
-}
-
-/** One tunnel of a VTEP: to a remote VTEP, and what crossed it each way. */
-export interface VxlanTunnel {
-  /** The remote VTEP's address. */
-  readonly remote: number;
-  /** Hosts behind it. */
-  readonly hosts: number;
-  /** Packets (and bytes, encapsulated) this VTEP sent into the tunnel. */
-  readonly encapPackets: number;
-  readonly encapBytes: number;
-  /** Of those, CE on the inner header, copied to the outer one (RFC 6040 §4.1). */
-  readonly encapCe: number;
-  /** Packets (and bytes, encapsulated) from the remote VTEP this VTEP decapsulated. */
-  readonly decapPackets: number;
-  readonly decapBytes: number;
-  /** Of those, CE on the outer header: marked in the underlay. */
-  readonly outerCe: number;
-  /** Outer CE copied to the inner header (ECN overlay) / discarded (overlay off). */
-  readonly ceCopied: number;
-  readonly ceLost: number;
-}
-
-/** A VTEP's state in its switch's stats (`detail.vtep`). */
-export interface VtepState {
-  readonly vni: number;
-  readonly address: number;
-  /** The ECN overlay: outer CE is copied into the inner header at decapsulation. */
-  readonly ecn: boolean;
-  readonly hostPorts: readonly number[];
-  readonly tunnels: readonly VxlanTunnel[];
 }
 
 /** Per-tunnel counters, one array each, indexed by tunnel. */
@@ -279,6 +248,13 @@ function tunnelArrays(n: number): Record<TunnelCounter, Float64Array> {
   const out = {} as Record<TunnelCounter, Float64Array>;
   for (const k of TUNNEL_COUNTERS) out[k] = new Float64Array(n);
   return out;
+}
+
+// This module's resolved section of every switch's configuration (config.ts, SwitchTunables).
+declare module "../config.js" {
+  interface SwitchTunables {
+    readonly overlay: OverlayConfig;
+  }
 }
 
 export const vxlanOverlayFeature = defineFeature({

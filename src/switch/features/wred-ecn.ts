@@ -168,6 +168,13 @@ class WredEcn implements SwitchFeature {
   }
 }
 
+// This module's resolved section of every switch's configuration (config.ts, SwitchTunables).
+declare module "../config.js" {
+  interface SwitchTunables {
+    readonly ecn: EcnConfig;
+  }
+}
+
 export const wredEcnFeature = defineFeature({
   key: "ecn",
   doc:

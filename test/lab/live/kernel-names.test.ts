@@ -6,7 +6,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import t from "tap";
 import { HOST_KERNEL_IF, HOST_NIC_IF, labNameProblem, nsName } from "../../../src/lab/live/names.js";
-import { loadTopology, MAX_PORT } from "../../../src/scenario/topology.js";
+import { MAX_PORT } from "../../../src/scenario/topology.js";
+import { loadTopology } from "../../../src/scenario/topology-file.js";
 import { tempDir } from "../../helpers/temp-dir.js";
 
 const dir = tempDir("rl-names-");

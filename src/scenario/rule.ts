@@ -1,11 +1,9 @@
-// One rule set for the whole project: what `rocelab lint` reports, what `up`/`run`/`tui`/`topology` print
-// when a file loads, and what the loaders refuse. A rule has a stable kebab-case id, one severity on one
-// scale, a title, an explanation with its public source, and a fix per finding; docs/lint.md documents
-// every rule under its id.
+// One rule set for the whole project: what the loaders refuse (scenario/validate.ts), what `rocelab lint`
+// reports and what `up`/`run`/`tui`/`topology` print when a file loads (src/lint/). A rule has a stable
+// kebab-case id, one severity on one scale, a title, an explanation with its public source, and a fix per
+// finding; docs/lint.md documents every rule under its id.
 
-import type { NicConfig } from "../nic/config.js";
-import type { Topology } from "../scenario/topology.js";
-import type { SwitchConfig } from "../switch/config.js";
+import type { ResolvedLab } from "./resolved-lab.js";
 
 /**
  * The one severity scale. `rocelab lint` exits 1 on an error; `up`, `run`, `tui` and `topology` print errors
@@ -37,23 +35,6 @@ export interface Finding {
   readonly fix: string;
 }
 
-/** Where a live lab would run: the rules about the machine need it (`up`, `run --runtime live`). */
-export interface MachineContext {
-  /** Emulated time runs this many times slower than real time. */
-  readonly dilation: number;
-  /** CPUs available to the lab. */
-  readonly cpus: number;
-}
-
-/** The configuration a lab runs with, resolved through every settings layer. */
-export interface ResolvedLab {
-  readonly topology: Topology;
-  readonly switches: ReadonlyMap<string, SwitchConfig>;
-  readonly hosts: ReadonlyMap<string, NicConfig>;
-  /** Given for a live lab; the machine rules find nothing without it. */
-  readonly machine?: MachineContext;
-}
-
 /** What a rule reports: its id is filled in, and its severity unless the finding gives its own. */
 export interface RuleFinding {
   readonly path: string;
@@ -74,4 +55,17 @@ export interface Rule {
   /** Its errors make every loader refuse the file: configurations that cannot work at all. */
   readonly refusesLoad?: boolean;
   check(lab: ResolvedLab): RuleFinding[];
+}
+
+/** The findings of `rules`, one per switch (not grouped), in rule order. */
+export function runRules(lab: ResolvedLab, rules: readonly Rule[]): Finding[] {
+  return rules.flatMap((rule) =>
+    rule.check(lab).map((f) => ({
+      id: rule.id,
+      severity: f.severity ?? rule.severity,
+      path: f.path,
+      message: f.message,
+      fix: f.fix,
+    })),
+  );
 }

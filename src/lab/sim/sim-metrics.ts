@@ -1,12 +1,12 @@
 // The metrics of a simulated fabric's devices, read in this process (a live lab asks each device process
 // for the same DeviceMetrics).
 
-import { dumpRegistry } from "../device/counter-dump.js";
-import type { SimFabric } from "../lab/sim/sim-fabric.js";
-import type { Nic } from "../nic/nic.js";
-import { DROP_REASONS as NIC_DROP_REASONS } from "../nic/nic-ids.js";
-import { DROP_REASONS as SWITCH_DROP_REASONS } from "../switch/drops.js";
-import type { DeviceMetricsEntry } from "./families.js";
+import { dumpRegistry } from "../../device/counter-dump.js";
+import type { DeviceMetricsEntry } from "../../metrics/families.js";
+import type { Nic } from "../../nic/nic.js";
+import { DROP_REASONS as NIC_DROP_REASONS } from "../../nic/nic-ids.js";
+import { DROP_REASONS as SWITCH_DROP_REASONS } from "../../switch/drops.js";
+import type { SimFabric } from "./sim-fabric.js";
 
 /** Every switch's and NIC's metrics at `now`, in topology order. */
 export function simDeviceMetrics(

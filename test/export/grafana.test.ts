@@ -5,7 +5,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import t from "tap";
-import { DASHBOARD_ROWS, grafanaDashboard, panelExpr, panelPreview } from "../../src/metrics/dashboard.js";
+import {
+  DASHBOARD_ROWS,
+  grafanaDashboard,
+  panelExpr,
+  panelPreview,
+} from "../../src/export/grafana-dashboard.js";
 import { OpenMetricsRecorder } from "../../src/metrics/openmetrics.js";
 import { runScenarioSim } from "../../src/run/run-sim.js";
 import { loadScenario } from "../../src/scenario/scenario.js";

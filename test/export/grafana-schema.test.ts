@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { Ajv, type ErrorObject } from "ajv";
 import t from "tap";
-import { grafanaDashboard } from "../../src/metrics/dashboard.js";
+import { grafanaDashboard } from "../../src/export/grafana-dashboard.js";
 import { rocelab } from "../helpers/cli.js";
 
 const schema = JSON.parse(readFileSync("test/fixtures/grafana/dashboard.jsonschema.json", "utf8"));

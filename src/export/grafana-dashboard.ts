@@ -6,8 +6,8 @@
 // Dashboard JSON model: https://grafana.com/docs/grafana/latest/dashboards/build-dashboards/view-dashboard-json-model/
 
 import type { TopLevelSpec } from "vega-lite";
+import type { OpenMetricsRecorder } from "../metrics/openmetrics.js";
 import { lineSpec } from "../report/plot-kit.js";
-import type { OpenMetricsRecorder } from "./openmetrics.js";
 
 export interface Panel {
   readonly title: string;
