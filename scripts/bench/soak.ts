@@ -14,6 +14,7 @@ import type { FlowReport } from "../../src/lab/flow-report.js";
 import { downLab, LiveLab, upLab } from "../../src/lab/live/live-lab.js";
 import { findLabProcesses } from "../../src/lab/live/provision.js";
 import type { LabStatus } from "../../src/lab/live/supervisor.js";
+import { switchChange } from "../../src/scenario/settings-layers.js";
 import { defaultTopology, NodeKind } from "../../src/scenario/topology.js";
 import {
   type BenchMain,
@@ -152,10 +153,11 @@ export const main: BenchMain = async (argv) => {
       if (now >= nextTraffic) {
         // Mixed lossless traffic: an incast or a permutation, a few MB, every 5 s real.
         const to = hosts[Math.floor(rnd.next() * hosts.length)]!;
-        if (rnd.next() < 0.5) await client.incast({ to, from: 3, bytes: 1_000_000, qps: 1 });
+        if (rnd.next() < 0.5) await client.apply({ kind: "incast", to, from: 3, bytes: 1_000_000, qps: 1 });
         else
-          await client.request("workload", {
-            spec: {
+          await client.apply({
+            kind: "start",
+            workload: {
               type: "permutation",
               name: `soak-perm-${workloads}`,
               hosts,
@@ -173,12 +175,15 @@ export const main: BenchMain = async (argv) => {
         // Chaos every 30 s real: a fabric link down for 5 s, or a profile change.
         if (rnd.next() < 0.5) {
           const l = fabric[Math.floor(rnd.next() * fabric.length)]!;
-          await client.setLink(l.a.node, l.a.port, false);
-          setTimeout(() => void client.setLink(l.a.node, l.a.port, true).catch(() => {}), 5_000);
-        } else {
-          await client.applyPreset(
-            (["balanced", "conservative", "aggressive"] as const)[Math.floor(rnd.next() * 3)]!,
+          await client.apply({ kind: "link", node: l.a.node, port: l.a.port, up: false });
+          setTimeout(
+            () =>
+              void client.apply({ kind: "link", node: l.a.node, port: l.a.port, up: true }).catch(() => {}),
+            5_000,
           );
+        } else {
+          const profile = (["balanced", "conservative", "aggressive"] as const)[Math.floor(rnd.next() * 3)]!;
+          await client.apply({ kind: "set", change: switchChange({ profile }) });
         }
         chaos++;
         nextChaos = now + 30_000;

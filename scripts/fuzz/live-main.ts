@@ -75,7 +75,13 @@ export async function liveFuzzMain(argv: readonly string[]): Promise<number> {
       return n;
     };
     const before = await lossless();
-    const name = await client.incast({ to: "h5", from: 4, bytes: 1_000_000, qps: 1 });
+    const { workload: name } = await client.apply({
+      kind: "incast",
+      to: "h5",
+      from: 4,
+      bytes: 1_000_000,
+      qps: 1,
+    });
     let flows: FlowReport[] = [];
     for (let i = 0; i < 240; i++) {
       flows = (await client.request<FlowReport[]>("flows")).filter((f) => f.workload === name);

@@ -7,8 +7,8 @@
 
 import { readFileSync } from "node:fs";
 import { execa } from "execa";
-import type { LabEvent } from "../../src/lab/controller.js";
 import type { AnyDeviceStats } from "../../src/lab/device-stats.js";
+import type { LabEvent } from "../../src/lab/lab.js";
 import type { LiveLab } from "../../src/lab/live/live-lab.js";
 import { nsName } from "../../src/lab/live/names.js";
 import { distPath } from "../../src/lab/live/paths.js";

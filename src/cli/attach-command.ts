@@ -5,6 +5,7 @@
 
 import { mkdirSync } from "node:fs";
 import type { Command } from "commander";
+import { DEFAULT_DILATION } from "../lab/live/clock-plan.js";
 import {
   DEFAULT_DEVICE_CONTROL,
   EntryError,
@@ -18,7 +19,6 @@ import { attachLab, LabError } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem } from "../lab/live/names.js";
 import { MAX_DILATION, MIN_DILATION } from "../runtime/realtime/dilation.js";
 import { action, UsageError } from "./errors.js";
-import { DEFAULT_DILATION } from "./lab-commands.js";
 import { loadTopologyArg } from "./topology-command.js";
 
 /** Wall-clock now in UNIX ns (for `--epoch now`). */

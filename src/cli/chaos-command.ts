@@ -8,14 +8,15 @@
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { formatDuration, parseDuration } from "../device/units.js";
+import { DEFAULT_DILATION } from "../lab/live/clock-plan.js";
 import { labNameProblem } from "../lab/live/names.js";
 import { chaosScenario, judgeChaos, planKills, withKillSteps } from "../run/chaos.js";
 import { runLiveChaos } from "../run/live-chaos.js";
 import { runScenarioSim } from "../run/run-sim.js";
 import { resolveScenario } from "../scenario/scenario.js";
 import { action, dilationOption, UsageError } from "./errors.js";
-import { DEFAULT_DILATION, requireRoot } from "./lab-commands.js";
 import { loadTopologyArg } from "./topology-command.js";
+import { requireRoot } from "./with-lab.js";
 
 interface ChaosOptions {
   seed: string;

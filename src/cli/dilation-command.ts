@@ -9,7 +9,7 @@ import { parseDilationOption } from "../lab/live/auto-dilation.js";
 import { DEFAULT_LAB } from "../lab/live/names.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { action, UsageError } from "./errors.js";
-import { withLab } from "./lab-commands.js";
+import { withLab } from "./with-lab.js";
 
 export function registerDilationCommand(program: Command): void {
   program
@@ -34,13 +34,12 @@ export function registerDilationCommand(program: Command): void {
               throw new UsageError((e as Error).message.replace("--dilation", "dilation"));
             }
           }
-          const r = await lab.request<{ dilation: number; auto: boolean; at: number }>("dilation", {
-            dilation: arg,
-          });
+          const { dilation: r } = await lab.apply({ kind: "dilation", dilation: arg });
+          if (r === undefined) throw new Error("the lab did not say what dilation it runs at");
           process.stdout.write(
             r.auto
-              ? `lab ${lab.name}: dilation auto (now ${r.dilation}; raised while the machine cannot keep up)\n`
-              : `lab ${lab.name}: dilation ${r.dilation} from emulated ${formatDuration(r.at)} on\n`,
+              ? `lab ${lab.name}: dilation auto (now ${r.value}; raised while the machine cannot keep up)\n`
+              : `lab ${lab.name}: dilation ${r.value} from emulated ${formatDuration(r.atNs)} on\n`,
           );
         });
       }),

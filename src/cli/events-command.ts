@@ -3,8 +3,8 @@
 
 import type { Command } from "commander";
 import { formatDuration } from "../device/units.js";
-import type { LabEvent, LabSnapshot } from "../lab/controller.js";
 import { type EventSink, eventClass, jsonLines, streamEvents } from "../lab/event-stream.js";
+import type { LabEvent, LabSnapshot } from "../lab/lab.js";
 import { LiveLab } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem } from "../lab/live/names.js";
 import { describeEvent } from "../tui/event-text.js";

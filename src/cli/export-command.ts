@@ -19,10 +19,10 @@ import { ExportInputError, type Machine, parseMachines, parsePins } from "../exp
 import { describeMtuPlan, type MtuPlan } from "../export/underlay.js";
 import { ensureToken, removeStale, TOKEN_FILE, writeExport } from "../export/write.js";
 import { yamlText } from "../export/yaml-text.js";
+import { DEFAULT_DILATION } from "../lab/live/clock-plan.js";
 import { labNameProblem } from "../lab/live/names.js";
 import type { Topology } from "../scenario/topology.js";
 import { action, UsageError } from "./errors.js";
-import { DEFAULT_DILATION } from "./lab-commands.js";
 import { loadTopologyArg } from "./topology-command.js";
 
 export const DEFAULT_IMAGE = "rocelab-device:latest";

@@ -6,12 +6,12 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { DASHBOARD_ROWS, grafanaDashboard, panelPreview } from "../export/grafana-dashboard.js";
+import { DEFAULT_DILATION } from "../lab/live/clock-plan.js";
 import { OpenMetricsRecorder } from "../metrics/openmetrics.js";
 import { renderSvg } from "../report/plots.js";
 import { runScenarioSim } from "../run/run-sim.js";
 import { loadScenario } from "../scenario/scenario.js";
 import { action, UsageError } from "./errors.js";
-import { DEFAULT_DILATION } from "./lab-commands.js";
 
 /** Renders every panel of the dashboard from a simulated run; returns the files written. */
 export async function writePreview(scenario: string, dir: string): Promise<string[]> {

@@ -9,7 +9,7 @@ import { DEFAULT_LAB } from "../lab/live/names.js";
 import { waitForWorkload } from "../lab/workload-wait.js";
 import { incastProblem } from "../scenario/incast-check.js";
 import { action, UsageError } from "./errors.js";
-import { withLab } from "./lab-commands.js";
+import { withLab } from "./with-lab.js";
 
 /** The default limit of --wait, in real seconds. */
 export const DEFAULT_WAIT_S = 120;
@@ -55,7 +55,13 @@ export function registerIncastCommand(inject: Command): void {
             const hosts = lab.topology.nodes.filter((n) => n.kind === "host").map((n) => n.name);
             const why = incastProblem(hosts, opts.to, from);
             if (why) throw new UsageError(`--to ${opts.to} --from ${from}: ${why}`);
-            const name = await lab.incast({ to: opts.to, from, bytes, qps });
+            const { workload: name = "incast" } = await lab.apply({
+              kind: "incast",
+              to: opts.to,
+              from,
+              bytes,
+              qps,
+            });
             process.stdout.write(`${name}: ${from} senders x ${formatSize(bytes)} -> ${opts.to}\n`);
             if (waitS === null) return;
             const p = await waitForWorkload(() => lab.request<FlowReport[]>("flows"), name, {

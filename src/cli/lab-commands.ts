@@ -1,79 +1,22 @@
 import { availableParallelism } from "node:os";
 import type { Command } from "commander";
-import { execa } from "execa";
-import { formatRate, parseRate } from "../device/units.js";
-import { THRESHOLD_PRESETS, type ThresholdPreset } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
-import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
-import { downLab, LabError, LiveLab, upLab } from "../lab/live/live-lab.js";
-import { DEFAULT_LAB, labNameProblem, nsName } from "../lab/live/names.js";
-import { entryPath } from "../lab/live/paths.js";
+import { DEFAULT_CLOCK_MODE, DEFAULT_DILATION } from "../lab/live/clock-plan.js";
+import { downLab, LabError, upLab } from "../lab/live/live-lab.js";
+import { DEFAULT_LAB, nsName } from "../lab/live/names.js";
 import { findAllLabs } from "../lab/live/provision.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
+import { trace, traceFlows } from "../lab/live/trace.js";
 import { hostAddress, planAddresses } from "../scenario/address-plan.js";
 import { NodeKind } from "../scenario/topology.js";
-import { ipToString, parseIp } from "../wire/bytes.js";
+import { ipToString } from "../wire/bytes.js";
 import { captureOn } from "./capture-on.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
-import { registerIncastCommand } from "./incast-command.js";
 import { formatStats, formatStatus } from "./lab-format.js";
 import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
-import { formatFlowPaths, traceFlows } from "./trace-flows.js";
-
-const TRACE_TOOL = entryPath("main/trace-tool.js");
-
-/**
- * Default dilation: emulated time runs 1000× slower than real time. At 1000 a 100 Gb/s link carries
- * 100 Mb/s of real frames (about 3,000 full-size frames a second) and 1 µs of emulated time is 1 ms of real
- * time — the resolution of Node's timers. docs/performance.md has the measurements behind this choice.
- */
-export const DEFAULT_DILATION = 1000;
-
-function labName(opts: { name?: string }): string {
-  const name = opts.name ?? DEFAULT_LAB;
-  const problem = labNameProblem(name);
-  if (problem) throw new UsageError(problem);
-  return name;
-}
-
-export function requireRoot(what: string): void {
-  if (process.getuid?.() !== 0) {
-    throw new UsageError(`${what} needs root (network namespaces, veth, raw sockets): run it with sudo`, 1);
-  }
-}
-
-/** "node:ethN" -> {node, port}, checked against the lab's topology. */
-export function endpoint(text: string, lab: LiveLab): { node: string; port: number } {
-  const m = /^([A-Za-z][\w-]*):eth([1-9]\d*)$/.exec(text);
-  if (!m) throw new UsageError(`"${text}" is not NODE:ethN (for example leaf1:eth1)`);
-  const node = lab.topology.nodes.find((n) => n.name === m[1]);
-  if (!node)
-    throw new UsageError(
-      `no node ${m[1]} in lab ${lab.name} (nodes: ${lab.topology.nodes.map((n) => n.name).join(", ")})`,
-    );
-  const port = Number(m[2]);
-  if (!node.ports.includes(port))
-    throw new UsageError(
-      `${m[1]} has no connected eth${port} (ports: ${node.ports.map((p) => `eth${p}`).join(", ")})`,
-    );
-  return { node: m[1]!, port };
-}
-
-export async function withLab<T>(opts: { name?: string }, fn: (lab: LiveLab) => Promise<T>): Promise<T> {
-  const lab = await LiveLab.connect(labName(opts)).catch((e: Error) => {
-    throw new UsageError(e.message, 1);
-  });
-  try {
-    return await fn(lab);
-  } finally {
-    await lab.close();
-  }
-}
-
-function print(json: boolean | undefined, data: unknown, text: () => string): void {
-  process.stdout.write(json ? `${JSON.stringify(data, null, 2)}\n` : `${text()}\n`);
-}
+import { formatFlowPaths, formatTrace } from "./trace-format.js";
+import { endpoint, labName, print, requireRoot, withLab } from "./with-lab.js";
 
 export function registerLabCommands(program: Command): void {
   const up = program.command("up");
@@ -210,121 +153,6 @@ export function registerLabCommands(program: Command): void {
       }),
     );
 
-  const inject = program.command("inject").description("break things on purpose in a running lab");
-  registerIncastCommand(inject);
-  for (const [cmd, up] of [
-    ["link-down", false],
-    ["link-up", true],
-  ] as const) {
-    inject
-      .command(cmd)
-      .argument("<endpoint>", "NODE:ethN (either end of the link)")
-      .description(up ? "bring a link back" : "take a link down (both ends lose carrier; routes reconverge)")
-      .option("--name <name>", "lab name", DEFAULT_LAB)
-      .action(
-        action(async (text: string, opts: { name?: string }) => {
-          await withLab(opts, async (lab) => {
-            const { node, port } = endpoint(text, lab);
-            await lab.setLink(node, port, up);
-            process.stdout.write(`${node}:eth${port} ${up ? "up" : "down"}\n`);
-          });
-        }),
-      );
-  }
-  inject
-    .command("kill")
-    .argument("<node>")
-    .description("SIGKILL a device process (the supervisor reports it; `inject restart` brings it back)")
-    .option("--name <name>", "lab name", DEFAULT_LAB)
-    .action(
-      action(async (node: string, opts: { name?: string }) => {
-        await withLab(opts, async (lab) => {
-          await lab.kill(node);
-          process.stdout.write(`${node} killed\n`);
-        });
-      }),
-    );
-  inject
-    .command("restart")
-    .argument("<node>")
-    .description("restart a killed or crashed device process")
-    .option("--name <name>", "lab name", DEFAULT_LAB)
-    .action(
-      action(async (node: string, opts: { name?: string }) => {
-        await withLab(opts, async (lab) => {
-          await lab.restart(node);
-          process.stdout.write(`${node} restarted\n`);
-        });
-      }),
-    );
-  inject
-    .command("udp")
-    .description("kernel UDP (dgram-as-promised) from one host to another: lossy traffic sharing the fabric")
-    .requiredOption("--from <host>")
-    .requiredOption("--to <host>")
-    .option("--rate <rate>", "emulated rate (the real rate is divided by the dilation)", "10G")
-    .option("--size <bytes>", "datagram payload", "1000")
-    .option("--seconds <s>", "real seconds to run (default: until `inject stop`)")
-    .option("--name <name>", "lab name", DEFAULT_LAB)
-    .action(
-      action(
-        async (opts: {
-          from: string;
-          to: string;
-          rate: string;
-          size: string;
-          seconds?: string;
-          name?: string;
-        }) => {
-          const rateBps = parseRate(opts.rate);
-          if (rateBps === null)
-            throw new UsageError(`--rate "${opts.rate}" is not a rate (for example 10G, 500M)`);
-          await withLab(opts, async (lab) => {
-            const status = await lab.request<LabStatus>("status");
-            const durationNs = opts.seconds ? (Number(opts.seconds) * 1e9) / status.dilation : undefined;
-            await lab.udp({
-              from: opts.from,
-              to: opts.to,
-              rateBps,
-              size: Number(opts.size),
-              ...(durationNs ? { durationNs } : {}),
-            });
-            process.stdout.write(
-              `UDP ${opts.from} -> ${opts.to} at ${formatRate(rateBps)}b/s emulated (${formatRate(rateBps / status.dilation)}b/s real)\n`,
-            );
-          });
-        },
-      ),
-    );
-  inject
-    .command("stop")
-    .description("stop every workload and UDP stream")
-    .option("--name <name>", "lab name", DEFAULT_LAB)
-    .action(
-      action(async (opts: { name?: string }) => {
-        await withLab(opts, async (lab) => {
-          await lab.stopTraffic();
-          process.stdout.write("traffic stopped\n");
-        });
-      }),
-    );
-  inject
-    .command("preset")
-    .argument("<preset>", THRESHOLD_PRESETS.join(" | "))
-    .description("apply a switch threshold preset (seed 002's table) to every switch")
-    .option("--name <name>", "lab name", DEFAULT_LAB)
-    .action(
-      action(async (preset: string, opts: { name?: string }) => {
-        if (!(THRESHOLD_PRESETS as readonly string[]).includes(preset)) {
-          throw new UsageError(`preset must be one of ${THRESHOLD_PRESETS.join(", ")}`);
-        }
-        await withLab(opts, async (lab) => {
-          await lab.applyPreset(preset as ThresholdPreset);
-          process.stdout.write(`preset ${preset} applied to every switch\n`);
-        });
-      }),
-    );
-
   program
     .command("capture")
     .argument("<endpoint>", "NODE:ethN")
@@ -367,71 +195,24 @@ export function registerLabCommands(program: Command): void {
         ) => {
           requireRoot("rocelab trace");
           await withLab(opts, async (lab) => {
+            const topo = await lab
+              .request<LabStatus>("status")
+              .then((s) =>
+                loadTopologyArg(s.topology === "built-in" ? undefined : s.topology, { quiet: true }),
+              );
             if (opts.flows) {
-              const paths = await traceFlows(lab, trace);
+              const paths = await traceFlows(lab, topo);
               print(opts.json, paths, () => formatFlowPaths(paths));
               return;
             }
             if (src === undefined || dst === undefined)
               throw new UsageError("trace takes SRC and DST hosts, or --flows");
-            const path = await trace(lab, src, dst, Number(opts.sport));
+            const path = await trace(lab, topo, src, dst, Number(opts.sport)).catch((e: Error) => {
+              throw new UsageError(e.message);
+            });
             print(opts.json, path, () => formatTrace(src, dst, Number(opts.sport), path));
           });
         },
       ),
     );
-}
-
-export interface TraceHop {
-  readonly ttl: number;
-  readonly from: string | null;
-  /** The switch port that answered, from the lab's address plan. */
-  readonly port: string | null;
-  readonly rttMs: number | null;
-}
-
-export async function trace(lab: LiveLab, src: string, dst: string, sport: number): Promise<TraceHop[]> {
-  const topo = await lab
-    .request<LabStatus>("status")
-    .then((s) => loadTopologyArg(s.topology === "built-in" ? undefined : s.topology, { quiet: true }));
-  const plan = planAddresses(topo);
-  for (const h of [src, dst]) {
-    if (!topo.nodes.some((n) => n.name === h && n.kind === NodeKind.Host))
-      throw new UsageError(`${h} is not a host of lab ${lab.name}`);
-  }
-  if (!(sport >= 1 && sport <= 65535)) throw new UsageError("--sport takes a UDP port 1-65535");
-  const { stdout } = await execa("ip", [
-    "netns",
-    "exec",
-    nsName(lab.name, src),
-    process.execPath,
-    TRACE_TOOL,
-    "--lab",
-    lab.name,
-    "--src",
-    ipToString(hostAddress(plan, src).ip),
-    "--dst",
-    ipToString(hostAddress(plan, dst).ip),
-    "--sport",
-    String(sport),
-  ]);
-  const result = JSON.parse(stdout) as { hops: { ttl: number; from: string | null; rttMs: number | null }[] };
-  const owner = new Map<number, string>();
-  for (const p of plan.ports.values()) owner.set(p.ip, `${p.node}:eth${p.port}`);
-  return result.hops.map((h) => ({
-    ...h,
-    port: h.from === null ? null : (owner.get(parseIp(h.from) ?? 0) ?? null),
-  }));
-}
-
-function formatTrace(src: string, dst: string, sport: number, hops: readonly TraceHop[]): string {
-  const lines = [`trace ${src} -> ${dst}, UDP ${sport} -> 4791 (the ECMP path of this RoCE 5-tuple)`];
-  for (const h of hops) {
-    if (h.from === null) {
-      lines.push(`  ${h.ttl}  ${dst} (destination: RoCE NICs do not answer probes)`);
-      break;
-    }
-    lines.push(`  ${h.ttl}  ${(h.port ?? "?").padEnd(14)} ${h.from.padEnd(12)} ${h.rttMs} ms (real)`);
-  }
-  return lines.join("\n");
 }

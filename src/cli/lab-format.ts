@@ -2,8 +2,8 @@
 // they are (no float noise from summed nanoseconds) and no header stands without rows under it.
 
 import { formatDuration, formatRate, formatSize } from "../device/units.js";
-import type { TopologyView } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
+import type { TopologyView } from "../lab/lab.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { lldpNeighbourText } from "../report/report.js";
 import { ipToString } from "../wire/bytes.js";

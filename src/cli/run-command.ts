@@ -5,7 +5,7 @@ import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import type { Command } from "commander";
 import { type CaptureEndpoint, CaptureSpecError, parseCaptureList } from "../lab/capture.js";
-import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
+import { DEFAULT_CLOCK_MODE, DEFAULT_DILATION } from "../lab/live/clock-plan.js";
 import { labNameProblem } from "../lab/live/names.js";
 import { formatOnLoad, lintScenario } from "../lint/lint.js";
 import { OpenMetricsRecorder } from "../metrics/openmetrics.js";
@@ -14,7 +14,6 @@ import { runScenarioLive } from "../run/run-live.js";
 import { runScenarioSim } from "../run/run-sim.js";
 import { loadScenario } from "../scenario/scenario.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
-import { DEFAULT_DILATION } from "./lab-commands.js";
 import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
 import { emulatedProgress, liveProgress } from "./progress.js";
 

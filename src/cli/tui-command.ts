@@ -5,8 +5,8 @@
 
 import type { Command } from "commander";
 import { formatDuration } from "../device/units.js";
-import type { LabController } from "../lab/controller.js";
-import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
+import type { Lab } from "../lab/lab.js";
+import { DEFAULT_CLOCK_MODE, DEFAULT_DILATION } from "../lab/live/clock-plan.js";
 import { loadEndpoints } from "../lab/live/endpoints-file.js";
 import {
   attachLab,
@@ -24,7 +24,6 @@ import { NodeKind, type Topology } from "../scenario/topology.js";
 import type { SimPacing } from "../tui/run-effect.js";
 import type { DashboardStore } from "../tui/store.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
-import { DEFAULT_DILATION } from "./lab-commands.js";
 import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
 
@@ -128,7 +127,7 @@ class Session {
 /** The dashboard while the terminal is interactive, else a summary line every few seconds. */
 async function watch(
   session: Session,
-  lab: LabController,
+  lab: Lab,
   store: DashboardStore,
   pacing: SimPacing | null,
   interactive: boolean,

@@ -2,7 +2,7 @@
 // events: first one snapshot line (the lab, its devices and links, every device's counters), then one line
 // per event as it arrives — pauses, ECN marks, drops, failures (links, processes), threshold changes.
 
-import type { LabController, LabEvent, LabSnapshot } from "./controller.js";
+import type { Lab, LabEvent, LabSnapshot } from "./lab.js";
 
 /** What an event is about, for filtering the stream (`jq 'select(.class == "pause")'`). */
 export const EventClass = {
@@ -71,7 +71,7 @@ export function jsonLines(write: (line: string) => void): EventSink {
 }
 
 export async function streamEvents(
-  lab: LabController,
+  lab: Lab,
   sink: EventSink,
   onGone: (reason: string) => void,
   subscribe: () => Promise<unknown> = async () => {},

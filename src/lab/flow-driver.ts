@@ -38,7 +38,6 @@ export class FlowDriver {
   private readonly dependents = new Map<number, number[]>();
   private readonly completed = new Set<number>();
   private readonly stopped = new Set<string>();
-  private allStopped = false;
   private nextFlowId = 1;
 
   constructor(
@@ -78,10 +77,13 @@ export class FlowDriver {
     }
   }
 
-  /** Stops workloads (by name, or all): nothing more of them is posted; "all" also clears the NICs. */
+  /**
+   * Stops workloads (by name, or all so far): nothing more of them is posted; "all" also clears the NICs.
+   * Workloads added later run as usual.
+   */
   stop(workloads: "all" | readonly string[]): void {
     if (workloads === "all") {
-      this.allStopped = true;
+      for (const f of this.flows.values()) this.stopped.add(f.workload);
       const hosts = new Set<string>();
       for (const f of this.postedAt.keys()) hosts.add(this.flows.get(f)!.src);
       for (const h of hosts) this.runtime.command(h, { type: "stop" });
@@ -121,7 +123,7 @@ export class FlowDriver {
   }
 
   private post(f: FlowSpec, at: number): void {
-    if (this.allStopped || this.stopped.has(f.workload) || this.postedAt.has(f.id)) return;
+    if (this.stopped.has(f.workload) || this.postedAt.has(f.id)) return;
     this.postedAt.set(f.id, at);
     const pair = this.pairFor(f);
     this.runtime.command(f.src, {

@@ -1,4 +1,4 @@
-// Listeners of one kind of lab news (snapshots, events, the lab going away), for every LabController.
+// Listeners of one kind of lab news (snapshots, events, the lab going away), for every Lab.
 
 export class Listeners<T> {
   private readonly set = new Set<(value: T) => void>();

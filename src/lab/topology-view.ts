@@ -2,7 +2,7 @@
 
 import { hostAddress, planAddresses } from "../scenario/address-plan.js";
 import { NodeKind, type Topology } from "../scenario/topology.js";
-import type { LinkView, TopologyView } from "./controller.js";
+import type { LinkView, TopologyView } from "./lab.js";
 
 export function topologyView(topo: Topology, down: (id: number) => boolean): TopologyView {
   const plan = planAddresses(topo);

@@ -67,9 +67,9 @@ export function lintScenario(sc: Scenario, machine?: MachineContext): Finding[] 
   const changes: SettingsChange[] = [sc.overrides];
   const out = lintLab(resolveLab(sc.topology, changes, machine));
   const seen = new Set(out.map(key));
-  sc.timeline.forEach((step, i) => {
-    if (step.kind !== "set") return;
-    changes.push(step.change);
+  sc.timeline.forEach(({ action }, i) => {
+    if (action.kind !== "set") return;
+    changes.push(action.change);
     const prefix = `timeline[${i}]: `;
     for (const f of lintLab(resolveLab(sc.topology, changes, machine), prefix)) {
       if (!seen.has(key({ ...f, path: f.path.slice(prefix.length) }))) out.push(f);

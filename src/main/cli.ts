@@ -8,6 +8,7 @@ import { registerEventsCommand } from "../cli/events-command.js";
 import { registerExportCommands } from "../cli/export-command.js";
 import { registerFramesCommand } from "../cli/frames-command.js";
 import { registerGrafanaCommand } from "../cli/grafana-command.js";
+import { registerInjectCommands } from "../cli/inject-commands.js";
 import { registerLabCommands } from "../cli/lab-commands.js";
 import { registerLintCommand } from "../cli/lint-command.js";
 import { registerPathNavCommands } from "../cli/path-nav-command.js";
@@ -34,6 +35,7 @@ program
 registerTopologyCommand(program);
 registerRunCommand(program);
 registerLabCommands(program);
+registerInjectCommands(program);
 registerDilationCommand(program);
 registerChaosCommand(program);
 registerPathNavCommands(program);

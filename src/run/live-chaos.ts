@@ -10,7 +10,7 @@ import { type ChaosOptions, chaosScenario, judgeChaos, type KillPlan, planKills 
 
 export { type KillPlan, planKills } from "./chaos.js";
 
-import type { LabEvent } from "../lab/controller.js";
+import type { LabEvent } from "../lab/lab.js";
 import type { LiveLab } from "../lab/live/live-lab.js";
 import { labDir } from "../lab/live/names.js";
 import { findLabProcesses, listNamespaces } from "../lab/live/provision.js";
@@ -107,7 +107,7 @@ export async function runLiveChaos(
         async run(lab) {
           live.onProgress?.(`  chaos: restart ${p.node}`);
           try {
-            await lab.restart(p.node);
+            await lab.apply({ kind: "device", node: p.node, running: true });
             const d = await waitStatus(lab, p.node, "running", 10_000);
             rec.restarted = { status: d.status, restarts: d.restarts };
           } catch (e) {

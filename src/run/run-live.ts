@@ -10,17 +10,18 @@ import { stringify } from "yaml";
 import { AiEcnAnalyser } from "../control/ai-ecn-analyser.js";
 import { LiveNavigator } from "../control/path-nav/live-navigator.js";
 import type { CaptureEndpoint } from "../lab/capture.js";
-import type { LabEvent } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { FlowReport } from "../lab/flow-report.js";
+import type { LabEvent } from "../lab/lab.js";
 import { type LiveCapture, startLiveCapture } from "../lab/live/capture.js";
 import type { ClockMode } from "../lab/live/clock-plan.js";
 import { AHEAD_REAL_MS } from "../lab/live/fleet-traffic.js";
 import { downLab, LiveLab, upLab } from "../lab/live/live-lab.js";
 import { type LabStatus, LIVE_REACTION_MS } from "../lab/live/supervisor.js";
-import { runTimeline, type TimelineLab } from "../lab/timeline.js";
+import { type ApplyStep, runTimeline, workloadStream } from "../lab/timeline.js";
 import { assembleReport, liveTiming, type Report, writeReport } from "../report/report.js";
 import { SeriesRecorder } from "../report/series-recorder.js";
+import { describeAction } from "../scenario/action.js";
 import { planAddresses } from "../scenario/address-plan.js";
 import type { Scenario } from "../scenario/scenario.js";
 import { NodeKind } from "../scenario/topology.js";
@@ -123,50 +124,22 @@ export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promi
 }
 
 /**
- * The timeline's steps as requests to a running lab's supervisor; `origin` is the lab's emulated time at the
- * scenario's start.
+ * Carries out a timeline step's action on a running lab; `origin` is the lab's emulated time at the
+ * scenario's start. A workload start is handed over ahead of its time (the timeline's clock below) and
+ * carries its start time, so its flows start at the step's time on the NICs' own clocks.
  */
-function liveTimelineLab(
+function liveStep(
   lab: LiveLab,
   progress: (line: string) => void,
   origin: () => number,
-): TimelineLab<Promise<void>> {
-  return {
-    async startWorkload(atNs, spec, stream) {
-      // Handed over ahead of its time (the timeline's clock below): the flows start at the step's time.
-      await lab.request("workload", { spec, stream, at: origin() + atNs });
-      progress(`  ${(atNs / 1e3).toFixed(0)} µs: started ${spec.name}`);
-    },
-    // One request per layer, in the order the simulator stacks them (settings-layers.ts).
-    async applySettings(_atNs, change) {
-      for (const s of change.switches) await lab.request("configure-switches", { settings: s });
-      for (const [node, layers] of Object.entries(change.nodes)) {
-        for (const s of layers) await lab.request("configure-switches", { settings: s, only: [node] });
-      }
-      for (const s of change.hosts) await lab.request("configure-hosts", { settings: s });
-    },
-    setLink: (_atNs, node, port, up) => lab.setLink(node, port, up),
-    async stopWorkloads(_atNs, workloads) {
-      if (workloads === "all") await lab.stopTraffic();
-      else await lab.request("stop-workloads", { names: workloads });
-    },
-    async setDevice(atNs, node, running) {
-      if (running) await lab.restart(node);
-      else await lab.kill(node);
-      progress(`  ${(atNs / 1e3).toFixed(0)} µs: ${node} ${running ? "restarted" : "killed"}`);
-    },
-    async staticRoute(atNs, node, to, via) {
-      await lab.staticRoute(node, to, via);
-      progress(
-        `  ${(atNs / 1e3).toFixed(0)} µs: ${node} ${via === null ? `withdrew its route to ${to}` : `routes ${to} via ${via}`}`,
-      );
-    },
-    async pfcStorm(atNs, host, priority, intervalNs) {
-      await lab.pfcStorm(host, priority, intervalNs);
-      progress(
-        `  ${(atNs / 1e3).toFixed(0)} µs: PFC storm ${priority === null ? "stopped" : "started"} at ${host}`,
-      );
-    },
+): ApplyStep<Promise<void>> {
+  return async (action, atNs) => {
+    await lab.apply(
+      action.kind === "start"
+        ? { ...action, stream: action.stream ?? workloadStream(action.workload.name), at: origin() + atNs }
+        : action,
+    );
+    progress(`  ${(atNs / 1e3).toFixed(0)} µs: ${describeAction(action)}`);
   };
 }
 
@@ -197,24 +170,19 @@ async function play(
   progress: (line: string) => void,
 ): Promise<Report> {
   let t0 = 0;
-  const baseLab = liveTimelineLab(lab, progress, () => t0);
+  const baseStep = liveStep(lab, progress, () => t0);
   const navigator = await startNavigator(sc, lab, progress);
   // With path navigation, a workload's QPs are planned as soon as they exist.
-  const timelineLab: TimelineLab<Promise<void>> =
-    navigator === null
-      ? baseLab
-      : {
-          ...baseLab,
-          async startWorkload(atNs, spec, stream) {
-            await baseLab.startWorkload(atNs, spec, stream);
-            const plan = await navigator.replan();
-            progress(
-              `  path navigation (${plan.mode}): ${plan.flows.length} QPs planned, most-loaded link ${plan.maxLoad}`,
-            );
-          },
-        };
+  const step: ApplyStep<Promise<void>> = async (action, atNs) => {
+    await baseStep(action, atNs);
+    if (navigator === null || action.kind !== "start") return;
+    const plan = await navigator.replan();
+    progress(
+      `  path navigation (${plan.mode}): ${plan.flows.length} QPs planned, most-loaded link ${plan.maxLoad}`,
+    );
+  };
   // Overrides before any traffic, as the simulator applies them at construction.
-  await timelineLab.applySettings(0, sc.overrides);
+  await lab.apply({ kind: "set", change: sc.overrides });
 
   const events: string[] = [];
   const status = await lab.request<LabStatus>("status");
@@ -279,7 +247,7 @@ async function play(
   // Awaited after the timeline; a failure before then must not go unhandled meanwhile.
   actions.catch(() => {});
   // Real time: wait for the lab's clock to reach each step's emulated time, then await it.
-  await runTimeline(sc.timeline, timelineLab, {
+  await runTimeline(sc.timeline, step, {
     at: async (atNs: number, run: () => Promise<void>, ahead: boolean) => {
       await waitFor(ahead ? atNs - (AHEAD_REAL_MS * 1e6) / dilation : atNs, interrupted);
       if (interrupted()) return false;

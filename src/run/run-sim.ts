@@ -6,17 +6,16 @@ import { join } from "node:path";
 import { AI_ECN_CONTROL_DELAY_NS, AiEcnAnalyser } from "../control/ai-ecn-analyser.js";
 import { PathNavMode } from "../control/path-nav/plan.js";
 import { type PathNavReport, SimPathNavigator } from "../control/path-nav/sim-navigator.js";
-import { createRandom } from "../device/prng.js";
 import { type CaptureEndpoint, SimCapture } from "../lab/capture.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import { FlowDriver } from "../lab/flow-driver.js";
+import { SimActions } from "../lab/sim/sim-actions.js";
 import { SimFabric } from "../lab/sim/sim-fabric.js";
 import { simDeviceMetrics } from "../lab/sim/sim-metrics.js";
-import { runTimeline, type TimelineLab } from "../lab/timeline.js";
+import { runTimeline } from "../lab/timeline.js";
 import type { OpenMetricsRecorder } from "../metrics/openmetrics.js";
 import { Nic } from "../nic/nic.js";
 import type { NicDetail } from "../nic/stats-types.js";
-import { generateFlows } from "../nic/workloads.js";
 import { assembleReport, type Report, writeReport } from "../report/report.js";
 import { SeriesRecorder } from "../report/series-recorder.js";
 import { SeriesSampler } from "../report/series-sampler.js";
@@ -123,29 +122,15 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
   });
 
   // Every step becomes a virtual-time event now, before the samples: at equal times a step runs first.
-  const lab: TimelineLab<void> = {
-    startWorkload: (atNs, spec, stream) => {
-      driver.add(generateFlows(spec, atNs, createRandom(sc.seed, stream), driver.newId));
-      navigator?.workloadStarted(atNs);
+  const actions = new SimActions({ fabric, nics, driver, seed: sc.seed });
+  runTimeline(
+    sc.timeline,
+    (action, atNs) => {
+      actions.apply(action, atNs);
+      if (action.kind === "start") navigator?.workloadStarted(atNs);
     },
-    applySettings: (atNs, change) => {
-      fabric.configureSwitches(change);
-      if (change.hosts.length === 0) return;
-      const configure = settings.hostConfigure(change.hosts);
-      for (const nic of nics.values()) nic.command(configure, atNs);
-    },
-    setLink: (_atNs, node, port, up) => fabric.setLinkUp(fabric.linkId(node, port), up),
-    stopWorkloads: (_atNs, workloads) => driver.stop(workloads),
-    staticRoute: (_atNs, node, to, via) => fabric.setStaticRoute(node, to, via),
-    setDevice: (_atNs, node, running) => (running ? fabric.restart(node) : fabric.kill(node)),
-    pfcStorm: (atNs, host, priority, intervalNs) => {
-      const reply = nics
-        .get(host)!
-        .command({ type: "pfc-storm", priority, ...(intervalNs !== undefined ? { intervalNs } : {}) }, atNs);
-      if (!reply.ok) throw new Error(`${host}: ${reply.error}`);
-    },
-  };
-  runTimeline(sc.timeline, lab, { at: (atNs, run) => sim.at(atNs, run) });
+    { at: (atNs, run) => sim.at(atNs, run) },
+  );
 
   const recorder = new SeriesRecorder();
   const sampler = new SeriesSampler(recorder, fabric.switches, nics);

@@ -9,6 +9,7 @@ import {
   type SizeDistribution,
   type WorkloadSpec,
 } from "../nic/workloads.js";
+import type { Step } from "./action.js";
 import { ConfigError, type ConfigProblem, SourceDocument } from "./config-error.js";
 import { incastProblem } from "./incast-check.js";
 import { resolveLab } from "./resolved-lab.js";
@@ -34,41 +35,6 @@ const SCENARIO_PLACES = (node: string | undefined): string[][] => [
   ...(node ? [["topology", "nodes", node]] : []),
   ["topology", "defaults", "switch"],
 ];
-
-export type Step =
-  | { readonly atNs: number; readonly kind: "start"; readonly workload: WorkloadSpec }
-  | { readonly atNs: number; readonly kind: "set"; readonly change: SettingsChange }
-  | {
-      readonly atNs: number;
-      readonly kind: "link";
-      readonly up: boolean;
-      readonly node: string;
-      readonly port: number;
-    }
-  | { readonly atNs: number; readonly kind: "stop"; readonly workloads: "all" | readonly string[] }
-  | {
-      readonly atNs: number;
-      readonly kind: "pfc-storm";
-      readonly host: string;
-      /** null stops the host's storm. */
-      readonly priority: number | null;
-      readonly intervalNs?: number;
-    }
-  | {
-      readonly atNs: number;
-      readonly kind: "device";
-      readonly node: string;
-      /** false: killed (as a crash); true: restarted with fresh state. */
-      readonly running: boolean;
-    }
-  | {
-      readonly atNs: number;
-      readonly kind: "route";
-      readonly node: string;
-      readonly to: string;
-      /** null withdraws the route an earlier step added. */
-      readonly via: string | null;
-    };
 
 export interface Scenario {
   readonly name: string;
@@ -158,10 +124,10 @@ export function resolveScenario(parsed: ScenarioFile, file: string, doc: SourceD
         const why = incastProblem(hostNames, s.start.to, s.start.from);
         if (why) problem([...at, "start", "from"], why);
       }
-      timeline.push({ atNs: s.at, kind: "start", workload: w });
+      timeline.push({ atNs: s.at, action: { kind: "start", workload: w } });
     } else if ("set" in s) {
       checkSwitches(s.set.nodes, [...at, "set", "nodes"]);
-      timeline.push({ atNs: s.at, kind: "set", change: change(s.set) });
+      timeline.push({ atNs: s.at, action: { kind: "set", change: change(s.set) } });
     } else if ("link" in s) {
       const up = "up" in s.link;
       const text = "up" in s.link ? s.link.up : s.link.down;
@@ -169,14 +135,14 @@ export function resolveScenario(parsed: ScenarioFile, file: string, doc: SourceD
       const port = Number(iface.slice(3));
       if (linkAt(topology, node, port) === null)
         problem([...at, "link"], `${text} is not connected in the topology`);
-      timeline.push({ atNs: s.at, kind: "link", up, node, port });
+      timeline.push({ atNs: s.at, action: { kind: "link", node, port, up } });
     } else if ("inject" in s) {
       const i = s.inject;
       if ("kill" in i || "restart" in i) {
         const node = "kill" in i ? i.kill : i.restart;
         if (!topology.nodes.some((n) => n.name === node))
           problem([...at, "inject", "kill" in i ? "kill" : "restart"], `no node ${node} in the topology`);
-        timeline.push({ atNs: s.at, kind: "device", node, running: "restart" in i });
+        timeline.push({ atNs: s.at, action: { kind: "device", node, running: "restart" in i } });
         return;
       }
       if ("route" in i || "withdrawRoute" in i) {
@@ -184,21 +150,24 @@ export function resolveScenario(parsed: ScenarioFile, file: string, doc: SourceD
         const via = "route" in i ? i.route.via : null;
         const why = runtimeRouteProblem(topology, r.node, r.to, via);
         if (why !== null) problem([...at, "inject", "route" in i ? "route" : "withdrawRoute"], why);
-        timeline.push({ atNs: s.at, kind: "route", node: r.node, to: r.to, via });
+        timeline.push({ atNs: s.at, action: { kind: "route", node: r.node, to: r.to, via } });
         return;
       }
       const host = "pfcStorm" in i ? i.pfcStorm : i.stopPfcStorm;
       checkHost(host, [...at, "inject", "pfcStorm" in i ? "pfcStorm" : "stopPfcStorm"]);
       if ("pfcStorm" in i) {
         const priority = i.priority ?? 3;
-        const step = { atNs: s.at, kind: "pfc-storm", host, priority } as const;
-        timeline.push(i.interval !== undefined ? { ...step, intervalNs: i.interval } : step);
-      } else timeline.push({ atNs: s.at, kind: "pfc-storm", host, priority: null });
+        const storm = { kind: "pfc-storm", host, priority } as const;
+        timeline.push({
+          atNs: s.at,
+          action: i.interval !== undefined ? { ...storm, intervalNs: i.interval } : storm,
+        });
+      } else timeline.push({ atNs: s.at, action: { kind: "pfc-storm", host, priority: null } });
     } else {
-      timeline.push({ atNs: s.at, kind: "stop", workloads: s.stop });
+      timeline.push({ atNs: s.at, action: { kind: "stop", workloads: s.stop } });
     }
   });
-  for (const [i, s] of timeline.entries()) {
+  for (const [i, { action: s }] of timeline.entries()) {
     if (s.kind === "stop" && s.workloads !== "all") {
       for (const name of s.workloads)
         if (!names.has(name)) problem(["timeline", i, "stop"], `no workload named "${name}"`);

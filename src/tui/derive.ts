@@ -5,8 +5,8 @@
 import type { PortStats } from "../device/contract.js";
 import { tableKey } from "../device/counters.js";
 import { PfcCounter, pfcKey } from "../device/l2/pfc-counters.js";
-import type { DeviceView, LabEvent, LabSnapshot, LinkView, TopologyView } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
+import type { DeviceView, LabEvent, LabSnapshot, LinkView, TopologyView } from "../lab/lab.js";
 import type { QpStats } from "../nic/stats-types.js";
 import { SwitchCounter } from "../switch/counter-defs.js";
 import { PfcWatchdogCounter } from "../switch/features/pfc-watchdog.js";

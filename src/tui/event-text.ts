@@ -1,6 +1,6 @@
 // One line of text per telemetry event, for the event log.
 
-import type { LabEvent } from "../lab/controller.js";
+import type { LabEvent } from "../lab/lab.js";
 import { formatBps } from "./format.js";
 
 function at(e: LabEvent, unit: "p" | "q"): string {

@@ -9,7 +9,7 @@
 // route's share is the product of the splits along it (each switch knows only its own split, so for a
 // flow split at two tiers this is the marginal, not the joint, distribution).
 
-import type { LabSnapshot, LinkView, TopologyView } from "../lab/controller.js";
+import type { LabSnapshot, LinkView, TopologyView } from "../lab/lab.js";
 import type { FlowPathEntry } from "../switch/stats-types.js";
 import { counterDelta } from "./derive.js";
 import { splitEndpoint } from "./format.js";

@@ -2,7 +2,8 @@
 // and the one function that checks a filled-in form and turns it into an effect on the lab.
 
 import { parseRate, parseSize } from "../device/units.js";
-import type { Effect, KeyContext } from "./ui-state.js";
+import { act, type Effect } from "./effect.js";
+import type { KeyContext } from "./key-context.js";
 
 /** A text field of a form prompt. */
 export interface FormField {
@@ -19,14 +20,6 @@ export interface FormPrompt {
   readonly fields: readonly FormField[];
   readonly focus: number;
   readonly error: string | null;
-}
-
-/** `rocelab inject pfc-storm HOST [--priority P | --stop]` from the dashboard. */
-export interface PfcStormEffect {
-  readonly type: "pfc-storm";
-  readonly host: string;
-  /** null: stop the host's storm. */
-  readonly priority: number | null;
 }
 
 function hostsOf(ctx: KeyContext): string[] {
@@ -98,11 +91,11 @@ export function submitForm(p: FormPrompt, ctx: KeyContext): Effect | { error: st
     const host = field(p, "host");
     if (!hosts.includes(host)) return { error: `host must be one of: ${hosts.join(", ")}` };
     const text = field(p, "priority").toLowerCase();
-    if (text === "off") return { type: "pfc-storm", host, priority: null };
+    if (text === "off") return act({ kind: "pfc-storm", host, priority: null });
     const priority = Number(text);
     if (text === "" || !Number.isInteger(priority) || priority < 0 || priority > 7)
       return { error: `priority must be 0-7, or off to stop ${host}'s storm` };
-    return { type: "pfc-storm", host, priority };
+    return act({ kind: "pfc-storm", host, priority });
   }
   if (p.kind === "incast") {
     const to = field(p, "to");
@@ -112,7 +105,7 @@ export function submitForm(p: FormPrompt, ctx: KeyContext): Effect | { error: st
       return { error: `senders must be 1-${hosts.length - 1}` };
     const bytes = parseSize(field(p, "size"));
     if (bytes === null || bytes <= 0) return { error: `"${field(p, "size")}" is not a size (e.g. 4MB)` };
-    return { type: "incast", req: { to, from, bytes } };
+    return act({ kind: "incast", to, from, bytes });
   }
   const from = field(p, "from");
   const to = field(p, "to");
@@ -120,5 +113,5 @@ export function submitForm(p: FormPrompt, ctx: KeyContext): Effect | { error: st
   if (!hosts.includes(to) || to === from) return { error: "to must be another host" };
   const rateBps = parseRate(field(p, "rate"));
   if (rateBps === null) return { error: `"${field(p, "rate")}" is not a rate (e.g. 10G)` };
-  return { type: "udp", req: { from, to, rateBps } };
+  return act({ kind: "udp", from, to, rateBps });
 }

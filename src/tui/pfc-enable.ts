@@ -3,22 +3,13 @@
 // the watchdog holds — the node on screen first — then a confirmation, since PFC comes back on a queue
 // that may still be stormed.
 
-import type { LabSnapshot } from "../lab/controller.js";
+import type { LabSnapshot } from "../lab/lab.js";
 import { PRIORITIES } from "./derive.js";
+import { act, type Effect } from "./effect.js";
 import { padRight } from "./format.js";
+import type { HeldPriority } from "./key-context.js";
 import { type Segment, seg } from "./segments.js";
 import { marker, type Theme, Tone } from "./theme.js";
-
-/** A port and priority the watchdog holds. */
-export interface HeldPriority {
-  readonly node: string;
-  readonly port: number;
-  readonly priority: number;
-  /** 1 stormed (recovering on its own after restorationTime), 2 latched (only an operator restores it). */
-  readonly state: number;
-  readonly detected: number;
-  readonly restored: number;
-}
 
 export interface PfcEnablePrompt {
   readonly kind: "pfc-enable";
@@ -26,13 +17,6 @@ export interface PfcEnablePrompt {
   readonly index: number;
   /** The choice is made: waiting for y. */
   readonly confirm: boolean;
-}
-
-export interface PfcEnableEffect {
-  readonly type: "pfc-enable";
-  readonly node: string;
-  readonly port: number;
-  readonly priority: number;
 }
 
 /** Every (switch, port, priority) the watchdog holds stormed or latched in the snapshot. */
@@ -79,13 +63,13 @@ export function pfcEnableKey(
     readonly upArrow?: boolean;
     readonly downArrow?: boolean;
   },
-): { prompt: PfcEnablePrompt | null; effect: PfcEnableEffect | null } {
+): { prompt: PfcEnablePrompt | null; effect: Effect | null } {
   if (p.confirm) {
     const h = p.items[p.index]!;
     if (input === "y" || input === "Y")
       return {
         prompt: null,
-        effect: { type: "pfc-enable", node: h.node, port: h.port, priority: h.priority },
+        effect: act({ kind: "pfc-enable", node: h.node, port: h.port, priority: h.priority }),
       };
     // Anything else backs out to the list; Esc and q close it.
     return { prompt: key.escape || input === "q" ? null : { ...p, confirm: false }, effect: null };

@@ -1,10 +1,11 @@
 // Carries out what a key asked for: calls the lab, and records the outcome in the store's status line.
 // A lab error becomes a message on the status line; it never reaches React, so it cannot crash the UI.
 
-import { formatRate, formatSize } from "../device/units.js";
-import type { LabController } from "../lab/controller.js";
+import { formatSize } from "../device/units.js";
+import type { Lab } from "../lab/lab.js";
+import { describeAction, presetOf } from "../scenario/action.js";
+import { describeEffect, type Effect } from "./effect.js";
 import type { DashboardStore } from "./store.js";
-import { describeEffect, type Effect } from "./ui-state.js";
 
 /** Pacing of a simulated run (absent for a live lab, whose clock is the real one). */
 export interface SimPacing {
@@ -22,35 +23,30 @@ export const MAX_SIM_DILATION = 1_000_000;
 
 async function perform(
   e: Effect,
-  lab: LabController,
+  lab: Lab,
   store: DashboardStore,
   pacing: SimPacing | null,
 ): Promise<string> {
   switch (e.type) {
-    case "incast": {
-      const name = await lab.incast(e.req);
-      const n = typeof e.req.from === "number" ? e.req.from : e.req.from.length;
-      return `${name}: ${n} senders x ${formatSize(e.req.bytes)} -> ${e.req.to}`;
+    case "action": {
+      const a = e.action;
+      const r = await lab.apply(a);
+      if (a.kind === "incast") {
+        const n = typeof a.from === "number" ? a.from : a.from.length;
+        return `${r.workload ?? "incast"}: ${n} senders x ${formatSize(a.bytes)} -> ${a.to}`;
+      }
+      if (a.kind === "set") {
+        const preset = presetOf(a.change);
+        if (preset !== null) {
+          store.setPreset(preset);
+          return `preset ${preset} on every switch`;
+        }
+      }
+      // Short forms for the status line (an 80-column screen leaves it ~30 columns); a link down in capitals.
+      if (a.kind === "link") return `${a.node}:eth${a.port} ${a.up ? "up" : "DOWN"}`;
+      if (a.kind === "pfc-enable") return `${a.node}:eth${a.port} prio ${a.priority}: PFC enabled`;
+      return describeAction(a);
     }
-    case "udp":
-      await lab.udp(e.req);
-      return `UDP ${e.req.from} -> ${e.req.to} at ${formatRate(e.req.rateBps)}b/s`;
-    case "stop":
-      await lab.stopTraffic();
-      return "traffic stopped";
-    case "link":
-      await lab.setLink(e.node, e.port, e.up);
-      return `${e.node}:eth${e.port} ${e.up ? "up" : "DOWN"}`;
-    case "kill":
-      await lab.kill(e.node);
-      return `${e.node} killed`;
-    case "restart":
-      await lab.restart(e.node);
-      return `${e.node} restarted`;
-    case "preset":
-      await lab.applyPreset(e.preset);
-      store.setPreset(e.preset);
-      return `preset ${e.preset} on every switch`;
     case "pause": {
       if (!pacing) throw new Error("only a simulated run can pause");
       if (pacing.paused()) pacing.resume();
@@ -66,14 +62,6 @@ async function perform(
       pacing.setDilation(next);
       return `dilation ${next}: 1 emulated ms lasts ${(next / 1000).toFixed(next < 1000 ? 2 : 1)} real s`;
     }
-    case "pfc-enable":
-      await lab.pfcEnable(e.node, e.port, e.priority);
-      return `${e.node}:eth${e.port} prio ${e.priority}: PFC enabled`;
-    case "pfc-storm":
-      await lab.pfcStorm(e.host, e.priority);
-      return e.priority === null
-        ? `${e.host}: PFC storm stopped`
-        : `${e.host}: PFC storm on priority ${e.priority}`;
     case "notice":
       throw new Error(e.text);
     case "quit":
@@ -84,7 +72,7 @@ async function perform(
 /** Runs an effect; resolves when the lab has answered (never rejects). */
 export async function runEffect(
   e: Effect,
-  lab: LabController,
+  lab: Lab,
   store: DashboardStore,
   pacing: SimPacing | null = null,
 ): Promise<void> {

@@ -2,7 +2,7 @@
 // (as htop and k9s do) so quitting gives the terminal back as it was, and paints its frames through the
 // FramePainter (only changed rows, no flicker); every way out goes through close().
 import { render } from "ink";
-import type { LabController } from "../lab/controller.js";
+import type { Lab } from "../lab/lab.js";
 import { App } from "./components/App.js";
 import { BringUp, type BringUpStep } from "./components/BringUp.js";
 import { FramePainter } from "./painter.js";
@@ -26,7 +26,7 @@ function safeWrite(stream: NodeJS.WriteStream, text: string): void {
 }
 
 export interface DashboardOptions {
-  readonly lab: LabController;
+  readonly lab: Lab;
   readonly store: DashboardStore;
   readonly pacing?: SimPacing | null;
   readonly colour: boolean;

@@ -1,7 +1,7 @@
 // A run of characters Ink hands over at once, as the key presses they are (ui-state.ts's reducer takes
 // one key at a time).
 
-import type { KeyPress } from "./ui-state.js";
+import type { KeyPress } from "./key-context.js";
 
 /**
  * The keys in a run of characters that arrived together (typed fast, pasted, or sent by tmux). Ink splits

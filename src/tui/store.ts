@@ -1,15 +1,10 @@
-// The dashboard's model, outside React: fed by a LabController (snapshots and events), it keeps the
+// The dashboard's model, outside React: fed by a Lab (snapshots and events), it keeps the
 // derived state — port and link metrics from counter deltas, per-QP goodput, bounded histories for the
 // sparklines, a bounded event log, the outcome of the last action — and hands out immutable states to
 // subscribers. Notifications are coalesced so a burst of event batches costs one redraw.
 
-import type {
-  LabController,
-  LabEvent,
-  LabSnapshot,
-  ThresholdPreset,
-  TopologyView,
-} from "../lab/controller.js";
+import type { Lab, LabEvent, LabSnapshot, TopologyView } from "../lab/lab.js";
+import type { ThresholdPreset } from "../scenario/action.js";
 import {
   appendBounded,
   type FabricTotals,
@@ -148,7 +143,7 @@ export class DashboardStore {
   }
 
   /** Feeds the store from a lab; returns the function that stops it. */
-  connect(lab: LabController): () => void {
+  connect(lab: Lab): () => void {
     const offSnapshot = lab.onSnapshot((s) => this.ingestSnapshot(s));
     const offEvents = lab.onEvents((e) => this.ingestEvents(e));
     return () => {

@@ -3,7 +3,7 @@
 // the VTEP (VXLAN tunnels with what went in and out of each, and ECN carried across: CE copied inner →
 // outer at encapsulation, outer CE seen and copied outer → inner, or lost, at decapsulation).
 
-import type { LabSnapshot } from "../lab/controller.js";
+import type { LabSnapshot } from "../lab/lab.js";
 import type { SwitchStats } from "../switch/stats-types.js";
 import { dottedQuad, PRIORITIES } from "./derive.js";
 import { formatBytes, formatCount, padLeft, padRight } from "./format.js";

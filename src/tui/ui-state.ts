@@ -2,26 +2,14 @@
 // function that turns a key press into the next state and, for actions, an effect on the lab. Keeping it
 // pure lets the key handling be tested without a terminal or a lab.
 
-import { formatSize } from "../device/units.js";
-import type { IncastRequest, ThresholdPreset, UdpRequest } from "../lab/controller.js";
-import { THRESHOLD_PRESETS } from "../lab/controller.js";
+import { THRESHOLD_PRESETS } from "../scenario/action.js";
+import { switchChange } from "../scenario/settings-layers.js";
 import { EVENT_FILTERS, type EventFilter } from "./derive.js";
+import { act, type Effect } from "./effect.js";
 import { splitEndpoint } from "./format.js";
-import {
-  type FormPrompt,
-  incastForm,
-  type PfcStormEffect,
-  pfcStormForm,
-  submitForm,
-  udpForm,
-} from "./forms.js";
-import {
-  type HeldPriority,
-  openPfcEnable,
-  type PfcEnableEffect,
-  type PfcEnablePrompt,
-  pfcEnableKey,
-} from "./pfc-enable.js";
+import { type FormPrompt, incastForm, pfcStormForm, submitForm, udpForm } from "./forms.js";
+import type { KeyContext, KeyPress } from "./key-context.js";
+import { openPfcEnable, type PfcEnablePrompt, pfcEnableKey } from "./pfc-enable.js";
 
 export const TABS = ["fabric", "node", "flows", "events"] as const;
 export type Tab = (typeof TABS)[number];
@@ -67,65 +55,7 @@ export const INITIAL_UI: UiState = {
   flowsMode: "rates",
 };
 
-/** What the key handler needs to know about the lab and the screen. */
-export interface KeyContext {
-  readonly nodes: readonly {
-    readonly name: string;
-    readonly kind: "switch" | "host";
-    readonly status: string;
-  }[];
-  readonly links: readonly { readonly a: string; readonly b: string; readonly up: boolean }[];
-  readonly preset: ThresholdPreset;
-  readonly sim: boolean;
-  /** Rows in the current view's list (links, ports of the node, QPs, filtered events) and how many fit. */
-  readonly rows: number;
-  readonly page: number;
-  /** The newest event's sequence number. */
-  readonly eventsTotal: number;
-  /** Ports and priorities the PFC watchdog holds (the `e` chooser). */
-  readonly held?: readonly HeldPriority[];
-}
-
-/** A key as Ink reports it (only the flags we use). */
-export interface KeyPress {
-  readonly input: string;
-  readonly key: {
-    readonly upArrow?: boolean;
-    readonly downArrow?: boolean;
-    readonly leftArrow?: boolean;
-    readonly rightArrow?: boolean;
-    readonly pageUp?: boolean;
-    readonly pageDown?: boolean;
-    readonly home?: boolean;
-    readonly end?: boolean;
-    readonly return?: boolean;
-    readonly escape?: boolean;
-    readonly ctrl?: boolean;
-    readonly shift?: boolean;
-    readonly tab?: boolean;
-    readonly backspace?: boolean;
-    readonly delete?: boolean;
-    readonly meta?: boolean;
-  };
-}
-
 export { splitKeys } from "./split-keys.js";
-
-/** Something the lab (or the program) should do. */
-export type Effect =
-  | { readonly type: "quit" }
-  | { readonly type: "incast"; readonly req: IncastRequest }
-  | { readonly type: "udp"; readonly req: UdpRequest }
-  | { readonly type: "stop" }
-  | { readonly type: "link"; readonly node: string; readonly port: number; readonly up: boolean }
-  | { readonly type: "kill"; readonly node: string }
-  | { readonly type: "restart"; readonly node: string }
-  | { readonly type: "preset"; readonly preset: ThresholdPreset }
-  | { readonly type: "pause" }
-  | { readonly type: "speed"; readonly factor: number }
-  | { readonly type: "notice"; readonly text: string }
-  | PfcEnableEffect
-  | PfcStormEffect;
 
 export interface KeyResult {
   readonly ui: UiState;
@@ -155,15 +85,15 @@ export function choose(kind: ChoiceKind, index: number, ctx: KeyContext): Effect
       const l = ctx.links[index];
       if (!l) return null;
       const { node, port } = splitEndpoint(l.a);
-      return { type: "link", node, port, up: !l.up };
+      return act({ kind: "link", node, port, up: !l.up });
     }
     case "preset": {
       const preset = THRESHOLD_PRESETS[index];
-      return preset ? { type: "preset", preset } : null;
+      return preset ? act({ kind: "set", change: switchChange({ profile: preset }) }) : null;
     }
     default: {
       const n = ctx.nodes[index];
-      return n ? { type: kind, node: n.name } : null;
+      return n ? act({ kind: "device", node: n.name, running: kind === "restart" }) : null;
     }
   }
 }
@@ -305,7 +235,7 @@ export function reduceKey(ui: UiState, press: KeyPress, ctx: KeyContext): KeyRes
       return { ui: { ...ui, prompt: pfcStormForm(ctx, onScreen) }, effect: null };
     }
     case "s":
-      return { ui, effect: { type: "stop" } };
+      return { ui, effect: act({ kind: "stop", workloads: "all" }) };
     case "l":
       return openChooser(ui, "link", ctx);
     case "k":
@@ -372,38 +302,4 @@ export function reduceKey(ui: UiState, press: KeyPress, ctx: KeyContext): KeyRes
     }
   }
   return { ui, effect: null };
-}
-
-/** A short description of an effect, for the status line while it runs. */
-export function describeEffect(e: Effect): string {
-  switch (e.type) {
-    case "incast": {
-      const n = typeof e.req.from === "number" ? e.req.from : e.req.from.length;
-      return `incast ${n} x ${formatSize(e.req.bytes)} -> ${e.req.to}`;
-    }
-    case "udp":
-      return `UDP ${e.req.from} -> ${e.req.to}`;
-    case "stop":
-      return "stopping traffic";
-    case "link":
-      return `${e.node}:eth${e.port} ${e.up ? "up" : "down"}`;
-    case "kill":
-      return `killing ${e.node}`;
-    case "restart":
-      return `restarting ${e.node}`;
-    case "preset":
-      return `preset ${e.preset}`;
-    case "pause":
-      return "pause";
-    case "speed":
-      return "speed";
-    case "notice":
-      return e.text;
-    case "pfc-enable":
-      return `PFC on ${e.node}:eth${e.port} priority ${e.priority}`;
-    case "pfc-storm":
-      return e.priority === null ? `stopping ${e.host}'s PFC storm` : `PFC storm from ${e.host}`;
-    case "quit":
-      return "quit";
-  }
 }

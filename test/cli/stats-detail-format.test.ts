@@ -9,7 +9,7 @@ import { loadTopology } from "../../src/scenario/topology-file.js";
 t.test("flow paths, elephants and the VTEP in the stats text", async (t) => {
   const lab = new SimLab({ topology: loadTopology("docs/examples/vxlan.yaml"), seed: 1 });
   lab.fabric.configureSwitches(switchChange({ elephant: { enabled: true, size: 100_000, rate: 1e9 } }));
-  await lab.incast({ to: "h5", from: ["h1"], bytes: 1_000_000 });
+  await lab.apply({ kind: "incast", to: "h5", from: ["h1"], bytes: 1_000_000 });
   lab.step(200_000);
   const leaf1 = lab.snapshotNow().stats.leaf1!;
   const text = formatStats(leaf1, false);

@@ -1,7 +1,7 @@
 import t from "tap";
 import { formatStats, formatStatus } from "../../src/cli/lab-format.js";
-import type { TopologyView } from "../../src/lab/controller.js";
 import type { AnyDeviceStats } from "../../src/lab/device-stats.js";
+import type { TopologyView } from "../../src/lab/lab.js";
 import type { LabStatus } from "../../src/lab/live/supervisor.js";
 
 const stats = (s: object) => s as unknown as AnyDeviceStats;

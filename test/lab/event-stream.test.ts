@@ -17,10 +17,10 @@ t.test("snapshot first, then classified events as JSON lines", async (t) => {
     },
   );
   t.ok(subscribed, "the event push was started");
-  await lab.incast({ to: "h5", from: 4, bytes: 2_000_000 });
+  await lab.apply({ kind: "incast", to: "h5", from: 4, bytes: 2_000_000 });
   lab.step(600_000);
   (lab as unknown as { publish(): void }).publish();
-  await lab.setLink("leaf1", 1, false);
+  await lab.apply({ kind: "link", node: "leaf1", port: 1, up: false });
   lab.step(10_000);
   (lab as unknown as { publish(): void }).publish();
   stop();

@@ -1,10 +1,10 @@
-// The one timeline runner, against a fake lab: steps reach the lab in timeline order with their times,
+// The one timeline runner, against a fake lab: steps' actions reach the lab in timeline order with their times,
 // in virtual time all are scheduled before the run starts, in real time each is awaited before the next
 // wait, an interruption ends the walk, and an unknown step kind fails before any step runs.
 import t from "tap";
-import { runTimeline, type ScheduleClock, type TimelineLab, type WaitClock } from "../../src/lab/timeline.js";
+import { type ApplyStep, runTimeline, type ScheduleClock, type WaitClock } from "../../src/lab/timeline.js";
 import type { WorkloadSpec } from "../../src/nic/workloads.js";
-import type { Step } from "../../src/scenario/scenario.js";
+import type { LabAction, Step } from "../../src/scenario/action.js";
 import { NO_CHANGE, switchChange } from "../../src/scenario/settings-layers.js";
 
 function flow(name: string): WorkloadSpec {
@@ -23,24 +23,24 @@ function flow(name: string): WorkloadSpec {
 
 const change = switchChange({ buffer: { reserve: 4096 } }, ["leaf1"]);
 const TIMELINE: readonly Step[] = [
-  { atNs: 0, kind: "start", workload: flow("a") },
-  { atNs: 0, kind: "set", change },
-  { atNs: 5_000, kind: "link", node: "leaf1", port: 1, up: false },
-  { atNs: 7_000, kind: "start", workload: flow("b") },
-  { atNs: 9_000, kind: "stop", workloads: ["a"] },
-  { atNs: 9_000, kind: "link", node: "leaf1", port: 1, up: true },
-  { atNs: 10_000, kind: "route", node: "spine1", to: "h5", via: "eth1" },
-  { atNs: 11_000, kind: "route", node: "spine1", to: "h5", via: null },
-  { atNs: 11_000, kind: "device", node: "spine2", running: false },
-  { atNs: 11_500, kind: "device", node: "spine2", running: true },
-  { atNs: 12_000, kind: "stop", workloads: "all" },
+  { atNs: 0, action: { kind: "start", workload: flow("a") } },
+  { atNs: 0, action: { kind: "set", change } },
+  { atNs: 5_000, action: { kind: "link", node: "leaf1", port: 1, up: false } },
+  { atNs: 7_000, action: { kind: "start", workload: flow("b") } },
+  { atNs: 9_000, action: { kind: "stop", workloads: ["a"] } },
+  { atNs: 9_000, action: { kind: "link", node: "leaf1", port: 1, up: true } },
+  { atNs: 10_000, action: { kind: "route", node: "spine1", to: "h5", via: "eth1" } },
+  { atNs: 11_000, action: { kind: "route", node: "spine1", to: "h5", via: null } },
+  { atNs: 11_000, action: { kind: "device", node: "spine2", running: false } },
+  { atNs: 11_500, action: { kind: "device", node: "spine2", running: true } },
+  { atNs: 12_000, action: { kind: "stop", workloads: "all" } },
 ];
 
 const EXPECTED = [
-  "0 start a workload:a",
+  "0 start a",
   "0 set leaf1",
   "5000 link leaf1:1 down",
-  "7000 start b workload:b",
+  "7000 start b",
   "9000 stop a",
   "9000 link leaf1:1 up",
   "10000 route spine1 h5 eth1",
@@ -50,18 +50,29 @@ const EXPECTED = [
   "12000 stop all",
 ];
 
+/** One line per action, as the fake lab writes it down. */
+function line(a: LabAction, at: number): string {
+  switch (a.kind) {
+    case "start":
+      return `${at} start ${a.workload.name}`;
+    case "set":
+      return `${at} set ${Object.keys(a.change.nodes).join(",")}${a.change.switches.length ? "all" : ""}`;
+    case "link":
+      return `${at} link ${a.node}:${a.port} ${a.up ? "up" : "down"}`;
+    case "stop":
+      return `${at} stop ${a.workloads === "all" ? "all" : a.workloads.join(",")}`;
+    case "device":
+      return `${at} device ${a.node} ${a.running ? "restart" : "kill"}`;
+    case "route":
+      return `${at} route ${a.node} ${a.to} ${a.via ?? "withdrawn"}`;
+    default:
+      return `${at} ${a.kind}`;
+  }
+}
+
 /** A lab that writes down what it was asked; `wrap` makes its answers sync or async. */
-function fakeLab<R extends void | Promise<void>>(wrap: (line: string) => R): TimelineLab<R> {
-  return {
-    startWorkload: (at, spec, stream) => wrap(`${at} start ${spec.name} ${stream}`),
-    applySettings: (at, c) =>
-      wrap(`${at} set ${Object.keys(c.nodes).join(",")}${c.switches.length ? "all" : ""}`),
-    setLink: (at, node, port, up) => wrap(`${at} link ${node}:${port} ${up ? "up" : "down"}`),
-    stopWorkloads: (at, w) => wrap(`${at} stop ${w === "all" ? "all" : w.join(",")}`),
-    pfcStorm: (at, host, p) => wrap(`${at} pfc-storm ${host} ${p ?? "off"}`),
-    setDevice: (at, node, running) => wrap(`${at} device ${node} ${running ? "restart" : "kill"}`),
-    staticRoute: (at, node, to, via) => wrap(`${at} route ${node} ${to} ${via ?? "withdrawn"}`),
-  };
+function fakeLab<R extends void | Promise<void>>(wrap: (line: string) => R): ApplyStep<R> {
+  return (a, at) => wrap(line(a, at));
 }
 
 t.test("virtual time: every step is scheduled at its time, in order, before anything runs", (t) => {
@@ -124,11 +135,11 @@ t.test("real time: an interruption ends the walk at the step it waited for", asy
 t.test("an unknown step kind fails with its index, time and the known kinds, before any step", async (t) => {
   const bad = [
     ...TIMELINE.slice(0, 2),
-    { atNs: 6_000, kind: "explode" } as unknown as Step,
+    { atNs: 6_000, action: { kind: "explode" } } as unknown as Step,
     ...TIMELINE.slice(2),
   ];
   const message =
-    /timeline step 2 \(at 6000 ns\) has unknown kind "explode" \(known: start, set, link, stop, pfc-storm, route, device\)/;
+    /timeline step 2 \(at 6000 ns\) has unknown kind "explode" \(known: start, incast, udp, stop, link, device, pfc-storm, pfc-enable, set, route, dilation\)/;
   const log: string[] = [];
   const scheduled: number[] = [];
   t.throws(
@@ -171,7 +182,7 @@ t.test(
     const log: string[] = [];
     const scheduled: (() => void)[] = [];
     runTimeline(
-      [{ atNs: 3, kind: "set", change: NO_CHANGE }],
+      [{ atNs: 3, action: { kind: "set", change: NO_CHANGE } }],
       fakeLab<void>((line) => {
         log.push(line);
       }),
@@ -196,7 +207,7 @@ t.test("real time: only workload starts may be handed to the lab ahead of their 
   await runTimeline(TIMELINE, lab, clock);
   t.same(
     asked,
-    TIMELINE.map((s) => `${s.atNs}${s.kind === "start" ? " ahead" : ""}`),
+    TIMELINE.map((s) => `${s.atNs}${s.action.kind === "start" ? " ahead" : ""}`),
     "the NICs start a workload's flows at their times themselves; every other step waits for its time",
   );
 });

@@ -235,7 +235,10 @@ t.test("dynamic XOFF: the smallest threshold with every lossless PG congested", 
 
 t.test("a set step is linted with what it brought in", async (t) => {
   const sc = loadScenario("docs/experiments/ghost-latency/fixed.yaml");
-  const step = { atNs: 1000, kind: "set" as const, change: switchChange({ pfc: { xoff: 50_000 } }) };
+  const step = {
+    atNs: 1000,
+    action: { kind: "set" as const, change: switchChange({ pfc: { xoff: 50_000 } }) },
+  };
   const found = lintScenario({ ...sc, timeline: [...sc.timeline, step] }).filter((f) =>
     f.path.startsWith(`timeline[${sc.timeline.length}]: `),
   );

@@ -48,7 +48,7 @@ t.test("mutated frames into a live switch port and a live NIC port", async (t) =
       return n;
     };
     const before = await lossless();
-    const name = await lab.incast({ to: "h5", from: 4, bytes: 256_000, qps: 1 });
+    const { workload: name } = await lab.apply({ kind: "incast", to: "h5", from: 4, bytes: 256_000, qps: 1 });
     let flows: FlowReport[] = [];
     for (let i = 0; i < 120; i++) {
       flows = (await lab.request<FlowReport[]>("flows")).filter((f) => f.workload === name);

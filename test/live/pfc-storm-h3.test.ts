@@ -12,8 +12,9 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import t, { type Test } from "tap";
-import type { LabEvent } from "../../src/lab/controller.js";
+import type { LabEvent } from "../../src/lab/lab.js";
 import { LiveLab } from "../../src/lab/live/live-lab.js";
+import { switchChange } from "../../src/scenario/settings-layers.js";
 import { qpFlows } from "../../src/tui/flow-paths.js";
 import { labNamespaces, labProcesses, nicStatsOf, requireRoot, rl, statsOf, upLab } from "../helpers/live.js";
 
@@ -89,7 +90,8 @@ t.test("live: a PFC storm detected, dropped, forwarded, latched and re-enabled",
   const events: LabEvent[] = [];
   lab.onEvents((e) => events.push(...e));
   await lab.subscribe();
-  const write = (from: string, to: string) => lab.incast({ to, from: [from], bytes: 64_000_000 });
+  const write = (from: string, to: string) =>
+    lab.apply({ kind: "incast", to, from: [from], bytes: 64_000_000 });
 
   // 1. drop.
   await write("h1", "h5");
@@ -191,7 +193,7 @@ t.test("live: a PFC storm detected, dropped, forwarded, latched and re-enabled",
   );
 
   // 2. forward, set at run time through the control channel.
-  await lab.request("configure-switches", { settings: { pfcWatchdog: { action: "forward" } } });
+  await lab.apply({ kind: "set", change: switchChange({ pfcWatchdog: { action: "forward" } }) });
   const dropped = await wd(3, 3, "tx_drop");
   await storm(true);
   await until(

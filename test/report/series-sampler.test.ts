@@ -38,8 +38,8 @@ t.test("SeriesSampler and stats-fed SeriesRecorder write identical CSVs", (t) =>
     schedule: (at, fn) => sim.at(at, fn),
   });
   const step = sc.timeline[0]!;
-  if (step.kind !== "start") throw new Error("the scenario starts with a workload");
-  driver.add(generateFlows(step.workload, step.atNs, createRandom(sc.seed, "w"), driver.newId));
+  if (step.action.kind !== "start") throw new Error("the scenario starts with a workload");
+  driver.add(generateFlows(step.action.workload, step.atNs, createRandom(sc.seed, "w"), driver.newId));
   const direct = new SeriesRecorder();
   const sampler = new SeriesSampler(direct, fabric.switches, nics);
   const viaStats = new SeriesRecorder();

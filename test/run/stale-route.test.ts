@@ -6,7 +6,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import t from "tap";
 import { runScenarioSim } from "../../src/run/run-sim.js";
-import { loadScenario, type Scenario, type Step } from "../../src/scenario/scenario.js";
+import type { Step } from "../../src/scenario/action.js";
+import { loadScenario, type Scenario } from "../../src/scenario/scenario.js";
 
 const SCENARIO = "docs/experiments/pfc-deadlock/loop-stale-route.yaml";
 
@@ -35,12 +36,12 @@ t.test("a stale route injected at 50 us deadlocks s3 and s4", (t) => {
 
 t.test("without the route, or with it withdrawn before traffic, the flow completes", (t) => {
   const sc = loadScenario(SCENARIO);
-  const healthy: Scenario = { ...sc, timeline: sc.timeline.filter((s) => s.kind !== "route") };
+  const healthy: Scenario = { ...sc, timeline: sc.timeline.filter((s) => s.action.kind !== "route") };
   t.equal(runScenarioSim(healthy).report.summary.flowsCompleted, 1, "no route: delivered");
   const withdrawn: Step[] = [
-    { atNs: 1_000, kind: "route", node: "s3", to: "h3", via: "eth1" },
-    { atNs: 2_000, kind: "route", node: "s3", to: "h3", via: null },
-    ...sc.timeline.filter((s) => s.kind !== "route"),
+    { atNs: 1_000, action: { kind: "route", node: "s3", to: "h3", via: "eth1" } },
+    { atNs: 2_000, action: { kind: "route", node: "s3", to: "h3", via: null } },
+    ...sc.timeline.filter((s) => s.action.kind !== "route"),
   ];
   t.equal(
     runScenarioSim({ ...sc, timeline: withdrawn }).report.summary.flowsCompleted,

@@ -1,6 +1,6 @@
 // Derivations from snapshots: utilisation from wire time, pause fractions, counter deltas, tiers, goodput.
 import t from "tap";
-import type { LabEvent, LabSnapshot, TopologyView } from "../../src/lab/controller.js";
+import type { LabEvent, LabSnapshot, TopologyView } from "../../src/lab/lab.js";
 import type { SwitchStats } from "../../src/switch/stats-types.js";
 import {
   appendBounded,

@@ -3,7 +3,7 @@
 // flows keeps one route; `v` switches between rates and paths.
 import "./fixtures/force-colour.js";
 import t from "tap";
-import type { LabSnapshot } from "../../src/lab/controller.js";
+import type { LabSnapshot } from "../../src/lab/lab.js";
 import { SimLab } from "../../src/lab/sim/sim-lab.js";
 import { hostAddress, planAddresses } from "../../src/scenario/address-plan.js";
 import { switchChange } from "../../src/scenario/settings-layers.js";
@@ -23,7 +23,7 @@ async function sprayed(): Promise<[LabSnapshot, LabSnapshot]> {
   lab.fabric.configureSwitches(
     switchChange({ lb: { mode: "dlb-spray" }, elephant: { enabled: true, size: 100_000, rate: 1e9 } }),
   );
-  await lab.incast({ to: "h8", from: 1, bytes: 4_000_000 });
+  await lab.apply({ kind: "incast", to: "h8", from: 1, bytes: 4_000_000 });
   lab.step(30_000);
   const a = lab.snapshotNow();
   lab.step(10_000);
@@ -127,7 +127,7 @@ t.test("static ECMP: one route per flow; v switches rates and paths", async (t) 
 
 t.test("a routing loop (docs/examples/ring4-loop.yaml): the route ends ↺ loop", async (t) => {
   const lab = new SimLab({ topology: loadTopology("docs/examples/ring4-loop.yaml"), seed: 1 });
-  await lab.incast({ to: "h3", from: ["h1"], bytes: 1_000_000 });
+  await lab.apply({ kind: "incast", to: "h3", from: ["h1"], bytes: 1_000_000 });
   lab.step(20_000);
   const a = lab.snapshotNow();
   lab.step(10_000);

@@ -1,6 +1,7 @@
 // Keys through the whole dashboard against the fake lab: each action calls the lab with the right
 // arguments and reports the outcome on the status line; navigation, help, quitting, simulation pacing.
 import t from "tap";
+import { switchChange } from "../../src/scenario/settings-layers.js";
 import type { SimPacing } from "../../src/tui/run-effect.js";
 import { dashboard, plainLines } from "./fixtures/dashboard.js";
 import { KEY } from "./fixtures/render.js";
@@ -18,7 +19,7 @@ t.test("i: incast with the defaults, after its prompt", async (t) => {
   t.match(prompt, /bytes each\s+\[4MB\s*\]/);
   t.equal(d.lab.calls.length, 0, "nothing happens before Enter");
   await d.ui.type(KEY.enter);
-  t.same(d.lab.calls, [{ method: "incast", args: [{ to: "h8", from: 4, bytes: 4_000_000 }] }]);
+  t.same(d.lab.calls, [{ kind: "incast", to: "h8", from: 4, bytes: 4_000_000 }]);
   t.match(statusLine(d.ui.screen()), /ok: incast-1: 4 senders x 4MB -> h8/);
   t.notMatch(text(d.ui.screen()), /Incast:/, "the prompt is gone");
   d.ui.unmount();
@@ -39,7 +40,7 @@ t.test("i: edited fields, a wrong value, Esc", async (t) => {
   t.match(text(d.ui.screen()), /ERROR: senders must be 1-7/, "validated in the prompt");
   t.equal(d.lab.calls.length, 0);
   await d.ui.type(KEY.backspace, "2", KEY.tab, KEY.backspace, KEY.backspace, KEY.backspace, "1MB", KEY.enter);
-  t.same(d.lab.calls, [{ method: "incast", args: [{ to: "h5", from: 2, bytes: 1_000_000 }] }]);
+  t.same(d.lab.calls, [{ kind: "incast", to: "h5", from: 2, bytes: 1_000_000 }]);
   await d.ui.type("i", KEY.escape);
   t.notMatch(text(d.ui.screen()), /Incast:/, "Esc cancels");
   t.equal(d.lab.calls.length, 1);
@@ -49,41 +50,45 @@ t.test("i: edited fields, a wrong value, Esc", async (t) => {
 t.test("s, l, k, r, t, u call the lab", async (t) => {
   const d = await dashboard({ columns: 100, rows: 30 });
   await d.ui.type("s");
-  t.same(d.lab.calls.at(-1), { method: "stopTraffic", args: [] });
+  t.same(d.lab.calls.at(-1), { kind: "stop", workloads: "all" });
   t.match(statusLine(d.ui.screen()), /ok: traffic stopped/);
 
   await d.ui.type("l");
   t.match(text(d.ui.screen()), /Link down \/ up/);
   t.match(text(d.ui.screen()), /> leaf1:eth1 ↔ spine1:eth1\s+up \(Enter: take it DOWN\)/);
   await d.ui.type(KEY.down, KEY.down, KEY.enter);
-  t.same(d.lab.calls.at(-1), { method: "setLink", args: ["leaf2", 1, false] }, "the third link goes down");
+  t.same(d.lab.calls.at(-1), { kind: "link", node: "leaf2", port: 1, up: false }, "the third link goes down");
   t.match(statusLine(d.ui.screen()), /ok: leaf2:eth1 DOWN/);
 
   await d.ui.type("2", "n", "k");
   t.match(text(d.ui.screen()), /Kill a node/);
   t.match(text(d.ui.screen()), /> spine2\s+switch\s+running/, "the node on screen is offered");
   await d.ui.type(KEY.enter);
-  t.same(d.lab.calls.at(-1), { method: "kill", args: ["spine2"] });
+  t.same(d.lab.calls.at(-1), { kind: "device", node: "spine2", running: false });
   t.match(statusLine(d.ui.screen()), /ok: spine2 killed/);
 
   await d.ui.type("r", KEY.enter);
-  t.same(d.lab.calls.at(-1), { method: "restart", args: ["spine2"] });
+  t.same(d.lab.calls.at(-1), { kind: "device", node: "spine2", running: true });
 
   await d.ui.type("t");
   t.match(text(d.ui.screen()), /> default\s+ECN 150KB\/1500KB.*\(in use\)/, "t opens on the preset in use");
   t.match(text(d.ui.screen()), /presets: default, aggressive, balanced, conservative/);
   await d.ui.type(KEY.down, KEY.enter);
-  t.same(d.lab.calls.at(-1), { method: "applyPreset", args: ["aggressive"] });
+  t.same(d.lab.calls.at(-1), { kind: "set", change: switchChange({ profile: "aggressive" }) });
   t.match(statusLine(d.ui.screen()), /ok: preset aggressive on every switch/);
   await d.ui.type("t");
   t.match(text(d.ui.screen()), /> aggressive\s+ECN 50KB\/200KB.*\(in use\)/, "now on aggressive, in use");
   await d.ui.type(KEY.down, KEY.enter);
-  t.same(d.lab.calls.at(-1), { method: "applyPreset", args: ["balanced"] }, "one down is the next");
+  t.same(
+    d.lab.calls.at(-1),
+    { kind: "set", change: switchChange({ profile: "balanced" }) },
+    "one down is the next",
+  );
 
   await d.ui.type("u");
   t.match(text(d.ui.screen()), /Background UDP/);
   await d.ui.type(KEY.tab, KEY.tab, KEY.backspace, KEY.backspace, KEY.backspace, "40G", KEY.enter);
-  t.same(d.lab.calls.at(-1), { method: "udp", args: [{ from: "h1", to: "h8", rateBps: 40e9 }] });
+  t.same(d.lab.calls.at(-1), { kind: "udp", from: "h1", to: "h8", rateBps: 40e9 });
   t.match(statusLine(d.ui.screen()), /ok: UDP h1 -> h8 at 40Gb\/s/);
   d.ui.unmount();
 });
@@ -96,17 +101,17 @@ t.test("x: a PFC storm from a host's NIC, and off stops it", async (t) => {
   t.match(prompt, /> host\s+\[h8_\s*\]/, "the last host");
   t.match(prompt, /priority\s+\[3\s*\]/);
   await d.ui.type(KEY.enter);
-  t.same(d.lab.calls.at(-1), { method: "pfcStorm", args: ["h8", 3] });
+  t.same(d.lab.calls.at(-1), { kind: "pfc-storm", host: "h8", priority: 3 });
   t.match(statusLine(d.ui.screen()), /ok: h8: PFC storm on priority 3/);
   await d.ui.type("x", KEY.tab, KEY.backspace, "off", KEY.enter);
-  t.same(d.lab.calls.at(-1), { method: "pfcStorm", args: ["h8", null] });
+  t.same(d.lab.calls.at(-1), { kind: "pfc-storm", host: "h8", priority: null });
   t.match(statusLine(d.ui.screen()), /ok: h8: PFC storm stopped/);
   d.ui.unmount();
 });
 
 t.test("a lab error is shown, never thrown", async (t) => {
   const d = await dashboard({ columns: 100, rows: 30 });
-  d.lab.failures.set("kill", "spine1 is killed");
+  d.lab.failures.set("device", "spine1 is killed");
   await d.ui.type("k", KEY.enter);
   t.match(statusLine(d.ui.screen()), /ERROR: spine1 is killed/);
   d.lab.failures.set("incast", 'the lab did not answer "incast" within 60 s');
@@ -164,7 +169,7 @@ t.test("keys arriving together are taken one by one", async (t) => {
   t.match(text(d.ui.screen()), /◀ leaf2 ▶/);
   // What tmux sends for `send-keys i BSpace BSpace h 5 Tab BSpace 6 Enter`: one chunk.
   await d.ui.type("i\u007f\u007fh5\t\u007f6\r");
-  t.same(d.lab.calls, [{ method: "incast", args: [{ to: "h5", from: 6, bytes: 4_000_000 }] }]);
+  t.same(d.lab.calls, [{ kind: "incast", to: "h5", from: 6, bytes: 4_000_000 }]);
   d.ui.unmount();
 });
 

@@ -25,11 +25,11 @@ const WATCHDOG = {
 async function stormedLab(): Promise<SimLab> {
   const lab = new SimLab({ topology: defaultTopology(), seed: 1 });
   lab.fabric.configureSwitches(switchChange({ pfcWatchdog: WATCHDOG }));
-  await lab.incast({ to: "h5", from: ["h1"], bytes: 16_000_000 });
+  await lab.apply({ kind: "incast", to: "h5", from: ["h1"], bytes: 16_000_000 });
   lab.step(100_000);
-  await lab.pfcStorm("h5", 3);
+  await lab.apply({ kind: "pfc-storm", host: "h5", priority: 3 });
   lab.step(1_000_000);
-  await lab.pfcStorm("h5", null);
+  await lab.apply({ kind: "pfc-storm", host: "h5", priority: null });
   lab.step(600_000); // longer than the restoration time: a stormed (not latched) queue would be back
   return lab;
 }

@@ -1,6 +1,6 @@
 // The dashboard store: fed by a lab, it derives state, bounds its histories and log, and coalesces notices.
 import t from "tap";
-import type { LabEvent } from "../../src/lab/controller.js";
+import type { LabEvent } from "../../src/lab/lab.js";
 import { DashboardStore } from "../../src/tui/store.js";
 import { FakeLab } from "./fixtures/fake-lab.js";
 import { incastFixture } from "./fixtures/fixtures.js";

@@ -1,13 +1,7 @@
 // The reducer's `e` (re-enable PFC on what the watchdog holds) and `v` (flows: rates / paths).
 import t from "tap";
-import type { HeldPriority } from "../../src/tui/pfc-enable.js";
-import {
-  INITIAL_UI,
-  type KeyContext,
-  type KeyPress,
-  reduceKey,
-  type UiState,
-} from "../../src/tui/ui-state.js";
+import type { HeldPriority, KeyContext, KeyPress } from "../../src/tui/key-context.js";
+import { INITIAL_UI, reduceKey, type UiState } from "../../src/tui/ui-state.js";
 
 const held: HeldPriority[] = [
   { node: "leaf1", port: 3, priority: 3, state: 1, detected: 1, restored: 0 },
@@ -49,14 +43,20 @@ t.test("e: choose, confirm with y; the node on screen first", async (t) => {
     "leaf2 (on screen) leads",
   );
   const done = keys([k("e"), k("", { return: true }), k("y")], onLeaf2);
-  t.same(done.effects, [{ type: "pfc-enable", node: "leaf2", port: 5, priority: 4 }]);
+  t.same(done.effects, [
+    { type: "action", action: { kind: "pfc-enable", node: "leaf2", port: 5, priority: 4 } },
+  ]);
   t.equal(done.ui.prompt, null);
   const second = keys([k("e"), k("", { downArrow: true }), k("", { return: true }), k("y")], INITIAL_UI);
-  t.same(second.effects, [{ type: "pfc-enable", node: "leaf2", port: 5, priority: 4 }], "↓ then Enter y");
+  t.same(
+    second.effects,
+    [{ type: "action", action: { kind: "pfc-enable", node: "leaf2", port: 5, priority: 4 } }],
+    "↓ then Enter y",
+  );
   const first = keys([k("e"), k("", { return: true }), k("y")], INITIAL_UI);
   t.same(
     first.effects,
-    [{ type: "pfc-enable", node: "leaf1", port: 3, priority: 3 }],
+    [{ type: "action", action: { kind: "pfc-enable", node: "leaf1", port: 3, priority: 3 } }],
     "fabric view: held order",
   );
   const back = keys([k("e"), k("", { return: true }), k("n")], INITIAL_UI);

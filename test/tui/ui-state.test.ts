@@ -1,13 +1,8 @@
 // The key reducer: every key's next state and effect, without a terminal.
 import t from "tap";
-import {
-  INITIAL_UI,
-  type KeyContext,
-  type KeyPress,
-  reduceKey,
-  splitKeys,
-  type UiState,
-} from "../../src/tui/ui-state.js";
+import { switchChange } from "../../src/scenario/settings-layers.js";
+import type { KeyContext, KeyPress } from "../../src/tui/key-context.js";
+import { INITIAL_UI, reduceKey, splitKeys, type UiState } from "../../src/tui/ui-state.js";
 
 const CTX: KeyContext = {
   nodes: [
@@ -59,7 +54,7 @@ t.test("incast form: defaults, editing, validation", async (t) => {
   t.equal(open.prompt?.kind, "incast");
   t.same(
     keys([k("i"), k("", { return: true })]).effects,
-    [{ type: "incast", req: { to: "h3", from: 2, bytes: 4_000_000 } }],
+    [{ type: "action", action: { kind: "incast", to: "h3", from: 2, bytes: 4_000_000 } }],
     "into the last host from the others (at most 4), 4 MB each",
   );
   const edited = keys([
@@ -74,7 +69,7 @@ t.test("incast form: defaults, editing, validation", async (t) => {
     k("512KB"),
     k("", { return: true }),
   ]);
-  t.same(edited.effects, [{ type: "incast", req: { to: "h1", from: 1, bytes: 512_000 } }]);
+  t.same(edited.effects, [{ type: "action", action: { kind: "incast", to: "h1", from: 1, bytes: 512_000 } }]);
   const bad = keys([k("i"), k("", { tab: true }), k("9"), k("", { return: true })]);
   t.equal(bad.effects.length, 0);
   t.match((bad.ui.prompt as { error: string }).error, /senders must be 1-2/);
@@ -94,7 +89,7 @@ t.test("incast form: defaults, editing, validation", async (t) => {
 
 t.test("UDP form", async (t) => {
   t.same(keys([k("u"), k("", { return: true })]).effects, [
-    { type: "udp", req: { from: "h1", to: "h3", rateBps: 10e9 } },
+    { type: "action", action: { kind: "udp", from: "h1", to: "h3", rateBps: 10e9 } },
   ]);
   const same = keys([k("u"), k("", { tab: true }), k("u", { ctrl: true }), k("h1"), k("", { return: true })]);
   t.match((same.ui.prompt as { error: string }).error, /another host/);
@@ -111,39 +106,39 @@ t.test("UDP form", async (t) => {
 t.test("choosers: link, kill, restart, preset", async (t) => {
   t.same(
     keys([k("l"), k("", { return: true })]).effects,
-    [{ type: "link", node: "leaf1", port: 1, up: false }],
+    [{ type: "action", action: { kind: "link", node: "leaf1", port: 1, up: false } }],
     "Enter takes an up link down",
   );
   t.same(
     keys([k("l"), k("", { downArrow: true }), k("", { return: true })]).effects,
-    [{ type: "link", node: "h1", port: 1, up: true }],
+    [{ type: "action", action: { kind: "link", node: "h1", port: 1, up: true } }],
     "and brings a down link up",
   );
   t.same(
     keys([k("l"), k("", { upArrow: true }), k("", { return: true })]).effects,
-    [{ type: "link", node: "h1", port: 1, up: true }],
+    [{ type: "action", action: { kind: "link", node: "h1", port: 1, up: true } }],
     "the list wraps",
   );
   t.same(
     keys([k("2"), k("n"), k("n"), k("k"), k("", { return: true })]).effects,
-    [{ type: "kill", node: "h1" }],
+    [{ type: "action", action: { kind: "device", node: "h1", running: false } }],
     "kill offers the node on screen",
   );
   t.same(
     keys([k("r"), k("", { return: true })]).effects,
-    [{ type: "restart", node: "leaf1" }],
+    [{ type: "action", action: { kind: "device", node: "leaf1", running: true } }],
     "restart offers a stopped node",
   );
   t.same(
     keys([k("t"), k("", { return: true })]).effects,
-    [{ type: "preset", preset: "default" }],
+    [{ type: "action", action: { kind: "set", change: switchChange({ profile: "default" }) } }],
     "t opens on the preset in use",
   );
   t.same(keys([k("t"), k("", { end: true }), k("", { return: true })]).effects, [
-    { type: "preset", preset: "conservative" },
+    { type: "action", action: { kind: "set", change: switchChange({ profile: "conservative" }) } },
   ]);
   t.equal(keys([k("k"), k("q")]).ui.prompt, null, "q cancels a chooser");
-  t.same(keys([k("s")]).effects, [{ type: "stop" }]);
+  t.same(keys([k("s")]).effects, [{ type: "action", action: { kind: "stop", workloads: "all" } }]);
   t.same(keys([k("l")], INITIAL_UI, { ...CTX, links: [] }).effects, [
     { type: "notice", text: "nothing to choose for link" },
   ]);
@@ -215,19 +210,23 @@ t.test("a run of characters becomes its keys", async (t) => {
   ]);
   t.same(splitKeys("\u0003\u0015"), [k("c", { ctrl: true }), k("u", { ctrl: true })], "Ctrl-C, Ctrl-U");
   t.same(keys(splitKeys("i\u0015h2\r")).effects, [
-    { type: "incast", req: { to: "h2", from: 2, bytes: 4_000_000 } },
+    { type: "action", action: { kind: "incast", to: "h2", from: 2, bytes: 4_000_000 } },
   ]);
 });
 
 t.test("PFC storm form (x)", async (t) => {
   t.same(
     keys([k("x"), k("", { return: true })]).effects,
-    [{ type: "pfc-storm", host: "h3", priority: 3 }],
+    [{ type: "action", action: { kind: "pfc-storm", host: "h3", priority: 3 } }],
     "the last host, priority 3",
   );
   // On the node view of a host, that host.
   const onH1 = keys([k("2"), k("n"), k("n"), k("x"), k("", { return: true })]);
-  t.same(onH1.effects, [{ type: "pfc-storm", host: "h1", priority: 3 }], "the host on screen");
+  t.same(
+    onH1.effects,
+    [{ type: "action", action: { kind: "pfc-storm", host: "h1", priority: 3 } }],
+    "the host on screen",
+  );
   const stop = keys([
     k("x"),
     k("", { tab: true }),
@@ -235,7 +234,11 @@ t.test("PFC storm form (x)", async (t) => {
     k("off"),
     k("", { return: true }),
   ]);
-  t.same(stop.effects, [{ type: "pfc-storm", host: "h3", priority: null }], "off stops the host's storm");
+  t.same(
+    stop.effects,
+    [{ type: "action", action: { kind: "pfc-storm", host: "h3", priority: null } }],
+    "off stops the host's storm",
+  );
   const badPrio = keys([
     k("x"),
     k("", { tab: true }),

@@ -5,7 +5,7 @@
 // the overlay flows' routes through the underlay.
 import "./fixtures/force-colour.js";
 import t from "tap";
-import type { LabSnapshot } from "../../src/lab/controller.js";
+import type { LabSnapshot } from "../../src/lab/lab.js";
 import { SimLab } from "../../src/lab/sim/sim-lab.js";
 import { switchChange } from "../../src/scenario/settings-layers.js";
 import { loadTopology } from "../../src/scenario/topology-file.js";
@@ -26,7 +26,7 @@ async function overlayLab(): Promise<{ lab: SimLab; snaps: [LabSnapshot, LabSnap
     ["h3", "h7"],
     ["h4", "h8"],
   ] as const)
-    await lab.incast({ to, from: [from], bytes: 4_000_000 });
+    await lab.apply({ kind: "incast", to, from: [from], bytes: 4_000_000 });
   lab.step(300_000);
   const a = lab.snapshotNow();
   lab.step(10_000);

@@ -6,7 +6,9 @@
 
 import type { AnyDeviceStats } from "../../lab/device-stats.js";
 import type { FlowReport } from "../../lab/flow-report.js";
+import type { LabAction } from "../../scenario/action.js";
 import { type AddressPlan, hostAddress } from "../../scenario/address-plan.js";
+import { switchChange } from "../../scenario/settings-layers.js";
 import type { SwitchConfig } from "../../switch/config.js";
 import type { LldpTable } from "../../switch/control/lldp.js";
 import { FabricGraph } from "./fabric-graph.js";
@@ -15,6 +17,7 @@ import { type Demand, type NavPlan, type PathNavMode, planPaths } from "./plan.j
 /** What the navigator needs of a lab: requests to its supervisor (LiveLab has this). */
 export interface NavLab {
   request<T>(op: string, args?: unknown, timeoutMs?: number): Promise<T>;
+  apply(action: LabAction): Promise<unknown>;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -33,8 +36,9 @@ export class LiveNavigator {
 
   /** Turns LLDP on in every switch (an LLDPDU every `txIntervalNs` of emulated time). */
   async enableLldp(txIntervalNs: number): Promise<void> {
-    await this.lab.request("configure-switches", {
-      settings: { lldp: { enabled: true, txInterval: txIntervalNs } },
+    await this.lab.apply({
+      kind: "set",
+      change: switchChange({ lldp: { enabled: true, txInterval: txIntervalNs } }),
     });
     // Stable tables over real time prove nothing on a busy machine, where emulated time may hardly move:
     // wait for the emulated time in which every switch has sent on every port (once at enable, once more).

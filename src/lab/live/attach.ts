@@ -8,17 +8,18 @@
 
 import { rmSync } from "node:fs";
 import type { MetricsServer } from "../../metrics/prometheus.js";
+import type { ActionOf } from "../../scenario/action.js";
 import { planAddresses } from "../../scenario/address-plan.js";
 import { SettingsLayers, switchChange } from "../../scenario/settings-layers.js";
 import type { Topology } from "../../scenario/topology.js";
-import type { UdpRequest } from "../controller.js";
 import { ClockMode } from "./clock-plan.js";
 import { ControlServer } from "./control.js";
 import { DeviceFleet, type FleetClock } from "./device-fleet.js";
 import { liveSlack } from "./device-inits.js";
 import type { Endpoints } from "./endpoints-file.js";
-import { handleLabRequest, type LabService } from "./lab-requests.js";
+import { handleLabRequest } from "./lab-requests.js";
 import { enterRunning } from "./lab-running.js";
+import type { LabService } from "./lab-service.js";
 import type { LabStatus } from "./lab-status.js";
 import { controlSocketPath, labDir } from "./names.js";
 import { RemoteDevice } from "./remote-device.js";
@@ -196,7 +197,7 @@ export class AttachedLab implements LabService {
     );
   }
 
-  udp(_req: UdpRequest): void {
+  udp(_req: ActionOf<"udp">): void {
     throw new Error(
       `kernel UDP runs in the hosts' namespaces, which an attached lab cannot enter: ${NOT_HERE}`,
     );
@@ -210,7 +211,7 @@ export class AttachedLab implements LabService {
     this.fleet.traffic.stopAll();
   }
 
-  setDilation(): unknown {
+  setDilation(): never {
     throw new Error(
       `the dilation of an attached fabric is fixed in its device files (dilation ${this.clock.dilation}); write them again with another --dilation and redeploy`,
     );

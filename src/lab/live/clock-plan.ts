@@ -42,3 +42,10 @@ export function planClock(topo: Topology): ClockPlan {
   }
   return { device, links, ports };
 }
+
+/**
+ * Default dilation: emulated time runs 1000× slower than real time. At 1000 a 100 Gb/s link carries
+ * 100 Mb/s of real frames (about 3,000 full-size frames a second) and 1 µs of emulated time is 1 ms of real
+ * time — the resolution of Node's timers. docs/performance.md has the measurements behind this choice.
+ */
+export const DEFAULT_DILATION = 1000;

@@ -3,7 +3,7 @@
 // Every change is an info event of the lab, at the emulated time it takes effect.
 
 import { MAX_DILATION, MIN_DILATION } from "../../runtime/realtime/dilation.js";
-import type { LabEvent } from "../controller.js";
+import type { LabEvent } from "../lab.js";
 import { AUTO_WINDOW_MS, AutoDilation } from "./auto-dilation.js";
 import type { LabClock } from "./lab-clock.js";
 

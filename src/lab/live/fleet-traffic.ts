@@ -6,9 +6,9 @@ import { createRandom } from "../../device/prng.js";
 import type { NicCommand } from "../../nic/commands.js";
 import type { CompletionRecord } from "../../nic/stats-types.js";
 import { generateFlows, type WorkloadSpec } from "../../nic/workloads.js";
+import { type ActionOf, incastWorkload } from "../../scenario/action.js";
 import type { AddressPlan } from "../../scenario/address-plan.js";
 import { NodeKind, type Topology } from "../../scenario/topology.js";
-import { type IncastRequest, incastWorkload } from "../controller.js";
 import type { AnyDeviceStats } from "../device-stats.js";
 import { FlowDriver } from "../flow-driver.js";
 import type { FlowReport } from "../flow-report.js";
@@ -86,7 +86,7 @@ export class FleetTraffic {
   }
 
   /** An N-to-1 incast of RDMA WRITEs, started as soon as its posts can reach every NIC ahead. */
-  incast(req: IncastRequest): { name: string; flows: number } {
+  incast(req: ActionOf<"incast">): { name: string; flows: number } {
     const all = this.topo.nodes.filter((n) => n.kind === NodeKind.Host).map((n) => n.name);
     return this.startWorkload(incastWorkload(req, all, `incast-${this.workloadCount + 1}`));
   }

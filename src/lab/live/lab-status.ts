@@ -1,8 +1,8 @@
 // What a running lab reports about itself: the `status` and `snapshot` answers of its control socket,
 // the same whether the supervisor started the devices or attached to them (attach.ts).
 
-import type { LabEvent, LinkView } from "../controller.js";
 import type { AnyDeviceStats } from "../device-stats.js";
+import type { LabEvent, LinkView } from "../lab.js";
 import type { ClockMode } from "./clock-plan.js";
 import type { DeviceConnection } from "./device-connection.js";
 import type { LabState } from "./state.js";

@@ -1,18 +1,11 @@
-// Starting, finding and talking to live labs: `up` (a detached supervisor), `down`, and a LabController
+// Starting, finding and talking to live labs: `up` (a detached supervisor), `down`, and a Lab
 // over the supervisor's control socket for the CLI's inject commands and the TUI.
 
 import { spawn } from "node:child_process";
 import { existsSync, openSync } from "node:fs";
 import { resolve } from "node:path";
-import type {
-  IncastRequest,
-  LabController,
-  LabEvent,
-  LabSnapshot,
-  ThresholdPreset,
-  TopologyView,
-  UdpRequest,
-} from "../controller.js";
+import type { ActionResult, LabAction } from "../../scenario/action.js";
+import type { Lab, LabEvent, LabSnapshot, TopologyView } from "../lab.js";
 import { Listeners } from "../listeners.js";
 import { type ClockMode, DEFAULT_CLOCK_MODE } from "./clock-plan.js";
 import { ControlClient } from "./control.js";
@@ -283,8 +276,8 @@ export async function downLab(
   };
 }
 
-/** A LabController over a running lab's control socket. */
-export class LiveLab implements LabController {
+/** A Lab over a running lab's control socket. */
+export class LiveLab implements Lab {
   readonly runtime = "live" as const;
   private readonly snapshotListeners = new Listeners<LabSnapshot>();
   private readonly eventListeners = new Listeners<readonly LabEvent[]>();
@@ -347,54 +340,9 @@ export class LiveLab implements LabController {
     return this.client.request<T>(op, args, timeoutMs);
   }
 
-  async incast(req: IncastRequest): Promise<string> {
-    return (await this.client.request<{ name: string }>("incast", req)).name;
-  }
-
-  async udp(req: UdpRequest): Promise<void> {
-    await this.client.request("udp", req);
-  }
-
-  async stopTraffic(): Promise<void> {
-    await this.client.request("stop-traffic");
-  }
-
-  async setLink(node: string, port: number, up: boolean): Promise<void> {
-    await this.client.request("link", { node, port, up });
-  }
-
-  /** Makes a host's NIC storm its leaf with XOFF on `priority` (null stops it). */
-  async pfcStorm(host: string, priority: number | null, intervalNs?: number): Promise<void> {
-    const command = { type: "pfc-storm", priority, ...(intervalNs !== undefined ? { intervalNs } : {}) };
-    const reply = await this.client.request<{ ok: boolean; error?: string }>("command", {
-      node: host,
-      command,
-    });
-    if (!reply.ok) throw new Error(`${host}: ${reply.error ?? "refused"}`);
-  }
-
-  /** Adds (via ethN) or withdraws (via null) a static route on a switch, as `rocelab inject route`. */
-  async staticRoute(node: string, to: string, via: string | null): Promise<void> {
-    await this.client.request("route", { node, to, via });
-  }
-
-  /** Re-enables PFC (and the watchdog) on a switch port and priority the watchdog switched off. */
-  async pfcEnable(node: string, port: number, priority: number): Promise<void> {
-    const command = { type: "pfc-enable", port, priority };
-    const reply = await this.client.request<{ ok: boolean; error?: string }>("command", { node, command });
-    if (!reply.ok) throw new Error(`${node}: ${reply.error ?? "refused"}`);
-  }
-
-  async kill(node: string): Promise<void> {
-    await this.client.request("kill", { node });
-  }
-
-  async restart(node: string): Promise<void> {
-    await this.client.request("restart", { node });
-  }
-
-  async applyPreset(preset: ThresholdPreset): Promise<void> {
-    await this.client.request("configure-switches", { settings: { profile: preset } });
+  /** Carries out an action in the lab (its supervisor's handlers: live-actions.ts). */
+  apply(action: LabAction): Promise<ActionResult> {
+    return this.client.request<ActionResult>("apply", { action });
   }
 
   /** Closes the connection (the lab keeps running; `downLab` stops it). */

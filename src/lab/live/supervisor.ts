@@ -6,11 +6,11 @@
 
 import type { MetricsServer } from "../../metrics/prometheus.js";
 import type { InitMessage } from "../../runtime/realtime/protocol.js";
+import type { ActionOf } from "../../scenario/action.js";
 import { type AddressPlan, planAddresses } from "../../scenario/address-plan.js";
 import { SettingsLayers, switchChange } from "../../scenario/settings-layers.js";
 import type { Topology } from "../../scenario/topology.js";
 import type { Route } from "../../switch/config.js";
-import type { UdpRequest } from "../controller.js";
 import { ClockMode } from "./clock-plan.js";
 import { ControlServer } from "./control.js";
 import type { DeviceConnection } from "./device-connection.js";
@@ -19,8 +19,9 @@ import { deviceSetup, lateBudgetNs, liveSlack } from "./device-inits.js";
 import { DeviceProcess } from "./device-process.js";
 import { DilationControl } from "./dilation-control.js";
 import { LabClock } from "./lab-clock.js";
-import { handleLabRequest, type LabService } from "./lab-requests.js";
+import { handleLabRequest } from "./lab-requests.js";
 import { enterRunning } from "./lab-running.js";
+import type { LabService } from "./lab-service.js";
 import type { LabStatus } from "./lab-status.js";
 import { controlSocketPath, nsName } from "./names.js";
 import { provision, resolveNeighbours, teardown } from "./provision.js";
@@ -245,7 +246,7 @@ export class Supervisor implements LabService {
     this.fleet.note(node, "process restarted");
   }
 
-  udp(req: UdpRequest): void {
+  udp(req: ActionOf<"udp">): void {
     this.udpHelpers.start(req);
   }
 
@@ -258,7 +259,7 @@ export class Supervisor implements LabService {
     this.fleet.traffic.stopAll();
   }
 
-  setDilation(d: number | "auto"): unknown {
+  setDilation(d: number | "auto"): { dilation: number; auto: boolean; at: number } {
     return this.dilationControl.set(d);
   }
 

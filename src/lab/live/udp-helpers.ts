@@ -3,10 +3,10 @@
 // real bits per second. Every helper is registered with the lab (so `down` finds it) before it runs.
 
 import { execa } from "execa";
+import type { ActionOf } from "../../scenario/action.js";
 import { type AddressPlan, hostAddress } from "../../scenario/address-plan.js";
 import { NodeKind, type Topology } from "../../scenario/topology.js";
 import { ipToString } from "../../wire/bytes.js";
-import type { UdpRequest } from "../controller.js";
 import { logPath, nsName } from "./names.js";
 import { entryPath } from "./paths.js";
 
@@ -27,7 +27,7 @@ export class UdpHelpers {
     private readonly register: (name: string, namespace: string, pid: number | null) => void,
   ) {}
 
-  start(req: UdpRequest): void {
+  start(req: ActionOf<"udp">): void {
     const hosts = this.topo.nodes.filter((n) => n.kind === NodeKind.Host).map((n) => n.name);
     for (const h of [req.from, req.to]) if (!hosts.includes(h)) throw new Error(`${h} is not a host`);
     if (!this.receivers.has(req.to)) {

@@ -3,29 +3,19 @@
 // queues build and pauses spread in the TUI and inject incasts, failures and presets from the keyboard.
 // Every host has a kernel stack behind its NIC (HostStack), as in the live lab.
 
-import { createRandom } from "../../device/prng.js";
 import { HostStack } from "../../nic/host-stack.js";
 import { Nic } from "../../nic/nic.js";
-import { generateFlows, type WorkloadSpec } from "../../nic/workloads.js";
+import { type ActionResult, describeAction, type LabAction } from "../../scenario/action.js";
 import { hostAddress, planAddresses } from "../../scenario/address-plan.js";
 import { buildNicConfig } from "../../scenario/nic-config.js";
 import { roceV1Of } from "../../scenario/rocev1.js";
-import { switchChange } from "../../scenario/settings-layers.js";
 import { hosts, NodeKind, type Topology } from "../../scenario/topology.js";
-import {
-  type IncastRequest,
-  incastWorkload,
-  type LabController,
-  type LabEvent,
-  type LabSnapshot,
-  type ThresholdPreset,
-  type TopologyView,
-  type UdpRequest,
-} from "../controller.js";
 import type { AnyDeviceStats } from "../device-stats.js";
 import { FlowDriver } from "../flow-driver.js";
+import type { Lab, LabEvent, LabSnapshot, TopologyView } from "../lab.js";
 import { Listeners } from "../listeners.js";
 import { linkViews, topologyView } from "../topology-view.js";
+import { SimActions } from "./sim-actions.js";
 import { SimFabric } from "./sim-fabric.js";
 
 export interface SimLabOptions {
@@ -43,7 +33,7 @@ export interface SimLabOptions {
 /** At most this much real time of simulation work per slice, so the UI stays responsive when behind. */
 const MAX_WORK_MS = 40;
 
-export class SimLab implements LabController {
+export class SimLab implements Lab {
   readonly runtime = "sim" as const;
   readonly name: string;
   readonly topology: TopologyView;
@@ -52,7 +42,8 @@ export class SimLab implements LabController {
   private pausedNow = false;
   private readonly closeListeners = new Listeners<string>();
   private readonly kernels = new Map<string, HostStack>();
-  private driver: FlowDriver;
+  private readonly driver: FlowDriver;
+  private readonly actions: SimActions;
   private readonly snapshotListeners = new Listeners<LabSnapshot>();
   private readonly eventListeners = new Listeners<readonly LabEvent[]>();
   private pendingEvents: LabEvent[] = [];
@@ -62,7 +53,6 @@ export class SimLab implements LabController {
   private snap: NodeJS.Timeout | null = null;
   private realStart = 0;
   private emulatedStart = 0;
-  private workloads = 0;
   private readonly seed: number;
 
   constructor(private readonly opts: SimLabOptions) {
@@ -101,23 +91,27 @@ export class SimLab implements LabController {
       this.kernels.set(h.name, kernel);
     }
     for (const n of topo.nodes) this.status.set(n.name, "running");
-    this.driver = this.newDriver();
-    sim.onEvent((e) => {
-      this.pendingEvents.push(e);
-      if (e.kind === "flow-done" && e.detail !== undefined) this.driver.onFlowDone(Number(e.detail), e.t);
-    });
-    this.topology = topologyView(topo, (id) => this.fabric.isDown(id));
-  }
-
-  private newDriver(): FlowDriver {
-    const sim = this.fabric.sim;
-    return new FlowDriver(this.fabric.plan, {
+    this.driver = new FlowDriver(this.fabric.plan, {
       command: (host, cmd) => {
         if (this.status.get(host) !== "running") return;
         (this.fabric.hosts.get(host) as Nic).command(cmd, sim.now);
       },
       schedule: (at, fn) => sim.at(at, fn),
     });
+    this.actions = new SimActions({
+      fabric: this.fabric,
+      nics: this.fabric.hosts as unknown as ReadonlyMap<string, Nic>,
+      driver: this.driver,
+      seed: this.seed,
+      kernels: this.kernels,
+      running: (node) => this.status.get(node) === "running",
+      setDilation: (d) => this.setDilation(d),
+    });
+    sim.onEvent((e) => {
+      this.pendingEvents.push(e);
+      if (e.kind === "flow-done" && e.detail !== undefined) this.driver.onFlowDone(Number(e.detail), e.t);
+    });
+    this.topology = topologyView(topo, (id) => this.fabric.isDown(id));
   }
 
   /** Real time per emulated time. */
@@ -231,122 +225,50 @@ export class SimLab implements LabController {
     return this.closeListeners.add(listener);
   }
 
-  private startWorkload(spec: WorkloadSpec): string {
+  /**
+   * Carries out an action now (sim-actions.ts); the lab's own bookkeeping (device status, the events the
+   * dashboard shows for a link, a kill or a restart) around it.
+   */
+  apply(action: LabAction): Promise<ActionResult> {
     const now = this.fabric.sim.now;
-    const random = createRandom(this.seed, `workload:${spec.name}:${this.workloads}`);
-    this.driver.add(generateFlows(spec, now, random, this.driver.newId));
-    return spec.name;
-  }
-
-  incast(req: IncastRequest): Promise<string> {
-    const all = hosts(this.opts.topology).map((h) => h.name);
-    let spec: WorkloadSpec;
     try {
-      spec = incastWorkload(req, all, `incast-${this.workloads + 1}`);
-    } catch (e) {
-      return Promise.reject(e);
-    }
-    this.workloads++;
-    return Promise.resolve(this.startWorkload(spec));
-  }
-
-  udp(req: UdpRequest): Promise<void> {
-    const kernel = this.kernels.get(req.from);
-    if (!kernel) return Promise.reject(new Error(`${req.from} is not a host`));
-    kernel.command(
-      {
-        type: "udp",
-        dstIp: hostAddress(this.fabric.plan, req.to).ip,
-        rateBps: req.rateBps,
-        ...(req.size !== undefined ? { size: req.size } : {}),
-        ...(req.durationNs !== undefined ? { durationNs: req.durationNs } : {}),
-      },
-      this.fabric.sim.now,
-    );
-    return Promise.resolve();
-  }
-
-  stopTraffic(): Promise<void> {
-    this.driver.stop("all");
-    this.driver = this.newDriver();
-    for (const k of this.kernels.values()) k.command({ type: "stop" }, this.fabric.sim.now);
-    return Promise.resolve();
-  }
-
-  setLink(node: string, port: number, up: boolean): Promise<void> {
-    this.fabric.setLinkUp(this.fabric.linkId(node, port), up);
-    this.pendingEvents.push({
-      t: this.fabric.sim.now,
-      device: node,
-      kind: up ? "link-up" : "link-down",
-      port,
-      detail: `${node}:eth${port}`,
-    });
-    return Promise.resolve();
-  }
-
-  kill(node: string): Promise<void> {
-    if (this.status.get(node) !== "running")
-      return Promise.reject(new Error(`${node} is ${this.status.get(node) ?? "unknown"}`));
-    this.fabric.kill(node);
-    this.status.set(node, "killed");
-    this.pendingEvents.push({
-      t: this.fabric.sim.now,
-      device: node,
-      kind: "info",
-      detail: "process killed (failure injection)",
-    });
-    return Promise.resolve();
-  }
-
-  restart(node: string): Promise<void> {
-    this.fabric.restart(node);
-    this.status.set(node, "running");
-    this.restarts.set(node, (this.restarts.get(node) ?? 0) + 1);
-    this.pendingEvents.push({
-      t: this.fabric.sim.now,
-      device: node,
-      kind: "info",
-      detail: "process restarted",
-    });
-    return Promise.resolve();
-  }
-
-  /** Makes a host's NIC storm its leaf with XOFF on `priority` (null stops it), as LiveLab.pfcStorm. */
-  pfcStorm(host: string, priority: number | null): Promise<void> {
-    const nic = this.fabric.hosts.get(host);
-    if (!(nic instanceof Nic)) return Promise.reject(new Error(`${host} is not a host`));
-    const reply = nic.command({ type: "pfc-storm", priority }, this.fabric.sim.now);
-    return reply.ok ? Promise.resolve() : Promise.reject(new Error(`${host}: ${reply.error}`));
-  }
-
-  /** Adds (via ethN) or withdraws (via null) a static route on a switch, as LiveLab.staticRoute. */
-  staticRoute(node: string, to: string, via: string | null): Promise<void> {
-    try {
-      this.fabric.setStaticRoute(node, to, via);
-      return Promise.resolve();
+      if (action.kind === "device" && !action.running && this.status.get(action.node) !== "running")
+        throw new Error(`${action.node} is ${this.status.get(action.node) ?? "unknown"}`);
+      const result = this.actions.apply(action, now);
+      this.afterAction(action, now);
+      return Promise.resolve(result);
     } catch (e) {
       return Promise.reject(e);
     }
   }
 
-  pfcEnable(node: string, port: number, priority: number): Promise<void> {
-    const sw = this.fabric.switches.get(node);
-    if (sw === undefined) return Promise.reject(new Error(`${node} is not a switch`));
-    if (this.status.get(node) !== "running") return Promise.reject(new Error(`${node} is not running`));
-    const reply = sw.command({ type: "pfc-enable", port, priority }, this.fabric.sim.now);
-    return reply.ok ? Promise.resolve() : Promise.reject(new Error(`${node}: ${reply.error}`));
-  }
-
-  applyPreset(preset: ThresholdPreset): Promise<void> {
-    this.fabric.configureSwitches(switchChange({ profile: preset }));
-    this.pendingEvents.push({
-      t: this.fabric.sim.now,
-      device: "lab",
-      kind: "info",
-      detail: `switch preset ${preset} applied`,
-    });
-    return Promise.resolve();
+  private afterAction(action: LabAction, now: number): void {
+    switch (action.kind) {
+      case "link":
+        this.pendingEvents.push({
+          t: now,
+          device: action.node,
+          kind: action.up ? "link-up" : "link-down",
+          port: action.port,
+          detail: `${action.node}:eth${action.port}`,
+        });
+        return;
+      case "device":
+        if (action.running) this.restarts.set(action.node, (this.restarts.get(action.node) ?? 0) + 1);
+        this.status.set(action.node, action.running ? "running" : "killed");
+        this.pendingEvents.push({
+          t: now,
+          device: action.node,
+          kind: "info",
+          detail: action.running ? "process restarted" : "process killed (failure injection)",
+        });
+        return;
+      case "set":
+        this.pendingEvents.push({ t: now, device: "lab", kind: "info", detail: describeAction(action) });
+        return;
+      default:
+        return;
+    }
   }
 
   close(): Promise<void> {

@@ -2,16 +2,18 @@
 // something, and the status line, filling the terminal exactly (the FramePainter puts each row in place).
 import { Box } from "ink";
 import { type ReactElement, useCallback, useMemo, useRef, useState } from "react";
-import type { LabController } from "../../lab/controller.js";
+import type { Lab } from "../../lab/lab.js";
+import type { Effect } from "../effect.js";
 import { useDashboardKeys } from "../hooks/use-dashboard-keys.js";
 import { useDashboardState } from "../hooks/use-dashboard-state.js";
 import { useTerminalSize } from "../hooks/use-terminal-size.js";
 import { useTheme } from "../hooks/use-theme.js";
+import type { KeyContext } from "../key-context.js";
 import { heldPriorities } from "../pfc-enable.js";
 import { runEffect, type SimPacing } from "../run-effect.js";
 import type { ViewLayout } from "../segments.js";
 import type { DashboardStore } from "../store.js";
-import { type Effect, INITIAL_UI, type KeyContext, type UiState } from "../ui-state.js";
+import { INITIAL_UI, type UiState } from "../ui-state.js";
 import { EventsView } from "./EventsView.js";
 import { FabricView } from "./FabricView.js";
 import { FlowsView } from "./FlowsView.js";
@@ -23,7 +25,7 @@ import { TabBar } from "./TabBar.js";
 
 export interface AppProps {
   readonly store: DashboardStore;
-  readonly lab: LabController;
+  readonly lab: Lab;
   /** Pacing of a simulated run (space, + and -); absent for a live lab. */
   readonly pacing?: SimPacing | null;
   /** The user asked to quit (q or Ctrl-C). */

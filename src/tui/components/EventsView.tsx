@@ -1,7 +1,7 @@
 // The event log: pauses, marks, CNPs, drops, link and process failures, with emulated timestamps. It
 // follows new events until scrolled; while scrolled it holds still (new events wait below).
 import type { MutableRefObject, ReactElement } from "react";
-import type { LabEvent } from "../../lab/controller.js";
+import type { LabEvent } from "../../lab/lab.js";
 import { type EventFilter, eventGroup, matchesFilter } from "../derive.js";
 import { describeEvent } from "../event-text.js";
 import { formatEmulated, padLeft, padRight } from "../format.js";

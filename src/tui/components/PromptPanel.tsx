@@ -1,13 +1,14 @@
 // The panel under the view while an action asks for something: a form (incast, UDP) or a choice (which
 // link, which node, which preset).
 import type { ReactElement } from "react";
-import { THRESHOLD_PRESETS } from "../../lab/controller.js";
+import { THRESHOLD_PRESETS } from "../../scenario/action.js";
 import { padRight } from "../format.js";
 import { useTheme } from "../hooks/use-theme.js";
+import type { KeyContext } from "../key-context.js";
 import { pfcEnableLines } from "../pfc-enable.js";
 import { type Segment, seg } from "../segments.js";
 import { marker, type Theme, Tone } from "../theme.js";
-import { choiceCount, type KeyContext, type Prompt } from "../ui-state.js";
+import { choiceCount, type Prompt } from "../ui-state.js";
 import { Lines } from "./Lines.js";
 
 /** Choices shown at once in a chooser. */

@@ -2,15 +2,10 @@
 // the next UI state and, for actions, an effect for the caller to carry out.
 import { useInput } from "ink";
 import { type Dispatch, type MutableRefObject, type SetStateAction, useRef } from "react";
+import type { Effect } from "../effect.js";
+import type { KeyContext, KeyPress } from "../key-context.js";
 import type { ViewLayout } from "../segments.js";
-import {
-  type Effect,
-  type KeyContext,
-  type KeyPress,
-  reduceKey,
-  splitKeys,
-  type UiState,
-} from "../ui-state.js";
+import { reduceKey, splitKeys, type UiState } from "../ui-state.js";
 
 /**
  * Routes keys to `reduceKey`. The latest UI state is kept in a ref as well as in React state, so keys typed

@@ -23,7 +23,7 @@ t.test("ROCELAB_DEVICE_NODE_ARGS", (t) => {
 
 t.test("a small young generation for every device, in a lab and in a device container alike", (t) => {
   t.ok(DEVICE_V8_FLAGS.includes("--max-semi-space-size=1"), "1 MiB semi-spaces (v8-flags.ts says why)");
-  const script = readFileSync(new URL("../../bin/device-entrypoint", import.meta.url), "utf8");
+  const script = readFileSync(new URL("../../../bin/device-entrypoint", import.meta.url), "utf8");
   const exec = script.split("\n").find((l) => l.startsWith("exec "));
   t.ok(exec, "bin/device-entrypoint execs node");
   for (const flag of DEVICE_V8_FLAGS)

@@ -1,8 +1,9 @@
 // The in-process lab the TUI drives with --runtime sim: the same controls as a live lab.
 import t from "tap";
-import type { LabEvent } from "../../../src/lab/controller.js";
+import type { LabEvent } from "../../../src/lab/lab.js";
 import { SimLab } from "../../../src/lab/sim/sim-lab.js";
 import { hostAddress } from "../../../src/scenario/address-plan.js";
+import { switchChange } from "../../../src/scenario/settings-layers.js";
 import { defaultTopology } from "../../../src/scenario/topology.js";
 
 function portCounter(lab: SimLab, node: string, port: string, name: string): number {
@@ -14,8 +15,8 @@ t.test("incast moves pause and ECN counters; events reach listeners", async (t) 
   const lab = new SimLab({ topology: defaultTopology(), seed: 3 });
   const events: LabEvent[] = [];
   lab.onEvents((e) => events.push(...e));
-  const name = await lab.incast({ to: "h5", from: 4, bytes: 2_000_000 });
-  t.equal(name, "incast-1");
+  const { workload } = await lab.apply({ kind: "incast", to: "h5", from: 4, bytes: 2_000_000 });
+  t.equal(workload, "incast-1");
   lab.step(600_000);
   (lab as unknown as { publish(): void }).publish();
   const snap = lab.snapshotNow();
@@ -39,7 +40,7 @@ t.test("incast moves pause and ECN counters; events reach listeners", async (t) 
 
 t.test("kernel UDP crosses the fabric through the NICs; ARP is answered by the host stacks", async (t) => {
   const lab = new SimLab({ topology: defaultTopology(), seed: 3 });
-  await lab.udp({ from: "h1", to: "h6", rateBps: 10e9, size: 1000, durationNs: 100_000 });
+  await lab.apply({ kind: "udp", from: "h1", to: "h6", rateBps: 10e9, size: 1000, durationNs: 100_000 });
   lab.step(300_000);
   const tx = lab.kernel("h1")!.stats(0).counters;
   const rx = lab.kernel("h6")!.stats(0).counters;
@@ -52,14 +53,14 @@ t.test("kernel UDP crosses the fabric through the NICs; ARP is answered by the h
 
 t.test("kill blackholes a switch until restart; link down moves traffic to the other spine", async (t) => {
   const lab = new SimLab({ topology: defaultTopology(), seed: 3 });
-  await lab.kill("spine1");
+  await lab.apply({ kind: "device", node: "spine1", running: false });
   t.equal(lab.snapshotNow().devices.find((d) => d.node === "spine1")!.status, "killed");
-  await t.rejects(lab.kill("spine1"), /killed/);
-  await lab.restart("spine1");
+  await t.rejects(lab.apply({ kind: "device", node: "spine1", running: false }), /killed/);
+  await lab.apply({ kind: "device", node: "spine1", running: true });
   t.equal(lab.snapshotNow().devices.find((d) => d.node === "spine1")!.restarts, 1);
-  await lab.setLink("leaf1", 1, false);
+  await lab.apply({ kind: "link", node: "leaf1", port: 1, up: false });
   t.equal(lab.snapshotNow().links.find((l) => l.a === "leaf1:eth1")!.up, false);
-  await lab.udp({ from: "h1", to: "h6", rateBps: 10e9, durationNs: 50_000 });
+  await lab.apply({ kind: "udp", from: "h1", to: "h6", rateBps: 10e9, durationNs: 50_000 });
   lab.step(200_000);
   t.equal(portCounter(lab, "leaf1", "eth1", "tx_packets"), 0, "nothing left on the dead uplink");
   const sent = lab.kernel("h1")!.stats(0).counters.udp_tx_packets!;
@@ -77,7 +78,7 @@ t.test("kill blackholes a switch until restart; link down moves traffic to the o
 
 t.test("presets reconfigure every switch", async (t) => {
   const lab = new SimLab({ topology: defaultTopology() });
-  await lab.applyPreset("aggressive");
+  await lab.apply({ kind: "set", change: switchChange({ profile: "aggressive" }) });
   for (const sw of lab.fabric.switches.values()) {
     t.same(sw.config.ecn.queues[3], {
       kmin: 50_000,
