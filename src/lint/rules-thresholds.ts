@@ -5,8 +5,9 @@
 import { formatSize } from "../device/units.js";
 import type { ResolvedLab } from "../scenario/resolved-lab.js";
 import type { Rule, RuleFinding } from "../scenario/rule.js";
-import { PRIORITIES, type SwitchConfig } from "../switch/config.js";
+import type { SwitchConfig } from "../switch/config.js";
 import { autoHeadroomBytes } from "../switch/mmu.js";
+import { PRIORITIES } from "../wire/pfc.js";
 
 /** Kmin below this at 100 Gb/s marks on ordinary bursts (seed 002: "not as low as 50 KB"). */
 export const KMIN_FLOOR_AT_100G = 100_000;

@@ -3,14 +3,11 @@
 
 import type { BitsPerSecond, Nanoseconds } from "../device/contract.js";
 import type { Ipv4Address, MacAddress } from "../wire/bytes.js";
+import { DSCP_VALUES } from "../wire/ipv4.js";
+import { PRIORITIES } from "../wire/pfc.js";
 import { CNP_DEFAULT_DSCP } from "../wire/roce.js";
 import type { CnpMode, DcqcnParams } from "./dcqcn-params.js";
 import { NP_WHEN_RP_OFF } from "./dcqcn-params.js";
-
-/** 802.1p priorities (PFC classes). */
-export const PRIORITIES = 8;
-/** DSCP code points. */
-export const DSCP_VALUES = 64;
 
 export interface NicPortConfig {
   readonly mac: MacAddress;

@@ -6,8 +6,8 @@ import type { Nanoseconds } from "../device/contract.js";
 import { Fifo } from "../device/fifo.js";
 import { EtherType, ethPayloadOffset, ethType } from "../wire/ethernet.js";
 import { IpProtocol, ipv4Dst, ipv4HeaderLength, ipv4Protocol } from "../wire/ipv4.js";
+import { PRIORITIES } from "../wire/pfc.js";
 import { ROCEV2_UDP_PORT, udpDstPort } from "../wire/udp.js";
-import { PRIORITIES } from "./config.js";
 import { HOST_PORT } from "./nic-ids.js";
 import type { Kick, NicShared } from "./nic-shared.js";
 

@@ -6,7 +6,7 @@ import type { Counters, Nanoseconds, PortStats } from "../device/contract.js";
 import { deviceTable } from "../device/counters.js";
 import { pfcKey } from "../device/l2/pfc-counters.js";
 import type { TxPort } from "../device/tx-port.js";
-import { PRIORITIES } from "./config.js";
+import { PRIORITIES } from "../wire/pfc.js";
 import type { HostPort } from "./host-port.js";
 import { DROP_REASONS, PORT } from "./nic-ids.js";
 import type { NicShared } from "./nic-shared.js";

@@ -19,6 +19,7 @@ import type { CounterSet } from "../device/counters.js";
 import { TIMER_STRIDE } from "../device/timers.js";
 import { TxPort } from "../device/tx-port.js";
 import { wireBytes } from "../wire/ethernet.js";
+import { PRIORITIES } from "../wire/pfc.js";
 import {
   type Configure,
   type CreateQp,
@@ -28,7 +29,7 @@ import {
   nextConfig,
   qpInit,
 } from "./commands.js";
-import { type NicConfig, PRIORITIES } from "./config.js";
+import type { NicConfig } from "./config.js";
 import { RpTimer } from "./dcqcn-rp.js";
 import { HostPort } from "./host-port.js";
 import { HOST_PORT, PORT } from "./nic-ids.js";

@@ -6,8 +6,7 @@ import type { Nanoseconds } from "../device/contract.js";
 import { PfcCounter } from "../device/l2/pfc-counters.js";
 import { type PauseListener, PfcReceiver } from "../device/l2/pfc-receiver.js";
 import { readMac } from "../wire/bytes.js";
-import { PFC_DST_MAC, parseMacControl } from "../wire/pfc.js";
-import { PRIORITIES } from "./config.js";
+import { PFC_DST_MAC, PRIORITIES, parseMacControl } from "../wire/pfc.js";
 import { DropReason, PORT } from "./nic-ids.js";
 import type { Kick, NicShared } from "./nic-shared.js";
 

@@ -7,7 +7,7 @@ import { Fifo } from "../device/fifo.js";
 import { PfcCounter } from "../device/l2/pfc-counters.js";
 import { type ControlFrameSink, PfcSender } from "../device/l2/pfc-sender.js";
 import { wireBytes } from "../wire/ethernet.js";
-import { PRIORITIES } from "./config.js";
+import { PRIORITIES } from "../wire/pfc.js";
 import { PORT } from "./nic-ids.js";
 import type { NicShared } from "./nic-shared.js";
 import type { TxArbiter } from "./tx-arbiter.js";

@@ -6,9 +6,9 @@
 import type { Nanoseconds } from "../device/contract.js";
 import type { Counter } from "../device/counters.js";
 import type { Nic } from "../nic/nic.js";
-import { PRIORITIES } from "../switch/config.js";
 import { SwitchCounter } from "../switch/counter-defs.js";
 import type { Switch } from "../switch/switch.js";
+import { PRIORITIES } from "../wire/pfc.js";
 import type { SeriesRecorder } from "./series-recorder.js";
 
 interface SwitchSlots {

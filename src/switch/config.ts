@@ -5,9 +5,6 @@
 import type { BitsPerSecond, Nanoseconds } from "../device/contract.js";
 import type { Ipv4Address, MacAddress } from "../wire/bytes.js";
 
-export const PRIORITIES = 8;
-export const DSCP_VALUES = 64;
-
 export interface PortConfig {
   /** Port number; the interface is `eth<port>`. */
   readonly port: number;

@@ -5,7 +5,7 @@ import type { DeviceEnv, Nanoseconds } from "../device/contract.js";
 import type { CounterSet } from "../device/counters.js";
 import { DropCounter } from "../device/drops.js";
 import type { EventLimiter } from "../device/event-limiter.js";
-import { PRIORITIES } from "./config.js";
+import { PRIORITIES } from "../wire/pfc.js";
 import { SwitchCounter } from "./counter-defs.js";
 
 export const DropReason = {

@@ -12,7 +12,7 @@
 //   * lossy queues are bounded at egress by a dynamic threshold α × (free shared buffer).
 // Sizes are bytes of frame as carried in memory (no cell rounding).
 
-import { PRIORITIES } from "./config.js";
+import { PRIORITIES } from "../wire/pfc.js";
 import { DropReason } from "./drops.js";
 
 /** The buffer as the MMU sees it (features/buffer.ts owns the section). */

@@ -3,7 +3,7 @@
 // among the others. Paused queues (PFC) are skipped without losing their place. The scheduler picks a
 // queue; the packet stays in its QueueRing until the caller takes it.
 
-import { PRIORITIES } from "./config.js";
+import { PRIORITIES } from "../wire/pfc.js";
 import { QueueRing } from "./queue-ring.js";
 
 export class EgressScheduler {

@@ -4,7 +4,7 @@
 
 import type { Counters, Nanoseconds, PortStats, QueueStats } from "../device/contract.js";
 import { type Counter, type CounterSet, Label, statsKey } from "../device/counters.js";
-import { PRIORITIES } from "./config.js";
+import { PRIORITIES } from "../wire/pfc.js";
 import { DROP_REASONS } from "./drops.js";
 import type { Mmu } from "./mmu.js";
 import type { SwitchPort } from "./port.js";

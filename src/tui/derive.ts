@@ -10,10 +10,10 @@ import type { DeviceView, LabEvent, LabSnapshot, LinkView, TopologyView } from "
 import type { QpStats } from "../nic/stats-types.js";
 import { SwitchCounter } from "../switch/counter-defs.js";
 import { PfcWatchdogCounter } from "../switch/features/pfc-watchdog.js";
+import { PRIORITIES } from "../wire/pfc.js";
 import { splitEndpoint } from "./format.js";
 
 /** 802.1p priorities a port has (PFC and queue counters are kept per priority). */
-export const PRIORITIES = 8;
 
 const ECN_MARKED = tableKey(SwitchCounter.ecnMarked);
 const QUEUE_DROPPED = tableKey(SwitchCounter.queueDropped);

@@ -4,7 +4,7 @@
 // that may still be stormed.
 
 import type { LabSnapshot } from "../lab/lab.js";
-import { PRIORITIES } from "./derive.js";
+import { PRIORITIES } from "../wire/pfc.js";
 import { act, type Effect } from "./effect.js";
 import { padRight } from "./format.js";
 import type { HeldPriority } from "./key-context.js";

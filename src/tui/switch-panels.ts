@@ -5,7 +5,8 @@
 
 import type { LabSnapshot } from "../lab/lab.js";
 import type { SwitchStats } from "../switch/stats-types.js";
-import { dottedQuad, PRIORITIES } from "./derive.js";
+import { PRIORITIES } from "../wire/pfc.js";
+import { dottedQuad } from "./derive.js";
 import { formatBytes, formatCount, padLeft, padRight } from "./format.js";
 import { type Segment, seg } from "./segments.js";
 import { marker, type Theme, Tone } from "./theme.js";

@@ -17,7 +17,7 @@ import {
   MacControlOpcode,
   PFC_DST_MAC,
   PFC_PAYLOAD_LENGTH,
-  PFC_PRIORITIES,
+  PRIORITIES,
   parseMacControl,
 } from "../wire/pfc.js";
 import { formatWireError, type WireError, WireErrorCode } from "../wire/result.js";
@@ -439,7 +439,7 @@ function checkMacControl(frame: Uint8Array, eth: EthernetHeader, say: (m: string
 }
 
 function pfcKind(enableVector: number, time: (priority: number) => number): FrameKind {
-  for (let p = 0; p < PFC_PRIORITIES; p++) {
+  for (let p = 0; p < PRIORITIES; p++) {
     if ((enableVector >>> p) & 1 && time(p) > 0) return FrameKind.PfcXoff;
   }
   return FrameKind.PfcXon;

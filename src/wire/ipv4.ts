@@ -221,3 +221,6 @@ export function decrementIpv4Ttl(buf: Uint8Array, off: number): number {
 export function tos(dscp: number, ecn: Ecn): number {
   return ((dscp & 0x3f) << 2) | ecn;
 }
+
+/** DSCP code points: the 6-bit field of the IPv4 traffic class (RFC 2474). */
+export const DSCP_VALUES = 64;

@@ -24,8 +24,8 @@ export const MacControlOpcode = {
 } as const;
 export type MacControlOpcode = (typeof MacControlOpcode)[keyof typeof MacControlOpcode];
 
-/** Number of 802.1p priorities a PFC frame addresses. */
-export const PFC_PRIORITIES = 8;
+/** The 802.1p priorities (IEEE 802.1Q): the classes a PFC frame addresses, the same count everywhere. */
+export const PRIORITIES = 8;
 /** Largest pause time a frame can carry, in quanta. */
 export const MAX_PAUSE_QUANTA = 0xffff;
 /** Bit times per pause quantum. */
@@ -60,7 +60,7 @@ function checkQuanta(q: number, what: string): void {
  * holds a time outside 0..65535: that is a bug in the caller, and masking it would send a wrong pause.
  */
 export function buildPfcFrame(init: PfcFrameInit): Uint8Array {
-  if (init.quanta.length !== PFC_PRIORITIES) {
+  if (init.quanta.length !== PRIORITIES) {
     throw new RangeError(`PFC quanta needs 8 entries (one per priority), got ${init.quanta.length}`);
   }
   const frame = new Uint8Array(ETHERNET_MIN_FRAME);
@@ -71,7 +71,7 @@ export function buildPfcFrame(init: PfcFrameInit): Uint8Array {
   );
   writeU16(frame, at, MacControlOpcode.Pfc);
   let enableVector = 0;
-  for (let p = 0; p < PFC_PRIORITIES; p++) {
+  for (let p = 0; p < PRIORITIES; p++) {
     const q = init.quanta[p];
     if (q === null || q === undefined) continue;
     checkQuanta(q, `priority ${p}`);
@@ -160,7 +160,7 @@ export function parseMacControl(buf: Uint8Array, offset = 0): Parsed<MacControl>
     );
   }
   const quanta: number[] = [];
-  for (let p = 0; p < PFC_PRIORITIES; p++) quanta.push(readU16(buf, offset + 4 + 2 * p));
+  for (let p = 0; p < PRIORITIES; p++) quanta.push(readU16(buf, offset + 4 + 2 * p));
   return ok({ kind: "pfc", enableVector: vector, quanta });
 }
 

@@ -2,7 +2,7 @@
 // stops the priority until it runs out (quanta × 512 bit times at the port's rate) or a zero-quanta frame
 // resumes it. Both devices (switch ports and the NIC's port) obey PFC through this.
 
-import { PFC_PRIORITIES, type PfcControl, quantaToNs } from "../../wire/pfc.js";
+import { type PfcControl, PRIORITIES, quantaToNs } from "../../wire/pfc.js";
 import type { DeviceEnv, Nanoseconds } from "../contract.js";
 import { EventKind } from "../contract.js";
 import type { TimerKind } from "../timers.js";
@@ -25,7 +25,7 @@ export interface PfcRxCounters {
 export class PfcReceiver {
   /** Paused priorities, bit p. */
   paused = 0;
-  private readonly pausedSince = new Float64Array(PFC_PRIORITIES);
+  private readonly pausedSince = new Float64Array(PRIORITIES);
 
   /** `expiry.id(timerBase + p)` is armed while priority p is paused; its handler calls `expire`. */
   constructor(
@@ -41,7 +41,7 @@ export class PfcReceiver {
   /** `ignore` (bit p): priorities whose pauses are counted but not obeyed (PFC switched off on them). */
   receive(control: PfcControl, now: Nanoseconds, ignore = 0): void {
     const c = this.counters;
-    for (let p = 0; p < PFC_PRIORITIES; p++) {
+    for (let p = 0; p < PRIORITIES; p++) {
       if (!((control.enableVector >> p) & 1)) continue;
       const quanta = control.quanta[p]!;
       if (quanta === 0) {

@@ -3,7 +3,7 @@
 // frames bypass the data queues (the owner sends them at the next frame boundary). Both devices use this.
 
 import type { MacAddress } from "../../wire/bytes.js";
-import { buildPfcFrame, PFC_PRIORITIES, quantaToNs } from "../../wire/pfc.js";
+import { buildPfcFrame, PRIORITIES, quantaToNs } from "../../wire/pfc.js";
 import type { DeviceEnv, Nanoseconds } from "../contract.js";
 import { EventKind } from "../contract.js";
 import type { TimerKind } from "../timers.js";
@@ -24,9 +24,9 @@ export interface PfcTxCounters {
 export class PfcSender {
   /** Priorities we hold paused (XOFF asserted), bit p. */
   xoff = 0;
-  private readonly xoffSince = new Float64Array(PFC_PRIORITIES);
+  private readonly xoffSince = new Float64Array(PRIORITIES);
   /** When the last XOFF (assert or refresh) left, per priority. */
-  private readonly lastPauseAt = new Float64Array(PFC_PRIORITIES);
+  private readonly lastPauseAt = new Float64Array(PRIORITIES);
   private pauseQuanta = 0xffff;
   private refreshFraction = 0.5;
 

@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { CounterKind, Label } from "../../device/counters.js";
 import { overlay, ratio, size } from "../../device/setting-units.js";
-import { PRIORITIES, type SwitchConfig } from "../config.js";
+import { PRIORITIES } from "../../wire/pfc.js";
+import type { SwitchConfig } from "../config.js";
 import type { SwitchContext } from "../context.js";
 import { SwitchCounter } from "../counter-defs.js";
 import { autoHeadroomBytes } from "../mmu.js";

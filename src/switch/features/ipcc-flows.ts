@@ -87,7 +87,7 @@ export class IpccFlows {
     this.destQp[s] = m.destQp;
     if (carriesData(m.bthOpcode)) {
       this.lastData[s] = now;
-      this.dataBytes[s] += m.length;
+      this.dataBytes[s]! += m.length;
     }
   }
 

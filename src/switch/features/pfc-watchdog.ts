@@ -20,7 +20,8 @@ import { type Counter, type CounterDef, CounterKind, Label } from "../../device/
 import { PfcCounter } from "../../device/l2/pfc-counters.js";
 import { duration, overlay } from "../../device/setting-units.js";
 import type { TimerKind } from "../../device/timers.js";
-import { PRIORITIES, type SwitchConfig } from "../config.js";
+import { PRIORITIES } from "../../wire/pfc.js";
+import type { SwitchConfig } from "../config.js";
 import type { SwitchContext } from "../context.js";
 import { DropReason } from "../drops.js";
 import { type PacketMeta, Verdict } from "../packet-meta.js";

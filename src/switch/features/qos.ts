@@ -5,7 +5,9 @@
 import { z } from "zod";
 import type { Nanoseconds } from "../../device/contract.js";
 import { size } from "../../device/setting-units.js";
-import { DSCP_VALUES, PRIORITIES, type SwitchConfig } from "../config.js";
+import { DSCP_VALUES } from "../../wire/ipv4.js";
+import { PRIORITIES } from "../../wire/pfc.js";
+import type { SwitchConfig } from "../config.js";
 import type { SwitchContext } from "../context.js";
 import type { SwitchPort } from "../port.js";
 import { defineFeature, type SwitchFeature } from "./feature.js";

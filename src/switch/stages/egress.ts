@@ -6,7 +6,7 @@
 
 import type { Nanoseconds } from "../../device/contract.js";
 import { CounterKind, type CounterSet, Label } from "../../device/counters.js";
-import { PRIORITIES } from "../config.js";
+import { PRIORITIES } from "../../wire/pfc.js";
 import { DropReason, type SwitchDrops } from "../drops.js";
 import type { HookSet } from "../features/hooks.js";
 import type { Mmu } from "../mmu.js";

@@ -5,7 +5,8 @@ import type { MutableRefObject, ReactElement } from "react";
 import type { PortStats, QueueStats } from "../../device/contract.js";
 import type { NicStats } from "../../nic/stats-types.js";
 import type { SwitchStats } from "../../switch/stats-types.js";
-import { type PortMetrics, PRIORITIES, peerOf } from "../derive.js";
+import { PRIORITIES } from "../../wire/pfc.js";
+import { type PortMetrics, peerOf } from "../derive.js";
 import { describeEvent } from "../event-text.js";
 import { featureLine } from "../feature-lines.js";
 import {
