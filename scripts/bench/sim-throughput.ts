@@ -14,7 +14,7 @@ import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import { emulatedProgress } from "../../src/cli/progress.js";
 import { distPath } from "../../src/lab/live/paths.js";
-import { nicConfig } from "../../src/nic/config.js";
+import { nicConfig } from "../../src/nic/resolve-config.js";
 import { Nic } from "../../src/nic/nic.js";
 import { runScenarioSim } from "../../src/run/run-sim.js";
 import { Simulator } from "../../src/runtime/sim/simulator.js";
@@ -59,7 +59,7 @@ export function simulateWrite(bytes: number, verifyPayload: boolean): SimRun {
             name,
             port: { mac, ip, rateBps: RATE_BPS, delayNs: DELAY_NS },
             gatewayMac: peerMac,
-            verifyPayload,
+            settings: { transport: { verifyPayload } },
           }),
           env,
         ),

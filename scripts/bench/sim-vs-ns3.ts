@@ -60,7 +60,7 @@ export function incastScenarioInput(senders: number, bytes = 1_000_000): Record<
       nodes,
       links: hosts.map((h, i) => [`${h}:eth1`, `sw:eth${i + 1}`]),
     },
-    overrides: { hosts: { dcqcn: "hpcc-ns3", ackReqEvery: 1 } },
+    overrides: { hosts: { dcqcn: "hpcc-ns3", transport: { ackReqEvery: 1 } } },
     timeline: [
       { at: "0ns", start: { type: "incast", to: hosts[senders], from: senders, size: `${bytes}B` } },
     ],

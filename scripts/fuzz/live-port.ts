@@ -57,12 +57,10 @@ const LOSSLESS_DROPS = ["drop_headroom_exhausted", "rx_discards_phy", "drop_link
 /** Counters where a device files frames it could not use: some must rise under fuzz. */
 const MALFORMED = [
   "drop_malformed",
-  "rx_malformed",
   "rx_not_for_us",
   "rx_ignored",
-  "rx_icrc_errors",
   "drop_icrc",
-  "rx_unknown_qp",
+  "drop_unknown_qp",
   "dropped_lossy",
 ];
 

@@ -9,7 +9,7 @@
 
 import type { Counters, Device, DeviceEnv, DeviceStats, Nanoseconds } from "../../src/device/contract.js";
 import type { NicCommand } from "../../src/nic/commands.js";
-import { nicConfig } from "../../src/nic/config.js";
+import { nicConfig } from "../../src/nic/resolve-config.js";
 import { Nic } from "../../src/nic/nic.js";
 import { type SimLink, Simulator } from "../../src/runtime/sim/simulator.js";
 import { hostAddress, planAddresses } from "../../src/scenario/address-plan.js";
@@ -109,7 +109,7 @@ export function fuzzNic(opts: NicFuzzOptions): NicFuzzReport {
           gatewayMac: a.peerMac,
           mtu: topo.mtu,
           hostPort: opts.hostPort ?? false,
-          rxBuffer: opts.rxBuffer ? { enabled: true, hostIngestRateBps: RATE / 2 } : {},
+          settings: opts.rxBuffer ? { rxBuffer: { enabled: true, hostIngestRate: RATE / 2 } } : {},
         }),
         env,
       );

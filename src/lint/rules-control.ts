@@ -10,7 +10,7 @@ function marksRoce(lab: ResolvedLab): string[] {
   if (host === undefined) return [];
   const marking: string[] = [];
   for (const [name, sw] of lab.switches) {
-    const queue = sw.qos.priorityToQueue[sw.qos.dscpToPriority[host.dataDscp]!]!;
+    const queue = sw.qos.priorityToQueue[sw.qos.dscpToPriority[host.qos.dataDscp]!]!;
     if (sw.ecn.queues[queue] !== undefined) marking.push(name);
   }
   return marking;
@@ -31,14 +31,14 @@ const dcqcnWhereMarked: Rule = {
     const marking = marksRoce(lab);
     const out: RuleFinding[] = [];
     if (marking.length > 0) {
-      const off = [...lab.hosts.values()].filter((h) => h.dcqcn === null).map((h) => h.name);
+      const off = [...lab.hosts.values()].filter((h) => h.cc !== "dcqcn").map((h) => h.name);
       if (off.length > 0)
         out.push({
-          path: `hosts.${off.length === lab.hosts.size ? "*" : off.join(",")}.dcqcn`,
+          path: `hosts.${off.length === lab.hosts.size ? "*" : off.join(",")}.cc`,
           message: `${marking.length} switch(es) mark RoCE but DCQCN is off on ${off.length === lab.hosts.size ? "every host" : off.join(", ")}: CNPs are ignored`,
-          fix: "hosts: { dcqcn: nvidia } (ConnectX defaults)",
+          fix: "hosts: { cc: dcqcn } (with ConnectX's DCQCN defaults)",
         });
-    } else if ([...lab.hosts.values()].some((h) => h.dcqcn !== null) && lab.switches.size > 0) {
+    } else if ([...lab.hosts.values()].some((h) => h.cc === "dcqcn") && lab.switches.size > 0) {
       out.push({
         path: "switches.*.ecn.queues",
         message: "DCQCN is on but no switch marks the RoCE queue: senders never slow down before PFC",

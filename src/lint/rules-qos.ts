@@ -33,17 +33,17 @@ const cnpStrict: Rule = {
     const out: RuleFinding[] = [];
     const host = firstHost(lab);
     for (const h of lab.hosts.values()) {
-      if (h.cnpDscp !== CNP_DSCP)
+      if (h.qos.cnpDscp !== CNP_DSCP)
         out.push({
-          path: `hosts.${h.name}.cnpDscp`,
-          message: `${h.name} sends CNPs at DSCP ${h.cnpDscp}, not ${CNP_DSCP}`,
+          path: `hosts.${h.name}.qos.cnpDscp`,
+          message: `${h.name} sends CNPs at DSCP ${h.qos.cnpDscp}, not ${CNP_DSCP}`,
           fix: `send CNPs at DSCP ${CNP_DSCP}`,
         });
     }
-    const dscp = host?.cnpDscp ?? CNP_DSCP;
+    const dscp = host?.qos.cnpDscp ?? CNP_DSCP;
     for (const [name, sw] of lab.switches) {
       const { priority, queue } = queueOf(sw, dscp);
-      const data = host === undefined ? null : queueOf(sw, host.dataDscp);
+      const data = host === undefined ? null : queueOf(sw, host.qos.dataDscp);
       if (!sw.qos.strictQueues.includes(queue))
         out.push({
           path: `switches.${name}.qos.strictQueues`,
@@ -53,7 +53,7 @@ const cnpStrict: Rule = {
       else if (data !== null && data.queue === queue)
         out.push({
           path: `switches.${name}.qos.dscpToPriority`,
-          message: `CNPs share queue ${queue} with RoCE data (DSCP ${host!.dataDscp})`,
+          message: `CNPs share queue ${queue} with RoCE data (DSCP ${host!.qos.dataDscp})`,
           fix: `map DSCP ${dscp} to a priority of its own (default: 6)`,
         });
     }
@@ -77,7 +77,7 @@ const pfcEndToEnd: Rule = {
     if (host === undefined) return [];
     const missing: { name: string; why: string }[] = [];
     for (const [name, sw] of lab.switches) {
-      const { priority } = queueOf(sw, host.dataDscp);
+      const { priority } = queueOf(sw, host.qos.dataDscp);
       if (!sw.pfc.enabled) missing.push({ name, why: "PFC is off" });
       else if (!sw.qos.lossless.includes(priority))
         missing.push({ name, why: `priority ${priority} is not lossless` });
@@ -87,7 +87,7 @@ const pfcEndToEnd: Rule = {
     return missing.map(({ name, why }) => ({
       path: `switches.${name}.pfc`,
       severity: all ? "warning" : "error",
-      message: `RoCE data (DSCP ${host.dataDscp}) is not lossless: ${why}${all ? " (on every switch: lossy RoCE)" : ""}`,
+      message: `RoCE data (DSCP ${host.qos.dataDscp}) is not lossless: ${why}${all ? " (on every switch: lossy RoCE)" : ""}`,
       fix: `pfc: { enabled: true } and qos.lossless including the RoCE priority, on every switch`,
     }));
   },
@@ -109,9 +109,9 @@ const sameMaps: Rule = {
     const host = firstHost(lab);
     if (host === undefined) return out;
     const dscps = [
-      ["data", host.dataDscp],
-      ["ACK", host.ackDscp],
-      ["CNP", host.cnpDscp],
+      ["data", host.qos.dataDscp],
+      ["ACK", host.qos.ackDscp],
+      ["CNP", host.qos.cnpDscp],
     ] as const;
     const [refName, ref] = lab.switches.entries().next().value ?? [];
     if (ref === undefined || refName === undefined) return out;
@@ -135,13 +135,13 @@ const sameMaps: Rule = {
         });
     }
     for (const h of lab.hosts.values()) {
-      const nicPrio = h.dscpToPriority[h.dataDscp]!;
-      const swPrio = ref.qos.dscpToPriority[h.dataDscp]!;
+      const nicPrio = h.qos.dscpToPriority[h.qos.dataDscp]!;
+      const swPrio = ref.qos.dscpToPriority[h.qos.dataDscp]!;
       if (nicPrio !== swPrio)
         out.push({
           path: `hosts.${h.name}.dscpToPriority`,
-          message: `${h.name} takes its data DSCP ${h.dataDscp} as priority ${nicPrio}, the switches as ${swPrio}: it would obey the wrong pauses`,
-          fix: `the NIC's DSCP map must match the switches' (DSCP ${h.dataDscp} -> ${swPrio})`,
+          message: `${h.name} takes its data DSCP ${h.qos.dataDscp} as priority ${nicPrio}, the switches as ${swPrio}: it would obey the wrong pauses`,
+          fix: `the NIC's DSCP map must match the switches' (DSCP ${h.qos.dataDscp} -> ${swPrio})`,
         });
     }
     return out;

@@ -4,10 +4,11 @@
 import type { Nanoseconds } from "../device/contract.js";
 import type { Ipv4Address } from "../wire/bytes.js";
 import { PSN_MASK, roceUdpSourcePort } from "../wire/roce.js";
-import type { NicConfig, RxBufferConfig } from "./config.js";
-import type { DcqcnParams } from "./dcqcn-params.js";
-import type { QpInit } from "./qp.js";
-import type { MsgOpName } from "./transport.js";
+import { type NicConfig } from "./config.js";
+import { checkNicConfig } from "./resolve-config.js";
+import { applyNicSettings, type NicSettingsUpdate } from "./features/registry.js";
+import type { QpInit } from "./transport/qp.js";
+import type { MsgOpName } from "./transport/transport.js";
 
 export type NicCommand =
   /** Create an RC QP connected to `remoteQpn` at `remoteIp`. */
@@ -32,23 +33,12 @@ export type NicCommand =
       readonly flowId: string;
       readonly at?: Nanoseconds;
     }
-  /** Change run-time settings. A new `dcqcn` restarts every QP's reaction point at line rate. */
-  | {
-      readonly type: "configure";
-      readonly dcqcn?: DcqcnParams | null;
-      readonly ackReqEvery?: number;
-      readonly rtoNs?: Nanoseconds;
-      readonly maxInflightPackets?: number;
-      readonly nakRetryGuard?: boolean;
-      readonly verifyPayload?: boolean;
-      readonly answerArp?: boolean;
-      readonly ackDscp?: number;
-      readonly rxBuffer?: Partial<RxBufferConfig>;
-      /** Reorder window of every QP's responder (0: go-back-N). */
-      readonly reorderWindow?: number;
-      /** 1: RoCEv1 framing (needs NicConfig.rocev1), 2: RoCEv2. */
-      readonly roceVersion?: 1 | 2;
-    }
+  /**
+   * Change run-time settings: sections of the feature modules as users write them (features/registry.ts;
+   * null: back to the section's defaults), resolved by the NIC against its port. A `cc` or `dcqcn` section
+   * restarts every QP's congestion control at line rate.
+   */
+  | { readonly type: "configure"; readonly settings: NicSettingsUpdate }
   /**
    * Change the UDP source port a QP's packets carry from its next packet on (what a CCL asks of the NIC
    * to steer a QP onto another ECMP path: path navigation's host mode).
@@ -105,32 +95,6 @@ export function qpInit(
 
 /** The configuration after `cmd`, or why it is refused. */
 export function nextConfig(c: NicConfig, cmd: Configure): NicConfig | string {
-  const next: NicConfig = {
-    ...c,
-    dcqcn: cmd.dcqcn === undefined ? c.dcqcn : cmd.dcqcn,
-    ackReqEvery: cmd.ackReqEvery ?? c.ackReqEvery,
-    rtoNs: cmd.rtoNs ?? c.rtoNs,
-    maxInflightPackets: cmd.maxInflightPackets ?? c.maxInflightPackets,
-    nakRetryGuard: cmd.nakRetryGuard ?? c.nakRetryGuard,
-    verifyPayload: cmd.verifyPayload ?? c.verifyPayload,
-    answerArp: cmd.answerArp ?? c.answerArp,
-    ackDscp: cmd.ackDscp ?? c.ackDscp,
-    rxBuffer: { ...c.rxBuffer, ...cmd.rxBuffer },
-    reorderWindow: cmd.reorderWindow ?? c.reorderWindow,
-    roceVersion: cmd.roceVersion ?? c.roceVersion,
-  };
-  if (next.roceVersion === 1 && next.rocev1 === null) return "RoCEv1 needs the NIC's layer-2 domain (rocev1)";
-  if (!Number.isInteger(next.ackReqEvery) || next.ackReqEvery < 1) return "ackReqEvery must be >= 1";
-  if (!(next.rtoNs > 0)) return "rtoNs must be positive";
-  if (!Number.isInteger(next.reorderWindow) || next.reorderWindow < 0 || next.reorderWindow > 1 << 16)
-    return "reorderWindow must be in 0..65536";
-  if (!Number.isInteger(next.maxInflightPackets) || next.maxInflightPackets < 1) {
-    return "maxInflightPackets must be >= 1";
-  }
-  if (!Number.isInteger(next.ackDscp) || next.ackDscp < 0 || next.ackDscp > 63) return "ackDscp not in 0..63";
-  const rx = next.rxBuffer;
-  if (rx.enabled && (!(rx.hostIngestRateBps > 0) || rx.xonBytes >= rx.xoffBytes || rx.xonBytes < 0)) {
-    return "rxBuffer needs a positive ingest rate and 0 <= xonBytes < xoffBytes";
-  }
-  return next;
+  const next = applyNicSettings(c, cmd.settings);
+  return checkNicConfig(next) ?? next;
 }

@@ -1,113 +1,210 @@
 // NIC-wide counters, named as mlx5 names them where mlx5 has the counter (hw_counters of an RDMA port,
-// ethtool -S of the netdev), so operators can grep them. Plain numeric fields: the QPs increment them on
-// the hot path without a lookup; each is declared on the NIC's counter registry, which reports and clears
-// them.
+// ethtool -S of the netdev), so operators can grep them. Declared here once, as the switch's are
+// (switch/counter-defs.ts): each is registered on the NIC's counter registry, which reports and clears it,
+// and the parts increment its slot (a one-element Float64Array) on the hot path without a lookup. Readers
+// (reports, the TUI, metrics) find values by these definitions, never by spelling names.
 
-import { CounterKind, type CounterSet } from "../device/counters.js";
+import { type CounterDef, CounterKind, type CounterSet } from "../device/counters.js";
 
-/** NIC-wide counters (packets unless the name says bytes). */
-export class NicCounters {
-  /** CNPs sent by the NP. */
-  npCnpSent = 0;
-  /** CE-marked RoCE packets received (data requests and read responses). */
-  npEcnMarkedRocePackets = 0;
-  /** CNPs the RP acted on. */
-  rpCnpHandled = 0;
-  /** CNPs received while DCQCN is off (or for a QP we do not have). */
-  rpCnpIgnored = 0;
-  /** Requests received with a PSN beyond the expected one (responder). */
-  outOfSequence = 0;
-  /** NAK PSN-sequence-error received (requester). */
-  packetSeqErr = 0;
-  /** READ responses with a gap: the requester re-issued the read from the missing offset. */
-  impliedNakSeqErr = 0;
-  /** Duplicate requests received (responder). */
-  duplicateRequest = 0;
-  /** Duplicate or unexpected READ responses (requester). */
-  duplicateResponse = 0;
-  /** Retransmission timeouts (requester). */
-  localAckTimeoutErr = 0;
-  /** WRITE/SEND/READ request messages accepted (first or only packet). */
-  rxWriteRequests = 0;
-  rxSendRequests = 0;
-  rxReadRequests = 0;
-  /** Data payloads that did not match the sender's pattern. */
-  payloadMismatch = 0;
-  /** Requests whose opcode does not continue the message in progress, or whose length is wrong. */
-  rxInvalidRequest = 0;
-  /** Frames that were not for us or that we do not speak (counted, ignored). */
-  rxIgnored = 0;
-  /** Packets sent again (go-back-N, timeouts, re-issued reads). */
-  retransmittedPackets = 0;
-  acksSent = 0;
-  naksSent = 0;
-  acksReceived = 0;
-  arpRepliesSent = 0;
-  flowsCompleted = 0;
-  /** Frames the receive buffer had no room for. */
-  rxDiscardsPhy = 0;
-  /** Requests ahead of the expected PSN kept by the reorder window (out-of-order placement). */
-  oooPlacedPackets = 0;
-  /** Furthest ahead of the expected PSN a request was placed, PSNs (a high-water mark). */
-  oooMaxDepth = 0;
-  /** Work requests given a start time (`post` with `at`) that reached the NIC after it (a live lab's lateness). */
-  postsLate = 0;
-  /** Latest of those starts, emulated ns after the time asked for (a high-water mark). */
-  postLateMaxNs = 0;
-}
+/** Every NIC-wide counter (packets unless its unit says otherwise). */
+export const NicCounter = {
+  npCnpSent: {
+    name: "np_cnp_sent",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "CNPs sent by the notification point",
+    labels: [],
+  },
+  npEcnMarkedRocePackets: {
+    name: "np_ecn_marked_roce_packets",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "CE-marked RoCE packets received",
+    labels: [],
+  },
+  rpCnpHandled: {
+    name: "rp_cnp_handled",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "CNPs the reaction point acted on",
+    labels: [],
+  },
+  rpCnpIgnored: {
+    name: "rp_cnp_ignored",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "CNPs received while DCQCN is off or for an unknown QP",
+    labels: [],
+  },
+  outOfSequence: {
+    name: "out_of_sequence",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "requests received with a PSN beyond the expected one",
+    labels: [],
+  },
+  packetSeqErr: {
+    name: "packet_seq_err",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "NAK PSN-sequence-error received",
+    labels: [],
+  },
+  impliedNakSeqErr: {
+    name: "implied_nak_seq_err",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "READ responses with a gap (read re-issued)",
+    labels: [],
+  },
+  duplicateRequest: {
+    name: "duplicate_request",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "duplicate requests received",
+    labels: [],
+  },
+  duplicateResponse: {
+    name: "duplicate_response",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "duplicate or unexpected READ responses",
+    labels: [],
+  },
+  localAckTimeoutErr: {
+    name: "local_ack_timeout_err",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "retransmission timeouts",
+    labels: [],
+  },
+  rxWriteRequests: {
+    name: "rx_write_requests",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "WRITE request messages accepted",
+    labels: [],
+  },
+  rxSendRequests: {
+    name: "rx_send_requests",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "SEND request messages accepted",
+    labels: [],
+  },
+  rxReadRequests: {
+    name: "rx_read_requests",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "READ request messages accepted",
+    labels: [],
+  },
+  payloadMismatch: {
+    name: "payload_mismatch",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "data payloads that did not match the sender's pattern",
+    labels: [],
+  },
+  rxInvalidRequest: {
+    name: "rx_invalid_request",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "requests out of message order or of a wrong length",
+    labels: [],
+  },
+  rxIgnored: {
+    name: "rx_ignored",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "frames not for us or of a protocol we do not speak",
+    labels: [],
+  },
+  retransmittedPackets: {
+    name: "retransmitted_packets",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "packets sent again",
+    labels: [],
+  },
+  acksSent: {
+    name: "acks_sent",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "ACKs sent",
+    labels: [],
+  },
+  naksSent: {
+    name: "naks_sent",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "NAKs sent",
+    labels: [],
+  },
+  acksReceived: {
+    name: "acks_received",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "ACKs received",
+    labels: [],
+  },
+  arpRepliesSent: {
+    name: "arp_replies_sent",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "ARP replies sent",
+    labels: [],
+  },
+  flowsCompleted: {
+    name: "flows_completed",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "work requests completed",
+    labels: [],
+  },
+  rxDiscardsPhy: {
+    name: "rx_discards_phy",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "received frames dropped: the receive buffer was full",
+    labels: [],
+  },
+  oooPlacedPackets: {
+    name: "ooo_placed_packets",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "requests placed out of order by the reorder window",
+    labels: [],
+  },
+  oooMaxDepth: {
+    name: "ooo_max_depth",
+    kind: CounterKind.Gauge,
+    unit: "packets",
+    help: "furthest ahead of the expected PSN a request was placed (PSNs)",
+    labels: [],
+  },
+  postsLate: {
+    name: "posts_late",
+    kind: CounterKind.Counter,
+    unit: "requests",
+    help: "work requests that reached the NIC after the start time they were given",
+    labels: [],
+  },
+  postLateMaxNs: {
+    name: "post_late_max_ns",
+    kind: CounterKind.Gauge,
+    unit: "ns",
+    help: "latest start of those, emulated ns after the time given",
+    labels: [],
+  },
+} as const satisfies Record<string, CounterDef>;
 
-/** Each field's name on the counter registry (mlx5's where mlx5 has the counter) and what it counts. */
-const DECLARATIONS: readonly (readonly [keyof NicCounters, string, string])[] = [
-  ["npCnpSent", "np_cnp_sent", "CNPs sent by the notification point"],
-  ["npEcnMarkedRocePackets", "np_ecn_marked_roce_packets", "CE-marked RoCE packets received"],
-  ["rpCnpHandled", "rp_cnp_handled", "CNPs the reaction point acted on"],
-  ["rpCnpIgnored", "rp_cnp_ignored", "CNPs received while DCQCN is off or for an unknown QP"],
-  ["outOfSequence", "out_of_sequence", "requests received with a PSN beyond the expected one"],
-  ["packetSeqErr", "packet_seq_err", "NAK PSN-sequence-error received"],
-  ["impliedNakSeqErr", "implied_nak_seq_err", "READ responses with a gap (read re-issued)"],
-  ["duplicateRequest", "duplicate_request", "duplicate requests received"],
-  ["duplicateResponse", "duplicate_response", "duplicate or unexpected READ responses"],
-  ["localAckTimeoutErr", "local_ack_timeout_err", "retransmission timeouts"],
-  ["rxWriteRequests", "rx_write_requests", "WRITE request messages accepted"],
-  ["rxSendRequests", "rx_send_requests", "SEND request messages accepted"],
-  ["rxReadRequests", "rx_read_requests", "READ request messages accepted"],
-  ["payloadMismatch", "payload_mismatch", "data payloads that did not match the sender's pattern"],
-  ["rxInvalidRequest", "rx_invalid_request", "requests out of message order or of a wrong length"],
-  ["rxIgnored", "rx_ignored", "frames not for us or of a protocol we do not speak"],
-  ["retransmittedPackets", "retransmitted_packets", "packets sent again"],
-  ["acksSent", "acks_sent", "ACKs sent"],
-  ["naksSent", "naks_sent", "NAKs sent"],
-  ["acksReceived", "acks_received", "ACKs received"],
-  ["arpRepliesSent", "arp_replies_sent", "ARP replies sent"],
-  ["flowsCompleted", "flows_completed", "work requests completed"],
-  ["rxDiscardsPhy", "rx_discards_phy", "received frames dropped: the receive buffer was full"],
-  ["oooPlacedPackets", "ooo_placed_packets", "requests placed out of order by the reorder window"],
-  ["oooMaxDepth", "ooo_max_depth", "furthest ahead of the expected PSN a request was placed (PSNs)"],
-  ["postsLate", "posts_late", "work requests that reached the NIC after the start time they were given"],
-  ["postLateMaxNs", "post_late_max_ns", "latest start of those, emulated ns after the time given"],
-];
+/** The slots of the NIC-wide counters: `counters.npCnpSent[0]!++`. */
+export type NicCounters = { readonly [K in keyof typeof NicCounter]: Float64Array };
 
-/** Counters that are levels, not counts. */
-const GAUGES: ReadonlySet<keyof NicCounters> = new Set(["oooMaxDepth", "postLateMaxNs"]);
-
-/** Units of the counters that count neither packets nor bytes. */
-const UNITS: Partial<Record<keyof NicCounters, string>> = { postsLate: "requests", postLateMaxNs: "ns" };
-
-/** Declares every field of `c` on `set` (read at export, zeroed by `set.clear()`). */
-export function declareNicCounters(c: NicCounters, set: CounterSet): void {
-  for (const [field, name, help] of DECLARATIONS) {
-    set.computed(
-      {
-        name,
-        kind: GAUGES.has(field) ? CounterKind.Gauge : CounterKind.Counter,
-        unit: UNITS[field] ?? (name.endsWith("bytes") ? "bytes" : "packets"),
-        help,
-        labels: [],
-      },
-      () => c[field],
-      () => {
-        c[field] = 0;
-      },
-    );
-  }
+/** Registers every NIC-wide counter on `set` and returns their slots. */
+export function declareNicCounters(set: CounterSet): NicCounters {
+  const out: Record<string, Float64Array> = {};
+  for (const [field, def] of Object.entries(NicCounter)) out[field] = set.add(def);
+  return out as NicCounters;
 }

@@ -2,20 +2,20 @@
 // the frame builder and the drop accounting. One object per NIC, handed to each part at construction.
 
 import type { DeviceEnv, Nanoseconds } from "../device/contract.js";
-import { CounterKind, CounterSet, Label } from "../device/counters.js";
+import { CounterSet, Label } from "../device/counters.js";
 import { DropCounter } from "../device/drops.js";
 import { EventLimiter } from "../device/event-limiter.js";
-import { TIMER_STRIDE, type TimerKind, TimerRegistry } from "../device/timers.js";
+import { TIMER_STRIDE, type TimerKind, type TimerRegistry } from "../device/timers.js";
 import { PRIORITIES } from "../wire/pfc.js";
 import type { NicConfig } from "./config.js";
-import { declareNicCounters, NicCounters } from "./counters.js";
-import { FrameBuilder } from "./frames.js";
+import { declareNicCounters, type NicCounters } from "./counters.js";
 import { Histogram } from "./histogram.js";
-import { DROP_REASONS, DropReason, EVENT_INTERVAL_NS, HOST_PORT, PORT } from "./nic-ids.js";
-import type { QueuePair } from "./qp.js";
-import { QpSet } from "./qp-set.js";
+import { DROP_REASONS, type DropReason, EVENT_INTERVAL_NS, HOST_PORT, PORT } from "./nic-ids.js";
 import type { CompletionRecord } from "./stats-types.js";
-import type { TransportSettings } from "./transport.js";
+import { FrameBuilder } from "./transport/frames.js";
+import type { QueuePair } from "./transport/qp.js";
+import { QpSet } from "./transport/qp-set.js";
+import type { TransportSettings } from "./transport/transport.js";
 
 /** Starts the port's transmitter if it is idle. */
 export type Kick = (now: Nanoseconds) => void;
@@ -26,8 +26,8 @@ export interface NicTimers {
   readonly wake: TimerKind;
   readonly pauseExpiry: TimerKind;
   readonly rto: TimerKind;
-  readonly rpIncrease: TimerKind;
-  readonly rpCut: TimerKind;
+  /** The congestion control's timers of each QP (cc/cc.ts, CC_TIMERS of them). */
+  readonly cc: readonly TimerKind[];
   readonly cnp: TimerKind;
   readonly post: TimerKind;
   readonly rxDrain: TimerKind;
@@ -38,7 +38,7 @@ export interface NicTimers {
 export class NicShared {
   cfg: NicConfig;
   readonly settings: TransportSettings;
-  readonly counters = new NicCounters();
+  readonly counters: NicCounters;
   readonly builder: FrameBuilder;
   readonly limiter = new EventLimiter(EVENT_INTERVAL_NS);
   /** The counters declared on the registry (per port and priority: PFC; per reason: drops). */
@@ -52,9 +52,6 @@ export class NicShared {
   readonly keyCnp: number;
   readonly keyCut: number;
   readonly keyMismatch: number;
-  readonly timers = new TimerRegistry();
-  /** Set by the shell before any part arms a timer. */
-  t!: NicTimers;
   readonly qps: QueuePair[] = [];
   readonly qpByNum = new Map<number, QueuePair>();
   /**
@@ -73,38 +70,25 @@ export class NicShared {
   constructor(
     config: NicConfig,
     readonly env: DeviceEnv,
+    /** The NIC's timer kinds, by handler (the shell registers them: nic.ts). */
+    readonly timers: TimerRegistry,
+    readonly t: NicTimers,
   ) {
     this.cfg = config;
     this.settings = {
       mtu: config.mtu,
-      ackReqEvery: config.ackReqEvery,
-      maxInflightPackets: config.maxInflightPackets,
-      nakRetryGuard: config.nakRetryGuard,
-      reorderWindow: config.reorderWindow,
+      ackReqEvery: config.transport.ackReqEvery,
+      maxInflightPackets: config.transport.maxInflight,
+      nakRetryGuard: config.transport.nakRetryGuard,
+      reorderWindow: config.reorder.window,
     };
     this.builder = new FrameBuilder(config);
-    this.dataPrio = config.dscpToPriority[config.dataDscp]!;
-    this.ackPrio = config.dscpToPriority[config.ackDscp]!;
-    this.cnpPrio = config.dscpToPriority[config.cnpDscp]!;
-    declareNicCounters(this.counters, this.counterSet);
+    const q = config.qos;
+    this.dataPrio = q.dscpToPriority[q.dataDscp]!;
+    this.ackPrio = q.dscpToPriority[q.ackDscp]!;
+    this.cnpPrio = q.dscpToPriority[q.cnpDscp]!;
+    this.counters = declareNicCounters(this.counterSet);
     this.drops = new DropCounter(DROP_REASONS, this.counterSet, this.limiter, env, HOST_PORT + 1);
-    // The names users of earlier releases grep for: the same drops, counted once.
-    for (const [name, reason] of [
-      ["rx_icrc_errors", DropReason.Icrc],
-      ["rx_malformed", DropReason.Malformed],
-      ["rx_unknown_qp", DropReason.UnknownQp],
-    ] as const) {
-      this.counterSet.computed(
-        {
-          name,
-          kind: CounterKind.Counter,
-          unit: "packets",
-          help: `drop_${reason}, under its older name`,
-          labels: [],
-        },
-        () => this.drops.get(reason),
-      );
-    }
     this.keyCnp = this.limiter.keys(TIMER_STRIDE);
     this.keyCut = this.limiter.keys(TIMER_STRIDE);
     this.keyMismatch = this.limiter.keys(TIMER_STRIDE);

@@ -7,14 +7,14 @@ import { deviceTable } from "../device/counters.js";
 import { pfcKey } from "../device/l2/pfc-counters.js";
 import type { TxPort } from "../device/tx-port.js";
 import { PRIORITIES } from "../wire/pfc.js";
-import type { HostPort } from "./host-port.js";
+import type { HostPort } from "./l2/host-port.js";
+import type { PauseState } from "./l2/pause-state.js";
+import type { RxBuffer } from "./l2/rx-buffer.js";
 import { DROP_REASONS, PORT } from "./nic-ids.js";
 import type { NicShared } from "./nic-shared.js";
-import type { PauseState } from "./pause-state.js";
-import type { QueuePair } from "./qp.js";
 import type { ReceivePath } from "./receive-path.js";
-import type { RxBuffer } from "./rx-buffer.js";
 import type { NicDetail, NicStats, QpStats } from "./stats-types.js";
+import type { QueuePair } from "./transport/qp.js";
 
 /** The parts of a NIC whose counters its stats report. */
 export interface NicParts {
@@ -66,7 +66,7 @@ export function nicStats(n: NicParts, up: boolean, now: Nanoseconds): NicStats {
 }
 
 function qpStats(s: NicShared, qp: QueuePair, paused: boolean, now: Nanoseconds): QpStats {
-  const rp = qp.rp;
+  const rp = qp.cc;
   const r = qp.requester;
   const lineRate = s.lineRate;
   return {

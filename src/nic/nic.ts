@@ -1,25 +1,25 @@
-// The RDMA NIC core: one RoCEv2 port, RC queue pairs (WRITE, SEND, READ), DCQCN (NP and RP), per-QP
-// pacing, PFC reaction and optional PFC generation from a receive buffer. A pure Device (see
+// The RDMA NIC core: one RoCEv2 port, RC queue pairs (WRITE, SEND, READ), congestion control (DCQCN's NP
+// and RP), per-QP pacing, PFC reaction and optional PFC generation from a receive buffer. A pure Device (see
 // device/contract.ts): the same object runs in the simulator and inside a live NIC process.
 //
 // This file is the device shell: it builds the parts, dispatches ports, timers and commands, and owns the
-// QP table's life cycle. The parts:
-//   receive-path.ts  parse and dispatch what the wire brings (to the QP halves, DCQCN, ARP, host port)
-//   rx-buffer.ts     the optional receive buffer and the PFC it sends
-//   pause-state.ts   PFC received: which priorities we may not send
-//   tx-arbiter.ts    what the port sends next (PFC/ARP, CNPs, ACK/NAKs, host frames and data)
-//   rate-control.ts  DCQCN: CE marks to CNPs (NP), CNPs and timers to rates (RP)
-//   host-port.ts     the host stack's port (NicConfig.hostPort)
-//   post-queue.ts    work requests, now or scheduled
+// QP table's life cycle. The parts, by room:
+//   features/     the configuration sections (one module each, listed in features/registry.ts)
+//   transport/    RC queue pairs: requester, responder, PSN order, posts, frames
+//   cc/           congestion control: the strategy seam (cc.ts), DCQCN, and the NIC's glue (cc-driver.ts)
+//   l2/           the port: what it sends next (tx-arbiter.ts), PFC received and sent, the host stack's port
+//   receive-path.ts  parse and dispatch what the wire brings
 //   nic-stats.ts     stats(); the types are in stats-types.ts, the commands in commands.ts
 
 import type { Device, DeviceEnv, Nanoseconds } from "../device/contract.js";
 import { EventKind } from "../device/contract.js";
 import type { CounterSet } from "../device/counters.js";
-import { TIMER_STRIDE } from "../device/timers.js";
+import { TIMER_STRIDE, TimerRegistry } from "../device/timers.js";
 import { TxPort } from "../device/tx-port.js";
 import { wireBytes } from "../wire/ethernet.js";
 import { PRIORITIES } from "../wire/pfc.js";
+import { createQpCc, npSettings } from "./cc/cc.js";
+import { CcDriver } from "./cc/cc-driver.js";
 import {
   type Configure,
   type CreateQp,
@@ -30,22 +30,20 @@ import {
   qpInit,
 } from "./commands.js";
 import type { NicConfig } from "./config.js";
-import { RpTimer } from "./dcqcn-rp.js";
-import { HostPort } from "./host-port.js";
+import { HostPort } from "./l2/host-port.js";
+import { PauseState } from "./l2/pause-state.js";
+import { PfcStorm } from "./l2/pfc-storm.js";
+import { RxBuffer } from "./l2/rx-buffer.js";
+import { TxArbiter } from "./l2/tx-arbiter.js";
 import { HOST_PORT, PORT } from "./nic-ids.js";
 import { NicShared, type NicTimers } from "./nic-shared.js";
 import { type NicParts, nicStats } from "./nic-stats.js";
-import { PauseState } from "./pause-state.js";
-import { PfcStorm } from "./pfc-storm.js";
-import { PostQueue } from "./post-queue.js";
-import { QueuePair } from "./qp.js";
-import { RateControl } from "./rate-control.js";
 import { ReceivePath } from "./receive-path.js";
-import type { Message } from "./requester.js";
-import { RxBuffer } from "./rx-buffer.js";
 import type { CompletionRecord, NicStats } from "./stats-types.js";
-import { MSG_OP_NAMES } from "./transport.js";
-import { TxArbiter } from "./tx-arbiter.js";
+import { PostQueue } from "./transport/post-queue.js";
+import { QueuePair } from "./transport/qp.js";
+import type { Message } from "./transport/requester.js";
+import { MSG_OP_NAMES } from "./transport/transport.js";
 
 /** The RDMA NIC device (one port, port 1; port 2 is the host stack's when NicConfig.hostPort is on). */
 export class Nic implements Device<NicCommand, NicReply, NicStats> {
@@ -55,7 +53,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
   private readonly pause: PauseState;
   private readonly host: HostPort;
   private readonly arbiter: TxArbiter;
-  private readonly rate: RateControl;
+  private readonly cc: CcDriver;
   private readonly rxBuffer: RxBuffer;
   private readonly rx: ReceivePath;
   private readonly posts: PostQueue;
@@ -65,9 +63,10 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
 
   constructor(config: NicConfig, env: DeviceEnv) {
     this.name = config.name;
-    const s = new NicShared(config, env);
+    // Timer kinds first (their handlers reach the parts built below only when a timer fires).
+    const timers = new TimerRegistry();
+    const s = new NicShared(config, env, timers, this.registerTimers(timers));
     this.s = s;
-    s.t = this.registerTimers();
     const kick = (now: Nanoseconds) => this.port.kick(now);
     this.pause = new PauseState(s, kick);
     this.host = new HostPort(s, kick);
@@ -77,9 +76,9 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     this.port = new TxPort(PORT, config.port.rateBps, s.t.tx.id(PORT), env, (now) =>
       this.arbiter.choose(now),
     );
-    this.rate = new RateControl(s, this.arbiter);
+    this.cc = new CcDriver(s, this.arbiter);
     this.rxBuffer = new RxBuffer(s, this.arbiter, (frame, now) => this.rx.process(frame, now));
-    this.rx = new ReceivePath(s, this.arbiter, this.rate, this.pause, this.host, this.rxBuffer, (qp, now) =>
+    this.rx = new ReceivePath(s, this.arbiter, this.cc, this.pause, this.host, this.rxBuffer, (qp, now) =>
       this.afterRequesterEvent(qp, now),
     );
     this.posts = new PostQueue(s, kick);
@@ -111,7 +110,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
 
   private afterDataSent(qp: QueuePair, frame: Uint8Array, now: Nanoseconds): void {
     qp.paced(now, wireBytes(frame.length) * 8, this.s.lineRate);
-    this.rate.onBytesSent(qp, frame.length, now);
+    this.cc.onBytesSent(qp, frame.length, now);
     this.ensureRto(qp, now);
   }
 
@@ -119,31 +118,29 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
   private ensureRto(qp: QueuePair, _now: Nanoseconds): void {
     if (qp.rtoArmed || !qp.requester.outstanding) return;
     qp.rtoArmed = true;
-    this.s.env.arm(this.s.t.rto.id(qp.slot), qp.requester.lastProgressAt + this.s.cfg.rtoNs);
+    this.s.env.arm(this.s.t.rto.id(qp.slot), qp.requester.lastProgressAt + this.s.cfg.transport.rto);
   }
 
   fire(timer: number, now: Nanoseconds): void {
     this.s.timers.fire(timer, now);
   }
 
-  /** Registers every timer kind with its handler; the order keeps the ids of earlier releases. */
-  private registerTimers(): NicTimers {
-    const r = this.s.timers;
+  /** Registers every timer kind with its handler (ids follow the order: keep it, runs are replayed by it). */
+  private registerTimers(r: TimerRegistry): NicTimers {
     const qp = (i: number) => this.s.qps[i];
-    const rp = (kind: RpTimer) => (i: number, now: Nanoseconds) => {
+    const cc = (index: number) => (i: number, now: Nanoseconds) => {
       const q = qp(i);
-      if (q !== undefined) this.rate.onRpTimer(q, kind, now);
+      if (q !== undefined) this.cc.onTimer(q, index, now);
     };
     return {
       tx: r.register("tx", (_i, now) => this.port.onTimer(now)),
       wake: r.register("wake", (_i, now) => this.arbiter.onWake(now)),
       pauseExpiry: r.register("pfc-pause-expiry", (p, now) => this.pause.onExpire(p, now)),
       rto: r.register("rto", (i, now) => this.onRto(qp(i), now)),
-      rpIncrease: r.register("rp-increase", rp(RpTimer.Increase)),
-      rpCut: r.register("rp-cut", rp(RpTimer.Cut)),
+      cc: [r.register("cc-0", cc(0)), r.register("cc-1", cc(1))],
       cnp: r.register("cnp", (i, now) => {
         const q = qp(i);
-        if (q !== undefined) this.rate.onCnpTimer(q, now);
+        if (q !== undefined) this.cc.onCnpTimer(q, now);
       }),
       post: r.register("post", (_i, now) => this.posts.onTimer(now)),
       rxDrain: r.register("rx-drain", (_i, now) => this.rxBuffer.onDrained(now)),
@@ -157,8 +154,8 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     qp.rtoArmed = false;
     const r = qp.requester;
     if (!r.outstanding) return;
-    if (now >= r.lastProgressAt + this.s.cfg.rtoNs) {
-      this.s.counters.localAckTimeoutErr++;
+    if (now >= r.lastProgressAt + this.s.cfg.transport.rto) {
+      this.s.counters.localAckTimeoutErr[0]!++;
       r.onTimeout(now);
       this.s.mayHaveData(qp);
       this.port.kick(now);
@@ -217,15 +214,10 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     const s = this.s;
     const init = qpInit(cmd, s.qpByNum, TIMER_STRIDE);
     if (typeof init === "string") return fail(init);
-    const qp = new QueuePair(
-      init,
-      s.builder,
-      s.counters,
-      s.settings,
-      s.cfg.dcqcn ?? s.cfg.npWhenRpOff,
-      (m, now) => this.completed(qp, m, now),
+    const qp = new QueuePair(init, s.builder, s.counters, s.settings, npSettings(s.cfg), (m, now) =>
+      this.completed(qp, m, now),
     );
-    qp.setDcqcn(s.cfg.dcqcn, s.lineRate);
+    qp.setCc(createQpCc(s.cfg, s.lineRate), s.lineRate);
     s.qps.push(qp);
     s.qpByNum.set(cmd.qpn, qp);
     s.mayHaveData(qp);
@@ -238,17 +230,17 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     if (typeof next === "string") return fail(next);
     s.cfg = next;
     s.builder.configure(next);
-    s.settings.ackReqEvery = next.ackReqEvery;
-    s.settings.maxInflightPackets = next.maxInflightPackets;
-    s.settings.nakRetryGuard = next.nakRetryGuard;
-    s.settings.reorderWindow = next.reorderWindow;
+    s.settings.ackReqEvery = next.transport.ackReqEvery;
+    s.settings.maxInflightPackets = next.transport.maxInflight;
+    s.settings.nakRetryGuard = next.transport.nakRetryGuard;
+    s.settings.reorderWindow = next.reorder.window;
     for (const qp of s.qps) {
-      qp.responder.setReorderWindow(next.reorderWindow);
+      qp.responder.setReorderWindow(next.reorder.window);
       // A larger window may let a QP send again.
       s.mayHaveData(qp);
     }
-    s.ackPrio = next.dscpToPriority[next.ackDscp]!;
-    if (cmd.dcqcn !== undefined) for (const qp of s.qps) this.rate.reconfigure(qp, now);
+    s.ackPrio = next.qos.dscpToPriority[next.qos.ackDscp]!;
+    if ("cc" in cmd.settings || "dcqcn" in cmd.settings) for (const qp of s.qps) this.cc.reconfigure(qp, now);
     if (!next.rxBuffer.enabled) this.rxBuffer.disable(now);
     this.port.kick(now);
     return { ok: true };
@@ -267,7 +259,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
       retransmits: m.retransmits,
     };
     this.s.flows.push(record);
-    this.s.counters.flowsCompleted++;
+    this.s.counters.flowsCompleted[0]!++;
     this.s.env.emit({ kind: EventKind.FlowDone, qp: qp.qpn, detail: m.flowId });
   }
 

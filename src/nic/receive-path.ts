@@ -23,16 +23,17 @@ import { AethSyndrome, aethKind, Opcode } from "../wire/roce.js";
 import { decodeRoce, RoceView } from "../wire/roce-view.js";
 import { GRH_LENGTH, GRH_NEXT_HEADER_IBA } from "../wire/rocev1.js";
 import { ROCEV2_UDP_PORT, udpDstPort, udpLength } from "../wire/udp.js";
-import type { HostPort } from "./host-port.js";
+import type { CcDriver } from "./cc/cc-driver.js";
+import type { HostPort } from "./l2/host-port.js";
+import type { PauseState } from "./l2/pause-state.js";
+import type { RxBuffer } from "./l2/rx-buffer.js";
+import type { TxArbiter } from "./l2/tx-arbiter.js";
 import { DropReason } from "./nic-ids.js";
 import type { NicShared } from "./nic-shared.js";
-import type { PauseState } from "./pause-state.js";
-import { payloadSentAt, TIMESTAMP_LENGTH } from "./payload.js";
-import type { QueuePair } from "./qp.js";
-import type { RateControl } from "./rate-control.js";
-import { ResponseResult } from "./requester.js";
-import { RequestResult } from "./responder.js";
-import type { RxBuffer } from "./rx-buffer.js";
+import { payloadSentAt, TIMESTAMP_LENGTH } from "./transport/payload.js";
+import type { QueuePair } from "./transport/qp.js";
+import { ResponseResult } from "./transport/requester.js";
+import { RequestResult } from "./transport/responder.js";
 import {
   KIND_ACK,
   KIND_READ_REQUEST,
@@ -40,8 +41,7 @@ import {
   KIND_SEND,
   KIND_WRITE,
   opcodeKind,
-} from "./transport.js";
-import type { TxArbiter } from "./tx-arbiter.js";
+} from "./transport/transport.js";
 
 /** ACKs, NAKs or responses may have opened the window, completed work or asked for a resend. */
 export type RequesterEvent = (qp: QueuePair, now: Nanoseconds) => void;
@@ -55,7 +55,7 @@ export class ReceivePath {
   constructor(
     private readonly s: NicShared,
     private readonly tx: TxArbiter,
-    private readonly rate: RateControl,
+    private readonly rate: CcDriver,
     private readonly pause: PauseState,
     private readonly host: HostPort,
     private readonly rxBuffer: RxBuffer,
@@ -95,12 +95,12 @@ export class ReceivePath {
       this.receiveArp(frame, l3, now);
       return;
     }
-    if (type === EtherType.RoCEv1 && cfg.roceVersion === 1 && readMac(frame, 0) === cfg.port.mac) {
+    if (type === EtherType.RoCEv1 && cfg.roce === "v1" && readMac(frame, 0) === cfg.port.mac) {
       this.receiveV1(frame, l3, now);
       return;
     }
     if (type !== EtherType.IPv4 || readMac(frame, 0) !== cfg.port.mac) {
-      this.s.counters.rxIgnored++;
+      this.s.counters.rxIgnored[0]!++;
       return;
     }
     this.receiveIpv4(frame, l3, now);
@@ -113,7 +113,7 @@ export class ReceivePath {
       return;
     }
     if (ipv4Dst(frame, ip) !== s.cfg.port.ip || ipv4Protocol(frame, ip) !== IpProtocol.UDP) {
-      s.counters.rxIgnored++;
+      s.counters.rxIgnored[0]!++;
       return;
     }
     const end = ip + ipv4TotalLength(frame, ip);
@@ -123,7 +123,7 @@ export class ReceivePath {
       return;
     }
     if (udpDstPort(frame, udp) !== ROCEV2_UDP_PORT) {
-      s.counters.rxIgnored++;
+      s.counters.rxIgnored[0]!++;
       return;
     }
     if (udp + udpLength(frame, udp) !== end) {
@@ -159,7 +159,7 @@ export class ReceivePath {
       return;
     }
     if (readU32(frame, grh + 36) !== s.cfg.port.ip) {
-      s.counters.rxIgnored++;
+      s.counters.rxIgnored[0]!++;
       return;
     }
     if (!verifyIcrcV1(frame, grh, end)) {
@@ -196,7 +196,7 @@ export class ReceivePath {
       if (ce) this.rate.marked(qp, now);
       this.inspect(qp, frame, h, now);
       const r = qp.requester.onReadResponse(h.psn, h.payloadLength, now);
-      if (r === ResponseResult.Duplicate) s.counters.duplicateResponse++;
+      if (r === ResponseResult.Duplicate) s.counters.duplicateResponse[0]!++;
       else if (r === ResponseResult.Invalid) s.drop(DropReason.InvalidRequest, now);
       this.requesterEvent(qp, now);
       return;
@@ -220,15 +220,15 @@ export class ReceivePath {
     }
     // The immediate-data variants parse but are not spoken here (atomics and UC/UD opcodes never get this
     // far: parseRoce refuses them and they count as malformed).
-    s.counters.rxIgnored++;
+    s.counters.rxIgnored[0]!++;
   }
 
   private receiveAck(qp: QueuePair, h: RoceView, now: Nanoseconds): void {
-    this.s.counters.acksReceived++;
+    this.s.counters.acksReceived[0]!++;
     const kind = aethKind(h.syndrome);
     if (kind === "ack") qp.requester.onAck(h.psn, now);
     else if (kind === "nak" && h.syndrome === AethSyndrome.NakPsnSequenceError) {
-      this.s.counters.packetSeqErr++;
+      this.s.counters.packetSeqErr[0]!++;
       qp.requester.onNak(h.psn, now);
     }
     this.requesterEvent(qp, now);
@@ -240,9 +240,13 @@ export class ReceivePath {
     const off = h.payloadOffset;
     const len = h.payloadLength;
     if (len >= TIMESTAMP_LENGTH) s.latency.record(now - payloadSentAt(frame, off));
-    if (s.cfg.verifyPayload && len > 0 && !s.builder.payloads.verify(frame, off, len, qp.qpn, h.psn)) {
+    if (
+      s.cfg.transport.verifyPayload &&
+      len > 0 &&
+      !s.builder.payloads.verify(frame, off, len, qp.qpn, h.psn)
+    ) {
       // The ICRC passed, so these are the bytes the peer sent: a transport bug, not corruption on the wire.
-      s.counters.payloadMismatch++;
+      s.counters.payloadMismatch[0]!++;
       const count = s.limiter.admit(this.s.keyMismatch + qp.slot, now);
       if (count > 0) s.env.emit({ kind: EventKind.Info, qp: qp.qpn, count, detail: "payload-mismatch" });
     }
@@ -264,7 +268,7 @@ export class ReceivePath {
       arp.targetIp !== port.ip ||
       (dst !== BROADCAST_MAC && dst !== port.mac)
     ) {
-      s.counters.rxIgnored++;
+      s.counters.rxIgnored[0]!++;
       return;
     }
     this.tx.pushUrgent(
@@ -276,7 +280,7 @@ export class ReceivePath {
         targetIp: arp.senderIp,
       }),
     );
-    s.counters.arpRepliesSent++;
+    s.counters.arpRepliesSent[0]!++;
     this.tx.kick(now);
   }
 }

@@ -4,7 +4,7 @@
 import type { DeviceStatsBase, Nanoseconds } from "../device/contract.js";
 import type { Ipv4Address } from "../wire/bytes.js";
 import type { HistogramSnapshot } from "./histogram.js";
-import type { MsgOpName } from "./transport.js";
+import type { MsgOpName } from "./transport/transport.js";
 
 /** What the scenario report needs about one completed work request. */
 export interface CompletionRecord {

@@ -124,7 +124,7 @@ export class SeriesSampler {
           n.goodput.push(r.flowRate.slot([name, qp.qpn]));
           n.acked.push(n.ackedByQpn.get(qp.qpn) ?? 0);
         }
-        const rp = qp.rp;
+        const rp = qp.cc;
         r.qpRate.recordSlot(now, n.rate[i]!, Math.round(qp.rate(lineRate)));
         r.qpRate.recordSlot(now, n.alpha[i]!, rp === null ? 0 : rp.alpha(now));
         const acked = qp.requester.bytesAcked + qp.requester.readBytesReceived;

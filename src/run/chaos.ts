@@ -67,7 +67,7 @@ export function chaosScenario(topology: Topology, topologyRef: string, opts: Cha
     if (rnd.next() < 0.5) {
       timeline.push({ at, set: { switches: { profile: pick(PROFILES) } } });
     } else {
-      timeline.push({ at, set: { hosts: { rpTimer: pick([55_000, 100_000, 300_000]) } } });
+      timeline.push({ at, set: { hosts: { dcqcn: { rpTimer: pick([55_000, 100_000, 300_000]) } } } });
     }
   }
   timeline.sort((a, b) => a.at - b.at);

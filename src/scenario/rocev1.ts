@@ -1,6 +1,6 @@
 // The topology's `bridge: { vlan, leaves }` as each listed leaf's `bridge.domain` section
 // (switch/features/l2-bridge.ts: its host ports form one bridge domain with that VLAN), and, for a host
-// whose NIC speaks RoCEv1 (`hosts: { roce: v1 }`), the NIC's RoCEv1 section (nic/frames-v1.ts): the VLAN
+// whose NIC speaks RoCEv1 (`hosts: { roce: v1 }`), the NIC's RoCEv1 section (nic/transport/frames-v1.ts): the VLAN
 // and the other hosts of its leaf's domain with their MACs. A host whose leaf has no bridge domain gets no
 // peers: its RoCEv1 frames go to its gateway, which cannot route them. Computed from the address plan, so
 // both runtimes hand devices the same sections.

@@ -3,7 +3,8 @@
 // ns, bytes, fractions) and say what is allowed when they cannot.
 
 import { z } from "zod";
-import { duration, fraction, rate, ratio, size } from "../device/setting-units.js";
+import { duration, fraction, rate, size } from "../device/setting-units.js";
+import { nicSettingsSchema } from "../nic/features/registry.js";
 import { settingsShape } from "../switch/features/registry.js";
 
 /** Switch settings as written in topology files, profiles and scenario overrides (all optional): one
@@ -121,48 +122,12 @@ export const topologyFile = z
   .strict();
 export type TopologyFile = z.infer<typeof topologyFile>;
 
-/** NIC settings for hosts (topology defaults, scenario overrides, `set` steps). */
-export const nicSettings = z
-  .object({
-    /** DCQCN parameter profile, or "off" (line rate, CNPs ignored). */
-    dcqcn: z.enum(["paper", "nvidia", "hpcc-ns3", "off"]).optional(),
-    /** NP: minimum spacing of CNPs per QP (overrides the profile). */
-    cnpInterval: duration.optional(),
-    /** RP timer T, byte counter B, R_AI, R_HAI, g and min rate (override the profile). */
-    rpTimer: duration.optional(),
-    rpByteCounter: size.nullable().optional(),
-    rai: rate.optional(),
-    rhai: rate.optional(),
-    g: ratio.optional(),
-    minRate: rate.optional(),
-    /** Set AckReq on every Nth packet (and the last of each message). */
-    ackReqEvery: z.number().int().min(1).max(1024).optional(),
-    /** Retransmission timeout. */
-    rto: duration.optional(),
-    /** DSCP of ACK/NAK packets (default: the data DSCP, 26). */
-    ackDscp: z.number().int().min(0).max(63).optional(),
-    /** RoCE version: v2 (IPv4/UDP 4791, the default) or v1 (EtherType 0x8915 in the leaf's bridge domain). */
-    roce: z.enum(["v1", "v2"]).optional(),
-    /** PFC from the NIC: a receive buffer drained at the host's ingest rate (PCIe) pauses the link. */
-    rxBuffer: z
-      .object({
-        enabled: z.boolean().optional(),
-        hostIngestRate: rate.optional(),
-        xoff: size.optional(),
-        xon: size.optional(),
-        /** What the buffer holds at most (default 2MB); what does not fit is dropped (rx_discards_phy). */
-        size: size.optional(),
-      })
-      .strict()
-      .optional(),
-    /** Out-of-order placement for sprayed traffic: keep requests up to `window` PSNs ahead (0: off). */
-    reorder: z
-      .object({ window: z.number().int().min(0).max(65536) })
-      .strict()
-      .optional(),
-  })
-  .strict();
-export type NicSettings = z.infer<typeof nicSettings>;
+/**
+ * NIC settings for hosts (scenario overrides, `set` steps): one section per NIC feature module, as its
+ * module declares it (nic/features/registry.ts).
+ */
+export const nicSettings = nicSettingsSchema();
+export type { NicSettings } from "../nic/features/registry.js";
 
 const hostName = nodeName;
 const hostList = z.union([z.literal("all"), z.array(hostName).min(1)]);
@@ -275,7 +240,7 @@ const step = z.union([
   z
     .object({
       at: duration,
-      /** Failure injection: a host's NIC starts (or stops) a PFC storm (nic/pfc-storm.ts). */
+      /** Failure injection: a host's NIC starts (or stops) a PFC storm (nic/l2/pfc-storm.ts). */
       inject: z.union([
         z
           .object({

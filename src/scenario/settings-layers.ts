@@ -11,6 +11,7 @@
 
 import { hashString } from "../device/prng.js";
 import type { NicCommand } from "../nic/commands.js";
+import { mergeNicSettings } from "../nic/features/registry.js";
 import type { SwitchTunables } from "../switch/config.js";
 import { defaultTunables } from "../switch/features/registry.js";
 import { planAddresses } from "./address-plan.js";
@@ -74,11 +75,6 @@ export function resolveTunables(
     t = applySwitchSettings(t, rest);
   }
   return t;
-}
-
-/** Merges layers of host settings, later ones winning per key. */
-export function mergeNicSettings(layers: readonly NicSettings[]): NicSettings {
-  return Object.assign({}, ...layers) as NicSettings;
 }
 
 /** The settings layers of one lab, above what its topology says. */

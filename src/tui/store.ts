@@ -5,21 +5,9 @@
 
 import type { Lab, LabEvent, LabSnapshot, TopologyView } from "../lab/lab.js";
 import type { ThresholdPreset } from "../scenario/action.js";
-import {
-  appendBounded,
-  type FabricTotals,
-  fabricPortMetrics,
-  fabricTotals,
-  type LinkRow,
-  linkRows,
-  type NodeState,
-  nodeStates,
-  type PeerNamer,
-  type PortMetrics,
-  peerNamerOf,
-  type QpRow,
-  qpRows,
-} from "./derive.js";
+import { appendBounded, type FabricTotals, fabricPortMetrics, fabricTotals, type LinkRow, linkRows, type NodeState, type PortMetrics, type QpRow, qpRows } from "./derive.js";
+import { nodeStates } from "./derive-topology.js";
+import { type PeerNamer, peerNamerOf } from "./peer-names.js";
 import { type QpFlow, qpFlows } from "./flow-paths.js";
 
 /** The outcome of the last thing the user asked the lab to do. */

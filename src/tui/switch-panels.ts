@@ -6,7 +6,7 @@
 import type { LabSnapshot } from "../lab/lab.js";
 import type { SwitchStats } from "../switch/stats-types.js";
 import { PRIORITIES } from "../wire/pfc.js";
-import { dottedQuad } from "./derive.js";
+import { dottedQuad } from "./peer-names.js";
 import { formatBytes, formatCount, padLeft, padRight } from "./format.js";
 import { type Segment, seg } from "./segments.js";
 import { marker, type Theme, Tone } from "./theme.js";

@@ -20,7 +20,7 @@ import {
   type RoceTransportSpec,
   roceUdpSourcePort,
 } from "../wire/roce.js";
-import type { FrameKind } from "./pcap-check.js";
+import type { FrameKind } from "./frame-kind.js";
 
 /**
  * What an outside decoder must read in a catalog frame. Every field is optional except `kind` and

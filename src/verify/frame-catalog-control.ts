@@ -5,7 +5,8 @@ import { macFor } from "../scenario/address-plan.js";
 import { ArpOp, buildArpFrame } from "../wire/arp.js";
 import { buildIcmpFrame, IcmpTimeExceededCode, IcmpType } from "../wire/icmp.js";
 import { Ecn } from "../wire/ipv4.js";
-import { buildLldpFrame, ChassisIdSubtype, PortIdSubtype } from "../wire/lldp.js";
+import { ChassisIdSubtype, PortIdSubtype } from "../wire/lldp.js";
+import { buildLldpFrame } from "../wire/lldp-frame.js";
 import { buildPauseFrame, buildPfcFrame, type PfcQuanta } from "../wire/pfc.js";
 import { buildRoceV2Frame, Opcode } from "../wire/roce.js";
 import {

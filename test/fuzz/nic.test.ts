@@ -1,6 +1,6 @@
 import t from "tap";
 import { fuzzNic } from "../../scripts/fuzz/nic-target.js";
-import { DEFAULT_RX_BUFFER_BYTES } from "../../src/nic/config.js";
+import { DEFAULT_RX_BUFFER_BYTES } from "../../src/nic/features/rx-buffer.js";
 import { FUZZ_SEED, fuzzFrames } from "../helpers/fuzz.js";
 
 const frames = fuzzFrames(5_000);

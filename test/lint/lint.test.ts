@@ -119,7 +119,7 @@ const CASES: Record<string, { fires: (Case & { severity: string })[]; quiet: Cas
   },
   "dcqcn-on-senders": {
     fires: [
-      { what: "DCQCN off on the hosts", changes: [hostChange({ dcqcn: "off" })], severity: "warning" },
+      { what: "DCQCN off on the hosts", changes: [hostChange({ cc: "none" })], severity: "warning" },
       {
         what: "nobody marks the RoCE queue",
         changes: [switchChange({ ecn: { queues: { "3": null } } })],
@@ -129,7 +129,7 @@ const CASES: Record<string, { fires: (Case & { severity: string })[]; quiet: Cas
     quiet: [
       {
         what: "DCQCN off and no marking",
-        changes: [hostChange({ dcqcn: "off" }), switchChange({ ecn: { queues: { "3": null } } })],
+        changes: [hostChange({ cc: "none" }), switchChange({ ecn: { queues: { "3": null } } })],
       },
     ],
   },

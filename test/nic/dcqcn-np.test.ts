@@ -2,10 +2,10 @@
 // sends at known times, and the bytes of the CNPs it sends.
 
 import t from "tap";
-import { CnpPacer } from "../../src/nic/dcqcn-np.js";
-import { type DcqcnParams, dcqcnProfile } from "../../src/nic/dcqcn-params.js";
-import { rkeyFor } from "../../src/nic/frames.js";
-import { PayloadFactory } from "../../src/nic/payload.js";
+import { CnpPacer } from "../../src/nic/cc/dcqcn-np.js";
+import { type DcqcnParams, dcqcnProfile } from "../../src/nic/cc/dcqcn-params.js";
+import { rkeyFor } from "../../src/nic/transport/frames.js";
+import { PayloadFactory } from "../../src/nic/transport/payload.js";
 import { Simulator } from "../../src/runtime/sim/simulator.js";
 import { parseIp, readMac, readU16 } from "../../src/wire/bytes.js";
 import { verifyIcrcV2 } from "../../src/wire/icrc.js";
@@ -62,7 +62,9 @@ interface Marked {
 /** A NIC with QPs 10 and 11 (peers 20 and 21 on a raw host) receiving one WRITE ONLY per entry at `at`. */
 function npRun(dcqcn: DcqcnParams | null, packets: readonly Marked[], until: number) {
   const sim = new Simulator({ seed: 3 });
-  const { nic, raw } = nicWithRawPeer(sim, ADDRESSES, { dcqcn });
+  const { nic, raw } = nicWithRawPeer(sim, ADDRESSES, {
+    tunables: dcqcn === null ? { cc: "none" } : { cc: "dcqcn", dcqcn },
+  });
   for (const qpn of [10, 11]) {
     const r = nic.command({ type: "create-qp", qpn, remoteQpn: qpn + 10, remoteIp: IP_R }, 0);
     if (!r.ok) throw new Error(r.error);

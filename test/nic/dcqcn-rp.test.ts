@@ -2,8 +2,8 @@
 // below are written as the arithmetic of those rules, step by step, never by calling the code under test).
 
 import t from "tap";
-import { DCQCN_PROFILES, dcqcnProfile } from "../../src/nic/dcqcn-params.js";
-import { DcqcnRp, RpTimer } from "../../src/nic/dcqcn-rp.js";
+import { DCQCN_PROFILES, dcqcnProfile } from "../../src/nic/cc/dcqcn-params.js";
+import { DcqcnRp, RpTimer } from "../../src/nic/cc/dcqcn-rp.js";
 
 const LINE = 100e9;
 const G = 1e9;
@@ -290,7 +290,7 @@ t.test("hpcc-ns3: the minimum rate is 1 Gb/s; recovery stops the timer at line r
 
 t.test("rate on first CNP and the linear hyper increase option", (t) => {
   const rp = new DcqcnRp(
-    dcqcnProfile("nvidia", { rateOnFirstCnpBps: 10e9, hyperIncrease: "linear", byteCounterBytes: null }),
+    dcqcnProfile("nvidia", { rateOnFirstCnpBps: 10e9, hyperIncrease: "linear", rpByteCounter: null }),
     LINE,
   );
   rp.onCnp(0);

@@ -13,7 +13,7 @@
 // different leaves drift further (up to 8.4 %). Seed 7, the fabric's usual seed, is used here.
 
 import t from "tap";
-import { dcqcnProfile } from "../../src/nic/dcqcn-params.js";
+import { dcqcnProfile } from "../../src/nic/cc/dcqcn-params.js";
 import { nicFabric, writeFlow } from "./support/fabric.js";
 import { qpStats } from "./support/pair.js";
 

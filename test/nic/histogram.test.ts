@@ -1,6 +1,11 @@
 import t from "tap";
 import { Histogram } from "../../src/nic/histogram.js";
-import { PayloadFactory, patternByte, patternOffset, payloadSentAt } from "../../src/nic/payload.js";
+import {
+  PayloadFactory,
+  patternByte,
+  patternOffset,
+  payloadSentAt,
+} from "../../src/nic/transport/payload.js";
 
 t.test("histogram: exact small values, bounded relative error above, percentiles", (t) => {
   const h = new Histogram();

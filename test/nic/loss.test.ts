@@ -204,8 +204,7 @@ t.test("a corrupted packet fails the ICRC, is dropped and recovered", (t) => {
   must(p.a, { type: "post", qpn: 1, op: "write", bytes: MB, flowId: "w" });
   const end = runUntil(p.sim, () => p.a.completions.length === 1, 50_000_000);
   const cb = p.b.stats(end).counters;
-  t.equal(cb.rx_icrc_errors, 1, "counted as an ICRC error");
-  t.equal(cb.drop_icrc, 1);
+  t.equal(cb.drop_icrc, 1, "counted as an ICRC error");
   t.equal(cb.payload_mismatch, 0, "never reached the payload check");
   t.equal(cb.naks_sent, 1, "the gap it left was NAKed");
   t.equal(qpStats(p.b, 1001, end).bytesDelivered, MB);

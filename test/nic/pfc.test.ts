@@ -2,9 +2,9 @@
 // explicit resumes work, and the optional receive buffer pauses the link partner when the host is slow.
 
 import t from "tap";
-import type { NicConfigInit } from "../../src/nic/config.js";
-import { rkeyFor } from "../../src/nic/frames.js";
-import { PayloadFactory } from "../../src/nic/payload.js";
+import type { NicConfigInit } from "../../src/nic/resolve-config.js";
+import { rkeyFor } from "../../src/nic/transport/frames.js";
+import { PayloadFactory } from "../../src/nic/transport/payload.js";
 import type { SimEvent } from "../../src/runtime/sim/simulator.js";
 import { Simulator } from "../../src/runtime/sim/simulator.js";
 import { parseIp } from "../../src/wire/bytes.js";
@@ -85,7 +85,7 @@ const isData = (s: Sent) => s.opcode <= Opcode.RdmaWriteOnly;
 
 for (const ackDscp of [48, 26]) {
   t.test(`a PFC pause stops data only; CNPs${ackDscp === 48 ? " and ACKs (DSCP 48)" : ""} still go`, (t) => {
-    const { sim, n, sent, events, pfc, request } = setup({ ackDscp });
+    const { sim, n, sent, events, pfc, request } = setup({ settings: { qos: { ackDscp } } });
     const quanta = 20_000;
     pfc(20_000, quanta);
     request(40_000);
@@ -146,8 +146,8 @@ t.test("a refreshed pause extends; zero quanta resumes at once", (t) => {
 });
 
 t.test("the receive buffer pauses the sender when the host drains slower than the link", (t) => {
-  const rx = { enabled: true, hostIngestRateBps: 25e9, xoffBytes: 100_000, xonBytes: 50_000 };
-  const p = pair({ b: { rxBuffer: rx } });
+  const rx = { enabled: true, hostIngestRate: 25e9, xoff: 100_000, xon: 50_000 };
+  const p = pair({ b: { settings: { rxBuffer: rx } } });
   const events: SimEvent[] = [];
   p.sim.onEvent((e) => events.push(e));
   connect(p, 1);

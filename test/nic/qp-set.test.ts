@@ -1,5 +1,5 @@
 import t from "tap";
-import { QpSet } from "../../src/nic/qp-set.js";
+import { QpSet } from "../../src/nic/transport/qp-set.js";
 
 t.test("next finds members in slot order within a range, across words and growth", (t) => {
   const s = new QpSet();

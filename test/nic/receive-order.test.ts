@@ -2,12 +2,13 @@
 // NAK per gap), and the responder acting on whatever the seam decides.
 
 import t from "tap";
-import { nicConfig } from "../../src/nic/config.js";
-import { NicCounters } from "../../src/nic/counters.js";
-import { FrameBuilder, rkeyFor } from "../../src/nic/frames.js";
-import { Arrival, GoBackN, type ReceiveOrder } from "../../src/nic/receive-order.js";
-import { RequestResult, Responder } from "../../src/nic/responder.js";
-import { KIND_WRITE, type QpLink, type TransportSettings } from "../../src/nic/transport.js";
+import { CounterSet } from "../../src/device/counters.js";
+import { nicConfig } from "../../src/nic/resolve-config.js";
+import { declareNicCounters } from "../../src/nic/counters.js";
+import { FrameBuilder, rkeyFor } from "../../src/nic/transport/frames.js";
+import { Arrival, GoBackN, type ReceiveOrder } from "../../src/nic/transport/receive-order.js";
+import { RequestResult, Responder } from "../../src/nic/transport/responder.js";
+import { KIND_WRITE, type QpLink, type TransportSettings } from "../../src/nic/transport/transport.js";
 import { parseIp } from "../../src/wire/bytes.js";
 import { AethSyndrome, Opcode, PSN_MASK, parseRoce } from "../../src/wire/roce.js";
 
@@ -27,7 +28,7 @@ function link(nakRetryGuard = true): QpLink {
     remoteIp: parseIp("10.0.0.1")!,
     udpSrcPort: 0xc000,
     builder: new FrameBuilder(cfg),
-    counters: new NicCounters(),
+    counters: declareNicCounters(new CounterSet({})),
     settings,
   };
 }
@@ -92,9 +93,9 @@ t.test("the responder with go-back-N: drops the gap, NAKs it once, resumes at th
   t.equal(write(r, 4), RequestResult.OutOfSequence, "PSN 3 lost again: a new gap");
   t.same(owed(r), { psn: 3, nak: true }, "a new gap gets its own NAK");
   t.equal(r.bytesDelivered, 3 * LEN, "PSNs 0, 1 and 2 delivered, each once");
-  t.equal(l.counters.outOfSequence, 3);
-  t.equal(l.counters.naksSent, 2);
-  t.equal(l.counters.duplicateRequest, 1);
+  t.equal(l.counters.outOfSequence[0]!, 3);
+  t.equal(l.counters.naksSent[0]!, 2);
+  t.equal(l.counters.duplicateRequest[0]!, 1);
 });
 
 t.test("the responder does what its receive order decides", async (t) => {

@@ -2,14 +2,15 @@
 // complete, without a NAK or a retransmission; only a gap beyond the window is NAKed.
 
 import t from "tap";
+import { CounterSet } from "../../src/device/counters.js";
 import { createRandom } from "../../src/device/prng.js";
-import { nicConfig } from "../../src/nic/config.js";
-import { NicCounters } from "../../src/nic/counters.js";
-import { FrameBuilder, rkeyFor } from "../../src/nic/frames.js";
-import { Arrival } from "../../src/nic/receive-order.js";
-import { ReorderWindow } from "../../src/nic/reorder-window.js";
-import { RequestResult, Responder } from "../../src/nic/responder.js";
-import { KIND_WRITE, type QpLink } from "../../src/nic/transport.js";
+import { nicConfig } from "../../src/nic/resolve-config.js";
+import { declareNicCounters } from "../../src/nic/counters.js";
+import { FrameBuilder, rkeyFor } from "../../src/nic/transport/frames.js";
+import { Arrival } from "../../src/nic/transport/receive-order.js";
+import { ReorderWindow } from "../../src/nic/transport/reorder-window.js";
+import { RequestResult, Responder } from "../../src/nic/transport/responder.js";
+import { KIND_WRITE, type QpLink } from "../../src/nic/transport/transport.js";
 import { parseIp } from "../../src/wire/bytes.js";
 import { AethSyndrome, Opcode, parseRoce } from "../../src/wire/roce.js";
 
@@ -20,7 +21,7 @@ function link(reorderWindow: number): QpLink {
     name: "b",
     port: { mac: 0x02_00_00_00_0b_01, ip: parseIp("10.0.0.2")!, rateBps: 100e9 },
     gatewayMac: 0x02_00_00_00_0a_01,
-    reorderWindow,
+    settings: { reorder: { window: reorderWindow } },
   });
   return {
     qpn: QPN,
@@ -28,7 +29,7 @@ function link(reorderWindow: number): QpLink {
     remoteIp: parseIp("10.0.0.1")!,
     udpSrcPort: 0xc000,
     builder: new FrameBuilder(cfg),
-    counters: new NicCounters(),
+    counters: declareNicCounters(new CounterSet({})),
     settings: { mtu: cfg.mtu, ackReqEvery: 8, maxInflightPackets: 64, nakRetryGuard: true, reorderWindow },
   };
 }
@@ -103,9 +104,12 @@ t.test("a 64-packet WRITE shuffled within a 16-PSN window: delivered once, compl
     ack = owed(r);
   }
   t.same(last, { psn: n - 1, nak: false }, "ACKed to the last PSN, never NAKed");
-  t.equal(l.counters.naksSent, 0);
-  t.ok(l.counters.oooPlacedPackets > 0);
-  t.ok(l.counters.oooMaxDepth > 0 && l.counters.oooMaxDepth < 16, `max depth ${l.counters.oooMaxDepth}`);
+  t.equal(l.counters.naksSent[0]!, 0);
+  t.ok(l.counters.oooPlacedPackets[0]! > 0);
+  t.ok(
+    l.counters.oooMaxDepth[0]! > 0 && l.counters.oooMaxDepth[0]! < 16,
+    `max depth ${l.counters.oooMaxDepth[0]!}`,
+  );
 });
 
 t.test("a packet really missing: NAKed only once the window is exceeded, then resumed", async (t) => {

@@ -2,8 +2,7 @@
 // completions, multi-QP, scheduled posts, stop, commands.
 
 import t from "tap";
-import { dcqcnProfile } from "../../src/nic/dcqcn-params.js";
-import type { MsgOpName } from "../../src/nic/transport.js";
+import type { MsgOpName } from "../../src/nic/transport/transport.js";
 import { ArpOp, buildArpFrame, parseArp } from "../../src/wire/arp.js";
 import { parseIp } from "../../src/wire/bytes.js";
 import { EtherType, ethType } from "../../src/wire/ethernet.js";
@@ -287,8 +286,8 @@ t.test("commands are validated", (t) => {
     { type: "post", qpn: 1, op: "atomic", bytes: 1, flowId: "x" },
     { type: "post", qpn: 1, op: "write", bytes: 0, flowId: "x" },
     { type: "post", qpn: 1, op: "write", bytes: 2 ** 32, flowId: "x" },
-    { type: "configure", ackReqEvery: 0 },
-    { type: "configure", rxBuffer: { enabled: true, xoffBytes: 10, xonBytes: 20 } },
+    { type: "configure", settings: { transport: { ackReqEvery: 0 } } },
+    { type: "configure", settings: { rxBuffer: { enabled: true, xoff: 10, xon: 20 } } },
   ] as const;
   for (const cmd of bad) {
     // biome-ignore lint/suspicious/noExplicitAny: deliberately malformed commands
@@ -336,9 +335,9 @@ t.test("clear-counters and configure", (t) => {
   t.equal(s.counters.rx_packets, 0);
   t.equal(s.counters.rx_write_requests, 0);
   t.equal(detail(s).latency.count, 0);
-  must(p.a, { type: "configure", dcqcn: dcqcnProfile("paper"), ackReqEvery: 4 });
+  must(p.a, { type: "configure", settings: { dcqcn: { profile: "paper" }, transport: { ackReqEvery: 4 } } });
   t.equal(qpStats(p.a, 1, 1_000_000).rateBps, 100e9, "DCQCN restarts at line rate");
-  t.equal(p.a.config.dcqcn?.profile, "paper");
+  t.equal(p.a.config.dcqcn.profile, "paper");
   must(p.a, { type: "post", qpn: 1, op: "write", bytes: 64 * 1024, flowId: "w2" }, 1_000_000);
   p.sim.run(2_000_000);
   t.equal(p.b.stats(2_000_000).counters.acks_sent, 4, "AckReq every 4 packets now: 16 packets, 4 ACKs");

@@ -42,7 +42,10 @@ function run(dcqcn: "nvidia" | "off", sampleNs: number, outDir?: string): Run {
   const sc: Scenario = {
     ...base,
     sampleNs,
-    overrides: { ...base.overrides, hosts: [...base.overrides.hosts, { dcqcn }] },
+    overrides: {
+      ...base.overrides,
+      hosts: [...base.overrides.hosts, dcqcn === "off" ? { cc: "none" } : { dcqcn: { profile: dcqcn } }],
+    },
   };
   const xoffEvents: SimEvent[] = [];
   const xonEvents: SimEvent[] = [];

@@ -18,7 +18,7 @@ function run(dir: string, attributeLateness: boolean) {
       "duration: 1ms",
       "sample: 100us",
       "overrides:",
-      '  hosts: { dcqcn: "off" }',
+      "  hosts: { cc: none }",
       `  switches: { buffer: { headroom: 12KB }, pfc: { attributeLateness: ${attributeLateness} } }`,
       "timeline:",
       "  - at: 10us",

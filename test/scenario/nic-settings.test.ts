@@ -18,7 +18,7 @@ t.test(
   "a NIC whose host ingests at half the line rate pauses its leaf with PFC, and nothing is lost",
   (t) => {
     const { report } = runScenarioSim(
-      scenario({ dcqcn: "off", rxBuffer: { hostIngestRate: "50G", xoff: "64KB", xon: "32KB" } }),
+      scenario({ cc: "none", rxBuffer: { hostIngestRate: "50G", xoff: "64KB", xon: "32KB" } }),
     );
     const h5 = report.devices.h5!.ports.eth1!;
     t.ok(h5.tx_prio3_pause! > 0, `h5 sent PFC XOFF (${h5.tx_prio3_pause})`);
@@ -34,7 +34,7 @@ t.test(
 );
 
 t.test("without the receive buffer setting the same flow runs at line rate", (t) => {
-  const { report } = runScenarioSim(scenario({ dcqcn: "off" }));
+  const { report } = runScenarioSim(scenario({ cc: "none" }));
   t.equal(report.devices.h5!.ports.eth1!.tx_prio3_pause, 0);
   t.ok(
     report.flows[0]!.fctNs! < ((2_000_000 * 8) / 50e9) * 1e9 * 0.7,

@@ -86,19 +86,33 @@ t.test("the topology's layers lie under the lab's", (t) => {
   t.end();
 });
 
-t.test("host layers: later keys win, the NIC is told about DCQCN only when a change touches it", (t) => {
-  const layers = new SettingsLayers(defaultTopology(), hostChange({ rto: 1000, dcqcn: "paper" }));
-  layers.push(hostChange({ ackDscp: 10 }));
-  layers.push(hostChange({ rto: 2000 }));
-  t.same(layers.hostSettings(), { rto: 2000, dcqcn: "paper", ackDscp: 10 }, "merged, later keys win");
-  const rtoOnly = layers.hostConfigure([{ rto: 2000 }]);
-  t.same(rtoOnly, { type: "configure", rtoNs: 2000, ackDscp: 10 }, "an RTO change leaves DCQCN alone");
-  t.notOk("dcqcn" in rtoOnly, "no DCQCN key at all (it would restart every reaction point)");
-  layers.push(hostChange({ g: 1 / 128 }));
-  const dcqcn = layers.hostConfigure([{ g: 1 / 128 }]);
-  t.ok(dcqcn.dcqcn, "a DCQCN change sends the DCQCN parameters");
-  t.equal(dcqcn.dcqcn?.g, 1 / 128, "with the new value");
-  t.equal(dcqcn.rtoNs, 2000, "and the merged rest");
-  t.same(layers.switchTunables("leaf1"), resolveTunables(defaultTopology(), "leaf1"), "switches untouched");
-  t.end();
-});
+t.test(
+  "host layers: sections merge key by key, the NIC is told about DCQCN only when a change touches it",
+  (t) => {
+    const layers = new SettingsLayers(
+      defaultTopology(),
+      hostChange({ transport: { rto: 1000, ackReqEvery: 4 }, dcqcn: { profile: "paper" } }),
+    );
+    layers.push(hostChange({ qos: { ackDscp: 10 } }));
+    layers.push(hostChange({ transport: { rto: 2000 } }));
+    t.same(
+      layers.hostSettings(),
+      { transport: { rto: 2000, ackReqEvery: 4 }, dcqcn: { profile: "paper" }, qos: { ackDscp: 10 } },
+      "merged section by section, later keys win",
+    );
+    const rtoOnly = layers.hostConfigure([{ transport: { rto: 2000 } }]);
+    t.same(
+      rtoOnly,
+      { type: "configure", settings: { transport: { rto: 2000, ackReqEvery: 4 }, qos: { ackDscp: 10 } } },
+      "an RTO change leaves DCQCN alone",
+    );
+    t.notOk("dcqcn" in rtoOnly.settings, "no DCQCN key at all (it would restart every reaction point)");
+    layers.push(hostChange({ dcqcn: { g: 1 / 128 } }));
+    const dcqcn = layers.hostConfigure([{ dcqcn: { g: 1 / 128 } }]);
+    t.same(dcqcn.settings.dcqcn, { profile: "paper", g: 1 / 128 }, "a DCQCN change sends the DCQCN section");
+    t.equal(dcqcn.settings.cc, null, "and the algorithm (its defaults), so the NIC restarts both");
+    t.same(dcqcn.settings.transport, { rto: 2000, ackReqEvery: 4 }, "and the merged rest");
+    t.same(layers.switchTunables("leaf1"), resolveTunables(defaultTopology(), "leaf1"), "switches untouched");
+    t.end();
+  },
+);

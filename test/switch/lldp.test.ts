@@ -3,7 +3,8 @@
 // carrier loss, and stays silent when off (the default).
 import t from "tap";
 import { EtherType, ethType } from "../../src/wire/ethernet.js";
-import { buildLldpFrame, ChassisIdSubtype, PortIdSubtype, parseLldp } from "../../src/wire/lldp.js";
+import { ChassisIdSubtype, PortIdSubtype, parseLldp } from "../../src/wire/lldp.js";
+import { buildLldpFrame } from "../../src/wire/lldp-frame.js";
 import { peerIp, peerMac, portIp, SwitchHarness } from "./harness.js";
 
 const ON = { lldp: { enabled: true, txInterval: 1_000_000, holdMultiplier: 4 } };

@@ -18,7 +18,7 @@ const sc = resolveScenario(
   scenarioFile.parse({
     name: "capture",
     duration: "200us",
-    overrides: { hosts: { dcqcn: "off" } },
+    overrides: { hosts: { cc: "none" } },
     timeline: [{ at: "5us", start: { type: "flow", from: "h1", to: "h5", size: "64KB" } }],
   }),
   "capture.yaml",

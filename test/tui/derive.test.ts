@@ -2,20 +2,9 @@
 import t from "tap";
 import type { LabEvent, LabSnapshot, TopologyView } from "../../src/lab/lab.js";
 import type { SwitchStats } from "../../src/switch/stats-types.js";
-import {
-  appendBounded,
-  counterDelta,
-  eventGroup,
-  fabricPortMetrics,
-  fabricTotals,
-  linkRows,
-  matchesFilter,
-  nodeStates,
-  nodeTiers,
-  portMetrics,
-  qpRows,
-  tierName,
-} from "../../src/tui/derive.js";
+import { appendBounded, counterDelta, fabricPortMetrics, fabricTotals, linkRows, portMetrics, qpRows } from "../../src/tui/derive.js";
+import { eventGroup, matchesFilter } from "../../src/tui/event-filter.js";
+import { nodeStates, nodeTiers, tierName } from "../../src/tui/derive-topology.js";
 import { incastFixture } from "./fixtures/fixtures.js";
 
 function switchStats(

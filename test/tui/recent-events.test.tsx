@@ -2,7 +2,7 @@
 // look idle ("none yet" over empty rows).
 import t from "tap";
 import { fabricLines } from "../../src/tui/components/FabricView.js";
-import { eventGroup } from "../../src/tui/derive.js";
+import { eventGroup } from "../../src/tui/event-filter.js";
 import { dashboard } from "./fixtures/dashboard.js";
 
 t.test("with only ECN/CNP events, the spare rows show them", async (t) => {

@@ -3,13 +3,8 @@ import { Command } from "commander";
 import t from "tap";
 import { type CommandIo, registerPcapCheckCommand, runPcapCheck } from "../../src/cli/pcap-check-command.js";
 import { buildFrameCatalog } from "../../src/verify/frame-catalog.js";
-import {
-  checkCapture,
-  checkFrame,
-  checkFrames,
-  FRAME_KINDS,
-  FrameKind,
-} from "../../src/verify/pcap-check.js";
+import { checkCapture, checkFrame, checkFrames } from "../../src/verify/pcap-check.js";
+import { FRAME_KINDS, FrameKind } from "../../src/verify/frame-kind.js";
 import { readU16, writeU16 } from "../../src/wire/bytes.js";
 import { pcapHeader, serializePcap } from "../../src/wire/pcap.js";
 import { buildPfcFrame } from "../../src/wire/pfc.js";

@@ -1,14 +1,8 @@
 import t from "tap";
 import { fromHex, ipToString, parseIp, parseMac, toHex } from "../../src/wire/bytes.js";
 import { EtherType, parseEthernet } from "../../src/wire/ethernet.js";
-import {
-  buildLldpFrame,
-  ChassisIdSubtype,
-  LLDP_DST_MAC,
-  LldpTlvType,
-  PortIdSubtype,
-  parseLldp,
-} from "../../src/wire/lldp.js";
+import { ChassisIdSubtype, LLDP_DST_MAC, LldpTlvType, PortIdSubtype, parseLldp } from "../../src/wire/lldp.js";
+import { buildLldpFrame } from "../../src/wire/lldp-frame.js";
 import { guarded } from "../helpers/guarded.js";
 
 /** One TLV in hex: 7-bit type, 9-bit length, value. */

@@ -93,7 +93,7 @@ function switchSettings(c: Candidate): SwitchSettings {
 }
 
 function hostSettings(c: Candidate): NicSettings | null {
-  return c.dcqcn === null ? null : { g: c.dcqcn.g, rai: c.dcqcn.rai, rpTimer: c.dcqcn.rpTimer };
+  return c.dcqcn === null ? null : { dcqcn: { g: c.dcqcn.g, rai: c.dcqcn.rai, rpTimer: c.dcqcn.rpTimer } };
 }
 
 /** The scenario's overrides with the candidate on top. */
@@ -164,7 +164,7 @@ export function profileSnippet(r: TuneResult, scenario: string): string {
   if (c.dcqcn !== null)
     lines.push(
       "# In a scenario's overrides (DCQCN is the NICs'):",
-      `hosts: { g: ${c.dcqcn.g}, rai: ${formatRate(c.dcqcn.rai)}, rpTimer: ${formatDuration(c.dcqcn.rpTimer)} }`,
+      `hosts: { dcqcn: { g: ${c.dcqcn.g}, rai: ${formatRate(c.dcqcn.rai)}, rpTimer: ${formatDuration(c.dcqcn.rpTimer)} } }`,
     );
   return `${lines.join("\n")}\n`;
 }

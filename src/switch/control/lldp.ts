@@ -8,7 +8,8 @@
 import type { Nanoseconds } from "../../device/contract.js";
 import type { Ipv4Address, MacAddress } from "../../wire/bytes.js";
 import { ETHERNET_HEADER_LENGTH } from "../../wire/ethernet.js";
-import { buildLldpFrame, ChassisIdSubtype, type Lldpdu, PortIdSubtype, parseLldp } from "../../wire/lldp.js";
+import { ChassisIdSubtype, type Lldpdu, PortIdSubtype, parseLldp } from "../../wire/lldp.js";
+import { buildLldpFrame } from "../../wire/lldp-frame.js";
 import type { SwitchPort } from "../port.js";
 
 const NS_PER_S = 1e9;

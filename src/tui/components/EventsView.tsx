@@ -2,7 +2,7 @@
 // follows new events until scrolled; while scrolled it holds still (new events wait below).
 import type { MutableRefObject, ReactElement } from "react";
 import type { LabEvent } from "../../lab/lab.js";
-import { type EventFilter, eventGroup, matchesFilter } from "../derive.js";
+import { type EventFilter, eventGroup, matchesFilter } from "../event-filter.js";
 import { describeEvent } from "../event-text.js";
 import { formatEmulated, padLeft, padRight } from "../format.js";
 import { type Segment, seg, type ViewLayout, type ViewLines } from "../segments.js";

@@ -1,7 +1,9 @@
 // The fabric: nodes by tier (spines over leaves over hosts) with their state, fabric-wide counters, and
 // every link with its state, the utilisation of each direction, which direction PFC holds, queues, marks.
 import type { ReactElement } from "react";
-import { CONGESTED_BYTES, eventGroup, type LinkRow, type NodeState, nodeTiers, tierName } from "../derive.js";
+import { CONGESTED_BYTES, type LinkRow, type NodeState } from "../derive.js";
+import { eventGroup } from "../event-filter.js";
+import { nodeTiers, tierName } from "../derive-topology.js";
 import { describeEvent } from "../event-text.js";
 import {
   formatBytes,

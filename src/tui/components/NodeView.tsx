@@ -333,7 +333,7 @@ function nicLines(
     ["local_ack_timeout_err", c(k, "local_ack_timeout_err"), Tone.Bad],
     ["out_of_sequence", c(k, "out_of_sequence"), Tone.Bad],
     ["flows_completed", c(k, "flows_completed"), Tone.Good],
-    ["rx_icrc_errors", c(k, "rx_icrc_errors"), Tone.Bad],
+    ["drop_icrc", c(k, "drop_icrc"), Tone.Bad],
   ];
   const colWidth = 38;
   const perLine = Math.max(1, Math.floor(width / colWidth));

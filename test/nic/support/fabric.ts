@@ -2,8 +2,8 @@
 // connects long-running WRITE flows between hosts.
 
 import { SimFabric } from "../../../src/lab/sim/sim-fabric.js";
-import { type NicConfigInit, nicConfig } from "../../../src/nic/config.js";
-import type { DcqcnParams } from "../../../src/nic/dcqcn-params.js";
+import type { DcqcnParams } from "../../../src/nic/cc/dcqcn-params.js";
+import { type NicConfigInit, nicConfig } from "../../../src/nic/resolve-config.js";
 import { Nic } from "../../../src/nic/nic.js";
 import { hostAddress } from "../../../src/scenario/address-plan.js";
 import type { SwitchSettings } from "../../../src/scenario/schema.js";
@@ -29,7 +29,7 @@ export function nicFabric(opts: FabricOptions): { f: SimFabric; nic: (host: stri
           port: { mac: address.mac, ip: address.ip, rateBps: link.rateBps, delayNs: link.delayNs },
           gatewayMac: address.peerMac,
           mtu: topo.mtu,
-          dcqcn: opts.dcqcn,
+          tunables: opts.dcqcn === null ? { cc: "none" } : { cc: "dcqcn", dcqcn: opts.dcqcn },
           ...opts.nic,
         }),
         env,

@@ -2,14 +2,14 @@
 // above xoffBytes the NIC pauses its link partner with PFC on the data priority (refreshed before the
 // pause runs out), at or below xonBytes it resumes it.
 
-import type { Nanoseconds } from "../device/contract.js";
-import { Fifo } from "../device/fifo.js";
-import { PfcCounter } from "../device/l2/pfc-counters.js";
-import { type ControlFrameSink, PfcSender } from "../device/l2/pfc-sender.js";
-import { wireBytes } from "../wire/ethernet.js";
-import { PRIORITIES } from "../wire/pfc.js";
-import { PORT } from "./nic-ids.js";
-import type { NicShared } from "./nic-shared.js";
+import type { Nanoseconds } from "../../device/contract.js";
+import { Fifo } from "../../device/fifo.js";
+import { PfcCounter } from "../../device/l2/pfc-counters.js";
+import { type ControlFrameSink, PfcSender } from "../../device/l2/pfc-sender.js";
+import { wireBytes } from "../../wire/ethernet.js";
+import { PRIORITIES } from "../../wire/pfc.js";
+import { PORT } from "../nic-ids.js";
+import type { NicShared } from "../nic-shared.js";
 import type { TxArbiter } from "./tx-arbiter.js";
 
 /** Hands a frame that left the buffer to the receive path. */
@@ -61,15 +61,15 @@ export class RxBuffer implements ControlFrameSink {
   }
 
   push(frame: Uint8Array, now: Nanoseconds): void {
-    if (this.bytes + frame.length > this.s.cfg.rxBuffer.sizeBytes) {
+    if (this.bytes + frame.length > this.s.cfg.rxBuffer.size) {
       // The partner did not stop in time (or ignores our pause): a full buffer drops, as hardware does.
-      this.s.counters.rxDiscardsPhy++;
+      this.s.counters.rxDiscardsPhy[0]!++;
       return;
     }
     this.queue.push(frame);
     this.bytes += frame.length;
     if (this.bytes > this.peakBytes) this.peakBytes = this.bytes;
-    if (!this.xoff && this.bytes >= this.s.cfg.rxBuffer.xoffBytes) this.setXoff(true, now);
+    if (!this.xoff && this.bytes >= this.s.cfg.rxBuffer.xoff) this.setXoff(true, now);
     if (!this.draining) this.startDrain(now);
   }
 
@@ -81,7 +81,7 @@ export class RxBuffer implements ControlFrameSink {
     }
     this.draining = true;
     this.drainUntil =
-      Math.max(this.drainUntil, now) + (wireBytes(head.length) * 8e9) / this.s.cfg.rxBuffer.hostIngestRateBps;
+      Math.max(this.drainUntil, now) + (wireBytes(head.length) * 8e9) / this.s.cfg.rxBuffer.hostIngestRate;
     this.s.env.arm(this.s.t.rxDrain.id(0), Math.ceil(this.drainUntil));
   }
 
@@ -94,7 +94,7 @@ export class RxBuffer implements ControlFrameSink {
     }
     this.bytes -= frame.length;
     this.deliver(frame, now);
-    if (this.xoff && this.bytes <= this.s.cfg.rxBuffer.xonBytes) this.setXoff(false, now);
+    if (this.xoff && this.bytes <= this.s.cfg.rxBuffer.xon) this.setXoff(false, now);
     this.startDrain(now);
   }
 

@@ -4,14 +4,14 @@
 // say. The frames are real PFC frames, counted as tx_prio<p>_pause. Used by `rocelab inject pfc-storm`
 // and the `inject: { pfcStorm: HOST }` scenario step to exercise the switch's PFC watchdog.
 
-import type { Nanoseconds } from "../device/contract.js";
-import { EventKind } from "../device/contract.js";
-import type { Counter } from "../device/counters.js";
-import { PfcCounter } from "../device/l2/pfc-counters.js";
-import type { TimerKind } from "../device/timers.js";
-import { buildPfcFrame, PRIORITIES, quantaToNs } from "../wire/pfc.js";
-import { PORT } from "./nic-ids.js";
-import type { NicShared } from "./nic-shared.js";
+import type { Nanoseconds } from "../../device/contract.js";
+import { EventKind } from "../../device/contract.js";
+import type { Counter } from "../../device/counters.js";
+import { PfcCounter } from "../../device/l2/pfc-counters.js";
+import type { TimerKind } from "../../device/timers.js";
+import { buildPfcFrame, PRIORITIES, quantaToNs } from "../../wire/pfc.js";
+import { PORT } from "../nic-ids.js";
+import type { NicShared } from "../nic-shared.js";
 import type { TxArbiter } from "./tx-arbiter.js";
 
 const STORM_QUANTA = 0xffff;

@@ -39,7 +39,7 @@
 // RT and RC are capped at the maximum rate; RC is floored at the minimum rate. Once RC and RT both sit at
 // the cap, the increase machinery stops (nothing left to increase) until the next cut.
 
-import type { BitsPerSecond, Nanoseconds } from "../device/contract.js";
+import type { BitsPerSecond, Nanoseconds } from "../../device/contract.js";
 import { AlphaUpdate, CutMode, type DcqcnParams, HyperIncrease } from "./dcqcn-params.js";
 
 export const RpTimer = {
@@ -120,7 +120,7 @@ export class DcqcnRp {
       this.cnpInAlphaPeriod = false;
       if (p.rateOnFirstCnpBps !== null) {
         // ConnectX rate_to_set_on_first_cnp (as ISEKAI models it): the first CNP sets the rate, no cut.
-        this.rate = Math.max(p.minRateBps, Math.min(this.maxRate, p.rateOnFirstCnpBps));
+        this.rate = Math.max(p.minRate, Math.min(this.maxRate, p.rateOnFirstCnpBps));
         this.target = this.rate;
         this.activate(now);
         return this.rate !== before;
@@ -156,7 +156,7 @@ export class DcqcnRp {
       this.incAt = -1;
       if (!this.active) return false;
       this.increase(SOURCE_TIMER);
-      if (this.active) this.incAt = now + this.params.timerNs;
+      if (this.active) this.incAt = now + this.params.rpTimer;
     }
     return this.rate !== before;
   }
@@ -166,7 +166,7 @@ export class DcqcnRp {
    * increase event (RC and the timers may have changed).
    */
   onBytesSent(bytes: number, _now: Nanoseconds): boolean {
-    const b = this.params.byteCounterBytes;
+    const b = this.params.rpByteCounter;
     if (!this.active || b === null) return false;
     this.bytesLeft -= bytes;
     if (this.bytesLeft > 0) return false;
@@ -178,8 +178,8 @@ export class DcqcnRp {
 
   private activate(now: Nanoseconds): void {
     this.active = this.rate < this.maxRate || this.target < this.maxRate;
-    this.incAt = this.active ? now + this.params.timerNs : -1;
-    this.bytesLeft = this.params.byteCounterBytes ?? 0;
+    this.incAt = this.active ? now + this.params.rpTimer : -1;
+    this.bytesLeft = this.params.rpByteCounter ?? 0;
   }
 
   private applyCut(now: Nanoseconds): void {
@@ -187,7 +187,7 @@ export class DcqcnRp {
     const clamp = p.clampTargetRate || this.byteStage > 0 || (p.clampAfterTimeInc && this.timeStage > 0);
     if (clamp) this.target = this.rate;
     const cut = Math.min(this.rate * this.alphaValue * p.cutFactor, this.rate * p.maxCutFraction);
-    this.rate = Math.max(p.minRateBps, this.rate - cut);
+    this.rate = Math.max(p.minRate, this.rate - cut);
     this.cuts++;
     this.timeStage = 0;
     this.byteStage = 0;
@@ -198,13 +198,13 @@ export class DcqcnRp {
     const p = this.params;
     const t = this.timeStage;
     const b = this.byteStage;
-    const counted = p.byteCounterBytes !== null;
+    const counted = p.rpByteCounter !== null;
     const hi = counted ? Math.max(t, b) : t;
     const lo = counted ? Math.min(t, b) : t;
     const f = p.fastRecoverySteps;
     if (hi >= f) {
-      if (lo <= f) this.target += p.rAiBps;
-      else this.target += p.rHaiBps * (p.hyperIncrease === HyperIncrease.Linear ? lo - f : 1);
+      if (lo <= f) this.target += p.rai;
+      else this.target += p.rhai * (p.hyperIncrease === HyperIncrease.Linear ? lo - f : 1);
       if (this.target > this.maxRate) this.target = this.maxRate;
     }
     this.rate = (this.rate + this.target) / 2;

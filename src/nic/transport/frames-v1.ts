@@ -7,11 +7,11 @@
 // GIDs are IPv4-mapped IPv6 addresses (RFC 4291 §2.5.5.2), as Linux's RoCE GID table holds for an IPv4
 // address. There is no ECN field either: a RoCEv1 receiver never sees CE, so DCQCN does not act.
 
-import type { Ipv4Address } from "../wire/bytes.js";
-import { writeU32 } from "../wire/bytes.js";
-import type { RoceV2FrameSpec } from "../wire/roce.js";
-import { buildRoceV1Frame, GID_LENGTH, type RoceV1FrameSpec } from "../wire/rocev1.js";
-import type { NicConfig, RoceV1Config } from "./config.js";
+import type { Ipv4Address } from "../../wire/bytes.js";
+import { writeU32 } from "../../wire/bytes.js";
+import type { RoceV2FrameSpec } from "../../wire/roce.js";
+import { buildRoceV1Frame, GID_LENGTH, type RoceV1FrameSpec } from "../../wire/rocev1.js";
+import type { NicConfig, RoceV1Config } from "../config.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -55,7 +55,7 @@ export class RoceV1Framer {
   build(s: RoceV2FrameSpec): Uint8Array {
     const v = this.spec;
     v.dstMac = this.peers.get(s.dstIp) ?? this.cfg.gatewayMac;
-    v.vlan.pcp = this.cfg.dscpToPriority[s.dscp ?? 0]!;
+    v.vlan.pcp = this.cfg.qos.dscpToPriority[s.dscp ?? 0]!;
     v.trafficClass = (s.dscp ?? 0) << 2;
     writeIpv4Gid(this.dgid, s.dstIp);
     v.opcode = s.opcode;

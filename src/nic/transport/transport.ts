@@ -1,9 +1,9 @@
 // Shared pieces of the RC transport: message operations, the settings both sides read, the link a QP
 // sends on, and opcode helpers.
 
-import type { Ipv4Address } from "../wire/bytes.js";
-import { Opcode } from "../wire/roce.js";
-import type { NicCounters } from "./counters.js";
+import type { Ipv4Address } from "../../wire/bytes.js";
+import { Opcode } from "../../wire/roce.js";
+import type { NicCounters } from "../counters.js";
 import type { FrameBuilder } from "./frames.js";
 
 /** The operation of a work request. */

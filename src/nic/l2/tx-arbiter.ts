@@ -4,12 +4,12 @@
 // that are inside maxInflightPackets and whose pacer allows; when QPs wait only on their pacers, one
 // wake-up timer is armed at the earliest next-send time.
 
-import type { Nanoseconds } from "../device/contract.js";
-import { Fifo } from "../device/fifo.js";
+import type { Nanoseconds } from "../../device/contract.js";
+import { Fifo } from "../../device/fifo.js";
+import type { Kick, NicShared } from "../nic-shared.js";
+import { PACE_SLACK_NS, type QueuePair } from "../transport/qp.js";
 import type { HostPort } from "./host-port.js";
-import type { Kick, NicShared } from "./nic-shared.js";
 import type { PauseState } from "./pause-state.js";
-import { PACE_SLACK_NS, type QueuePair } from "./qp.js";
 
 /** Called for every data frame the arbiter hands to the wire (pacing, DCQCN byte counter, RTO). */
 export type DataSent = (qp: QueuePair, frame: Uint8Array, now: Nanoseconds) => void;

@@ -11,7 +11,7 @@
 // allocation per packet. Verification is one native range compare (Buffer#compare with offsets).
 
 import { Buffer } from "node:buffer";
-import { readU32, writeU32 } from "../wire/bytes.js";
+import { readU32, writeU32 } from "../../wire/bytes.js";
 
 /** Bytes of send time at the start of every payload of at least this length. */
 export const TIMESTAMP_LENGTH = 8;

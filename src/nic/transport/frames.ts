@@ -2,8 +2,8 @@
 // the spec objects handed to `buildRoceV2Frame` are owned here and rewritten for every packet, and the
 // payload comes from the PayloadFactory's scratch area. Nothing keeps a reference to a built frame.
 
-import type { Ipv4Address } from "../wire/bytes.js";
-import { Ecn } from "../wire/ipv4.js";
+import type { Ipv4Address } from "../../wire/bytes.js";
+import { Ecn } from "../../wire/ipv4.js";
 import {
   type Aeth,
   AethSyndrome,
@@ -14,8 +14,8 @@ import {
   type Opcode,
   type Reth,
   type RoceV2FrameSpec,
-} from "../wire/roce.js";
-import type { NicConfig } from "./config.js";
+} from "../../wire/roce.js";
+import type { NicConfig } from "../config.js";
 import { RoceV1Framer } from "./frames-v1.js";
 import { PayloadFactory } from "./payload.js";
 
@@ -29,7 +29,7 @@ export class FrameBuilder {
   private readonly spec: Mutable<RoceV2FrameSpec>;
   private readonly reth: Mutable<Reth> = { va: 0n, rkey: 0, dmaLength: 0 };
   private readonly aeth: Mutable<Aeth> = { syndrome: AethSyndrome.AckUnlimited, msn: 0 };
-  /** RoCEv1 framing when the NIC knows a layer-2 domain (NicConfig.rocev1); used while roceVersion is 1. */
+  /** RoCEv1 framing when the NIC knows a layer-2 domain (NicConfig.rocev1); used while `roce` is v1. */
   private readonly v1: RoceV1Framer | null;
 
   constructor(private cfg: NicConfig) {
@@ -41,7 +41,7 @@ export class FrameBuilder {
       vlan: null,
       srcIp: cfg.port.ip,
       dstIp: 0,
-      dscp: cfg.dataDscp,
+      dscp: cfg.qos.dataDscp,
       ecn: Ecn.Ect0,
       ttl: 64,
       identification: 0,
@@ -69,7 +69,7 @@ export class FrameBuilder {
   }
 
   private build(s: RoceV2FrameSpec): Uint8Array {
-    return this.v1 !== null && this.cfg.roceVersion === 1 ? this.v1.build(s) : buildRoceV2Frame(s);
+    return this.v1 !== null && this.cfg.roce === "v1" ? this.v1.build(s) : buildRoceV2Frame(s);
   }
 
   private address(dstIp: Ipv4Address, udpSrcPort: number, destQp: number, opcode: Opcode, psn: number): void {
@@ -101,7 +101,7 @@ export class FrameBuilder {
   ): Uint8Array {
     const s = this.spec;
     this.address(dstIp, udpSrcPort, destQp, opcode, psn);
-    s.dscp = this.cfg.dataDscp;
+    s.dscp = this.cfg.qos.dataDscp;
     s.ecn = Ecn.Ect0;
     s.ackReq = ackReq;
     s.reth = rethLength >= 0 ? this.fillReth(va, destQp, rethLength) : null;
@@ -127,7 +127,7 @@ export class FrameBuilder {
   ): Uint8Array {
     const s = this.spec;
     this.address(dstIp, udpSrcPort, destQp, Op.RdmaReadRequest, psn);
-    s.dscp = this.cfg.dataDscp;
+    s.dscp = this.cfg.qos.dataDscp;
     s.ecn = Ecn.Ect0;
     s.ackReq = false;
     s.reth = this.fillReth(va, destQp, length);
@@ -143,7 +143,7 @@ export class FrameBuilder {
   ack(dstIp: Ipv4Address, udpSrcPort: number, destQp: number, psn: number, syndrome: number, msn: number) {
     const s = this.spec;
     this.address(dstIp, udpSrcPort, destQp, Op.Acknowledge, psn);
-    s.dscp = this.cfg.ackDscp;
+    s.dscp = this.cfg.qos.ackDscp;
     s.ecn = Ecn.Ect0;
     s.ackReq = false;
     s.reth = null;
@@ -163,7 +163,7 @@ export class FrameBuilder {
       dstIp,
       udpSrcPort,
       destQp,
-      dscp: this.cfg.cnpDscp,
+      dscp: this.cfg.qos.cnpDscp,
       ecn: Ecn.NotEct,
     });
   }

@@ -2,13 +2,13 @@
 // pacer, and the per-QP rate limiter that paces every data packet it sends (requests and READ responses
 // alike) at the DCQCN current rate.
 
-import type { BitsPerSecond, Nanoseconds } from "../device/contract.js";
-import type { Ipv4Address } from "../wire/bytes.js";
-import type { NpSettings } from "./config.js";
-import type { NicCounters } from "./counters.js";
-import { CnpPacer } from "./dcqcn-np.js";
-import type { DcqcnParams } from "./dcqcn-params.js";
-import { DcqcnRp } from "./dcqcn-rp.js";
+import type { BitsPerSecond, Nanoseconds } from "../../device/contract.js";
+import type { Ipv4Address } from "../../wire/bytes.js";
+import type { QpCc } from "../cc/cc.js";
+import { CC_TIMERS } from "../cc/cc.js";
+import { CnpPacer } from "../cc/dcqcn-np.js";
+import type { NpSettings } from "../cc/dcqcn-params.js";
+import type { NicCounters } from "../counters.js";
 import type { FrameBuilder } from "./frames.js";
 import { type CompletionSink, Requester } from "./requester.js";
 import { Responder } from "./responder.js";
@@ -42,7 +42,8 @@ export class QueuePair implements QpLink {
   readonly requester: Requester;
   readonly responder: Responder;
   readonly np: CnpPacer;
-  rp: DcqcnRp | null = null;
+  /** Its congestion control (cc/cc.ts); null: line rate. */
+  cc: QpCc | null = null;
   /** Earliest start of this QP's next data packet (pacing), fractional ns. */
   nextSendAt = 0;
   /** The pacing base and bits of the last packet, to re-pace when the rate changes. */
@@ -53,8 +54,7 @@ export class QueuePair implements QpLink {
   /** Sitting in the NIC's ACK queue. */
   inAckQueue = false;
   /** Timer bookkeeping (absolute times armed, -1 none), so the NIC arms only on change. */
-  armedIncrease = -1;
-  armedCut = -1;
+  readonly armedCc = new Array<number>(CC_TIMERS).fill(-1);
   armedCnp = -1;
   rtoArmed = false;
   cnpSent = 0;
@@ -77,18 +77,18 @@ export class QueuePair implements QpLink {
     this.udpSrcPort = init.udpSrcPort;
     this.requester = new Requester(this, init.startPsn, complete);
     this.responder = new Responder(this, init.remoteStartPsn);
-    this.np = new CnpPacer(np.cnpIntervalNs, np.cnpMode);
+    this.np = new CnpPacer(np.cnpInterval, np.cnpMode);
   }
 
-  /** (Re)starts DCQCN with `params` (null: off, line rate). The rate goes back to the line rate. */
-  setDcqcn(params: DcqcnParams | null, lineRate: BitsPerSecond): void {
-    this.rp = params === null ? null : new DcqcnRp(params, lineRate);
+  /** (Re)starts its congestion control (null: none, line rate). The rate goes back to the line rate. */
+  setCc(cc: QpCc | null, lineRate: BitsPerSecond): void {
+    this.cc = cc;
     this.repace(lineRate);
   }
 
   /** The rate this QP is paced at. */
   rate(lineRate: BitsPerSecond): BitsPerSecond {
-    return this.rp === null ? lineRate : this.rp.rate;
+    return this.cc === null ? lineRate : this.cc.rate;
   }
 
   hasData(): boolean {

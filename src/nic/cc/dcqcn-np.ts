@@ -9,7 +9,7 @@
 //   rate-limited (ConnectX min_time_between_cnps): a mark inside the interval is not answered at all.
 // With interval 0 both answer every marked packet.
 
-import type { Nanoseconds } from "../device/contract.js";
+import type { Nanoseconds } from "../../device/contract.js";
 import { CnpMode } from "./dcqcn-params.js";
 
 /** Decides, per local QP, which CE-marked packets are answered with a CNP (times in emulated ns). */

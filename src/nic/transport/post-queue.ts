@@ -2,9 +2,9 @@
 // timer armed at the earliest scheduled post; a post whose time has passed starts now and is counted late
 // (`posts_late`); `stop` drops what has not started.
 
-import type { Nanoseconds } from "../device/contract.js";
-import { fail, type NicCommand, type NicReply } from "./commands.js";
-import type { Kick, NicShared } from "./nic-shared.js";
+import type { Nanoseconds } from "../../device/contract.js";
+import { fail, type NicCommand, type NicReply } from "../commands.js";
+import type { Kick, NicShared } from "../nic-shared.js";
 import { MSG_OP_NAMES, type MsgOp } from "./transport.js";
 
 const MAX_MESSAGE_BYTES = 0xffff_ffff;
@@ -39,8 +39,8 @@ export class PostQueue {
     if (!(at >= 0)) return fail(`at ${at} is not a time`);
     if (at < now) {
       // Asked for a start already past (a live lab's command came late): started now, and counted.
-      this.s.counters.postsLate++;
-      this.s.counters.postLateMaxNs = Math.max(this.s.counters.postLateMaxNs, now - at);
+      this.s.counters.postsLate[0]!++;
+      this.s.counters.postLateMaxNs[0]! = Math.max(this.s.counters.postLateMaxNs[0]!, now - at);
     }
     if (at > now) {
       this.schedule({ at, qpn: cmd.qpn, op, bytes: cmd.bytes, flowId: cmd.flowId });

@@ -2,13 +2,13 @@
 // until they resume us or their pause time runs out. The pause state itself is the shared L2 piece both
 // devices use (device/l2/pfc-receiver.ts); this part filters the MAC Control frames a NIC port takes.
 
-import type { Nanoseconds } from "../device/contract.js";
-import { PfcCounter } from "../device/l2/pfc-counters.js";
-import { type PauseListener, PfcReceiver } from "../device/l2/pfc-receiver.js";
-import { readMac } from "../wire/bytes.js";
-import { PFC_DST_MAC, PRIORITIES, parseMacControl } from "../wire/pfc.js";
-import { DropReason, PORT } from "./nic-ids.js";
-import type { Kick, NicShared } from "./nic-shared.js";
+import type { Nanoseconds } from "../../device/contract.js";
+import { PfcCounter } from "../../device/l2/pfc-counters.js";
+import { type PauseListener, PfcReceiver } from "../../device/l2/pfc-receiver.js";
+import { readMac } from "../../wire/bytes.js";
+import { PFC_DST_MAC, PRIORITIES, parseMacControl } from "../../wire/pfc.js";
+import { DropReason, PORT } from "../nic-ids.js";
+import type { Kick, NicShared } from "../nic-shared.js";
 
 export class PauseState implements PauseListener {
   private readonly receiver: PfcReceiver;
@@ -48,7 +48,7 @@ export class PauseState implements PauseListener {
   receive(frame: Uint8Array, now: Nanoseconds): void {
     const s = this.s;
     if (readMac(frame, 0) !== PFC_DST_MAC) {
-      s.counters.rxIgnored++;
+      s.counters.rxIgnored[0]!++;
       return;
     }
     const parsed = parseMacControl(frame, 14);
@@ -59,7 +59,7 @@ export class PauseState implements PauseListener {
     const control = parsed.value;
     if (control.kind !== "pfc") {
       // 802.3x link pause is not configured on RoCE ports.
-      s.counters.rxIgnored++;
+      s.counters.rxIgnored[0]!++;
       return;
     }
     this.receiver.receive(control, now);

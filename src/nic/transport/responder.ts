@@ -4,8 +4,8 @@
 // QP's ReceiveOrder (receive-order.ts; go-back-N by default, out-of-order placement within a window when
 // the NIC's reorder setting is on: reorder-window.ts).
 
-import type { Nanoseconds } from "../device/contract.js";
-import { AethSyndrome, psnAdd, psnDiff } from "../wire/roce.js";
+import type { Nanoseconds } from "../../device/contract.js";
+import { AethSyndrome, psnAdd, psnDiff } from "../../wire/roce.js";
 import { rkeyFor } from "./frames.js";
 import { Arrival, GoBackN, type ReceiveOrder } from "./receive-order.js";
 import { ReorderWindow } from "./reorder-window.js";
@@ -110,12 +110,12 @@ export class Responder {
     if (arrival === Arrival.Placed && this.window !== null) {
       const depth = psnDiff(psn, this.ePsn);
       this.window.place(psn, depth, kind, opcode, ackReq, length, dmaLength, rkey);
-      counters.oooPlacedPackets++;
-      if (depth > counters.oooMaxDepth) counters.oooMaxDepth = depth;
+      counters.oooPlacedPackets[0]!++;
+      if (depth > counters.oooMaxDepth[0]!) counters.oooMaxDepth[0]! = depth;
       return RequestResult.Placed;
     }
     if (arrival === Arrival.OutOfOrder || arrival === Arrival.OutOfOrderNak) {
-      counters.outOfSequence++;
+      counters.outOfSequence[0]!++;
       if (arrival === Arrival.OutOfOrderNak) {
         this.nakPending = true;
         this.nakPsn = this.ePsn;
@@ -123,7 +123,7 @@ export class Responder {
       return RequestResult.OutOfSequence;
     }
     if (arrival === Arrival.Duplicate) {
-      counters.duplicateRequest++;
+      counters.duplicateRequest[0]!++;
       if (kind === KIND_READ_REQUEST) this.restartRead(psn, dmaLength);
       else if (ackReq) this.ackPending = true;
       return RequestResult.Duplicate;
@@ -163,7 +163,7 @@ export class Responder {
       this.ePsn = psnAdd(this.ePsn, npkts);
       this.msn = (this.msn + 1) & 0xff_ffff;
       this.order.advanced();
-      counters.rxReadRequests++;
+      counters.rxReadRequests[0]!++;
       return RequestResult.Accepted;
     }
     const pos = opcodePosition(opcode);
@@ -186,8 +186,8 @@ export class Responder {
     this.order.advanced();
     this.bytesDelivered += length;
     if (opens) {
-      if (kind === KIND_WRITE) counters.rxWriteRequests++;
-      else if (kind === KIND_SEND) counters.rxSendRequests++;
+      if (kind === KIND_WRITE) counters.rxWriteRequests[0]!++;
+      else if (kind === KIND_SEND) counters.rxSendRequests[0]!++;
     }
     if (pos === Position.Only || pos === Position.Last) {
       this.inMessage = NONE;
@@ -201,7 +201,7 @@ export class Responder {
   }
 
   private invalid(): RequestResult {
-    this.link.counters.rxInvalidRequest++;
+    this.link.counters.rxInvalidRequest[0]!++;
     return RequestResult.Invalid;
   }
 
@@ -254,7 +254,7 @@ export class Responder {
     const link = this.link;
     if (this.nakPending) {
       this.nakPending = false;
-      link.counters.naksSent++;
+      link.counters.naksSent[0]!++;
       return link.builder.ack(
         link.remoteIp,
         link.udpSrcPort,
@@ -266,7 +266,7 @@ export class Responder {
     }
     if (this.ackPending) {
       this.ackPending = false;
-      link.counters.acksSent++;
+      link.counters.acksSent[0]!++;
       // Coalesced: the ACK names the last PSN received in order, whatever asked for it.
       return link.builder.ack(
         link.remoteIp,

@@ -7,7 +7,7 @@
 // a packet beyond the window (a gap the window cannot bridge: the expected PSN is really missing) draws a
 // NAK, once per gap as go-back-N's; the requester then resends from the first missing PSN.
 
-import { psnDiff } from "../wire/roce.js";
+import { psnDiff } from "../../wire/roce.js";
 import { Arrival, type ReceiveOrder } from "./receive-order.js";
 
 export class ReorderWindow implements ReceiveOrder {

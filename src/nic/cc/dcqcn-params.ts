@@ -8,7 +8,7 @@
 // every CNP; ConnectX firmware and HPCC's ns-3 update α on a fixed period and cut at most once per
 // monitoring period. Those structural choices are parameters here too, so one state machine covers all.
 
-import type { BitsPerSecond, Nanoseconds } from "../device/contract.js";
+import type { BitsPerSecond, Nanoseconds } from "../../device/contract.js";
 
 /** How the NP spaces CNPs towards one QP. */
 export const CnpMode = {
@@ -53,11 +53,11 @@ export interface DcqcnParams {
   readonly profile: string;
   // --- NP -----------------------------------------------------------------------------------------------
   /** Least time between two CNPs towards one QP, ns (0: a CNP for every CE-marked packet). */
-  readonly cnpIntervalNs: Nanoseconds;
+  readonly cnpInterval: Nanoseconds;
   readonly cnpMode: CnpMode;
   // --- RP -----------------------------------------------------------------------------------------------
   /** Floor of the current rate, bits/s. */
-  readonly minRateBps: BitsPerSecond;
+  readonly minRate: BitsPerSecond;
   /** Cap of current and target rate, bits/s; 0 = the port's line rate. */
   readonly maxRateBps: BitsPerSecond;
   /** α gain g (fraction, 0..1). */
@@ -81,15 +81,15 @@ export interface DcqcnParams {
   /** Without clampTargetRate: RT = RC also when the last increase came from the timer (not only bytes). */
   readonly clampAfterTimeInc: boolean;
   /** Rate-increase timer T, ns. */
-  readonly timerNs: Nanoseconds;
+  readonly rpTimer: Nanoseconds;
   /** Byte counter B, bytes; null = no byte counter (increase on the timer only). */
-  readonly byteCounterBytes: number | null;
+  readonly rpByteCounter: number | null;
   /** F: increase events of fast recovery before additive increase. */
   readonly fastRecoverySteps: number;
   /** Additive increase step R_AI, bits/s. */
-  readonly rAiBps: BitsPerSecond;
+  readonly rai: BitsPerSecond;
   /** Hyper increase step R_HAI, bits/s. */
-  readonly rHaiBps: BitsPerSecond;
+  readonly rhai: BitsPerSecond;
   readonly hyperIncrease: HyperIncrease;
   /** RC = RT = this on the QP's first CNP, bits/s; null = keep the current rate. */
   readonly rateOnFirstCnpBps: BitsPerSecond | null;
@@ -104,10 +104,10 @@ const MBPS = 1e6;
 const PAPER: DcqcnParams = {
   profile: "paper",
   // N = 50 µs; the quoted NP paragraph: first CNP at once, then at most one per N if a packet was marked.
-  cnpIntervalNs: 50_000,
+  cnpInterval: 50_000,
   cnpMode: CnpMode.ImmediateThenPeriodic,
   // The paper has no floor; BOB's MinRate 100 Mb/s.
-  minRateBps: 100 * MBPS,
+  minRate: 100 * MBPS,
   maxRateBps: 0,
   // g = 1/256 (dcqcn2.m; third-party "default parameter setting").
   g: 1 / 256,
@@ -127,14 +127,14 @@ const PAPER: DcqcnParams = {
   clampTargetRate: true,
   clampAfterTimeInc: false,
   // T = 55 µs (dcqcn2.m timer).
-  timerNs: 55_000,
+  rpTimer: 55_000,
   // B = 10 MB (dcqcn2.m "B = 10e6*8/packetSize; %10MB").
-  byteCounterBytes: 10_000_000,
+  rpByteCounter: 10_000_000,
   // F = 5 ("fast recovery steps (fixed at 5)").
   fastRecoverySteps: 5,
   // R_AI = 40 Mb/s (CoNEXT'16 table); R_HAI not in the paper: BOB's sample config 200 Mb/s.
-  rAiBps: 40 * MBPS,
-  rHaiBps: 200 * MBPS,
+  rai: 40 * MBPS,
+  rhai: 200 * MBPS,
   hyperIncrease: HyperIncrease.Constant,
   rateOnFirstCnpBps: null,
 };
@@ -143,10 +143,10 @@ const PAPER: DcqcnParams = {
 const NVIDIA: DcqcnParams = {
   profile: "nvidia",
   // min_time_between_cnps 4 µs (CX-5, CX-6 Lx dumps; 2 µs on one other device).
-  cnpIntervalNs: 4_000,
+  cnpInterval: 4_000,
   cnpMode: CnpMode.RateLimited,
   // rpg_min_rate 1 Mb/s.
-  minRateBps: 1 * MBPS,
+  minRate: 1 * MBPS,
   // rpg_max_rate 0: no cap below line rate.
   maxRateBps: 0,
   // dce_tcp_g 1019 in 10-bit fixed point: α = α·1019/1024 (+ 5/1024 on a CNP period) ⇒ g = 5/1024.
@@ -168,14 +168,14 @@ const NVIDIA: DcqcnParams = {
   clampTargetRate: false,
   clampAfterTimeInc: true,
   // rpg_time_reset 300 µs.
-  timerNs: 300_000,
+  rpTimer: 300_000,
   // rpg_byte_reset 32767 in 64-byte units (ISEKAI's reading; the unit is not confirmed by NVIDIA's text).
-  byteCounterBytes: 32_767 * 64,
+  rpByteCounter: 32_767 * 64,
   // rpg_threshold 1.
   fastRecoverySteps: 1,
   // rpg_ai_rate 5 Mb/s, rpg_hai_rate 50 Mb/s.
-  rAiBps: 5 * MBPS,
-  rHaiBps: 50 * MBPS,
+  rai: 5 * MBPS,
+  rhai: 50 * MBPS,
   // The firmware is closed; ISEKAI's executable reading of NVIDIA's documentation adds a constant R_HAI.
   hyperIncrease: HyperIncrease.Constant,
   // rate_to_set_on_first_cnp 0 = not used.
@@ -186,10 +186,10 @@ const NVIDIA: DcqcnParams = {
 const HPCC_NS3: DcqcnParams = {
   profile: "hpcc-ns3",
   // The receiver ACKs every packet and flags CNP on each ACK of a marked packet: no NP spacing.
-  cnpIntervalNs: 0,
+  cnpInterval: 0,
   cnpMode: CnpMode.RateLimited,
   // MIN_RATE 1000 Mb/s.
-  minRateBps: 1000 * MBPS,
+  minRate: 1000 * MBPS,
   maxRateBps: 0,
   // EWMA_GAIN 1/256.
   g: 1 / 256,
@@ -210,14 +210,14 @@ const HPCC_NS3: DcqcnParams = {
   clampTargetRate: false,
   clampAfterTimeInc: true,
   // RP_TIMER 300 µs.
-  timerNs: 300_000,
+  rpTimer: 300_000,
   // No byte counter in HPCC's DCQCN.
-  byteCounterBytes: null,
+  rpByteCounter: null,
   // FAST_RECOVERY_TIMES 1.
   fastRecoverySteps: 1,
   // RATE_AI = 5·bw/25 Mb/s, RATE_HAI = 50·bw/25 Mb/s at bw = 100.
-  rAiBps: 20 * MBPS,
-  rHaiBps: 200 * MBPS,
+  rai: 20 * MBPS,
+  rhai: 200 * MBPS,
   hyperIncrease: HyperIncrease.Constant,
   // RateOnFirstCnp 1.0 (a fraction of the current rate): unchanged.
   rateOnFirstCnpBps: null,
@@ -238,8 +238,11 @@ export function dcqcnProfile(name: DcqcnProfileName, overrides: Partial<DcqcnPar
   return { ...base, profile: changed ? `${name}+custom` : name, ...overrides };
 }
 
+/** The notification point's CNP pacing. */
+export type NpSettings = Pick<DcqcnParams, "cnpInterval" | "cnpMode">;
+
 /** NP settings used when DCQCN is off on this NIC (CNPs are still sent; ConnectX firmware defaults). */
-export const NP_WHEN_RP_OFF: Pick<DcqcnParams, "cnpIntervalNs" | "cnpMode"> = {
-  cnpIntervalNs: NVIDIA.cnpIntervalNs,
+export const NP_WHEN_RP_OFF: NpSettings = {
+  cnpInterval: NVIDIA.cnpInterval,
   cnpMode: NVIDIA.cnpMode,
 };

@@ -2,14 +2,14 @@
 // and the stack's frames come down for the wire, queued per priority (a NIC keeps a send queue per
 // traffic class, so PFC stops only its own) and bounded like a TX ring.
 
-import type { Nanoseconds } from "../device/contract.js";
-import { Fifo } from "../device/fifo.js";
-import { EtherType, ethPayloadOffset, ethType } from "../wire/ethernet.js";
-import { IpProtocol, ipv4Dst, ipv4HeaderLength, ipv4Protocol } from "../wire/ipv4.js";
-import { PRIORITIES } from "../wire/pfc.js";
-import { ROCEV2_UDP_PORT, udpDstPort } from "../wire/udp.js";
-import { HOST_PORT } from "./nic-ids.js";
-import type { Kick, NicShared } from "./nic-shared.js";
+import type { Nanoseconds } from "../../device/contract.js";
+import { Fifo } from "../../device/fifo.js";
+import { EtherType, ethPayloadOffset, ethType } from "../../wire/ethernet.js";
+import { IpProtocol, ipv4Dst, ipv4HeaderLength, ipv4Protocol } from "../../wire/ipv4.js";
+import { PRIORITIES } from "../../wire/pfc.js";
+import { ROCEV2_UDP_PORT, udpDstPort } from "../../wire/udp.js";
+import { HOST_PORT } from "../nic-ids.js";
+import type { Kick, NicShared } from "../nic-shared.js";
 
 /** Host-stack frames waiting for the wire; beyond this the host's traffic is dropped, as a full TX ring. */
 const HOST_QUEUE_LIMIT = 1024;
@@ -28,7 +28,7 @@ export class HostPort {
 
   /** A RoCEv2 packet addressed to us (IPv4, UDP, destination port 4791, our address), or RoCEv1 when we speak it. */
   isRoceForUs(frame: Uint8Array, type: number, ip: number): boolean {
-    if (type === EtherType.RoCEv1) return this.s.cfg.roceVersion === 1;
+    if (type === EtherType.RoCEv1) return this.s.cfg.roce === "v1";
     if (type !== EtherType.IPv4 || frame.length < ip + 28 || ipv4Protocol(frame, ip) !== IpProtocol.UDP)
       return false;
     if (ipv4Dst(frame, ip) !== this.s.cfg.port.ip) return false;
@@ -57,7 +57,7 @@ export class HostPort {
   /** Priority of a host-stack frame: its DSCP's for IPv4, 0 otherwise. */
   private priority(frame: Uint8Array): number {
     if (ethType(frame) !== EtherType.IPv4) return 0;
-    return this.s.cfg.dscpToPriority[frame[ethPayloadOffset(frame) + 1]! >>> 2]!;
+    return this.s.cfg.qos.dscpToPriority[frame[ethPayloadOffset(frame) + 1]! >>> 2]!;
   }
 
   /** The next host-stack frame of the highest priority that is not paused (bit p of `paused`). */

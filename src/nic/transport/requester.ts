@@ -13,9 +13,9 @@
 // Frames are never kept: a retransmission is rebuilt from the message (opcode, offset, payload pattern)
 // because a transmitted frame belongs to the runtime and switches rewrite it in place.
 
-import type { Nanoseconds } from "../device/contract.js";
-import { Fifo } from "../device/fifo.js";
-import { PSN_MASK, psnDiff } from "../wire/roce.js";
+import type { Nanoseconds } from "../../device/contract.js";
+import { Fifo } from "../../device/fifo.js";
+import { PSN_MASK, psnDiff } from "../../wire/roce.js";
 import { MsgOp, packetLength, packetsFor, type QpLink, requestOpcode } from "./transport.js";
 
 /** One work request being carried out by a requester. */
@@ -181,7 +181,7 @@ export class Requester {
   private countRetransmit(m: Message): void {
     m.retransmits++;
     this.retransmits++;
-    this.link.counters.retransmittedPackets++;
+    this.link.counters.retransmittedPackets[0]!++;
   }
 
   private dataPacket(m: Message, k: number, v: number, now: Nanoseconds): Uint8Array {
@@ -252,7 +252,7 @@ export class Requester {
       if (m.reissueMark !== m.donePkts) {
         m.reissueMark = m.donePkts;
         this.reissue.push(m);
-        this.link.counters.impliedNakSeqErr++;
+        this.link.counters.impliedNakSeqErr[0]!++;
       }
       return ResponseResult.Gap;
     }

@@ -5,7 +5,7 @@
 // resends from the NAKed PSN. Out-of-order placement (a reorder buffer for sprayed packets) is another
 // implementation of this interface.
 
-import { psnDiff } from "../wire/roce.js";
+import { psnDiff } from "../../wire/roce.js";
 import type { TransportSettings } from "./transport.js";
 
 /** What a request's PSN means to the responder. */
