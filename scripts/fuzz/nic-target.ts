@@ -9,8 +9,8 @@
 
 import type { Counters, Device, DeviceEnv, DeviceStats, Nanoseconds } from "../../src/device/contract.js";
 import type { NicCommand } from "../../src/nic/commands.js";
-import { nicConfig } from "../../src/nic/resolve-config.js";
 import { Nic } from "../../src/nic/nic.js";
+import { nicConfig } from "../../src/nic/resolve-config.js";
 import { type SimLink, Simulator } from "../../src/runtime/sim/simulator.js";
 import { hostAddress, planAddresses } from "../../src/scenario/address-plan.js";
 import { defaultTopology } from "../../src/scenario/topology.js";

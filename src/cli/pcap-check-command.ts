@@ -5,8 +5,8 @@
 
 import { readFileSync } from "node:fs";
 import type { Command } from "commander";
-import { type CaptureReport, checkCapture } from "../verify/pcap-check.js";
 import { FRAME_KINDS } from "../verify/frame-kind.js";
+import { type CaptureReport, checkCapture } from "../verify/pcap-check.js";
 
 /**
  * Where a command writes and how it reports its exit status. The default goes to the process; tests pass

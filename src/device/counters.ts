@@ -196,3 +196,21 @@ export function deviceTable(
 export function tableKey(def: CounterDef): string {
   return def.key ?? def.name;
 }
+
+/**
+ * A declared counter's value in a stats table (a device's, a port's or a queue's). Every declared counter
+ * is in its table, zeros included, so a counter the table lacks is a reader's mistake (another device's
+ * counter, a template not filled in): it throws, naming the key, rather than reading as 0. `labels` fills
+ * the key's templates: `{ priority: 3 }` for `pg{priority}_xoff`, `{ reason: "icrc" }` for a drop reason.
+ */
+export function readCounter(
+  table: Readonly<Record<string, number>>,
+  def: CounterDef,
+  labels: Partial<Record<Label, number | string>> = {},
+): number {
+  let key = def.key ?? def.name;
+  for (const [label, value] of Object.entries(labels)) key = key.replace(`{${label}}`, String(value));
+  const v = table[key];
+  if (v === undefined) throw new Error(`no counter ${key} (${def.name}) in this stats table`);
+  return v;
+}

@@ -3,11 +3,21 @@
 
 import type { DeviceEnv, Nanoseconds } from "./contract.js";
 import { EventKind } from "./contract.js";
-import { CounterKind, type CounterSet, Label } from "./counters.js";
+import { type CounterDef, CounterKind, type CounterSet, Label } from "./counters.js";
 import type { EventLimiter } from "./event-limiter.js";
 
 /** Keys per port in the limiter's key space (more than any device's number of reasons). */
 const REASONS_PER_PORT = 64;
+
+/** Packets dropped, by reason: `drop_<reason>` in a device's stats (readCounter(t, DROP_COUNTER, { reason })). */
+export const DROP_COUNTER = {
+  name: "drop",
+  kind: CounterKind.Counter,
+  unit: "packets",
+  help: "packets dropped, by reason",
+  labels: [Label.Reason],
+  key: "drop_{reason}",
+} as const satisfies CounterDef;
 
 export class DropCounter<R extends string> {
   private readonly index = new Map<R, number>();
@@ -22,14 +32,7 @@ export class DropCounter<R extends string> {
     ports: number,
   ) {
     for (let i = 0; i < reasons.length; i++) this.index.set(reasons[i]!, i);
-    this.byReason = counters.add({
-      name: "drop",
-      kind: CounterKind.Counter,
-      unit: "packets",
-      help: "packets dropped, by reason",
-      labels: [Label.Reason],
-      key: "drop_{reason}",
-    });
+    this.byReason = counters.add(DROP_COUNTER);
     this.keyBase = limiter.keys(Math.max(1, ports) * REASONS_PER_PORT);
   }
 

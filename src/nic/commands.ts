@@ -4,9 +4,9 @@
 import type { Nanoseconds } from "../device/contract.js";
 import type { Ipv4Address } from "../wire/bytes.js";
 import { PSN_MASK, roceUdpSourcePort } from "../wire/roce.js";
-import { type NicConfig } from "./config.js";
-import { checkNicConfig } from "./resolve-config.js";
+import type { NicConfig } from "./config.js";
 import { applyNicSettings, type NicSettingsUpdate } from "./features/registry.js";
+import { checkNicConfig } from "./resolve-config.js";
 import type { QpInit } from "./transport/qp.js";
 import type { MsgOpName } from "./transport/transport.js";
 

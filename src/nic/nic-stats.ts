@@ -5,6 +5,7 @@
 import type { Counters, Nanoseconds, PortStats } from "../device/contract.js";
 import { deviceTable } from "../device/counters.js";
 import { pfcKey } from "../device/l2/pfc-counters.js";
+import { PortCounter } from "../device/l2/port-counters.js";
 import type { TxPort } from "../device/tx-port.js";
 import { PRIORITIES } from "../wire/pfc.js";
 import type { HostPort } from "./l2/host-port.js";
@@ -35,12 +36,12 @@ export function nicStats(n: NicParts, up: boolean, now: Nanoseconds): NicStats {
   counters.rx_packets = rx.rxPackets;
   counters.rx_bytes = rx.rxBytes;
   const port: Counters = {
-    rx_packets: rx.rxPackets,
-    rx_bytes: rx.rxBytes,
-    tx_packets: tx.txFrames,
-    tx_bytes: tx.txBytes,
-    tx_busy_ns: tx.busyNs,
-    tx_stalled_ns: tx.stalledNs,
+    [PortCounter.rxPackets.name]: rx.rxPackets,
+    [PortCounter.rxBytes.name]: rx.rxBytes,
+    [PortCounter.txPackets.name]: tx.txFrames,
+    [PortCounter.txBytes.name]: tx.txBytes,
+    [PortCounter.txBusy.name]: tx.busyNs,
+    [PortCounter.txStalled.name]: tx.stalledNs,
     rx_buffer_bytes: rxBuffer.bytes,
     rx_buffer_peak_bytes: rxBuffer.peakBytes,
     host_rx_frames: host.toHostFrames,

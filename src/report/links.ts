@@ -5,6 +5,8 @@
 // traffic when it sent at least 1 % of the busiest direction's bytes: a direction that only carried the
 // ACKs of data going the other way (one 58-byte ACK per 8 packets of 4 KB, about 0.2 %) does not count.
 
+import { readCounter } from "../device/counters.js";
+import { PortCounter } from "../device/l2/port-counters.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import { NodeKind, type Topology } from "../scenario/topology.js";
 
@@ -31,8 +33,11 @@ export interface LoadBalance {
 export function linkLoads(topology: Topology, stats: readonly AnyDeviceStats[], spanNs: number): LinkLoad[] {
   const byNode = new Map(stats.map((s) => [s.name, s]));
   const kind = new Map(topology.nodes.map((n) => [n.name, n.kind]));
-  const txBytes = (node: string, port: number): number =>
-    byNode.get(node)?.ports.find((p) => p.port === port)?.counters.tx_bytes ?? 0;
+  const txBytes = (node: string, port: number): number => {
+    const p = byNode.get(node)?.ports.find((x) => x.port === port);
+    // A device that is not running (or a port it does not have) carried nothing.
+    return p === undefined ? 0 : readCounter(p.counters, PortCounter.txBytes);
+  };
   const out: LinkLoad[] = [];
   for (const l of topology.links) {
     const fabric = kind.get(l.a.node) === NodeKind.Switch && kind.get(l.b.node) === NodeKind.Switch;

@@ -5,16 +5,19 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, isAbsolute, join, relative } from "node:path";
-import { type CounterDef, tableKey } from "../device/counters.js";
-import { PfcCounter, pfcKey } from "../device/l2/pfc-counters.js";
+import { type CounterDef, readCounter } from "../device/counters.js";
+import { PfcCounter } from "../device/l2/pfc-counters.js";
+import { PortCounter } from "../device/l2/port-counters.js";
 import { formatDuration, formatRate, formatSize } from "../device/units.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { FlowReport } from "../lab/flow-report.js";
+import { NicCounter } from "../nic/counters.js";
 import { Histogram } from "../nic/histogram.js";
 import type { Scenario } from "../scenario/scenario.js";
 import type { LldpNeighbour } from "../switch/control/lldp.js";
 import { SwitchCounter } from "../switch/counter-defs.js";
 import { ipToString } from "../wire/bytes.js";
+import { PRIORITIES } from "../wire/pfc.js";
 import { type LinkLoad, type LoadBalance, linkLoads, loadBalance } from "./links.js";
 import { SERIES_FILES, type Series } from "./series-recorder.js";
 
@@ -121,7 +124,8 @@ export function liveTiming(
   slackNs: number,
 ): LiveTiming {
   let worst = 0;
-  for (const s of stats) for (const p of s.ports) worst = Math.max(worst, p.counters.tx_stalled_ns ?? 0);
+  for (const s of stats)
+    for (const p of s.ports) worst = Math.max(worst, readCounter(p.counters, PortCounter.txStalled));
   // Emulated time per advance of the dilated real clock: the run's emulated time plus what the clocks held.
   // (Not realNs / dilation: with `--dilation auto` the dilation changes during the run.)
   const pace = durationNs + heldNs > 0 ? durationNs / (durationNs + heldNs) : 1;
@@ -129,15 +133,15 @@ export function liveTiming(
   const late = worstTimerLateNs > slackNs;
   const lateDrops = sumCounters(
     stats.filter((s) => s.kind === "switch"),
-    tableKey(SwitchCounter.droppedLosslessLate),
+    SwitchCounter.droppedLosslessLate,
   );
   const machineLimited = clock === "free" && (stalled || late || lateDrops > 0);
   let lateStarts = 0;
   let worstLateStart = 0;
   for (const s of stats) {
     if (s.kind !== "nic") continue;
-    lateStarts += s.counters.posts_late ?? 0;
-    worstLateStart = Math.max(worstLateStart, s.counters.post_late_max_ns ?? 0);
+    lateStarts += readCounter(s.counters, NicCounter.postsLate);
+    worstLateStart = Math.max(worstLateStart, readCounter(s.counters, NicCounter.postLateMaxNs));
   }
   const causes = [
     stalled ? `a port lost ${formatDuration(worst)} of wire time` : "",
@@ -185,15 +189,17 @@ export function percentiles(values: readonly number[]): Percentiles {
 function sumPerPriority(stats: readonly AnyDeviceStats[], def: CounterDef): number {
   let total = 0;
   for (const s of stats) {
-    for (const p of s.ports) for (let prio = 0; prio < 8; prio++) total += p.counters[pfcKey(def, prio)] ?? 0;
+    for (const p of s.ports)
+      for (let priority = 0; priority < PRIORITIES; priority++)
+        total += readCounter(p.counters, def, { priority });
   }
   return total;
 }
 
 /** A device-wide counter summed over `stats`. */
-function sumCounters(stats: readonly AnyDeviceStats[], name: string): number {
+function sumCounters(stats: readonly AnyDeviceStats[], def: CounterDef): number {
   let total = 0;
-  for (const s of stats) total += s.counters[name] ?? 0;
+  for (const s of stats) total += readCounter(s.counters, def);
   return total;
 }
 
@@ -216,12 +222,12 @@ export function summarise({ stats, flows, latency, durationNs }: SummaryInputs):
   for (const s of switches) {
     for (const p of s.ports) {
       for (const q of p.queues ?? []) {
-        queuePeak = Math.max(queuePeak, q.counters[tableKey(SwitchCounter.watermark)] ?? 0);
-        ecn += q.counters[tableKey(SwitchCounter.ecnMarked)] ?? 0;
+        queuePeak = Math.max(queuePeak, readCounter(q.counters, SwitchCounter.watermark));
+        ecn += readCounter(q.counters, SwitchCounter.ecnMarked);
       }
     }
   }
-  const cnpSent = sumCounters(nics, "np_cnp_sent");
+  const cnpSent = sumCounters(nics, NicCounter.npCnpSent);
   return {
     goodputBps: done.length > 0 && end > start ? (bytes * 8e9) / (end - start) : 0,
     fctNs: percentiles(done.map((f) => f.fctNs!)),
@@ -230,15 +236,15 @@ export function summarise({ stats, flows, latency, durationNs }: SummaryInputs):
     pauseTimeNs: sumPerPriority(stats, PfcCounter.rxPauseDuration),
     ecnMarked: ecn,
     cnpSent,
-    cnpHandled: sumCounters(nics, "rp_cnp_handled"),
+    cnpHandled: sumCounters(nics, NicCounter.rpCnpHandled),
     drops: {
-      lossless: sumCounters(switches, tableKey(SwitchCounter.droppedLossless)),
-      lossy: sumCounters(switches, tableKey(SwitchCounter.droppedLossy)),
+      lossless: sumCounters(switches, SwitchCounter.droppedLossless),
+      lossy: sumCounters(switches, SwitchCounter.droppedLossy),
     },
     flowsCompleted: done.length,
     flowsTotal: flows.length,
     // Every packet the NICs sent again, also for flows that never completed (they have no record).
-    retransmits: sumCounters(nics, "retransmitted_packets"),
+    retransmits: sumCounters(nics, NicCounter.retransmittedPackets),
     queuePeakBytes: queuePeak,
     cnpPerSecond: durationNs > 0 ? (cnpSent * 1e9) / durationNs : 0,
   };

@@ -5,14 +5,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Nanoseconds } from "../device/contract.js";
-import { tableKey } from "../device/counters.js";
+import { readCounter } from "../device/counters.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { NicStats } from "../nic/stats-types.js";
 import { SwitchCounter } from "../switch/counter-defs.js";
 import type { SwitchStats } from "../switch/stats-types.js";
-
-const SHARED = tableKey(SwitchCounter.bufferSharedUsed);
-const HEADROOM = tableKey(SwitchCounter.bufferHeadroomUsed);
 
 export const SERIES_FILES = {
   queueDepth: "queue-depth.csv",
@@ -114,8 +111,8 @@ export class SeriesRecorder {
         this.pauseState.record(now, [s.name, p.name, q.queue], q.paused ? 1 : 0);
       }
     }
-    this.buffer.record(now, [s.name, "shared"], s.counters[SHARED] ?? 0);
-    this.buffer.record(now, [s.name, "headroom"], s.counters[HEADROOM] ?? 0);
+    this.buffer.record(now, [s.name, "shared"], readCounter(s.counters, SwitchCounter.bufferSharedUsed));
+    this.buffer.record(now, [s.name, "headroom"], readCounter(s.counters, SwitchCounter.bufferHeadroomUsed));
   }
 
   private recordNic(now: Nanoseconds, s: NicStats, dt: number): void {

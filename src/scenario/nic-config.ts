@@ -3,9 +3,9 @@
 // and their names are the NIC's feature modules' (nic/features/registry.ts).
 
 import type { NicCommand } from "../nic/commands.js";
-import { type NicConfig, type RoceV1Config } from "../nic/config.js";
-import { nicConfig } from "../nic/resolve-config.js";
+import type { NicConfig, RoceV1Config } from "../nic/config.js";
 import { type NicSettings, sectionsToSend } from "../nic/features/registry.js";
+import { nicConfig } from "../nic/resolve-config.js";
 import type { PortAddress } from "./address-plan.js";
 import type { TopoLink } from "./topology.js";
 

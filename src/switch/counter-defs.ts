@@ -6,6 +6,7 @@ import { type CounterDef, CounterKind, Label } from "../device/counters.js";
 
 const PORT_QUEUE = [Label.Port, Label.Queue] as const;
 const PORT_PRIORITY = [Label.Port, Label.Priority] as const;
+const PORT = [Label.Port] as const;
 
 export const SwitchCounter = {
   droppedLossless: {
@@ -80,5 +81,126 @@ export const SwitchCounter = {
     unit: "bytes",
     help: "peak depth of the egress queue",
     labels: PORT_QUEUE,
+  },
+  queueTxPackets: {
+    name: "queue_tx_packets",
+    key: "tx_packets",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "packets sent from this queue",
+    labels: PORT_QUEUE,
+  },
+  queueTxBytes: {
+    name: "queue_tx_bytes",
+    key: "tx_bytes",
+    kind: CounterKind.Counter,
+    unit: "bytes",
+    help: "bytes sent from this queue",
+    labels: PORT_QUEUE,
+  },
+  ecnKmin: {
+    name: "ecn_kmin_bytes",
+    kind: CounterKind.Gauge,
+    unit: "bytes",
+    help: "the queue's WRED/ECN Kmin now (-1: no WRED/ECN)",
+    labels: PORT_QUEUE,
+  },
+  ecnKmax: {
+    name: "ecn_kmax_bytes",
+    kind: CounterKind.Gauge,
+    unit: "bytes",
+    help: "the queue's WRED/ECN Kmax now (-1: no WRED/ECN)",
+    labels: PORT_QUEUE,
+  },
+  ecnPmax: {
+    name: "ecn_pmax",
+    kind: CounterKind.Gauge,
+    unit: "probability",
+    help: "the queue's WRED/ECN Pmax now (-1: no WRED/ECN)",
+    labels: PORT_QUEUE,
+  },
+  portHeadroom: {
+    name: "headroom_bytes",
+    kind: CounterKind.Gauge,
+    unit: "bytes",
+    help: "PFC headroom of each lossless priority group of the port",
+    labels: PORT,
+  },
+  bufferUsed: {
+    name: "buffer_used_bytes",
+    kind: CounterKind.Gauge,
+    unit: "bytes",
+    help: "bytes held in the buffer now",
+    labels: [],
+  },
+  bufferSharedPool: {
+    name: "buffer_shared_pool_bytes",
+    kind: CounterKind.Gauge,
+    unit: "bytes",
+    help: "size of the shared pool",
+    labels: [],
+  },
+  bufferSharedPeak: {
+    name: "buffer_shared_peak_bytes",
+    kind: CounterKind.Gauge,
+    unit: "bytes",
+    help: "high-water mark of the shared pool",
+    labels: [],
+  },
+  elephantFlowsDetected: {
+    name: "elephant_flows_detected",
+    kind: CounterKind.Counter,
+    unit: "flows",
+    help: "flows identified as elephants (rate and size over the thresholds)",
+    labels: [],
+  },
+  elephantTableFlows: {
+    name: "elephant_table_flows",
+    kind: CounterKind.Gauge,
+    unit: "flows",
+    help: "flows in the elephant identification table",
+    labels: [],
+  },
+  adaptiveBufferThreshold: {
+    name: "adaptive_buffer_threshold_bytes",
+    kind: CounterKind.Gauge,
+    unit: "bytes",
+    help: "WRED drop threshold of yellow (elephant) packets; 0: tail drop",
+    labels: [],
+  },
+  adaptiveBufferChanges: {
+    name: "adaptive_buffer_changes",
+    kind: CounterKind.Counter,
+    unit: "events",
+    help: "times the adaptive buffer moved the elephants' drop threshold",
+    labels: [],
+  },
+  vxlanEncapPackets: {
+    name: "vxlan_encap_packets",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "packets this VTEP encapsulated towards a remote VTEP",
+    labels: [],
+  },
+  vxlanDecapPackets: {
+    name: "vxlan_decap_packets",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "VXLAN packets this VTEP decapsulated",
+    labels: [],
+  },
+  vxlanCeCopied: {
+    name: "vxlan_ce_copied",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "decapsulated packets whose outer CE was copied to the inner header",
+    labels: [],
+  },
+  vxlanCeLost: {
+    name: "vxlan_ce_lost",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "decapsulated packets whose outer CE was discarded (ECN overlay off)",
+    labels: [],
   },
 } as const satisfies Record<string, CounterDef>;

@@ -2,9 +2,10 @@
 // frames that jump the queues, and which of its queues a received PFC currently stops.
 
 import type { DeviceEnv, Nanoseconds, TimerId } from "../device/contract.js";
-import { CounterKind, type CounterSet, Label } from "../device/counters.js";
+import type { CounterDef, CounterSet } from "../device/counters.js";
 import { Fifo } from "../device/fifo.js";
 import type { ControlFrameSink } from "../device/l2/pfc-sender.js";
+import { PortCounter } from "../device/l2/port-counters.js";
 import { type PullFrame, TxPort } from "../device/tx-port.js";
 import type { PortConfig } from "./config.js";
 import type { EgressScheduler } from "./scheduler.js";
@@ -57,21 +58,16 @@ export function declareTxCounters(
   ports: readonly (SwitchPort | undefined)[],
   portList: readonly SwitchPort[],
 ): void {
-  const tx = (
-    name: string,
-    unit: string,
-    help: string,
-    field: "txFrames" | "txBytes" | "busyNs" | "stalledNs",
-  ) =>
+  const tx = (def: CounterDef, field: "txFrames" | "txBytes" | "busyNs" | "stalledNs") =>
     counters.computed(
-      { name, kind: CounterKind.Counter, unit, help, labels: [Label.Port] },
+      def,
       (i) => ports[i]?.tx[field] ?? 0,
       () => {
         for (const ps of portList) ps.tx[field] = 0;
       },
     );
-  tx("tx_packets", "packets", "frames sent", "txFrames");
-  tx("tx_bytes", "bytes", "bytes sent", "txBytes");
-  tx("tx_busy_ns", "ns", "wire time used (divide by elapsed time for utilisation)", "busyNs");
-  tx("tx_stalled_ns", "ns", "wire time lost because the runtime woke the port too late", "stalledNs");
+  tx(PortCounter.txPackets, "txFrames");
+  tx(PortCounter.txBytes, "txBytes");
+  tx(PortCounter.txBusy, "busyNs");
+  tx(PortCounter.txStalled, "stalledNs");
 }

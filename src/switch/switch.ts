@@ -12,6 +12,7 @@ import type { Device, DeviceEnv, Nanoseconds, TimerId } from "../device/contract
 import { EventKind } from "../device/contract.js";
 import { CounterKind, CounterSet, Label } from "../device/counters.js";
 import { EventLimiter } from "../device/event-limiter.js";
+import { PortCounter } from "../device/l2/port-counters.js";
 import { TimerRegistry } from "../device/timers.js";
 import type { LbOverride } from "../lb/path-table.js";
 import type { LbStrategy } from "../lb/strategy.js";
@@ -109,10 +110,8 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
       this.portList.push(ps);
       this.localIps.add(p.ip);
     }
-    const port = (name: string, unit: string, help: string) =>
-      this.counters.add({ name, kind: CounterKind.Counter, unit, help, labels: [Label.Port] });
-    this.rxPackets = port("rx_packets", "packets", "frames received on an up port");
-    this.rxBytes = port("rx_bytes", "bytes", "bytes received on an up port");
+    this.rxPackets = this.counters.add(PortCounter.rxPackets);
+    this.rxBytes = this.counters.add(PortCounter.rxBytes);
     declareTxCounters(this.counters, this.ports, this.portList);
     this.rxNotForUs = this.counters.add({
       name: "rx_not_for_us",

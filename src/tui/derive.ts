@@ -3,10 +3,12 @@
 // All rates are over emulated time, from the counters' own `now`, so they read the same at any dilation.
 
 import type { PortStats } from "../device/contract.js";
-import { tableKey } from "../device/counters.js";
-import { PfcCounter, pfcKey } from "../device/l2/pfc-counters.js";
+import { type CounterDef, readCounter } from "../device/counters.js";
+import { PfcCounter } from "../device/l2/pfc-counters.js";
+import { PortCounter } from "../device/l2/port-counters.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { LabSnapshot, LinkView } from "../lab/lab.js";
+import { NicCounter } from "../nic/counters.js";
 import type { QpStats } from "../nic/stats-types.js";
 import { SwitchCounter } from "../switch/counter-defs.js";
 import { PfcWatchdogCounter } from "../switch/features/pfc-watchdog.js";
@@ -14,11 +16,6 @@ import { PRIORITIES } from "../wire/pfc.js";
 import { dottedQuad, NATURAL, type PeerNamer } from "./peer-names.js";
 
 /** 802.1p priorities a port has (PFC and queue counters are kept per priority). */
-
-const ECN_MARKED = tableKey(SwitchCounter.ecnMarked);
-const QUEUE_DROPPED = tableKey(SwitchCounter.queueDropped);
-const WRED_DROPPED = tableKey(SwitchCounter.wredDropped);
-const WATERMARK = tableKey(SwitchCounter.watermark);
 
 /** A queue at least this deep counts as congested even before it marks (bytes). */
 export const CONGESTED_BYTES = 100_000;
@@ -126,11 +123,6 @@ export interface FabricTotals {
   readonly droppedLossy: number;
 }
 
-/** Counter `name`, 0 when absent. */
-function c(counters: Readonly<Record<string, number>>, name: string): number {
-  return counters[name] ?? 0;
-}
-
 /** cur − prev for a cumulative counter; 0 when there is no earlier value or the counter restarted. */
 export function counterDelta(cur: number, prev: number | undefined): number {
   if (prev === undefined || cur < prev) return 0;
@@ -143,15 +135,17 @@ function timeFraction(cur: number, prev: number | undefined, dtNs: number): numb
   return Math.min(1, counterDelta(cur, prev) / dtNs);
 }
 
-function sumQueues(p: PortStats, name: string): number {
+/** A per-queue counter summed over a port's queues (a switch's ports have queues; a NIC's none). */
+function sumQueues(p: PortStats, def: CounterDef): number {
   let s = 0;
-  for (const q of p.queues ?? []) s += c(q.counters, name);
+  for (const q of p.queues ?? []) s += readCounter(q.counters, def);
   return s;
 }
 
-function sumPriorities(p: PortStats, name: (prio: number) => string): number {
+/** A per-priority counter of a port summed over the priorities. */
+function sumPriorities(p: PortStats, def: CounterDef): number {
   let s = 0;
-  for (let prio = 0; prio < PRIORITIES; prio++) s += c(p.counters, name(prio));
+  for (let priority = 0; priority < PRIORITIES; priority++) s += readCounter(p.counters, def, { priority });
   return s;
 }
 
@@ -165,52 +159,63 @@ export function portMetrics(cur: AnyDeviceStats, prev: AnyDeviceStats | undefine
     const before = prev?.ports.find((x) => x.port === p.port);
     const pc = p.counters;
     const bc = before?.counters;
-    // Both devices keep the PFC counters under the same (mlx5) names.
-    const pausedName = (prio: number) => pfcKey(PfcCounter.rxPauseDuration, prio);
-    const xoffName = (prio: number) => pfcKey(PfcCounter.txPauseDuration, prio);
-    const txPauseName = (prio: number) => pfcKey(PfcCounter.txPause, prio);
-    const rxPauseName = (prio: number) => pfcKey(PfcCounter.rxPause, prio);
+    // Both devices keep the PFC counters under the same (mlx5) names; PG XOFF and the watchdog are a
+    // switch's.
+    const at = (t: Readonly<Record<string, number>> | undefined, def: CounterDef, priority: number) =>
+      t === undefined ? undefined : readCounter(t, def, { priority });
     let pausedFrac = 0;
     let xoffFrac = 0;
     let xoffNow = false;
-    for (let prio = 0; prio < PRIORITIES; prio++) {
-      pausedFrac = Math.max(pausedFrac, timeFraction(c(pc, pausedName(prio)), bc?.[pausedName(prio)], dt));
-      xoffFrac = Math.max(xoffFrac, timeFraction(c(pc, xoffName(prio)), bc?.[xoffName(prio)], dt));
-      if (c(pc, pfcKey(SwitchCounter.pgXoff, prio)) > 0) xoffNow = true;
-    }
     let watchdog = 0;
-    for (let prio = 0; prio < PRIORITIES; prio++)
-      watchdog = Math.max(watchdog, c(pc, pfcKey(PfcWatchdogCounter.state, prio)));
+    for (let priority = 0; priority < PRIORITIES; priority++) {
+      const paused = PfcCounter.rxPauseDuration;
+      const xoff = PfcCounter.txPauseDuration;
+      pausedFrac = Math.max(
+        pausedFrac,
+        timeFraction(at(pc, paused, priority)!, at(bc, paused, priority), dt),
+      );
+      xoffFrac = Math.max(xoffFrac, timeFraction(at(pc, xoff, priority)!, at(bc, xoff, priority), dt));
+      if (nic) continue;
+      if (readCounter(pc, SwitchCounter.pgXoff, { priority }) > 0) xoffNow = true;
+      watchdog = Math.max(watchdog, readCounter(pc, PfcWatchdogCounter.state, { priority }));
+    }
     if (nic && detail?.rxBuffer.xoff) xoffNow = true;
     const pausedNow = nic
       ? (detail?.qps.some((q) => q.paused) ?? false)
       : (p.queues ?? []).some((q) => q.paused);
-    const ecnMarked = sumQueues(p, ECN_MARKED);
-    const drops = sumQueues(p, QUEUE_DROPPED) + sumQueues(p, WRED_DROPPED);
-    const txPause = sumPriorities(p, txPauseName);
-    const rxPause = sumPriorities(p, rxPauseName);
+    const ecnMarked = sumQueues(p, SwitchCounter.ecnMarked);
+    const drops = sumQueues(p, SwitchCounter.queueDropped) + sumQueues(p, SwitchCounter.wredDropped);
+    const txPause = sumPriorities(p, PfcCounter.txPause);
+    const rxPause = sumPriorities(p, PfcCounter.rxPause);
+    const busy = PortCounter.txBusy;
     out.set(`${cur.name}:eth${p.port}`, {
       node: cur.name,
       port: p.port,
       up: p.up,
-      util: before && dt > 0 ? timeFraction(c(pc, "tx_busy_ns"), bc?.tx_busy_ns, dt) : null,
+      util: bc && dt > 0 ? timeFraction(readCounter(pc, busy), readCounter(bc, busy), dt) : null,
       pausedFrac,
       pausedNow,
       xoffFrac,
       xoffNow,
       watchdog,
       queueBytes: (p.queues ?? []).reduce((a, q) => a + q.depthBytes, 0),
-      watermarkBytes: Math.max(0, ...(p.queues ?? []).map((q) => c(q.counters, WATERMARK))),
+      watermarkBytes: Math.max(
+        0,
+        ...(p.queues ?? []).map((q) => readCounter(q.counters, SwitchCounter.watermark)),
+      ),
       ecnMarked,
-      ecnDelta: before ? counterDelta(ecnMarked, sumQueues(before, ECN_MARKED)) : 0,
+      ecnDelta: before ? counterDelta(ecnMarked, sumQueues(before, SwitchCounter.ecnMarked)) : 0,
       drops,
       dropDelta: before
-        ? counterDelta(drops, sumQueues(before, QUEUE_DROPPED) + sumQueues(before, WRED_DROPPED))
+        ? counterDelta(
+            drops,
+            sumQueues(before, SwitchCounter.queueDropped) + sumQueues(before, SwitchCounter.wredDropped),
+          )
         : 0,
       txPause,
       rxPause,
-      txPauseDelta: before ? counterDelta(txPause, sumPriorities(before, txPauseName)) : 0,
-      rxPauseDelta: before ? counterDelta(rxPause, sumPriorities(before, rxPauseName)) : 0,
+      txPauseDelta: before ? counterDelta(txPause, sumPriorities(before, PfcCounter.txPause)) : 0,
+      rxPauseDelta: before ? counterDelta(rxPause, sumPriorities(before, PfcCounter.rxPause)) : 0,
     });
   }
   return out;
@@ -315,14 +320,14 @@ export function fabricTotals(s: LabSnapshot): FabricTotals {
   let droppedLossy = 0;
   for (const stats of Object.values(s.stats)) {
     // Switches and NICs keep tx_prio<p>_pause alike.
-    for (const p of stats.ports) xoffSent += sumPriorities(p, (prio) => pfcKey(PfcCounter.txPause, prio));
+    for (const p of stats.ports) xoffSent += sumPriorities(p, PfcCounter.txPause);
     if (stats.kind === "switch") {
-      droppedLossless += c(stats.counters, tableKey(SwitchCounter.droppedLossless));
-      droppedLossy += c(stats.counters, tableKey(SwitchCounter.droppedLossy));
-      for (const p of stats.ports) ecnMarked += sumQueues(p, ECN_MARKED);
+      droppedLossless += readCounter(stats.counters, SwitchCounter.droppedLossless);
+      droppedLossy += readCounter(stats.counters, SwitchCounter.droppedLossy);
+      for (const p of stats.ports) ecnMarked += sumQueues(p, SwitchCounter.ecnMarked);
     } else {
-      cnpSent += c(stats.counters, "np_cnp_sent");
-      cnpHandled += c(stats.counters, "rp_cnp_handled");
+      cnpSent += readCounter(stats.counters, NicCounter.npCnpSent);
+      cnpHandled += readCounter(stats.counters, NicCounter.rpCnpHandled);
     }
   }
   return { xoffSent, ecnMarked, cnpSent, cnpHandled, droppedLossless, droppedLossy };

@@ -3,7 +3,9 @@
 // the watchdog holds — the node on screen first — then a confirmation, since PFC comes back on a queue
 // that may still be stormed.
 
+import { readCounter } from "../device/counters.js";
 import type { LabSnapshot } from "../lab/lab.js";
+import { PfcWatchdogCounter } from "../switch/features/pfc-watchdog.js";
 import { PRIORITIES } from "../wire/pfc.js";
 import { act, type Effect } from "./effect.js";
 import { padRight } from "./format.js";
@@ -26,15 +28,15 @@ export function heldPriorities(s: LabSnapshot | null): HeldPriority[] {
     if (st.kind !== "switch") continue;
     for (const p of st.ports) {
       for (let prio = 0; prio < PRIORITIES; prio++) {
-        const state = p.counters[`pfcwd_prio${prio}_state`] ?? 0;
+        const state = readCounter(p.counters, PfcWatchdogCounter.state, { priority: prio });
         if (state <= 0) continue;
         out.push({
           node,
           port: p.port,
           priority: prio,
           state,
-          detected: p.counters[`pfcwd_prio${prio}_storm_detected`] ?? 0,
-          restored: p.counters[`pfcwd_prio${prio}_storm_restored`] ?? 0,
+          detected: readCounter(p.counters, PfcWatchdogCounter.detected, { priority: prio }),
+          restored: readCounter(p.counters, PfcWatchdogCounter.restored, { priority: prio }),
         });
       }
     }

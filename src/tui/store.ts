@@ -3,12 +3,25 @@
 // sparklines, a bounded event log, the outcome of the last action — and hands out immutable states to
 // subscribers. Notifications are coalesced so a burst of event batches costs one redraw.
 
+import { readCounter } from "../device/counters.js";
 import type { Lab, LabEvent, LabSnapshot, TopologyView } from "../lab/lab.js";
 import type { ThresholdPreset } from "../scenario/action.js";
-import { appendBounded, type FabricTotals, fabricPortMetrics, fabricTotals, type LinkRow, linkRows, type NodeState, type PortMetrics, type QpRow, qpRows } from "./derive.js";
+import { SwitchCounter } from "../switch/counter-defs.js";
+import {
+  appendBounded,
+  type FabricTotals,
+  fabricPortMetrics,
+  fabricTotals,
+  type LinkRow,
+  linkRows,
+  type NodeState,
+  type PortMetrics,
+  type QpRow,
+  qpRows,
+} from "./derive.js";
 import { nodeStates } from "./derive-topology.js";
-import { type PeerNamer, peerNamerOf } from "./peer-names.js";
 import { type QpFlow, qpFlows } from "./flow-paths.js";
+import { type PeerNamer, peerNamerOf } from "./peer-names.js";
 
 /** The outcome of the last thing the user asked the lab to do. */
 export interface ActionOutcome {
@@ -184,7 +197,7 @@ export class DashboardStore {
         h.buffer,
         Object.values(s.stats)
           .filter((d) => d.kind === "switch")
-          .map((d) => [d.name, d.counters.buffer_used_bytes ?? 0]),
+          .map((d) => [d.name, readCounter(d.counters, SwitchCounter.bufferUsed)]),
         n,
       ),
     };

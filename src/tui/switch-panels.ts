@@ -3,15 +3,23 @@
 // the VTEP (VXLAN tunnels with what went in and out of each, and ECN carried across: CE copied inner →
 // outer at encapsulation, outer CE seen and copied outer → inner, or lost, at decapsulation).
 
+import { type CounterDef, readCounter } from "../device/counters.js";
 import type { LabSnapshot } from "../lab/lab.js";
+import { PfcWatchdogCounter } from "../switch/features/pfc-watchdog.js";
 import type { SwitchStats } from "../switch/stats-types.js";
 import { PRIORITIES } from "../wire/pfc.js";
-import { dottedQuad } from "./peer-names.js";
 import { formatBytes, formatCount, padLeft, padRight } from "./format.js";
+import { dottedQuad } from "./peer-names.js";
 import { type Segment, seg } from "./segments.js";
 import { marker, type Theme, Tone } from "./theme.js";
 
-const WD = ["storm_detected", "storm_restored", "tx_drop", "rx_drop", "tx_ok"] as const;
+const WD = [
+  PfcWatchdogCounter.detected,
+  PfcWatchdogCounter.restored,
+  PfcWatchdogCounter.txDrop,
+  PfcWatchdogCounter.rxDrop,
+  PfcWatchdogCounter.txOk,
+] as const;
 
 /** Count cell: dim when zero, `tone` otherwise. */
 function count(n: number, width: number, tone?: Tone): Segment {
@@ -23,8 +31,8 @@ export function watchdogLines(stats: SwitchStats, theme: Theme): Segment[][] {
   const rows: Segment[][] = [];
   for (const p of stats.ports) {
     for (let prio = 0; prio < PRIORITIES; prio++) {
-      const k = (name: string) => p.counters[`pfcwd_prio${prio}_${name}`] ?? 0;
-      const state = k("state");
+      const k = (def: CounterDef) => readCounter(p.counters, def, { priority: prio });
+      const state = k(PfcWatchdogCounter.state);
       if (state === 0 && WD.every((n) => k(n) === 0)) continue;
       const word =
         state === 2
@@ -35,11 +43,11 @@ export function watchdogLines(stats: SwitchStats, theme: Theme): Segment[][] {
       rows.push([
         seg(`  ${padRight(p.name, 5)} ${padRight(String(prio), 4)} `),
         word,
-        count(k("storm_detected"), 8, Tone.Bad),
-        count(k("storm_restored"), 8, Tone.Good),
-        count(k("tx_drop"), 7, Tone.Bad),
-        count(k("rx_drop"), 7, Tone.Bad),
-        count(k("tx_ok"), 7, Tone.Warn),
+        count(k(PfcWatchdogCounter.detected), 8, Tone.Bad),
+        count(k(PfcWatchdogCounter.restored), 8, Tone.Good),
+        count(k(PfcWatchdogCounter.txDrop), 7, Tone.Bad),
+        count(k(PfcWatchdogCounter.rxDrop), 7, Tone.Bad),
+        count(k(PfcWatchdogCounter.txOk), 7, Tone.Warn),
       ]);
     }
   }

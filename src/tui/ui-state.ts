@@ -4,8 +4,8 @@
 
 import { THRESHOLD_PRESETS } from "../scenario/action.js";
 import { switchChange } from "../scenario/settings-layers.js";
-import { EVENT_FILTERS, type EventFilter } from "./event-filter.js";
 import { act, type Effect } from "./effect.js";
+import { EVENT_FILTERS, type EventFilter } from "./event-filter.js";
 import { splitEndpoint } from "./format.js";
 import { type FormPrompt, incastForm, pfcStormForm, submitForm, udpForm } from "./forms.js";
 import type { KeyContext, KeyPress } from "./key-context.js";

@@ -3,8 +3,8 @@
 
 import t from "tap";
 import { CounterSet } from "../../src/device/counters.js";
-import { nicConfig } from "../../src/nic/resolve-config.js";
 import { declareNicCounters } from "../../src/nic/counters.js";
+import { nicConfig } from "../../src/nic/resolve-config.js";
 import { FrameBuilder, rkeyFor } from "../../src/nic/transport/frames.js";
 import { Arrival, GoBackN, type ReceiveOrder } from "../../src/nic/transport/receive-order.js";
 import { RequestResult, Responder } from "../../src/nic/transport/responder.js";

@@ -4,8 +4,8 @@
 import t from "tap";
 import { CounterSet } from "../../src/device/counters.js";
 import { createRandom } from "../../src/device/prng.js";
-import { nicConfig } from "../../src/nic/resolve-config.js";
 import { declareNicCounters } from "../../src/nic/counters.js";
+import { nicConfig } from "../../src/nic/resolve-config.js";
 import { FrameBuilder, rkeyFor } from "../../src/nic/transport/frames.js";
 import { Arrival } from "../../src/nic/transport/receive-order.js";
 import { ReorderWindow } from "../../src/nic/transport/reorder-window.js";

@@ -3,6 +3,7 @@
 import t from "tap";
 import type { AnyDeviceStats } from "../../src/lab/device-stats.js";
 import { liveTiming } from "../../src/report/report.js";
+import { nicTables, switchTables } from "../helpers/stats-tables.js";
 
 const withStall = (ns: number) =>
   [
@@ -10,8 +11,8 @@ const withStall = (ns: number) =>
       kind: "nic",
       name: "h1",
       now: 0,
-      counters: {},
-      ports: [{ port: 1, name: "eth1", up: true, counters: { tx_stalled_ns: ns } }],
+      counters: nicTables().node,
+      ports: [{ port: 1, name: "eth1", up: true, counters: { ...nicTables().port, tx_stalled_ns: ns } }],
     },
   ] as unknown as AnyDeviceStats[];
 
@@ -42,8 +43,8 @@ t.test("lossless drops a late process caused make a free-clock run machine-limit
         kind: "switch",
         name: "leaf1",
         now: 0,
-        counters: { dropped_lossless: 2, dropped_lossless_late: late },
-        ports: [{ port: 1, name: "eth1", up: true, counters: {} }],
+        counters: { ...switchTables().node, dropped_lossless: 2, dropped_lossless_late: late },
+        ports: [{ port: 1, name: "eth1", up: true, counters: switchTables().port, queues: [] }],
       },
     ] as unknown as AnyDeviceStats[];
   const r = liveTiming("free", 1_000_000, 0, sw(7), 0, 10_000);
@@ -59,8 +60,8 @@ t.test("work requests that reached their NIC after their start time are reported
       kind: "nic",
       name: "h1",
       now: 0,
-      counters: { posts_late: late, post_late_max_ns: maxNs },
-      ports: [{ port: 1, name: "eth1", up: true, counters: {} }],
+      counters: { ...nicTables().node, posts_late: late, post_late_max_ns: maxNs },
+      ports: [{ port: 1, name: "eth1", up: true, counters: nicTables().port }],
     }) as unknown as AnyDeviceStats;
   const r = liveTiming("synced", 1_000_000, 0, [nic(2, 3_000), nic(1, 8_000)], 0, 10_000);
   t.equal(r.lateStarts, 3);

@@ -2,12 +2,18 @@ import t from "tap";
 import type { AnyDeviceStats } from "../../src/lab/device-stats.js";
 import type { FlowReport } from "../../src/lab/flow-report.js";
 import { percentiles, summarise } from "../../src/report/report.js";
+import { nicTables } from "../helpers/stats-tables.js";
 
 // A run where no flow completed still retransmitted: the summary must count the NICs' retransmissions,
 // not only those of completed flows (which are the only ones with a completion record).
 t.test("retransmissions are counted over every flow, completed or not", (t) => {
   const nic = (name: string, n: number) =>
-    ({ kind: "nic", name, counters: { retransmitted_packets: n }, ports: [] }) as unknown as AnyDeviceStats;
+    ({
+      kind: "nic",
+      name,
+      counters: { ...nicTables().node, retransmitted_packets: n },
+      ports: [],
+    }) as unknown as AnyDeviceStats;
   const flow: FlowReport = {
     id: 1,
     workload: "w",

@@ -2,9 +2,18 @@
 import t from "tap";
 import type { LabEvent, LabSnapshot, TopologyView } from "../../src/lab/lab.js";
 import type { SwitchStats } from "../../src/switch/stats-types.js";
-import { appendBounded, counterDelta, fabricPortMetrics, fabricTotals, linkRows, portMetrics, qpRows } from "../../src/tui/derive.js";
-import { eventGroup, matchesFilter } from "../../src/tui/event-filter.js";
+import {
+  appendBounded,
+  counterDelta,
+  fabricPortMetrics,
+  fabricTotals,
+  linkRows,
+  portMetrics,
+  qpRows,
+} from "../../src/tui/derive.js";
 import { nodeStates, nodeTiers, tierName } from "../../src/tui/derive-topology.js";
+import { eventGroup, matchesFilter } from "../../src/tui/event-filter.js";
+import { switchTables } from "../helpers/stats-tables.js";
 import { incastFixture } from "./fixtures/fixtures.js";
 
 function switchStats(
@@ -17,14 +26,16 @@ function switchStats(
     kind: "switch",
     name: "leaf1",
     now,
-    counters: {},
+    counters: switchTables().node,
     ports: [
       {
         port: 3,
         name: "eth3",
         up: true,
-        counters: port,
-        queues: [{ queue: 3, depthBytes: depth, paused: false, counters: queue }],
+        counters: { ...switchTables().port, ...port },
+        queues: [
+          { queue: 3, depthBytes: depth, paused: false, counters: { ...switchTables().queue, ...queue } },
+        ],
       },
     ],
   };

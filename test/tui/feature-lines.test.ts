@@ -1,8 +1,9 @@
 import t from "tap";
 import { featureLine } from "../../src/tui/feature-lines.js";
+import { switchTables } from "../helpers/stats-tables.js";
 
 const text = (k: Record<string, number>) =>
-  featureLine(k)
+  featureLine({ ...switchTables().node, ...k })
     ?.map((s) => s.text)
     .join("") ?? null;
 

@@ -1,7 +1,13 @@
 import t from "tap";
 import { fromHex, ipToString, parseIp, parseMac, toHex } from "../../src/wire/bytes.js";
 import { EtherType, parseEthernet } from "../../src/wire/ethernet.js";
-import { ChassisIdSubtype, LLDP_DST_MAC, LldpTlvType, PortIdSubtype, parseLldp } from "../../src/wire/lldp.js";
+import {
+  ChassisIdSubtype,
+  LLDP_DST_MAC,
+  LldpTlvType,
+  PortIdSubtype,
+  parseLldp,
+} from "../../src/wire/lldp.js";
 import { buildLldpFrame } from "../../src/wire/lldp-frame.js";
 import { guarded } from "../helpers/guarded.js";
 

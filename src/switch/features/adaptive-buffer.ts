@@ -68,20 +68,8 @@ class AdaptiveBuffer implements SwitchFeature {
 
   constructor(private readonly ctx: SwitchContext) {
     this.timer = ctx.timers.register("adaptive-buffer", (_i, now) => this.tick(now));
-    this.thresholdGauge = ctx.counters.add({
-      name: "adaptive_buffer_threshold_bytes",
-      kind: CounterKind.Gauge,
-      unit: "bytes",
-      help: "WRED drop threshold of yellow (elephant) packets; 0: tail drop",
-      labels: [],
-    });
-    this.changes = ctx.counters.add({
-      name: "adaptive_buffer_changes",
-      kind: CounterKind.Counter,
-      unit: "events",
-      help: "times the adaptive buffer moved the elephants' drop threshold",
-      labels: [],
-    });
+    this.thresholdGauge = ctx.counters.add(SwitchCounter.adaptiveBufferThreshold);
+    this.changes = ctx.counters.add(SwitchCounter.adaptiveBufferChanges);
     this.dropped = ctx.counters.add({
       name: "adaptive_buffer_dropped",
       kind: CounterKind.Counter,

@@ -48,23 +48,12 @@ class Buffer implements SwitchFeature {
 
   constructor(private readonly ctx: SwitchContext) {
     const { counters, mmu } = ctx;
-    const gauge = (name: string, help: string, read: () => number): void =>
-      counters.computed({ name, kind: CounterKind.Gauge, unit: "bytes", help, labels: [] }, read);
-    gauge("buffer_used_bytes", "bytes held in the buffer now", () => mmu.used);
+    counters.computed(SwitchCounter.bufferUsed, () => mmu.used);
     counters.computed(SwitchCounter.bufferSharedUsed, () => mmu.sharedUsed);
-    gauge("buffer_shared_pool_bytes", "size of the shared pool", () => mmu.sharedPoolBytes);
-    gauge("buffer_shared_peak_bytes", "high-water mark of the shared pool", () => mmu.sharedPeakBytes);
+    counters.computed(SwitchCounter.bufferSharedPool, () => mmu.sharedPoolBytes);
+    counters.computed(SwitchCounter.bufferSharedPeak, () => mmu.sharedPeakBytes);
     counters.computed(SwitchCounter.bufferHeadroomUsed, () => mmu.headroomUsed);
-    counters.computed(
-      {
-        name: "headroom_bytes",
-        kind: CounterKind.Gauge,
-        unit: "bytes",
-        help: "PFC headroom of each lossless priority group of the port",
-        labels: [Label.Port],
-      },
-      (port) => mmu.headroomOf(port),
-    );
+    counters.computed(SwitchCounter.portHeadroom, (port) => mmu.headroomOf(port));
     const pg = (name: string, key: string, help: string, read: (port: number, p: number) => number): void =>
       counters.computed(
         { name, key, kind: CounterKind.Gauge, unit: "bytes", help, labels: [Label.Port, Label.Priority] },

@@ -23,6 +23,7 @@ import { ipToString } from "../../wire/bytes.js";
 import { PRIORITIES } from "../../wire/pfc.js";
 import type { SwitchConfig } from "../config.js";
 import type { SwitchContext } from "../context.js";
+import { SwitchCounter } from "../counter-defs.js";
 import { DropReason } from "../drops.js";
 import { type PacketMeta, Verdict } from "../packet-meta.js";
 import type { SwitchPort } from "../port.js";
@@ -94,13 +95,7 @@ class Elephant implements SwitchFeature {
 
   constructor(private readonly ctx: SwitchContext) {
     const c = ctx.counters;
-    this.detected = c.add({
-      name: "elephant_flows_detected",
-      kind: CounterKind.Counter,
-      unit: "flows",
-      help: "flows identified as elephants (rate and size over the thresholds)",
-      labels: [],
-    });
+    this.detected = c.add(SwitchCounter.elephantFlowsDetected);
     const bytes = (name: string, help: string) =>
       c.add({ name, kind: CounterKind.Counter, unit: "bytes", help, labels: [Label.Port] });
     this.elephantBytes = bytes("elephant_bytes", "bytes of elephant flows received on the port");
@@ -112,16 +107,7 @@ class Elephant implements SwitchFeature {
       help: "yellow (elephant) packets dropped at their lower egress threshold",
       labels: [Label.Port, Label.Queue],
     });
-    c.computed(
-      {
-        name: "elephant_table_flows",
-        kind: CounterKind.Gauge,
-        unit: "flows",
-        help: "flows in the elephant identification table",
-        labels: [],
-      },
-      () => this.table?.size ?? 0,
-    );
+    c.computed(SwitchCounter.elephantTableFlows, () => this.table?.size ?? 0);
   }
 
   configure(cfg: SwitchConfig): void {

@@ -18,7 +18,6 @@
 
 import { z } from "zod";
 import type { Nanoseconds } from "../../device/contract.js";
-import { CounterKind } from "../../device/counters.js";
 import { ipv4HeaderValid } from "../../device/l2/ipv4-check.js";
 import { readU16, readU24 } from "../../wire/bytes.js";
 import { EtherType } from "../../wire/ethernet.js";
@@ -27,6 +26,7 @@ import { VXLAN_UDP_PORT } from "../../wire/udp.js";
 import { buildVxlanFrame, vxlanSourcePort } from "../../wire/vxlan.js";
 import type { SwitchConfig } from "../config.js";
 import type { SwitchContext } from "../context.js";
+import { SwitchCounter } from "../counter-defs.js";
 import { DropReason } from "../drops.js";
 import { FrameKind, type PacketMeta, Verdict } from "../packet-meta.js";
 import { parseIpv4 } from "../stages/parse.js";
@@ -103,15 +103,10 @@ class VxlanOverlay implements SwitchFeature {
   private readonly ceLost: Float64Array;
 
   constructor(private readonly ctx: SwitchContext) {
-    const c = (name: string, help: string) =>
-      ctx.counters.add({ name, kind: CounterKind.Counter, unit: "packets", help, labels: [] });
-    this.encapPackets = c("vxlan_encap_packets", "packets this VTEP encapsulated towards a remote VTEP");
-    this.decapPackets = c("vxlan_decap_packets", "VXLAN packets this VTEP decapsulated");
-    this.ceCopied = c(
-      "vxlan_ce_copied",
-      "decapsulated packets whose outer CE was copied to the inner header",
-    );
-    this.ceLost = c("vxlan_ce_lost", "decapsulated packets whose outer CE was discarded (ECN overlay off)");
+    this.encapPackets = ctx.counters.add(SwitchCounter.vxlanEncapPackets);
+    this.decapPackets = ctx.counters.add(SwitchCounter.vxlanDecapPackets);
+    this.ceCopied = ctx.counters.add(SwitchCounter.vxlanCeCopied);
+    this.ceLost = ctx.counters.add(SwitchCounter.vxlanCeLost);
   }
 
   configure(cfg: SwitchConfig): void {

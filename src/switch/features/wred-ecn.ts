@@ -9,7 +9,7 @@
 import { z } from "zod";
 import type { Nanoseconds } from "../../device/contract.js";
 import { EventKind } from "../../device/contract.js";
-import { CounterKind, Label } from "../../device/counters.js";
+import type { CounterDef } from "../../device/counters.js";
 import { fraction, size } from "../../device/setting-units.js";
 import { type Ecn, ipv4Ecn } from "../../wire/ipv4.js";
 import { PRIORITIES } from "../../wire/pfc.js";
@@ -74,17 +74,14 @@ class WredEcn implements SwitchFeature {
     this.marked = ctx.counters.add(SwitchCounter.ecnMarked);
     this.wredDropped = ctx.counters.add(SwitchCounter.wredDropped);
     this.keyBase = ctx.limiter.keys(ctx.numPorts * PRIORITIES);
-    const threshold = (name: string, unit: string, help: string, read: (q: EcnQueueConfig) => number) =>
-      ctx.counters.computed(
-        { name, kind: CounterKind.Gauge, unit, help, labels: [Label.Port, Label.Queue] },
-        (i) => {
-          const q = this.queues[i % PRIORITIES];
-          return q === undefined ? -1 : read(q);
-        },
-      );
-    threshold("ecn_kmin_bytes", "bytes", "the queue's WRED/ECN Kmin now (-1: no WRED/ECN)", (q) => q.kmin);
-    threshold("ecn_kmax_bytes", "bytes", "the queue's WRED/ECN Kmax now (-1: no WRED/ECN)", (q) => q.kmax);
-    threshold("ecn_pmax", "probability", "the queue's WRED/ECN Pmax now (-1: no WRED/ECN)", (q) => q.pmax);
+    const threshold = (def: CounterDef, read: (q: EcnQueueConfig) => number) =>
+      ctx.counters.computed(def, (i) => {
+        const q = this.queues[i % PRIORITIES];
+        return q === undefined ? -1 : read(q);
+      });
+    threshold(SwitchCounter.ecnKmin, (q) => q.kmin);
+    threshold(SwitchCounter.ecnKmax, (q) => q.kmax);
+    threshold(SwitchCounter.ecnPmax, (q) => q.pmax);
     this.ai = new AiEcnTuner(ctx, (queue, t) => {
       this.queues[queue] = t;
     });

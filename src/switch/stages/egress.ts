@@ -7,6 +7,7 @@
 import type { Nanoseconds } from "../../device/contract.js";
 import { CounterKind, type CounterSet, Label } from "../../device/counters.js";
 import { PRIORITIES } from "../../wire/pfc.js";
+import { SwitchCounter } from "../counter-defs.js";
 import { DropReason, type SwitchDrops } from "../drops.js";
 import type { HookSet } from "../features/hooks.js";
 import type { Mmu } from "../mmu.js";
@@ -30,15 +31,8 @@ export class Egress {
     private readonly classifier: Classifier,
     counters: CounterSet,
   ) {
-    const queueCounter = (name: string, key: string, unit: string, help: string) =>
-      counters.add({ name, key, kind: CounterKind.Counter, unit, help, labels: [Label.Port, Label.Queue] });
-    this.txPackets = queueCounter(
-      "queue_tx_packets",
-      "tx_packets",
-      "packets",
-      "packets sent from this queue",
-    );
-    this.txBytes = queueCounter("queue_tx_bytes", "tx_bytes", "bytes", "bytes sent from this queue");
+    this.txPackets = counters.add(SwitchCounter.queueTxPackets);
+    this.txBytes = counters.add(SwitchCounter.queueTxBytes);
     counters.computed(
       {
         name: "queue_packets",

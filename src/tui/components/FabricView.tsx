@@ -2,8 +2,8 @@
 // every link with its state, the utilisation of each direction, which direction PFC holds, queues, marks.
 import type { ReactElement } from "react";
 import { CONGESTED_BYTES, type LinkRow, type NodeState } from "../derive.js";
-import { eventGroup } from "../event-filter.js";
 import { nodeTiers, tierName } from "../derive-topology.js";
+import { eventGroup } from "../event-filter.js";
 import { describeEvent } from "../event-text.js";
 import {
   formatBytes,

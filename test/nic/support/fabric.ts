@@ -3,8 +3,8 @@
 
 import { SimFabric } from "../../../src/lab/sim/sim-fabric.js";
 import type { DcqcnParams } from "../../../src/nic/cc/dcqcn-params.js";
-import { type NicConfigInit, nicConfig } from "../../../src/nic/resolve-config.js";
 import { Nic } from "../../../src/nic/nic.js";
+import { type NicConfigInit, nicConfig } from "../../../src/nic/resolve-config.js";
 import { hostAddress } from "../../../src/scenario/address-plan.js";
 import type { SwitchSettings } from "../../../src/scenario/schema.js";
 import { NO_CHANGE, SettingsLayers } from "../../../src/scenario/settings-layers.js";

@@ -3,8 +3,8 @@
 
 import type { Device, DeviceEnv, DeviceStats, Nanoseconds } from "../../../src/device/contract.js";
 import type { NicCommand } from "../../../src/nic/commands.js";
-import { type NicConfigInit, nicConfig } from "../../../src/nic/resolve-config.js";
 import { Nic } from "../../../src/nic/nic.js";
+import { type NicConfigInit, nicConfig } from "../../../src/nic/resolve-config.js";
 import type { CompletionRecord, NicDetail, NicStats, QpStats } from "../../../src/nic/stats-types.js";
 import { Simulator } from "../../../src/runtime/sim/simulator.js";
 import type { PortAddress } from "../../../src/scenario/address-plan.js";
