@@ -172,7 +172,7 @@ function figures(report, mtu) {
 }
 
 async function table() {
-  const { renderSvg } = await import(join(root, "dist", "lab", "report", "plots.js"));
+  const { renderSvg } = await import(join(root, "dist", "report", "plots.js"));
   const mtu = 4096;
   const rows = [];
   for (const c of CASES) {

@@ -18,8 +18,8 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dir = join(root, "docs", "experiments", "path-navigation");
-const { loadTopology } = await import(join(root, "dist", "lab", "topology.js"));
-const { renderSvg } = await import(join(root, "dist", "lab", "report", "plots.js"));
+const { loadTopology } = await import(join(root, "dist", "scenario", "topology-file.js"));
+const { renderSvg } = await import(join(root, "dist", "report", "plots.js"));
 
 const CASES = { perm: "permutation", ring: "ring all-reduce", fail: "permutation + spine link failure" };
 const SCHEMES = { ecmp: "ECMP", network: "path-nav network", host: "path-nav host" };
