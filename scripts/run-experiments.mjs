@@ -118,10 +118,18 @@ const STEPS = [
   },
 ];
 
-/** Runs `node ARGS` from the root; returns null or what went wrong. Output goes to the terminal. */
-function node(args) {
-  const r = spawnSync(process.execPath, args, { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
-  return r.status === 0 ? null : `exit ${r.status ?? r.signal}`;
+/**
+ * Runs `node ARGS` from the root; returns null or what went wrong. A step's output (the tables it prints) goes
+ * to the terminal; a run's (its summary, lint warnings on load) only when it fails.
+ */
+function node(args, { quiet = false } = {}) {
+  const r = spawnSync(process.execPath, args, {
+    cwd: ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", quiet ? "pipe" : "inherit", quiet ? "pipe" : "inherit"],
+  });
+  if (r.status === 0) return null;
+  return `exit ${r.status ?? r.signal}${quiet ? `\n${r.stdout}${r.stderr}` : ""}`;
 }
 
 function timed(label, f) {
@@ -155,20 +163,18 @@ let failed = 0;
 for (const { name, golden } of runs) {
   const dir = `${EXP}/${name}`;
   failed += timed(`run ${golden.scenario} → ${dir}`, () => {
-    const err = node([CLI, "run", `${EXP}/${golden.scenario}`, "--runtime", "sim", "--out", dir, "--quiet"]);
+    const run = [CLI, "run", `${EXP}/${golden.scenario}`, "--runtime", "sim", "--out", dir, "--quiet"];
+    const err = node(run, { quiet: true });
     if (err) return err;
     const diffs = compareRun(golden, join(ROOT, dir));
     if (diffs.length > 0) return `differs from test/golden/${name}.json:\n  ${diffs.join("\n  ")}`;
     if (PLOTTED.some((p) => name.startsWith(p))) {
-      const e = node([CLI, "plot", dir, "--quiet"]);
+      const e = node([CLI, "plot", dir, "--quiet"], { quiet: true });
       if (e) return `rocelab plot: ${e}`;
     }
     if (PAGED.some((p) => name.startsWith(p))) {
-      const e = spawnSync(process.execPath, [CLI, "report", dir, "--scenario", `${EXP}/${golden.scenario}`], {
-        cwd: ROOT,
-        encoding: "utf8",
-      });
-      if (e.status !== 0) return `rocelab report: exit ${e.status}\n${e.stderr}`;
+      const e = node([CLI, "report", dir, "--scenario", `${EXP}/${golden.scenario}`], { quiet: true });
+      if (e) return `rocelab report: ${e}`;
     }
     return null;
   });
