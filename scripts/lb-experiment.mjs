@@ -9,8 +9,9 @@
 //                                                # reports under out/lb-live/, beside the sim reports
 //
 // To add a scheme (e.g. path navigation), add an entry to SCHEMES: its settings overrides and, if it needs
-// them, extra scenario keys; then run the three commands and add the scenario files to
-// scripts/check-experiments.mjs.
+// them, extra scenario keys; then run the three commands and give each new run its golden
+// (node scripts/check-experiments.mjs --add load-balancing/CASE/SCHEME.yaml load-balancing/CASE/SCHEME).
+// scripts/run-experiments.mjs load-balancing/ runs every committed one and then `table`.
 
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The path-navigation experiment's comparison: reads the committed simulator reports under
-// docs/experiments/path-navigation/{perm,ring,fail}-{ecmp,network,host}/ (make them with `rocelab run
-// X.yaml --runtime sim --out X`), prints the markdown table of docs/path-navigation.md and writes
-// results.json and the SVG charts next to them (needs dist/: npm run build).
+// The path-navigation experiment's comparison: reads the simulator reports under
+// docs/experiments/path-navigation/{perm,ring,fail}-{ecmp,network,host}/ (generated, not committed:
+// `node scripts/run-experiments.mjs path-navigation/` runs them and then this), prints the markdown table
+// of docs/path-navigation.md and writes results.json and the SVG charts next to them (needs dist/: npm
+// run build).
 //
 //   JCT                 last completion − first post, over every flow of the workload
 //   link utilisation    tx bytes × 8 / (100 Gb/s × JCT) of each switch-to-switch direction that carried
