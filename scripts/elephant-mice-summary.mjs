@@ -4,9 +4,7 @@
 // fabric's drops, the elephants' goodput, and the switch's elephant and adaptive-buffer counters; writes
 // results.json and two bar charts (vega-lite, rendered by rocelab's own plotting) next to the runs.
 //
-//   npm run build && for f in docs/experiments/elephant-mice/*.yaml; do
-//     node dist/main/cli.js run $f --out ${f%.yaml} --quiet; done
-//   node scripts/elephant-mice-summary.mjs
+//   npm run build && node scripts/run-experiments.mjs elephant-mice/   # the six runs, then this script
 
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -9,8 +9,9 @@
 //                                                # reports under out/lb-live/, beside the sim reports
 //
 // To add a scheme (e.g. path navigation), add an entry to SCHEMES: its settings overrides and, if it needs
-// them, extra scenario keys; then run the three commands and add the scenario files to
-// scripts/check-experiments.mjs.
+// them, extra scenario keys; then run the three commands and give each new run its golden
+// (node scripts/check-experiments.mjs --add load-balancing/CASE/SCHEME.yaml load-balancing/CASE/SCHEME).
+// scripts/run-experiments.mjs load-balancing/ runs every committed one and then `table`.
 
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -172,7 +173,7 @@ function figures(report, mtu) {
 }
 
 async function table() {
-  const { renderSvg } = await import(join(root, "dist", "lab", "report", "plots.js"));
+  const { renderSvg } = await import(join(root, "dist", "report", "plots.js"));
   const mtu = 4096;
   const rows = [];
   for (const c of CASES) {

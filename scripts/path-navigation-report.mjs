@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// The path-navigation experiment's comparison: reads the committed simulator reports under
-// docs/experiments/path-navigation/{perm,ring,fail}-{ecmp,network,host}/ (make them with `rocelab run
-// X.yaml --runtime sim --out X`), prints the markdown table of docs/path-navigation.md and writes
-// results.json and the SVG charts next to them (needs dist/: npm run build).
+// The path-navigation experiment's comparison: reads the simulator reports under
+// docs/experiments/path-navigation/{perm,ring,fail}-{ecmp,network,host}/ (generated, not committed:
+// `node scripts/run-experiments.mjs path-navigation/` runs them and then this), prints the markdown table
+// of docs/path-navigation.md and writes results.json and the SVG charts next to them (needs dist/: npm
+// run build).
 //
 //   JCT                 last completion − first post, over every flow of the workload
 //   link utilisation    tx bytes × 8 / (100 Gb/s × JCT) of each switch-to-switch direction that carried
@@ -18,8 +19,8 @@ import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dir = join(root, "docs", "experiments", "path-navigation");
-const { loadTopology } = await import(join(root, "dist", "lab", "topology.js"));
-const { renderSvg } = await import(join(root, "dist", "lab", "report", "plots.js"));
+const { loadTopology } = await import(join(root, "dist", "scenario", "topology-file.js"));
+const { renderSvg } = await import(join(root, "dist", "report", "plots.js"));
 
 const CASES = { perm: "permutation", ring: "ring all-reduce", fail: "permutation + spine link failure" };
 const SCHEMES = { ecmp: "ECMP", network: "path-nav network", host: "path-nav host" };

@@ -15,8 +15,8 @@ import { parse, stringify } from "yaml";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const exp = join(root, "docs", "experiments", "pfc-deadlock");
-const { runScenarioSim } = await import(join(root, "dist", "lab", "run-sim.js"));
-const { loadScenario } = await import(join(root, "dist", "lab", "scenario.js"));
+const { runScenarioSim } = await import(join(root, "dist", "run", "run-sim.js"));
+const { loadScenario } = await import(join(root, "dist", "scenario", "scenario.js"));
 
 const CONFIGS = [
   ["200us", "50us"],

@@ -1,5 +1,5 @@
 // `rocelab tune SCENARIO`: a seeded search over ECN, PFC and DCQCN settings in the simulator, parallel over
-// the cores; writes tune.json (every trial), pareto.svg (goodput against p99 FCT, the seed's presets
+// the cores; writes tune.json (every trial), pareto.svg (goodput against p99 FCT, the three threshold presets
 // marked) and recommended.snippet (the recommended setting as a profile snippet) to --out.
 
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -31,7 +31,7 @@ export function registerTuneCommand(program: Command): void {
     .description(
       "search ECN Kmin/Kmax/Pmax, PFC XOFF and DCQCN (g, R_AI, timer) in the simulator; write a Pareto plot of goodput against p99 FCT and the recommended profile",
     )
-    .option("--trials <n>", "searched candidates (the three seed presets are always run too)", "24")
+    .option("--trials <n>", "searched candidates (the three threshold presets are always run too)", "24")
     .option("--seed <n>", "seed of the search", "1")
     .option("--jobs <n>", "worker threads (default: the cores)", String(availableParallelism()))
     .option("--duration <time>", "run each trial this long instead of the scenario's duration")

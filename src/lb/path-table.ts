@@ -1,9 +1,10 @@
 // Path navigation's per-flow table (network mode): exact-match entries a controller installs — (source IP,
 // destination IP, UDP source port) of a RoCEv2 flow → the out-port of its planned path — consulted by the
-// forward stage before the load-balancing strategy. An entry whose port is down or no longer in the
-// route's ECMP group is not used: the packet falls back to the strategy (the seed's "the traffic-matrix
-// flow table fails, the switch falls back to the ECMP FIB"). Entries never age: the controller replaces
-// the whole table when it re-plans. Kept in the shared FlowTable primitive; no allocation per packet.
+// forward stage before the load-balancing strategy. An entry whose port is down or no longer in the route's
+// ECMP group is not used: the packet falls back to the strategy (H3C RoCE overview §1.4.4: "the
+// traffic-matrix flow table fails, the switch falls back to the ECMP FIB"). Entries never age: the controller
+// replaces the whole table when it re-plans. Kept in the shared FlowTable primitive; no allocation per
+// packet.
 
 import type { Nanoseconds } from "../device/contract.js";
 import { ROCEV2_UDP_PORT } from "../wire/udp.js";

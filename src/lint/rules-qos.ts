@@ -7,7 +7,7 @@ import type { ResolvedLab } from "../scenario/resolved-lab.js";
 import type { Rule, RuleFinding } from "../scenario/rule.js";
 import type { SwitchConfig } from "../switch/config.js";
 
-/** DSCP of CNPs that seed 002 (and ConnectX's cnp_dscp default) asks for. */
+/** DSCP of CNPs: ConnectX's cnp_dscp default, and the DCQCN tuning article's best practice (§6). */
 export const CNP_DSCP = 48;
 
 function firstHost(lab: ResolvedLab): NicConfig | undefined {

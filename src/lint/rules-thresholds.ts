@@ -9,7 +9,7 @@ import type { SwitchConfig } from "../switch/config.js";
 import { autoHeadroomBytes } from "../switch/mmu.js";
 import { PRIORITIES } from "../wire/pfc.js";
 
-/** Kmin below this at 100 Gb/s marks on ordinary bursts (seed 002: "not as low as 50 KB"). */
+/** Kmin below this at 100 Gb/s marks ordinary bursts (DCQCN tuning article §6: "not as low as 50 KB"). */
 export const KMIN_FLOOR_AT_100G = 100_000;
 
 /** The smallest XOFF the switch's buffer can reach: static, or the dynamic threshold with every lossless PG congested. */
@@ -48,9 +48,9 @@ const ecnBeforePfc: Rule = {
   explanation:
     "ECN must slow the senders before PFC stops the link: with XOFF at or below Kmin a burst pauses the " +
     "upstream before its queue is ever marked, DCQCN hears nothing, the senders return at line rate and " +
-    "the pauses spread hop by hop (seed 002's ghost-latency incident). XOFF between Kmin and Kmax cuts the " +
-    "marking ramp short (a warning). For dynamic XOFF the smallest threshold the buffer can reach counts: " +
-    "every lossless priority group congested at once.",
+    "the pauses spread hop by hop (the ghost-latency incident, docs/experiments/ghost-latency.md). XOFF " +
+    "between Kmin and Kmax cuts the marking ramp short (a warning). For dynamic XOFF the smallest " +
+    "threshold the buffer can reach counts: every lossless priority group congested at once.",
   source:
     'Zhu et al., "Congestion Control for Large-Scale RDMA Deployments" (DCQCN), SIGCOMM 2015: ECN must ' +
     "mark before PFC triggers; measured in docs/experiments/ghost-latency.md",
@@ -118,8 +118,9 @@ const kminNotTiny: Rule = {
   title: "ECN Kmin not under ~100 KB at 100 Gb/s",
   explanation:
     "A Kmin as small as 50 KB at 100 Gb/s (4 µs of queue) marks ordinary bursts: DCQCN cuts rates that " +
-    "needed no cutting and throughput drops (seed 002's aggressive row). The practice is stated at 100 " +
-    "Gb/s: slower switches get a floor scaled down with their slowest port's rate, faster ones keep 100 KB.",
+    "needed no cutting and throughput drops (the aggressive preset, docs/experiments/dcqcn-thresholds.md). " +
+    "The practice is stated at 100 Gb/s: slower switches get a floor scaled down with their slowest " +
+    "port's rate, faster ones keep 100 KB.",
   source:
     'NVIDIA Cumulus Linux user guide, "RDMA over Converged Ethernet (RoCE)": lossless RoCE marks from 150 KB ' +
     "to 1.5 MB; the 50 KB row measured in docs/experiments/dcqcn-thresholds.md",

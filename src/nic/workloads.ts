@@ -1,6 +1,6 @@
 // Workload generators: turn a workload description into the flows (RDMA messages) hosts post, with start
-// times and dependencies. Pure and seeded, so a scenario gives the same flows every run and in both
-// runtimes. The patterns are those of seed 000 §1.5: N-to-1 incast (storage networks), permutation and
+// times and dependencies. Pure and seeded, so a scenario gives the same flows every run and in both runtimes.
+// The patterns are those of H3C RoCE overview §1.5: N-to-1 incast (storage networks), permutation and
 // all-to-all, ring all-reduce with synchronised bursts over few QPs (low-entropy AI training traffic), and a
 // Poisson mix of mice and elephants drawn from a flow-size distribution.
 

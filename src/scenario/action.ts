@@ -9,7 +9,7 @@ import { formatDuration, formatRate, formatSize } from "../device/units.js";
 import type { WorkloadSpec } from "../nic/workloads.js";
 import type { SettingsChange } from "./settings-layers.js";
 
-/** The switch threshold presets (profiles.ts): the switch defaults and seed 002's tuning table. */
+/** The switch threshold presets (profiles.ts): the switch defaults and the DCQCN tuning article's table. */
 export const THRESHOLD_PRESETS = ["default", "aggressive", "balanced", "conservative"] as const;
 export type ThresholdPreset = (typeof THRESHOLD_PRESETS)[number];
 

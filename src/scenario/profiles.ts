@@ -1,9 +1,9 @@
 // Built-in switch profiles. "default" is the switch's own defaults (config.ts). The three threshold presets
-// are seed 002's tuning table (§4.1): ECN Kmin/Kmax on the lossless queue and a static PFC XOFF per
-// priority group; XON sits `resumeOffset` below XOFF (seed 002's Huawei example pairs XOFF 3000 KB with
-// XON 2500 KB, a 500 KB hysteresis; the other two scale it).
+// are the threshold table of the DCQCN tuning article (§4.1; docs/references.md): ECN Kmin/Kmax on the
+// lossless queue and a static PFC XOFF per priority group; XON sits `resumeOffset` below XOFF (the article's
+// Huawei example pairs XOFF 3000 KB with XON 2500 KB, a 500 KB hysteresis; the other two scale it).
 //
-// Pmax is 100 %: the table gives no marking probability, and the only one the seed writes down is its
+// Pmax is 100 %: the table gives no marking probability, and the only one the article writes down is its
 // Huawei example's `probability 100`, on exactly the balanced thresholds (150 KB / 1500 KB). Measured on
 // docs/experiments/threshold-table (seeds 1-3), 100 % instead of the switch default 20 % leaves the
 // table's story unchanged (aggressive PFC-led, balanced and conservative ECN-led); balanced then serves

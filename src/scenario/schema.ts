@@ -267,7 +267,7 @@ const step = z.union([
 ]);
 export type StepSettings = z.infer<typeof step>;
 
-/** Lab-level controllers a scenario runs (path navigation: seed 000 §1.4.4). */
+/** Lab-level controllers a scenario runs (path navigation: H3C RoCE overview §1.4.4). */
 export const controllerSettings = z
   .object({
     /** Plan link-disjoint paths: install per-flow entries in the switches, or steer QPs by source port. */

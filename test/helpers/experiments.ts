@@ -1,34 +1,27 @@
-// Re-runs a committed simulator experiment (docs/experiments) and compares its summary and flows with the
-// committed report. The time series are sampled coarsely (they do not feed the summary), which keeps the
-// run short; scripts/check-experiments.mjs compares the CSVs byte for byte at the committed sample.
-import { readFileSync } from "node:fs";
+// Re-runs a committed simulator experiment (a scenario under docs/experiments with a golden under
+// test/golden, scripts/golden.mjs) and compares its summary and flows with the golden. The time series are
+// sampled coarsely (they do not feed the summary), which keeps the run short; scripts/check-experiments.mjs
+// compares the CSVs and events.jsonl byte for byte (by digest) at the scenario's own sample interval.
 import { join } from "node:path";
 import type { Test } from "tap";
-import type { Report } from "../../src/report/report.js";
+import { listGoldens, readGolden } from "../../scripts/golden.mjs";
 import { runScenarioSim } from "../../src/run/run-sim.js";
 import { loadScenario } from "../../src/scenario/scenario.js";
 
 export const EXPERIMENTS_DIR = "docs/experiments";
 
-/**
- * Scenario file → the directory of its committed report: the table of scripts/check-experiments.mjs, read
- * from that script so that there is one list.
- */
+/** Scenario file (relative to docs/experiments) → the golden file that holds its expected results. */
 export const EXPERIMENTS: Readonly<Record<string, string>> = Object.fromEntries(
-  [
-    ...readFileSync("scripts/check-experiments.mjs", "utf8").matchAll(
-      /^\s*\["([^"]+\.yaml)", "([^"]+)"\],?$/gm,
-    ),
-  ].map((m) => [m[1]!, m[2]!]),
+  listGoldens().map(({ file }) => [readGolden(file).scenario, file]),
 );
 
-/** Scenarios whose committed results come from live runs (docs/fidelity.md, load-balancing.md), not a sim report. */
+/** Scenarios whose results come from live runs (docs/fidelity.md, load-balancing.md): no golden. */
 export const LIVE_ONLY = (file: string): boolean =>
   file.startsWith("fidelity/") || file.startsWith("load-balancing/live/");
 
 /**
- * Scenarios that are benchmarks, measured in docs/performance.md, with no committed report: the 128-host
- * fat tree takes a minute of CPU.
+ * Scenarios that are benchmarks, measured in docs/performance.md, with no golden: the 128-host fat tree
+ * takes a minute of CPU.
  */
 export const BENCHMARK_ONLY: ReadonlySet<string> = new Set(["fat-tree-websearch.yaml"]);
 
@@ -38,12 +31,15 @@ export function experimentsUnder(prefix: string): string[] {
 }
 
 export function checkExperiment(t: Test, file: string): void {
+  const golden = EXPERIMENTS[file];
+  if (golden === undefined) {
+    t.fail(`${file} has no golden under test/golden`);
+    return;
+  }
+  const want = readGolden(golden);
   const sc = loadScenario(join(EXPERIMENTS_DIR, file));
-  const want = JSON.parse(
-    readFileSync(join(EXPERIMENTS_DIR, EXPERIMENTS[file]!, "report.json"), "utf8"),
-  ) as Report;
   const coarse = { ...sc, sampleNs: Math.max(sc.sampleNs, Math.round(sc.durationNs / 20)) };
   const got = runScenarioSim(coarse).report;
-  t.same(got.summary, want.summary, `${file}: summary`);
-  t.same(got.flows, want.flows, `${file}: flows`);
+  t.strictSame(got.summary, want.summary, `${file}: summary`);
+  t.strictSame(got.flows, want.flows, `${file}: flows`);
 }

@@ -1,11 +1,12 @@
-// docs/experiments/load-balancing/fail: every committed run's summary and flows, re-run (see experiments.test.ts).
+// docs/experiments/load-balancing/fail: every run's golden summary and flows (test/golden),
+// re-run (see experiments.test.ts).
 import t from "tap";
 import { checkExperiment, experimentsUnder } from "../helpers/experiments.js";
 
 const files = experimentsUnder("load-balancing/fail/");
 t.ok(files.length > 0, `${files.length} experiments under load-balancing/fail/`);
 for (const file of files) {
-  t.test(`${file} reproduces its committed summary`, (t) => {
+  t.test(`${file} reproduces its golden`, (t) => {
     checkExperiment(t, file);
     t.end();
   });

@@ -1,6 +1,6 @@
-// No figure in the docs can drift from the code: every scenario under docs/experiments has a committed
-// report that a test re-runs (this file: the incasts; experiments-*.test.ts: the rest, one file each so
-// tap runs them in parallel).
+// No figure in the docs can drift from the code: every scenario under docs/experiments has a golden under
+// test/golden (its summary and flows) that a test re-runs (this file: the incasts; experiments-*.test.ts: the
+// rest, one file each so tap runs them in parallel).
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import t from "tap";
@@ -18,7 +18,7 @@ function scenarios(dir: string): string[] {
   );
 }
 
-t.test("every scenario in docs/experiments has a committed report that is checked", (t) => {
+t.test("every scenario in docs/experiments has a golden that is checked", (t) => {
   // A file with `nodes` at the top is an experiment's fabric (a topology), not a scenario.
   const files = scenarios(EXPERIMENTS_DIR).filter((f) => !/^nodes:/m.test(readFileSync(f, "utf8")));
   t.ok(files.length > 60, `${files.length} scenarios`);
@@ -29,7 +29,7 @@ t.test("every scenario in docs/experiments has a committed report that is checke
 });
 
 for (const file of ["default-incast.yaml", "incast-pfc.yaml", "incast-no-pfc.yaml", "incast-dcqcn.yaml"]) {
-  t.test(`${file} reproduces its committed summary`, (t) => {
+  t.test(`${file} reproduces its golden`, (t) => {
     checkExperiment(t, file);
     t.end();
   });

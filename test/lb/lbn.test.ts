@@ -20,7 +20,7 @@ function flow(inPort: number, srcPort: number): FlowFields {
   };
 }
 
-/** Egress ports 4, 5, 6 (the seed's Ports 4-6), listed out of order; peers' IPs make 4 < 5 < 6. */
+/** Egress ports 4, 5, 6 (H3C's Ports 4-6), listed out of order; peers' IPs make 4 < 5 < 6. */
 function group(up: Set<number>): EcmpGroup {
   return new EcmpGroup(
     [
@@ -38,7 +38,7 @@ const index = (entries: Record<number, number>): Int32Array => {
   return a;
 };
 
-t.test("the seed's worked example: ports 1-3 at LBN 0-2 over a 3-member group -> members 0, 1, 2", (t) => {
+t.test("H3C's worked example: ports 1-3 at LBN 0-2 over a 3-member group -> members 0, 1, 2", (t) => {
   const lbn = new Lbn(index({ 1: 0, 2: 1, 3: 2 }), false, new StaticEcmp(ALL, ALGORITHM_CRC32, 7));
   const g = group(new Set([4, 5, 6]));
   t.same(

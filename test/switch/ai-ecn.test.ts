@@ -1,5 +1,5 @@
 // AI ECN: the controller never sets unsafe thresholds (Kmax under XOFF, Kmin under Kmax), moves them lower
-// when the mice share rises and higher when the elephant share rises (the seed's rule), reacts to PFC;
+// when the mice share rises and higher when the elephant share rises (H3C's rule), reacts to PFC;
 // and in a switch (`ecn.ai.mode: local`) its changes reach the queue, the stats and the event log.
 import t from "tap";
 import { createRandom } from "../../src/device/prng.js";

@@ -1,5 +1,5 @@
 // IPCC on a switch alone: the flow table learns a RoCE exchange (data one way, ACKs the other) with the
-// right ports and QPs and ages it out; the CNP count follows the seed's four cases; the CNPs the switch
+// right ports and QPs and ages it out; the CNP count follows H3C's four cases; the CNPs the switch
 // sends are real RoCEv2 CNPs to the sender's QP, out of the port the flow came in on.
 import t from "tap";
 import { IpccCase, ipccCase, ipccCnpCount } from "../../src/switch/features/ipcc-curve.js";
@@ -69,7 +69,7 @@ t.test("the flow table learns both directions of a RoCE exchange and ages them o
   t.end();
 });
 
-t.test("the CNP count follows the seed's four cases", (t) => {
+t.test("the CNP count follows H3C's four cases", (t) => {
   const c = {
     risingLow: 0.25,
     risingHigh: 1,

@@ -1,10 +1,10 @@
-// N-tuple planning (seed 000 §1.4.4 "N 元组规划"): with leaves hashing on the source IP alone, which uplink
-// each host's traffic takes is fixed by its address. For every leaf this reports how its hosts spread over
-// its uplinks under the leaf's own hash (the switch's strategy code, its algorithm and seed, fields
-// reduced to the source IP) and proposes addresses that spread them evenly: for each host, the first /31
-// of the host pool, not used by another link, whose host address (the odd one, as the address plan gives
-// hosts) hashes to an uplink with fewer than ceil(hosts / uplinks) hosts, keeping a host's own address when
-// it already fits.
+// N-tuple planning (H3C RoCE overview §1.4.4, "N 元组规划"): with leaves hashing on the source IP alone, which
+// uplink each host's traffic takes is fixed by its address. For every leaf this reports how its hosts spread
+// over its uplinks under the leaf's own hash (the switch's strategy code, its algorithm and seed, fields
+// reduced to the source IP) and proposes addresses that spread them evenly: for each host, the first /31 of
+// the host pool, not used by another link, whose host address (the odd one, as the address plan gives hosts)
+// hashes to an uplink with fewer than ceil(hosts / uplinks) hosts, keeping a host's own address when it
+// already fits.
 
 import { EcmpGroup } from "../../lb/ecmp-group.js";
 import { type AddressPlan, hostAddress, planAddresses } from "../../scenario/address-plan.js";

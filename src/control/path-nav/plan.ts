@@ -1,6 +1,6 @@
-// Path navigation's controller logic (seed 000 §1.4.4 路径导航), runtime-free: from the switches' LLDP
-// tables (the topology), the switches' configurations (their ECMP hash settings) and the traffic matrix
-// (one demand per QP of the workloads), compute one path per QP (planner.ts) and what realises it:
+// Path navigation's controller logic (H3C RoCE overview §1.4.4, 路径导航), runtime-free: from the switches' LLDP
+// tables (the topology), the switches' configurations (their ECMP hash settings) and the traffic matrix (one
+// demand per QP of the workloads), compute one path per QP (planner.ts) and what realises it:
 //   network mode — per-flow entries (source IP, destination IP, UDP source port → out-port) for every
 //                  switch on each path (features/path-table.ts);
 //   host mode    — a UDP source port per QP whose ECMP hash at every hop gives the path

@@ -1,4 +1,4 @@
-// The tuner's chart: every trial as goodput against p99 FCT, the Pareto front joined up, the seed's three
+// The tuner's chart: every trial as goodput against p99 FCT, the Pareto front joined up, the three threshold
 // presets and the recommended point labelled; runs that lost lossless packets, crossed.
 
 import type { TopLevelSpec } from "vega-lite";
@@ -20,7 +20,7 @@ export function paretoSpec(
       r === recommended
         ? "recommended"
         : r.candidate.preset
-          ? "seed preset"
+          ? "preset"
           : !feasible(r)
             ? "lossless drops"
             : onFront.has(r)
@@ -29,8 +29,8 @@ export function paretoSpec(
   });
   const values = results.map(point);
   const frontValues = front.map(point);
-  const labelled = values.filter((v) => v.kind === "seed preset" || v.kind === "recommended");
-  const kinds = ["searched", "Pareto front", "seed preset", "recommended", "lossless drops"];
+  const labelled = values.filter((v) => v.kind === "preset" || v.kind === "recommended");
+  const kinds = ["searched", "Pareto front", "preset", "recommended", "lossless drops"];
   const x = {
     field: "p99",
     type: "quantitative" as const,

@@ -1,7 +1,7 @@
 // The threshold tuner's search: seeded random candidates over ECN Kmin/Kmax/Pmax (the RoCE queue), a static
-// PFC XOFF and the main DCQCN parameters (g, R_AI, the rate-increase timer), the seed's three presets beside
-// them, the Pareto front of goodput against p99 FCT, and the recommended point on it as a profile snippet.
-// Pure: evaluate.ts runs the candidates, tune.ts spreads them over worker threads.
+// PFC XOFF and the main DCQCN parameters (g, R_AI, the rate-increase timer), the three threshold presets
+// beside them, the Pareto front of goodput against p99 FCT, and the recommended point on it as a profile
+// snippet. Pure: evaluate.ts runs the candidates, tune.ts spreads them over worker threads.
 
 import { createRandom } from "../../device/prng.js";
 import { formatDuration, formatRate, formatSize } from "../../device/units.js";
@@ -34,7 +34,7 @@ export interface TuneResult {
   readonly flowsTotal: number;
 }
 
-/** Seed 002's threshold table (scenario/profiles.ts has the same numbers as switch profiles). */
+/** The DCQCN tuning article's threshold table (scenario/profiles.ts has the same as switch profiles). */
 export const PRESETS: readonly Candidate[] = [
   { name: "aggressive", preset: true, kmin: 50_000, kmax: 200_000, pmax: 1, xoff: 100_000, dcqcn: null },
   { name: "balanced", preset: true, kmin: 150_000, kmax: 1_500_000, pmax: 1, xoff: 3_000_000, dcqcn: null },

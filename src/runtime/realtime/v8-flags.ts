@@ -9,5 +9,5 @@
 // counted 194-198 mark-compacts in a 100 k + 150 k run (~40 a second, each ~6 ms with its marking steps)
 // and 7-10 with 1 MiB semi-spaces (1,250 scavenges instead of 140-150, each cheap: a device's garbage dies
 // young). Switch CPU per forwarded frame at 150 k/s: 6.97-7.33 µs -> 3.73-4.40 µs; the switch lossless at
-// 200 k and 250 k frames/s (was 13-15 % lost at 200 k). docs/performance.md has the runs.
+// 200 k and 250 k frames/s (was 13-15 % lost at 200 k). CHANGELOG.md (2026-12-05) has the runs.
 export const DEVICE_V8_FLAGS: readonly string[] = ["--max-semi-space-size=1"];

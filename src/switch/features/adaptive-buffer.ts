@@ -1,6 +1,6 @@
-// Elephant/mice adaptive buffer (seed 000 §1.4.3.4). By default every queue shares the pool and tail-drops
-// when its dynamic threshold or the pool is reached, mice and elephants alike. Enabled, the switch checks
-// once per `period` whether it dropped anything (any reason but this feature's own WRED):
+// Elephant/mice adaptive buffer (H3C RoCE overview §1.4.3.4). By default every queue shares the pool and
+// tail-drops when its dynamic threshold or the pool is reached, mice and elephants alike. Enabled, the switch
+// checks once per `period` whether it dropped anything (any reason but this feature's own WRED):
 //   * the first period with loss puts yellow packets (elephants, features/elephant.ts) under WRED with a
 //     drop threshold of `initial` bytes of their egress queue: no drop below it, a drop probability rising
 //     linearly to `pmax` at `span` × the threshold, every yellow packet dropped above that;
@@ -160,10 +160,10 @@ declare module "../config.js" {
 export const adaptiveBufferFeature = defineFeature({
   key: "adaptiveBuffer",
   doc:
-    "Elephant/mice adaptive buffer (seed 000 §1.4.3.4): on loss, yellow (elephant) packets go under WRED " +
-    "with a drop threshold of `initial` bytes, lowered by `step` each `period` that loss persists (not " +
-    "below `floor`) and raised step by step once it stops, back to tail drop; lossless priorities are " +
-    "never dropped by it.",
+    "Elephant/mice adaptive buffer (H3C RoCE overview §1.4.3.4): on loss, yellow (elephant) packets go " +
+    "under WRED with a drop threshold of `initial` bytes, lowered by `step` each `period` that loss " +
+    "persists (not below `floor`) and raised step by step once it stops, back to tail drop; lossless " +
+    "priorities are never dropped by it.",
   settings,
   defaults: (): AdaptiveBufferConfig => ({
     enabled: false,

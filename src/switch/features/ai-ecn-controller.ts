@@ -10,11 +10,11 @@
 //
 // ACC learns the choice with deep reinforcement learning; this controller is a deliberately small online
 // search instead, two parts:
-//   1. a prior from the traffic model the seed names (H3C's AI ECN): the larger the mice share of the
-//      queue's bytes, the lower the level (mice want short queues), the larger the elephant share, the
-//      higher (elephants want throughput): prior = round(elephantShare × (levels − 1));
+//   1. a prior from the traffic model H3C names for its AI ECN (H3C RoCE overview §1.4.3.5): the larger
+//      the mice share of the queue's bytes, the lower the level (mice want short queues), the larger the
+//      elephant share, the higher (elephants want throughput): prior = round(elephantShare × (levels − 1));
 //   2. an online correction of that prior, one step per period, following the reward: PFC fired → one
-//      level lower (ECN must act before PFC, seed §AI ECN); the link under-used (utilisation below
+//      level lower (ECN must act before PFC, ibid.); the link under-used (utilisation below
 //      `utilTarget`) while the queue stays below Kmin, packets are being marked and elephants carry most
 //      bytes → one level higher (marking is costing the elephants throughput; with mostly mice a link
 //      below target is simply lightly loaded); the link busy and the mean depth above Kmax → one level lower

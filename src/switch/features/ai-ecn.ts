@@ -1,4 +1,4 @@
-// AI ECN inside the switch (`ecn.ai`): per watched queue and period, the features the seed lists (queue
+// AI ECN inside the switch (`ecn.ai`): per watched queue and period, the features H3C lists (queue
 // depth mean and peak, output rate, marking rate, PFC pauses, the share of mice and elephant bytes) are
 // sampled from the packets the WRED/ECN feature sees; then
 //   local    the switch runs the controller (ai-ecn-controller.ts) and rewrites the queue's thresholds;
@@ -70,7 +70,7 @@ export const AI_ECN_DEFAULTS: AiEcnConfig = {
   elephantPeriods: 3,
   flows: 1024,
   levels: 8,
-  // Seed 002's "aggressive" and "conservative" rows, with the presets' Pmax 100 %.
+  // The "aggressive" and "conservative" presets (scenario/profiles.ts), with their Pmax 100 %.
   low: { kmin: 50_000, kmax: 200_000, pmax: 1 },
   high: { kmin: 500_000, kmax: 3_000_000, pmax: 1 },
   utilTarget: 0.9,

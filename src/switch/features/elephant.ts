@@ -1,4 +1,4 @@
-// Elephant/mice differentiated scheduling (seed 000 §1.4.3.3; H3C's and Huawei's "elephant flow"
+// Elephant/mice differentiated scheduling (H3C RoCE overview §1.4.3.3; H3C's and Huawei's "elephant flow"
 // identification by flow rate and size): every packet of the subject priorities is counted against its
 // flow (5-tuple and RoCEv2 Dest QP) in a bounded, aging flow table (lb/flow-table.ts). A flow becomes an
 // elephant once it has carried `size` bytes and sent at least `rate` over one `window`; from then on, until
@@ -255,15 +255,16 @@ declare module "../config.js" {
 export const elephantFeature = defineFeature({
   key: "elephant",
   doc:
-    "Elephant/mice differentiated scheduling (seed 000 §1.4.3.3): flows of the subject priorities are " +
-    "tracked in an aging flow table; a flow that has carried `size` bytes and sent `rate` over one " +
-    "`window` is an elephant, and its packets go to `queue` with drop precedence `dropPrecedence` (yellow " +
-    "packets of lossy priorities may fill only `yellowAlpha` × free shared buffer). Lossless elephants " +
-    "keep their priority group, and their queue pauses with it.",
+    "Elephant/mice differentiated scheduling (H3C RoCE overview §1.4.3.3): flows of the subject " +
+    "priorities are tracked in an aging flow table; a flow that has carried `size` bytes and sent `rate` " +
+    "over one `window` is an elephant, and its packets go to `queue` with drop precedence " +
+    "`dropPrecedence` (yellow packets of lossy priorities may fill only `yellowAlpha` × free shared " +
+    "buffer). Lossless elephants keep their priority group, and their queue pauses with it.",
   settings,
   defaults: (): ElephantConfig => ({
     enabled: false,
-    // "Elephants: 10 % of flows, 85 % of bytes" (seed 000): a flow past 1 MB sending at 10 Gb/s or more.
+    // "Elephants: 10 % of flows, 85 % of bytes" (H3C RoCE overview §1.4.3.3): a flow past 1 MB
+    // sending at 10 Gb/s or more.
     rate: 10e9,
     size: 1_000_000,
     window: 100_000,

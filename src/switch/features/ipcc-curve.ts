@@ -1,5 +1,6 @@
-// IPCC's "how many CNPs" decision for one queue and one period, pure. The seed (H3C's description of
-// IPCC) names four cases from the queue-length trend and the buffer occupancy:
+// IPCC's "how many CNPs" decision for one queue and one period, pure. H3C's description of IPCC (H3C RoCE
+// overview §1.4.3.6, docs/references.md) names four cases from the queue-length trend and the buffer
+// occupancy:
 //
 //   length rising,  occupancy low   → a few CNPs (relieve the queue, do not over-slow the senders)
 //   length rising,  occupancy high  → many CNPs (drain fast, cut the latency)

@@ -1,8 +1,8 @@
 // A layer-2 bridge domain on a leaf's host ports (IEEE 802.1Q: one VLAN, transparent bridging with MAC
-// learning), so RoCEv1 (EtherType 0x8915: no IP header, seed 000 §1.2) can pass between hosts of one leaf.
-// The routed ports stay L3: a frame addressed to the port's own MAC (the router MAC, like an SVI's) goes
-// on to the IP pipeline as before; every other frame that arrives on a domain port, untagged or tagged
-// with the domain's VID (or VID 0, priority-tagged), is bridged:
+// learning), so RoCEv1 (EtherType 0x8915: no IP header; IBTA Annex A16, H3C RoCE overview §1.2) can pass
+// between hosts of one leaf. The routed ports stay L3: a frame addressed to the port's own MAC (the router
+// MAC, like an SVI's) goes on to the IP pipeline as before; every other frame that arrives on a domain port,
+// untagged or tagged with the domain's VID (or VID 0, priority-tagged), is bridged:
 //   * learning: its source MAC is learnt on its ingress port in a bounded table with aging
 //     (lb/flow-table.ts; 802.1Q §8.8, ageing time 300 s by default);
 //   * forwarding: a known unicast destination on another domain port gets the frame; unknown unicast,

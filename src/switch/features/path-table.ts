@@ -1,4 +1,4 @@
-// Path navigation, network mode (seed 000 §1.4.4 "网侧预选"): the per-flow path table a controller
+// Path navigation, network mode (H3C RoCE overview §1.4.4, "网侧预选"): the per-flow path table a controller
 // installs (lb/path-table.ts), consulted by the forward stage before the ECMP strategy. While the table is
 // empty the forward stage does not even look (no cost). Commands: `path-entries` replaces the table.
 

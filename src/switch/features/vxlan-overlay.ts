@@ -1,5 +1,5 @@
-// ECN over VXLAN (seed 000 §1.4.3.2 "ECN Overlay"; VXLAN is RFC 7348, ECN in tunnels RFC 6040). A leaf
-// that is a VTEP encapsulates what its hosts send to hosts behind another VTEP, and decapsulates what
+// ECN over VXLAN (H3C RoCE overview §1.4.3.2 "ECN Overlay"; VXLAN is RFC 7348, ECN in tunnels RFC 6040). A
+// leaf that is a VTEP encapsulates what its hosts send to hosts behind another VTEP, and decapsulates what
 // arrives for its own VTEP address:
 //   * encapsulation (classified hook, on packets from a host port): outer Ethernet/IPv4/UDP 4789/VXLAN
 //     around the whole inner frame; outer DSCP and ECN copied from the inner header (RFC 6040 §4.1,

@@ -182,8 +182,9 @@ export const wredEcnFeature = defineFeature({
     "the RoCEv2 ICRC masks the TOS byte, so it stays valid.",
   settings,
   defaults: (): EcnConfig => ({
-    // Seed 002's "balanced" thresholds for the lossless queue (150 KB / 1500 KB); Pmax 20 % as in HPCC's
-    // DCQCN runs (github.com/alibaba-edu/High-Precision-Congestion-Control, simulation/run.py: PMAX_MAP 0.2).
+    // The "balanced" preset's thresholds (scenario/profiles.ts) for the lossless queue (150 KB / 1500 KB);
+    // Pmax 20 % as in HPCC's DCQCN runs (github.com/alibaba-edu/High-Precision-Congestion-Control,
+    // simulation/run.py: PMAX_MAP 0.2).
     queues: { 3: { kmin: 150_000, kmax: 1_500_000, pmax: 0.2 } },
     fast: false,
     ai: AI_ECN_DEFAULTS,

@@ -1,0 +1,208 @@
+#!/usr/bin/env node
+// Regenerates the results of the simulator experiments, which are not committed: each run's report.json,
+// CSV time series and events.jsonl in its directory under docs/experiments/ (.gitignore keeps them out of
+// git), the charts and HTML pages of single runs, and the comparisons drawn over several runs. The SVG
+// charts that the doc pages show are committed; this is the script that made them, and it ends by listing
+// every committed file under docs/ that came out different (git diff), so a chart that no longer matches
+// the code shows. Each run is also compared with its golden (test/golden/, scripts/golden.mjs).
+//
+//   npm run build
+//   node scripts/run-experiments.mjs            # everything: every run, summaries, tune, Grafana preview
+//   node scripts/run-experiments.mjs ipcc       # the runs whose scenario file contains "ipcc", and the steps
+//                                               # whose name contains it or that use one of those runs
+//   node scripts/run-experiments.mjs --list     # the runs and the steps, without running anything
+//
+// Exits 1 when a run differs from its golden, a step fails, or a committed file under docs/ changed.
+
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { compareRun, listGoldens, ROOT, readGolden } from "./golden.mjs";
+
+const CLI = join("dist", "main", "cli.js");
+const GOLDENS = listGoldens().map(({ name, file }) => ({ name, golden: readGolden(file) }));
+const EXP = "docs/experiments";
+
+/** Run directories (prefixes of golden names) whose charts (`rocelab plot`) the doc pages show. */
+const PLOTTED = ["incast/", "threshold-table/", "ghost-latency/", "vxlan-ecn/", "pfc-deadlock/"];
+/** Run directories whose HTML page (`rocelab report`) docs/experiments/README.md links. */
+const PAGED = ["incast/", "threshold-table/", "ghost-latency/"];
+
+/** The IPCC comparison of one workload: its dcqcn, ipcc and both runs (docs/ipcc.md). */
+const ipcc = (workload, start) => ({
+  name: `compare-runs ipcc/${workload}`,
+  runs: ["dcqcn", "ipcc", "both"].map((v) => `ipcc/${workload}-${v}`),
+  cmd: (dirs) => [
+    "scripts/compare-runs.mjs",
+    "--start",
+    start,
+    "--title",
+    workload,
+    "--plots",
+    `${EXP}/ipcc/plots/${workload}`,
+    ...dirs.map((d) => `${d.split("-").pop()}=${EXP}/${d}`),
+  ],
+});
+
+/** Every run under `prefix` (the runs a summary script reads: it finds them itself). */
+const under = (prefix) => GOLDENS.filter((g) => g.name.startsWith(prefix)).map((g) => g.name);
+
+/**
+ * Steps over several runs (or with runs of their own): `runs` are the run directories they read, which
+ * must exist; `cmd` is the command after `node`, run from the repository's root.
+ */
+const STEPS = [
+  ipcc("incast16", "300us"),
+  ipcc("incast16-cold", "10us"),
+  ipcc("bystanders", "300us"),
+  {
+    name: "compare-runs ai-ecn",
+    runs: ["aggressive", "balanced", "conservative", "local", "central"].map((v) => `ai-ecn/${v}`),
+    cmd: (dirs) => [
+      "scripts/compare-runs.mjs",
+      "--start",
+      "3ms",
+      "--throughput-hosts",
+      "h9,h10,h11,h12,h13,h14,h15,h16",
+      "--thresholds",
+      "leaf3",
+      "--title",
+      "ai-ecn",
+      "--plots",
+      `${EXP}/ai-ecn/plots`,
+      ...dirs.map((d) => `${d.split("/").pop()}=${EXP}/${d}`),
+    ],
+  },
+  {
+    name: "elephant-mice-summary",
+    runs: under("elephant-mice/"),
+    cmd: () => ["scripts/elephant-mice-summary.mjs"],
+  },
+  {
+    name: "lb-experiment table",
+    runs: under("load-balancing/"),
+    cmd: () => ["scripts/lb-experiment.mjs", "table"],
+  },
+  {
+    name: "path-navigation-report",
+    runs: under("path-navigation/"),
+    cmd: () => ["scripts/path-navigation-report.mjs"],
+  },
+  {
+    name: "tune threshold-table",
+    runs: [],
+    cmd: () => [
+      CLI,
+      "tune",
+      `${EXP}/threshold-table/balanced.yaml`,
+      "--trials",
+      "16",
+      "--duration",
+      "8ms",
+      "--out",
+      `${EXP}/threshold-table/tune`,
+      "--quiet",
+    ],
+  },
+  {
+    name: "grafana preview",
+    runs: [],
+    cmd: () => [
+      CLI,
+      "grafana",
+      "--preview",
+      `${EXP}/ghost-latency/bad.yaml`,
+      "--preview-dir",
+      "docs/grafana/preview",
+    ],
+  },
+];
+
+/**
+ * Runs `node ARGS` from the root; returns null or what went wrong. A step's output (the tables it prints) goes
+ * to the terminal; a run's (its summary, lint warnings on load) only when it fails.
+ */
+function node(args, { quiet = false } = {}) {
+  const r = spawnSync(process.execPath, args, {
+    cwd: ROOT,
+    encoding: "utf8",
+    stdio: ["ignore", quiet ? "pipe" : "inherit", quiet ? "pipe" : "inherit"],
+  });
+  if (r.status === 0) return null;
+  return `exit ${r.status ?? r.signal}${quiet ? `\n${r.stdout}${r.stderr}` : ""}`;
+}
+
+function timed(label, f) {
+  const started = Date.now();
+  const err = f();
+  const secs = ((Date.now() - started) / 1000).toFixed(1);
+  console.log(`${err ? "FAIL" : "ok  "} ${label} (${secs} s)${err ? `: ${err}` : ""}`);
+  return err ? 1 : 0;
+}
+
+const args = process.argv.slice(2);
+const list = args[0] === "--list";
+if (list) args.shift();
+const filter = args[0];
+
+const runs = GOLDENS.filter((r) => !filter || r.golden.scenario.includes(filter));
+const chosen = new Set(runs.map((r) => r.name));
+const steps = STEPS.filter((s) => !filter || s.name.includes(filter) || s.runs.some((r) => chosen.has(r)));
+
+if (list) {
+  for (const r of runs) console.log(`run   ${EXP}/${r.golden.scenario} → ${EXP}/${r.name}/`);
+  for (const s of steps) console.log(`step  ${s.name}: node ${s.cmd(s.runs).join(" ")}`);
+  process.exit(0);
+}
+if (!existsSync(join(ROOT, CLI))) {
+  console.error(`no ${CLI}: npm run build first`);
+  process.exit(2);
+}
+
+let failed = 0;
+for (const { name, golden } of runs) {
+  const dir = `${EXP}/${name}`;
+  failed += timed(`run ${golden.scenario} → ${dir}`, () => {
+    const run = [CLI, "run", `${EXP}/${golden.scenario}`, "--runtime", "sim", "--out", dir, "--quiet"];
+    const err = node(run, { quiet: true });
+    if (err) return err;
+    const diffs = compareRun(golden, join(ROOT, dir));
+    if (diffs.length > 0) return `differs from test/golden/${name}.json:\n  ${diffs.join("\n  ")}`;
+    if (PLOTTED.some((p) => name.startsWith(p))) {
+      const e = node([CLI, "plot", dir, "--quiet"], { quiet: true });
+      if (e) return `rocelab plot: ${e}`;
+    }
+    if (PAGED.some((p) => name.startsWith(p))) {
+      const e = node([CLI, "report", dir, "--scenario", `${EXP}/${golden.scenario}`], { quiet: true });
+      if (e) return `rocelab report: ${e}`;
+    }
+    return null;
+  });
+}
+for (const s of steps) {
+  const missing = s.runs.filter((r) => !existsSync(join(ROOT, EXP, r, "report.json")));
+  if (missing.length > 0) {
+    failed++;
+    console.log(`FAIL ${s.name}: no report yet in ${missing.join(", ")} (run them first)`);
+    continue;
+  }
+  failed += timed(s.name, () => node(s.cmd(s.runs)));
+}
+
+// What came out different from the committed files, and what is new without being ignored.
+const git = (...a) => spawnSync("git", a, { cwd: ROOT, encoding: "utf8" });
+const changed = git("diff", "--name-only", "--", "docs");
+if (changed.status !== 0) {
+  console.log("(not a git checkout: committed files not compared)");
+} else {
+  const untracked = git("ls-files", "--others", "--exclude-standard", "--", "docs").stdout.trim();
+  if (changed.stdout.trim()) {
+    failed++;
+    console.log(
+      `committed files under docs/ that differ from the last commit (git diff them):\n${changed.stdout}`,
+    );
+  }
+  if (untracked) console.log(`new files under docs/ that .gitignore does not cover:\n${untracked}`);
+  if (!changed.stdout.trim()) console.log("every committed file under docs/ came out identical");
+}
+process.exit(failed > 0 ? 1 : 0);
