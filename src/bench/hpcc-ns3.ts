@@ -242,6 +242,8 @@ export interface Ns3Outcome {
   /** PFC pause frames received anywhere (each XOFF a switch asserted, once: HPCC never refreshes). */
   readonly pauses: number;
   readonly resumes: number;
+  /** Packets its switches dropped (a "Drop:" line each on its standard output: only a full headroom). */
+  readonly drops: number;
   /** From the trace of `input.trace`'s switches; null without a trace. */
   readonly trace: Ns3TraceSummary | null;
 }
@@ -265,6 +267,9 @@ export async function runNs3(simulationDir: string, input: Ns3Input, seed = 1): 
       cpuMs,
       flows: parseNs3Flows(read("fct.txt")),
       ...parseNs3Pfc(read("pfc.txt")),
+      drops: read("process.log")
+        .split("\n")
+        .filter((l) => l.includes(" Drop: ")).length,
       trace: input.trace.length > 0 ? parseNs3Trace(readFileSync(join(dir, "mix.tr"))) : null,
     };
   } finally {

@@ -23,6 +23,13 @@ import type { Ns3Flow, Ns3Input } from "./hpcc-ns3.js";
 
 export type CcMode = "dcqcn" | "off";
 
+/**
+ * Where ACKs travel. "data" (HPCC's run.py setup): on the data priority through the switches. "high": in a
+ * strict class of their own (our DSCP 48), for comparison with an HPCC build whose switches honour
+ * ACK_HIGH_PRIO (SwitchNode's AckHighPrio set; docs/fidelity.md).
+ */
+export type AckClass = "data" | "high";
+
 /** Wire time per payload byte, HPCC's data packet over ours: (83 ns / 1000) / (1106 × 0.08 ns / 1024). */
 export const WIRE_SCALE = Math.floor((1048 * 8) / 100) / 1000 / (((1024 + 82) * 8) / 100 / 1024);
 
@@ -58,6 +65,8 @@ export interface RunOutcome {
   /** XOFF assertions by switches (HPCC sends each once; our refreshes of a held pause are not counted). */
   readonly pauses: number;
   readonly cnps: number;
+  /** Packets of the lossless class the switches dropped. */
+  readonly drops: number;
   /** Data packets of the completed flows (the CNP fraction's denominator). */
   readonly dataPackets: number;
   readonly cpuMs: number;
@@ -80,10 +89,17 @@ function switchSettings(c: FidelityCase, mmu: MmuMode): Record<string, unknown> 
   };
 }
 
-/** HPCC's hosts: DCQCN as run.py sets it up (or off), an ACK per packet, ACKs at high priority (ACK_HIGH_PRIO
- * 1 puts them in the switches' strict queue 0; DSCP 48 puts ours in the strict CNP class). */
-function hostSettings(c: FidelityCase): Record<string, unknown> {
-  return { dcqcn: c.cc === "dcqcn" ? "hpcc-ns3" : "off", ackReqEvery: 1, ackDscp: 48 };
+/**
+ * HPCC's hosts: DCQCN as run.py sets it up (or off) and an ACK per packet. ACKs stay on the data priority
+ * (our default `ackDscp`): ACK_HIGH_PRIO 1 only moves them to the NICs' high-priority queue; third.cc never
+ * sets SwitchNode's AckHighPrio, so HPCC's switches queue them by their header's pg, with the data.
+ */
+function hostSettings(c: FidelityCase, acks: AckClass): Record<string, unknown> {
+  return {
+    dcqcn: c.cc === "dcqcn" ? "hpcc-ns3" : "off",
+    ackReqEvery: 1,
+    ...(acks === "high" ? { ackDscp: 48 } : {}),
+  };
 }
 
 function parse(input: Record<string, unknown>): Scenario {
@@ -91,11 +107,16 @@ function parse(input: Record<string, unknown>): Scenario {
 }
 
 /** The case as a rocelab scenario (seed `seed`, MMU `mmu`) and as HPCC's input (trace on its switches). */
-export function buildCase(c: FidelityCase, mmu: MmuMode, seed: number): Built {
-  return c.kind === "incast" ? buildIncast(c, mmu, seed) : buildFatTree(c, mmu, seed);
+export function buildCase(c: FidelityCase, mmu: MmuMode, seed: number, acks: AckClass = "data"): Built {
+  return c.kind === "incast" ? buildIncast(c, mmu, seed, acks) : buildFatTree(c, mmu, seed, acks);
 }
 
-function buildIncast(c: Extract<FidelityCase, { kind: "incast" }>, mmu: MmuMode, seed: number): Built {
+function buildIncast(
+  c: Extract<FidelityCase, { kind: "incast" }>,
+  mmu: MmuMode,
+  seed: number,
+  acks: AckClass,
+): Built {
   const n = c.senders;
   const hosts = Array.from({ length: n + 1 }, (_, i) => `h${i + 1}`);
   const nodes: Record<string, { kind: "host" | "switch" }> = { sw: { kind: "switch" } };
@@ -116,7 +137,7 @@ function buildIncast(c: Extract<FidelityCase, { kind: "incast" }>, mmu: MmuMode,
       nodes,
       links: hosts.map((h, i) => [`${h}:eth1`, `sw:eth${i + 1}`]),
     },
-    overrides: { hosts: hostSettings(c) },
+    overrides: { hosts: hostSettings(c, acks) },
     timeline: [
       {
         at: "0ns",
@@ -162,7 +183,12 @@ export function fatTreeFlows(hosts: readonly string[], load: number, seed: numbe
   return flows.sort((a, b) => a.atNs - b.atNs || a.id - b.id);
 }
 
-function buildFatTree(c: Extract<FidelityCase, { kind: "fat-tree" }>, mmu: MmuMode, seed: number): Built {
+function buildFatTree(
+  c: Extract<FidelityCase, { kind: "fat-tree" }>,
+  mmu: MmuMode,
+  seed: number,
+  acks: AckClass,
+): Built {
   const topo = fatTreeTopology({ k: FAT_TREE_K, mtu: 1024 });
   const names = Object.keys(topo.nodes);
   const hosts = names.filter((n) => topo.nodes[n]!.kind === "host");
@@ -183,7 +209,7 @@ function buildFatTree(c: Extract<FidelityCase, { kind: "fat-tree" }>, mmu: MmuMo
       ...topo,
       defaults: { ...topo.defaults, switch: switchSettings(c, mmu) },
     },
-    overrides: { hosts: hostSettings(c) },
+    overrides: { hosts: hostSettings(c, acks) },
     timeline: flows.map((f) => ({
       at: `${f.atNs}ns`,
       start: {
@@ -284,6 +310,7 @@ export function runOurs(built: Built, opts: SimRunOptions = {}): RunOutcome {
     queuePeakBytes: report.summary.queuePeakBytes,
     pauses,
     cnps: report.summary.cnpSent,
+    drops: report.summary.drops.lossless,
     dataPackets,
     cpuMs: (used.user + used.system) / 1000,
   };

@@ -9,6 +9,7 @@ import { fmt, fmtInt, formatTable, median } from "./common.js";
 import { type Ns3Flow, type Ns3Outcome, runNs3 } from "./hpcc-ns3.js";
 import type { Ns3FlowResult } from "./hpcc-ns3-output.js";
 import {
+  type AckClass,
   buildCase,
   type CcMode,
   caseName,
@@ -35,6 +36,7 @@ export interface Metrics {
   readonly cnps: number;
   /** CNPs per data packet (packet counts differ: 1,024 bytes of payload here, 1,000 in HPCC's). */
   readonly cnpFraction: number;
+  readonly drops: number;
   readonly done: number;
   readonly total: number;
   /** Fat tree: median and 99th-percentile FCT slowdown per size bucket (NaN: no flow in it). */
@@ -63,6 +65,7 @@ export function metricsOf(o: RunOutcome): Metrics {
     pauses: o.pauses,
     cnps: o.cnps,
     cnpFraction: o.dataPackets > 0 ? o.cnps / o.dataPackets : 0,
+    drops: o.drops,
     done: o.flows.filter((f) => f.fctNs !== null).length,
     total: o.flows.length,
     buckets,
@@ -88,6 +91,7 @@ export function ns3Outcome(o: Ns3Outcome, input: readonly Ns3Flow[]): RunOutcome
     queuePeakBytes: o.trace?.queuePeakBytes ?? Number.NaN,
     pauses: o.pauses,
     cnps: o.trace?.cnps ?? Number.NaN,
+    drops: o.drops,
     // HPCC packs 1,000 bytes of payload per packet.
     dataPackets: o.flows.reduce((a, f) => a + Math.ceil(f.bytes / 1000), 0),
     cpuMs: o.cpuMs,
@@ -106,6 +110,7 @@ export interface FidelityOptions {
   readonly cases: readonly FidelityCase[];
   readonly mmus: readonly MmuMode[];
   readonly seeds: readonly number[];
+  readonly acks: AckClass;
   readonly ns3Dir?: string;
   readonly markdown: boolean;
   readonly json?: string;
@@ -133,11 +138,11 @@ export async function runFidelity(o: FidelityOptions): Promise<CaseResult[]> {
     const ns3: Metrics[] = [];
     const ours: Record<string, Metrics[]> = Object.fromEntries(o.mmus.map((m) => [m, []]));
     for (const seed of o.seeds) {
-      const first = buildCase(c, o.mmus[0]!, seed);
+      const first = buildCase(c, o.mmus[0]!, seed, o.acks);
       // HPCC's run goes on in its own process while ours run here.
       const theirs = o.ns3Dir === undefined ? null : runNs3(o.ns3Dir, first.ns3, seed);
       for (const m of o.mmus)
-        ours[m]!.push(metricsOf(runOurs(m === o.mmus[0] ? first : buildCase(c, m, seed))));
+        ours[m]!.push(metricsOf(runOurs(m === o.mmus[0] ? first : buildCase(c, m, seed, o.acks))));
       if (theirs !== null) ns3.push(metricsOf(ns3Outcome(await theirs, first.ns3.flows)));
     }
     const r: CaseResult = { case: c, name: caseName(c), ns3: o.ns3Dir === undefined ? null : ns3, ours };
@@ -151,14 +156,35 @@ export async function runFidelity(o: FidelityOptions): Promise<CaseResult[]> {
 
 const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
 
-/** Ours over HPCC's, of the means over seeds: "1.03", "=" (both 0), or both figures when one is 0. */
+/**
+ * Whether two sets of per-seed figures have means further apart than twice the standard error of their
+ * difference (Welch's, about 95 %). Figures that do not vary with the seed (congestion control off) have
+ * no spread, so any difference between them counts; with fewer than two seeds on a side, nothing does.
+ */
+export function meansDiffer(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length < 2 || b.length < 2) return false;
+  const ma = mean(a);
+  const mb = mean(b);
+  if (!Number.isFinite(ma) || !Number.isFinite(mb)) return ma !== mb;
+  const v = (xs: readonly number[], m: number): number =>
+    xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1);
+  const se = Math.sqrt(v(a, ma) / a.length + v(b, mb) / b.length);
+  return Math.abs(ma - mb) > 2 * se;
+}
+
+/**
+ * Ours over HPCC's, of the means over seeds: "1.03", "=" (both 0), or both figures when one is 0; "*" when
+ * the means differ by more than the seeds' spread explains (`meansDiffer`).
+ */
 export function ratioCell(ours: readonly number[], theirs: readonly number[]): string {
   const a = mean(ours);
   const b = mean(theirs);
-  if (!Number.isFinite(a) || !Number.isFinite(b)) return a === b ? "=" : `${fmtValue(a)} / ${fmtValue(b)}`;
+  const star = meansDiffer(ours, theirs) ? "*" : "";
+  if (!Number.isFinite(a) || !Number.isFinite(b))
+    return a === b ? "=" : `${fmtValue(a)} / ${fmtValue(b)}${star}`;
   if (a === 0 && b === 0) return "=";
-  if (a === 0 || b === 0) return `${fmtValue(a)} / ${fmtValue(b)}`;
-  return fmt(a / b, 2);
+  if (a === 0 || b === 0) return `${fmtValue(a)} / ${fmtValue(b)}${star}`;
+  return `${fmt(a / b, 2)}${star}`;
 }
 
 function fmtValue(x: number): string {
@@ -189,6 +215,7 @@ const INCAST_COLUMNS: readonly Column[] = [
   { head: "queue peak KB", pick: (m) => m.queuePeak, scale: 1e3, digits: 0 },
   { head: "pauses", pick: (m) => m.pauses, scale: 1, digits: 0 },
   { head: "CNPs / data pkt", pick: (m) => m.cnpFraction, scale: 1, digits: 3 },
+  { head: "lossless drops", pick: (m) => m.drops, scale: 1, digits: 0 },
 ];
 
 function fatTreeColumns(): Column[] {
@@ -204,6 +231,7 @@ function fatTreeColumns(): Column[] {
     cols.push({ head: `${label(lo, hi)} p99`, pick: (m) => m.buckets[i]!.p99, scale: 1, digits: 2 });
   });
   cols.push({ head: "pauses", pick: (m) => m.pauses, scale: 1, digits: 0 });
+  cols.push({ head: "lossless drops", pick: (m) => m.drops, scale: 1, digits: 0 });
   return cols;
 }
 
@@ -244,7 +272,11 @@ function printFidelity(results: readonly CaseResult[], o: FidelityOptions): void
     o.print(table(o, ["case", "simulator", "flows done", ...cols.map((c) => c.head)], rows));
     if (rs.some((r) => r.ns3 === null)) continue;
     o.print();
-    o.print("rocelab over HPCC's ns-3 (ratio of the means):");
+    o.print(
+      "rocelab over HPCC's ns-3 (ratio of the means; * the means differ by more than two standard errors " +
+        "of their difference: more than the seeds' spread explains; runs without congestion control do " +
+        "not vary with the seed, so any difference there is marked):",
+    );
     const ratios: string[][] = [];
     for (const r of rs)
       for (const [m, ms] of Object.entries(r.ours))

@@ -14,7 +14,7 @@
 //
 //   node dist/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 DIR]
 //   node dist/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off [--fat-tree 2] [--load 0.5]
-//       [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--ns3 DIR] [--markdown] [--json FILE]
+//       [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--ns3 DIR] [--markdown] [--json FILE]
 
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -121,6 +121,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       load: { type: "string" },
       mmu: { type: "string" },
       seeds: { type: "string" },
+      acks: { type: "string" },
       markdown: { type: "boolean" },
       json: { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -130,7 +131,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.stdout.write(
       "usage: node dist/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 HPCC_SIMULATION_DIR]\n" +
         "       node dist/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off [--fat-tree MIB] [--load 0.5]\n" +
-        "           [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--ns3 DIR] [--markdown] [--json FILE]\n",
+        "           [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--ns3 DIR] [--markdown] [--json FILE]\n",
     );
     return;
   }
@@ -245,6 +246,8 @@ async function fidelity(values: Record<string, string | boolean | undefined>): P
   );
   const load = Number(str("load") ?? "0.5");
   if (!(load > 0 && load <= 1)) throw new Error(`--load ${str("load")}: expected a fraction in (0, 1]`);
+  const acks = str("acks") ?? "data";
+  if (acks !== "data" && acks !== "high") throw new Error(`--acks ${acks}: expected data or high`);
   const ns3Dir = str("ns3");
   if (ns3Dir !== undefined) ns3Binary(ns3Dir);
   const print = (s = ""): void => {
@@ -259,6 +262,7 @@ async function fidelity(values: Record<string, string | boolean | undefined>): P
     cases: fidelityCases(senders, buffers, ccs as CcMode[], fatTree, load),
     mmus: mmus as ("default" | "hpcc-ns3")[],
     seeds,
+    acks,
     ...(ns3Dir !== undefined ? { ns3Dir } : {}),
     markdown: values.markdown === true,
     ...(str("json") !== undefined ? { json: str("json")! } : {}),

@@ -91,6 +91,7 @@ t.test("HPCC's outcome matched to its input flows; one without an FCT line is un
       ],
       pauses: 4,
       resumes: 4,
+      drops: 2,
       trace: { queuePeakBytes: 9000, cnps: 3, ceMarked: 3, records: 10 },
     },
     input,
@@ -107,13 +108,16 @@ t.test("HPCC's outcome matched to its input flows; one without an FCT line is un
   t.equal(m.buckets[0]!.p50, 1.5, "slowdowns 1.5 and 2 under 100 KB: the lower median (nearest rank)");
   t.equal(m.buckets[3]!.p99, Number.POSITIVE_INFINITY, "≥ 10 MB: the unfinished one");
   t.equal(m.cnpFraction, 0.3);
+  t.equal(m.drops, 2, "the lossless drops HPCC printed");
   t.end();
 });
 
 t.test("ratios and spreads of the means over seeds", (t) => {
-  t.equal(ratioCell([102, 104], [100, 100]), "1.03");
+  t.equal(ratioCell([102, 104], [100, 100]), "1.03*", "3 apart, standard error 1: a difference");
+  t.equal(ratioCell([90, 116], [100, 100]), "1.03", "3 apart, standard error 13: within the spread");
+  t.equal(ratioCell([103], [100]), "1.03", "one seed: no verdict");
   t.equal(ratioCell([0, 0], [0, 0]), "=");
-  t.equal(ratioCell([12, 14], [0, 0]), "13.00 / 0.00", "a ratio to 0 shows both figures");
+  t.equal(ratioCell([12, 14], [0, 0]), "13.00 / 0.00*", "a ratio to 0 shows both figures");
   t.equal(spreadCell([1000, 3000], 1000, 1), "2.0 (1.0–3.0)");
   t.equal(spreadCell([5, 5]), "5");
   t.end();
