@@ -106,6 +106,29 @@ export interface CaseResult {
   readonly ours: Readonly<Record<string, readonly Metrics[]>>;
 }
 
+/** What `--json` writes and `--from` reads back. */
+export interface SavedFidelity {
+  readonly seeds: readonly number[];
+  readonly acks: AckClass;
+  readonly results: readonly CaseResult[];
+}
+
+/** Prints the tables of a saved run again (`--from FILE`). */
+export function reprintFidelity(
+  text: string,
+  file: string,
+  o: Pick<FidelityOptions, "markdown" | "print">,
+): void {
+  const saved = JSON.parse(text) as Partial<SavedFidelity>;
+  // JSON has no +∞ or NaN: --json writes an unfinished flow's FCT as "+inf", a figure without data as "nan".
+  if (!Array.isArray(saved.seeds) || !Array.isArray(saved.results))
+    throw new Error(`${file}: not a saved sim-vs-ns3 run (expected { seeds, acks, results } from --json)`);
+  const results = JSON.parse(text, (_k, v) =>
+    v === "+inf" ? Number.POSITIVE_INFINITY : v === "nan" ? Number.NaN : v,
+  ).results as CaseResult[];
+  printFidelity(results, { ...o, seeds: saved.seeds, acks: saved.acks ?? "data", cases: [], mmus: [] });
+}
+
 export interface FidelityOptions {
   readonly cases: readonly FidelityCase[];
   readonly mmus: readonly MmuMode[];
@@ -149,7 +172,16 @@ export async function runFidelity(o: FidelityOptions): Promise<CaseResult[]> {
     results.push(r);
     o.print(`done: ${r.name} (${o.seeds.length} seeds)`);
   }
-  if (o.json !== undefined) writeFileSync(o.json, `${JSON.stringify(results, null, 1)}\n`);
+  if (o.json !== undefined) {
+    const saved: SavedFidelity = { seeds: o.seeds, acks: o.acks, results };
+    const json = JSON.stringify(
+      saved,
+      (_k, v) =>
+        v === Number.POSITIVE_INFINITY ? "+inf" : typeof v === "number" && Number.isNaN(v) ? "nan" : v,
+      1,
+    );
+    writeFileSync(o.json, `${json}\n`);
+  }
   printFidelity(results, o);
   return results;
 }
@@ -185,6 +217,37 @@ export function ratioCell(ours: readonly number[], theirs: readonly number[]): s
   if (a === 0 && b === 0) return "=";
   if (a === 0 || b === 0) return `${fmtValue(a)} / ${fmtValue(b)}${star}`;
   return `${fmt(a / b, 2)}${star}`;
+}
+
+/** Student's t at 97.5 % for n − 1 degrees of freedom (n = 2..10; 2.0 beyond). */
+const T975 = [Number.NaN, Number.NaN, 12.71, 4.3, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26];
+
+/**
+ * Paired seeds: the mean of ours / HPCC's per seed with its 95 % interval, "1.04 (0.97–1.11)", "*" when
+ * the interval leaves out 1; a seed where either is unfinished (+∞) or both are 0 is shown as such.
+ */
+export function pairedRatioCell(ours: readonly number[], theirs: readonly number[]): string {
+  const n = Math.min(ours.length, theirs.length);
+  const r: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const a = ours[i]!;
+    const b = theirs[i]!;
+    if (!Number.isFinite(a) || !Number.isFinite(b))
+      return `${fmtValue(mean(ours))} / ${fmtValue(mean(theirs))}`;
+    if (a === 0 && b === 0) continue;
+    if (a === 0 || b === 0) {
+      const star = meansDiffer(ours, theirs) ? "*" : "";
+      return `${fmtValue(mean(ours))} / ${fmtValue(mean(theirs))}${star}`;
+    }
+    r.push(a / b);
+  }
+  if (r.length === 0) return "=";
+  const m = mean(r);
+  if (r.length < 2) return fmt(m, 2);
+  const sd = Math.sqrt(r.reduce((acc, x) => acc + (x - m) ** 2, 0) / (r.length - 1));
+  const half = (T975[r.length] ?? 2) * (sd / Math.sqrt(r.length));
+  const star = m - half > 1 || m + half < 1 ? "*" : "";
+  return `${fmt(m, 2)} (${fmt(m - half, 2)}–${fmt(m + half, 2)})${star}`;
 }
 
 function fmtValue(x: number): string {
@@ -272,15 +335,22 @@ function printFidelity(results: readonly CaseResult[], o: FidelityOptions): void
     o.print(table(o, ["case", "simulator", "flows done", ...cols.map((c) => c.head)], rows));
     if (rs.some((r) => r.ns3 === null)) continue;
     o.print();
+    // A fat-tree seed is one flow list run by both simulators: its ratio is paired. An incast seed only
+    // draws each simulator's random numbers, so there the means are compared.
+    const paired = kind === "fat-tree";
     o.print(
-      "rocelab over HPCC's ns-3 (ratio of the means; * the means differ by more than two standard errors " +
-        "of their difference: more than the seeds' spread explains; runs without congestion control do " +
-        "not vary with the seed, so any difference there is marked):",
+      paired
+        ? "rocelab over HPCC's ns-3, seed by seed on the same flows: the mean of the seeds' ratios and its " +
+            "95 % interval (* the interval leaves out 1):"
+        : "rocelab over HPCC's ns-3 (ratio of the means; * the means differ by more than two standard " +
+            "errors of their difference: more than the seeds' spread explains; runs without congestion " +
+            "control do not vary with the seed, so any difference there is marked):",
     );
+    const cell = paired ? pairedRatioCell : ratioCell;
     const ratios: string[][] = [];
     for (const r of rs)
       for (const [m, ms] of Object.entries(r.ours))
-        ratios.push([r.name, `mmu ${m}`, ...cols.map((c) => ratioCell(ms.map(c.pick), r.ns3!.map(c.pick)))]);
+        ratios.push([r.name, `mmu ${m}`, ...cols.map((c) => cell(ms.map(c.pick), r.ns3!.map(c.pick)))]);
     o.print(table(o, ["case", "rocelab", ...cols.map((c) => c.head)], ratios));
   }
 }

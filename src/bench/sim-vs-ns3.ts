@@ -14,9 +14,11 @@
 //
 //   node dist/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 DIR]
 //   node dist/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off [--fat-tree 2] [--load 0.5]
-//       [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--ns3 DIR] [--markdown] [--json FILE]
+//       [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--ns3 DIR]
+//       [--markdown] [--json FILE]
+//   node dist/bench/sim-vs-ns3.js --from FILE [--markdown]      # print a --json run again
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -28,7 +30,7 @@ import { scenarioFile } from "../lab/schema.js";
 import { describeMachine, fmt, fmtInt, formatTable, isMain, median, runAsScript } from "./common.js";
 import { type Ns3Run, ns3Binary, runNs3Incast, timeProcess } from "./hpcc-ns3.js";
 import type { CcMode } from "./ns3-cases.js";
-import { fidelityCases, runFidelity } from "./ns3-fidelity.js";
+import { fidelityCases, reprintFidelity, runFidelity } from "./ns3-fidelity.js";
 
 /** HPCC's ns-3 on the 64:1 incast, measured on this machine kind (issue #16): wall seconds and events. */
 export const NS3_RECORDED = { senders: 64, wallS: 0.43, events: 937_000 } as const;
@@ -122,6 +124,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       mmu: { type: "string" },
       seeds: { type: "string" },
       acks: { type: "string" },
+      from: { type: "string" },
       markdown: { type: "boolean" },
       json: { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -131,8 +134,20 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.stdout.write(
       "usage: node dist/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 HPCC_SIMULATION_DIR]\n" +
         "       node dist/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off [--fat-tree MIB] [--load 0.5]\n" +
-        "           [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--ns3 DIR] [--markdown] [--json FILE]\n",
+        "           [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--ns3 DIR]\n" +
+        "           [--markdown] [--json FILE]\n" +
+        "       node dist/bench/sim-vs-ns3.js --from FILE [--markdown]\n",
     );
+    return;
+  }
+  if (values.from !== undefined) {
+    const print = (s = ""): void => {
+      process.stdout.write(`${s}\n`);
+    };
+    reprintFidelity(readFileSync(values.from, "utf8"), values.from, {
+      markdown: values.markdown === true,
+      print,
+    });
     return;
   }
   if (values.buffers !== undefined || values.cc !== undefined || values["fat-tree"] !== undefined) {

@@ -6,7 +6,14 @@ import t from "tap";
 import { ns3Incast, writeNs3Input } from "../../src/bench/hpcc-ns3.js";
 import { ns3NodeOfIp, parseNs3Flows, parseNs3Pfc, parseNs3Trace } from "../../src/bench/hpcc-ns3-output.js";
 import { buildCase, idealFctNs, WIRE_SCALE } from "../../src/bench/ns3-cases.js";
-import { fidelityCases, metricsOf, ns3Outcome, ratioCell, spreadCell } from "../../src/bench/ns3-fidelity.js";
+import {
+  fidelityCases,
+  metricsOf,
+  ns3Outcome,
+  pairedRatioCell,
+  ratioCell,
+  spreadCell,
+} from "../../src/bench/ns3-fidelity.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 /** A SimSetting header with `ports` entries, then the records. */
@@ -119,6 +126,12 @@ t.test("ratios and spreads of the means over seeds", (t) => {
   t.equal(ratioCell([0, 0], [0, 0]), "=");
   t.equal(ratioCell([12, 14], [0, 0]), "13.00 / 0.00*", "a ratio to 0 shows both figures");
   t.equal(spreadCell([1000, 3000], 1000, 1), "2.0 (1.0–3.0)");
+  // Paired: ratios 1.1, 1.2, 1.3: mean 1.2, sd 0.1, ± 4.30 × 0.1 / √3 = 0.25.
+  t.equal(pairedRatioCell([11, 24, 39], [10, 20, 30]), "1.20 (0.95–1.45)");
+  t.equal(pairedRatioCell([11, 12, 13], [10, 10, 10]), "1.20 (0.95–1.45)");
+  t.equal(pairedRatioCell([21, 22, 23], [10, 10, 10]), "2.20 (1.95–2.45)*", "the interval leaves out 1");
+  t.equal(pairedRatioCell([1, 2], [1, Number.POSITIVE_INFINITY]), "1.50 / unfinished");
+  t.equal(pairedRatioCell([0, 0, 0], [86, 300, 2970]), "0.00 / 1,119", "a ratio to 0 shows both means");
   t.equal(spreadCell([5, 5]), "5");
   t.end();
 });
