@@ -1,8 +1,9 @@
 // HPCC's ns-3 RDMA simulator (github.com/alibaba-edu/High-Precision-Congestion-Control, simulation/, ns-3.17)
-// run beside ours on the same N-to-1 incast: this module writes the scenario in HPCC's input formats (the
-// topology, flow and trace files and the config.txt its run.py writes for `--cc dcqcn --bw 100`), runs a
-// build the user made (`scratch/third`), and reads its FCT file. Nothing of HPCC's is part of rocelab: the
-// user passes the `simulation/` directory of their own build (`--ns3 DIR`).
+// run beside ours: this module writes a run in HPCC's input formats (the topology, flow and trace files and
+// the config.txt its run.py writes for `--cc dcqcn --bw 100`, with the buffer size and ECN switch of the
+// case), runs a build the user made (`scratch/third`), and reads its outputs (hpcc-ns3-output.ts: the FCT
+// and PFC files, the packet trace). Nothing of HPCC's is part of rocelab: the user passes the
+// `simulation/` directory of their own build (`--ns3 DIR`).
 //
 // Formats, from HPCC's simulation/scratch/third.cc: topology "nodes switches links", the switch ids, then
 // "src dst rate delay error-rate"; flows "count", then "src dst priority dport bytes start-seconds"; the FCT
@@ -12,7 +13,16 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
-import { median } from "./common.js";
+import {
+  type Ns3FlowResult,
+  type Ns3TraceSummary,
+  parseNs3Fct,
+  parseNs3Flows,
+  parseNs3Pfc,
+  parseNs3Trace,
+} from "./hpcc-ns3-output.js";
+
+export { parseNs3Fct } from "./hpcc-ns3-output.js";
 
 export interface Ns3Run {
   readonly wallMs: number;
@@ -38,11 +48,35 @@ export function ns3Binary(simulationDir: string): string {
   return bin;
 }
 
-/** run.py's config for DCQCN at 100 Gb/s (its `--cc dcqcn --bw 100` branch), with our file names. */
-function config(dir: string, stopS: number): string {
+/** A flow in HPCC's flow file: node ids, bytes and its start. */
+export interface Ns3Flow {
+  readonly src: number;
+  readonly dst: number;
+  readonly bytes: number;
+  readonly startNs: number;
+}
+
+/** A run of HPCC's simulator: the topology (100 Gb/s, 1 µs links), the flows and the switch settings. */
+export interface Ns3Input {
+  readonly nodes: number;
+  readonly switches: readonly number[];
+  readonly links: readonly (readonly [number, number])[];
+  /** In order of start. */
+  readonly flows: readonly Ns3Flow[];
+  /** BUFFER_SIZE: MiB (third.cc multiplies by 1024 × 1024). */
+  readonly bufferMiB: number;
+  /** "dcqcn": run.py's DCQCN with ECN marking; "off": ENABLE_QCN 0 (no marks, so every QP at line rate). */
+  readonly cc: "dcqcn" | "off";
+  /** Nodes whose ports write every packet event to the trace (ENABLE_TRACE 1); none: no trace. */
+  readonly trace: readonly number[];
+  readonly stopS: number;
+}
+
+/** run.py's config for `--cc dcqcn --bw 100`, with our file names, buffer and ECN switch. */
+function config(dir: string, input: Ns3Input): string {
   const f = (n: string) => join(dir, n);
   return [
-    "ENABLE_QCN 1",
+    `ENABLE_QCN ${input.cc === "dcqcn" ? 1 : 0}`,
     "USE_DYNAMIC_PFC_THRESHOLD 1",
     "PACKET_PAYLOAD_SIZE 1000",
     `TOPOLOGY_FILE ${f("topology.txt")}`,
@@ -51,7 +85,7 @@ function config(dir: string, stopS: number): string {
     `TRACE_OUTPUT_FILE ${f("mix.tr")}`,
     `FCT_OUTPUT_FILE ${f("fct.txt")}`,
     `PFC_OUTPUT_FILE ${f("pfc.txt")}`,
-    `SIMULATOR_STOP_TIME ${stopS}`,
+    `SIMULATOR_STOP_TIME ${input.stopS}`,
     "CC_MODE 1",
     "ALPHA_RESUME_INTERVAL 1",
     "RATE_DECREASE_INTERVAL 4",
@@ -81,12 +115,12 @@ function config(dir: string, stopS: number): string {
     "RATE_BOUND 1",
     "ACK_HIGH_PRIO 1",
     "LINK_DOWN 0 0 0",
-    "ENABLE_TRACE 0",
+    `ENABLE_TRACE ${input.trace.length > 0 ? 1 : 0}`,
     // ECN thresholds in KB (1000 B) per link rate: 400 KB / 1600 KB / 20 % at 100 Gb/s.
     "KMAX_MAP 2 100000000000 1600 400000000000 6400",
     "KMIN_MAP 2 100000000000 400 400000000000 1600",
     "PMAX_MAP 2 100000000000 0.20 400000000000 0.20",
-    "BUFFER_SIZE 32",
+    `BUFFER_SIZE ${input.bufferMiB}`,
     `QLEN_MON_FILE ${f("qlen.txt")}`,
     // The queue monitor is scheduled past the stop time: it never runs.
     "QLEN_MON_START 2000000000",
@@ -95,40 +129,44 @@ function config(dir: string, stopS: number): string {
   ].join("\n");
 }
 
-/** Writes the N-to-1 incast in HPCC's formats into `dir`: node 0 the switch, 1 the receiver, 2.. senders. */
-export function writeNs3Incast(dir: string, senders: number, bytes: number): string {
-  const links = Array.from({ length: senders + 1 }, (_, i) => `0 ${i + 1} 100Gbps 0.001ms 0`);
-  writeFileSync(join(dir, "topology.txt"), `${senders + 2} 1 ${senders + 1}\n0\n${links.join("\n")}\n`);
-  const flows = Array.from({ length: senders }, (_, i) => `${i + 2} 1 3 100 ${bytes} 0`);
-  writeFileSync(join(dir, "flow.txt"), `${senders}\n${flows.join("\n")}\n`);
-  writeFileSync(join(dir, "trace.txt"), "1\n0\n");
-  // Twice the transfer at line rate, as our scenario's duration; every flow is done long before.
-  const stopS = Math.max(0.002, (2 * senders * bytes * 8) / 100e9 + 0.0002);
+/** Writes a run in HPCC's formats into `dir`; returns the config file's path. */
+export function writeNs3Input(dir: string, input: Ns3Input): string {
+  const links = input.links.map(([a, b]) => `${a} ${b} 100Gbps 0.001ms 0`);
+  const head = `${input.nodes} ${input.switches.length} ${links.length}\n${input.switches.join(" ")}`;
+  writeFileSync(join(dir, "topology.txt"), `${head}\n${links.join("\n")}\n`);
+  // Start times in seconds, to the nanosecond (a flow at 0 stays "0", as HPCC's own files write it).
+  const at = (ns: number): string => (ns === 0 ? "0" : (ns / 1e9).toFixed(9));
+  const flows = input.flows.map((f) => `${f.src} ${f.dst} 3 100 ${f.bytes} ${at(f.startNs)}`);
+  writeFileSync(join(dir, "flow.txt"), `${flows.length}\n${flows.join("\n")}\n`);
+  writeFileSync(join(dir, "trace.txt"), `${input.trace.length}\n${input.trace.join(" ")}\n`);
   const file = join(dir, "config.txt");
-  writeFileSync(file, config(dir, Number(stopS.toFixed(6))));
+  writeFileSync(file, config(dir, input));
   return file;
 }
 
-/**
- * HPCC's FCT output: one line per completed flow, "sip dip sport dport bytes start-ns fct-ns standalone-ns",
- * the addresses in hex (0b000201).
- */
-export function parseNs3Fct(text: string): Pick<Ns3Run, "flows" | "lastDoneNs" | "medianFctNs"> {
-  const rows = text
-    .split("\n")
-    .filter((l) => l.trim() !== "")
-    .map((l, i) => {
-      const f = l.trim().split(/\s+/);
-      const r = f.map((x, j) => (j < 2 ? Number.parseInt(x, 16) : Number(x)));
-      if (r.length < 8 || r.some((x) => !Number.isFinite(x)))
-        throw new Error(`HPCC FCT output line ${i + 1}: expected 2 hex addresses and 6 numbers, got "${l}"`);
-      return r;
-    });
+/** The N-to-1 incast: node 0 the switch, 1 the receiver, 2.. the senders, every flow at t = 0. */
+export function ns3Incast(
+  senders: number,
+  bytes: number,
+  opts: Partial<Pick<Ns3Input, "bufferMiB" | "cc" | "trace">> = {},
+): Ns3Input {
+  // Twice the transfer at line rate, as our scenario's duration; every flow is done long before.
+  const stopS = Math.max(0.002, (2 * senders * bytes * 8) / 100e9 + 0.0002);
   return {
-    flows: rows.length,
-    lastDoneNs: rows.reduce((m, r) => Math.max(m, r[5]! + r[6]!), 0),
-    medianFctNs: rows.length === 0 ? 0 : median(rows.map((r) => r[6]!)),
+    nodes: senders + 2,
+    switches: [0],
+    links: Array.from({ length: senders + 1 }, (_, i) => [0, i + 1] as const),
+    flows: Array.from({ length: senders }, (_, i) => ({ src: i + 2, dst: 1, bytes, startNs: 0 })),
+    bufferMiB: opts.bufferMiB ?? 32,
+    cc: opts.cc ?? "dcqcn",
+    trace: opts.trace ?? [],
+    stopS: Number(stopS.toFixed(6)),
   };
+}
+
+/** Writes the N-to-1 incast in HPCC's formats into `dir` (32 MiB, DCQCN, no trace). */
+export function writeNs3Incast(dir: string, senders: number, bytes: number): string {
+  return writeNs3Input(dir, ns3Incast(senders, bytes));
 }
 
 /**
@@ -190,6 +228,49 @@ export async function runNs3Incast(
       cpuMs,
       ...parseNs3Fct(readFileSync(join(dir, "fct.txt"), "utf8")),
       pfcEvents: pfc,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** What one run of HPCC's simulator gave: every completed flow, the pauses, and what its trace shows. */
+export interface Ns3Outcome {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  readonly flows: readonly Ns3FlowResult[];
+  /** PFC pause frames received anywhere (each XOFF a switch asserted, once: HPCC never refreshes). */
+  readonly pauses: number;
+  readonly resumes: number;
+  /** Packets its switches dropped (a "Drop:" line each on its standard output: only a full headroom). */
+  readonly drops: number;
+  /** From the trace of `input.trace`'s switches; null without a trace. */
+  readonly trace: Ns3TraceSummary | null;
+}
+
+/**
+ * Runs HPCC's simulator on `input` with RNG run `seed` (ns-3's `RngRun` global value, through the
+ * NS_GLOBAL_VALUE environment variable: the ECN marking draws change with it) and reads its outputs.
+ */
+export async function runNs3(simulationDir: string, input: Ns3Input, seed = 1): Promise<Ns3Outcome> {
+  const bin = ns3Binary(simulationDir);
+  const dir = mkdtempSync(join(tmpdir(), "rocelab-ns3-"));
+  try {
+    const cfg = writeNs3Input(dir, input);
+    const { wallMs, cpuMs } = await timeProcess(bin, [cfg], dir, {
+      LD_LIBRARY_PATH: join(simulationDir, "build"),
+      NS_GLOBAL_VALUE: `RngRun=${seed}`,
+    });
+    const read = (n: string): string => (existsSync(join(dir, n)) ? readFileSync(join(dir, n), "utf8") : "");
+    return {
+      wallMs,
+      cpuMs,
+      flows: parseNs3Flows(read("fct.txt")),
+      ...parseNs3Pfc(read("pfc.txt")),
+      drops: read("process.log")
+        .split("\n")
+        .filter((l) => l.includes(" Drop: ")).length,
+      trace: input.trace.length > 0 ? parseNs3Trace(readFileSync(join(dir, "mix.tr"))) : null,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -8,9 +8,17 @@
 // ns-3) it runs HPCC's simulator on the same incast too, alternating with ours, and prints both side by
 // side: CPU time and the outcome (when the last flow completed, the median FCT).
 //
+// With `--buffers` (MiB), `--cc` or `--fat-tree` it compares outcomes instead (ns3-fidelity.ts): the
+// incasts over shared-buffer sizes with DCQCN on and off, and a k = 4 fat tree under the web-search mix,
+// every metric's mean over `--seeds` in both simulators and their ratio, for each `--mmu` accounting.
+//
 //   node dist/tools/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 DIR]
+//   node dist/tools/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off [--fat-tree 2] [--load 0.5]
+//       [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--ns3 DIR]
+//       [--markdown] [--json FILE]
+//   node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]      # print a --json run again
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -21,6 +29,8 @@ import { resolveScenario, type Scenario } from "../../src/scenario/scenario.js";
 import { scenarioFile } from "../../src/scenario/schema.js";
 import { describeMachine, fmt, fmtInt, formatTable, isMain, median, runAsScript } from "./common.js";
 import { type Ns3Run, ns3Binary, runNs3Incast, timeProcess } from "./hpcc-ns3.js";
+import type { CcMode } from "./ns3-cases.js";
+import { fidelityCases, reprintFidelity, runFidelity } from "./ns3-fidelity.js";
 
 /** HPCC's ns-3 on the 64:1 incast, measured on this machine kind (issue #16): wall seconds and events. */
 export const NS3_RECORDED = { senders: 64, wallS: 0.43, events: 937_000 } as const;
@@ -107,13 +117,41 @@ export async function main(argv: readonly string[]): Promise<void> {
       runs: { type: "string" },
       senders: { type: "string" },
       ns3: { type: "string" },
+      buffers: { type: "string" },
+      cc: { type: "string" },
+      "fat-tree": { type: "string" },
+      load: { type: "string" },
+      mmu: { type: "string" },
+      seeds: { type: "string" },
+      acks: { type: "string" },
+      from: { type: "string" },
+      markdown: { type: "boolean" },
+      json: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
   if (values.help) {
     process.stdout.write(
-      "usage: node dist/tools/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 HPCC_SIMULATION_DIR]\n",
+      "usage: node dist/tools/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 HPCC_SIMULATION_DIR]\n" +
+        "       node dist/tools/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off [--fat-tree MIB] [--load 0.5]\n" +
+        "           [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--ns3 DIR]\n" +
+        "           [--markdown] [--json FILE]\n" +
+        "       node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]\n",
     );
+    return;
+  }
+  if (values.from !== undefined) {
+    const print = (s = ""): void => {
+      process.stdout.write(`${s}\n`);
+    };
+    reprintFidelity(readFileSync(values.from, "utf8"), values.from, {
+      markdown: values.markdown === true,
+      print,
+    });
+    return;
+  }
+  if (values.buffers !== undefined || values.cc !== undefined || values["fat-tree"] !== undefined) {
+    await fidelity(values);
     return;
   }
   const runs = Number(values.runs ?? 3);
@@ -186,6 +224,65 @@ export async function main(argv: readonly string[]): Promise<void> {
       "wall time includes building the fabric and assembling the report. On a shared machine read the " +
       "CPU columns (the least CPU time of the runs against ns-3's wall time, ns-3 being single-threaded)",
   );
+}
+
+/** A list of numbers from a flag, each checked. */
+function numbers(flag: string, text: string, ok: (n: number) => boolean, what: string): number[] {
+  const xs = text.split(",").map(Number);
+  if (xs.length === 0 || xs.some((x) => !ok(x))) throw new Error(`--${flag} ${text}: expected ${what}`);
+  return xs;
+}
+
+/** `--buffers` / `--cc` / `--fat-tree`: outcomes against HPCC's ns-3 (ns3-fidelity.ts). */
+async function fidelity(values: Record<string, string | boolean | undefined>): Promise<void> {
+  const str = (k: string): string | undefined => values[k] as string | undefined;
+  const ccs = (str("cc") ?? "dcqcn,off").split(",");
+  if (ccs.some((c) => c !== "dcqcn" && c !== "off"))
+    throw new Error(`--cc ${str("cc")}: expected dcqcn and/or off`);
+  const mmus = (str("mmu") ?? "default,hpcc-ns3").split(",");
+  if (mmus.some((m) => m !== "default" && m !== "hpcc-ns3"))
+    throw new Error(`--mmu ${str("mmu")}: expected default and/or hpcc-ns3`);
+  const mib = (x: number) => Number.isInteger(x) && x >= 1 && x <= 4096;
+  const buffers =
+    str("buffers") === undefined ? [] : numbers("buffers", str("buffers")!, mib, "MiB, integers 1..4096");
+  const fatTree =
+    str("fat-tree") === undefined ? [] : numbers("fat-tree", str("fat-tree")!, mib, "MiB, integers 1..4096");
+  const senders = numbers(
+    "senders",
+    str("senders") ?? "16,64",
+    (n) => Number.isInteger(n) && n >= 1 && n <= 250,
+    "1..250",
+  );
+  const seeds = numbers(
+    "seeds",
+    str("seeds") ?? "1,2,3",
+    (n) => Number.isInteger(n) && n >= 1,
+    "positive integers",
+  );
+  const load = Number(str("load") ?? "0.5");
+  if (!(load > 0 && load <= 1)) throw new Error(`--load ${str("load")}: expected a fraction in (0, 1]`);
+  const acks = str("acks") ?? "data";
+  if (acks !== "data" && acks !== "high") throw new Error(`--acks ${acks}: expected data or high`);
+  const ns3Dir = str("ns3");
+  if (ns3Dir !== undefined) ns3Binary(ns3Dir);
+  const print = (s = ""): void => {
+    process.stdout.write(`${s}\n`);
+  };
+  print("== sim-vs-ns3: outcomes against HPCC's ns-3 over shared-buffer sizes ==");
+  print(describeMachine());
+  print(
+    ns3Dir === undefined ? "HPCC ns-3: not given (--ns3 DIR); rocelab's side only" : `HPCC ns-3: ${ns3Dir}`,
+  );
+  await runFidelity({
+    cases: fidelityCases(senders, buffers, ccs as CcMode[], fatTree, load),
+    mmus: mmus as ("default" | "hpcc-ns3")[],
+    seeds,
+    acks,
+    ...(ns3Dir !== undefined ? { ns3Dir } : {}),
+    markdown: values.markdown === true,
+    ...(str("json") !== undefined ? { json: str("json")! } : {}),
+    print,
+  });
 }
 
 /** Ours and HPCC's ns-3 alternating on the same incasts: CPU time and outcome, side by side. */

@@ -138,7 +138,7 @@ export class FlowDriver {
 
   /** The QP pair of a flow, created on both NICs the first time it is needed. */
   private pairFor(f: FlowSpec): QpPair {
-    const key = `${f.src}>${f.dst}#${f.qpIndex}`;
+    const key = f.ownQp === true ? `${f.src}>${f.dst}@${f.id}` : `${f.src}>${f.dst}#${f.qpIndex}`;
     let pair = this.pairs.get(key);
     if (pair === undefined) {
       pair = { srcQpn: this.allocate(f.src), dstQpn: this.allocate(f.dst) };

@@ -6,8 +6,8 @@ import { formatSize } from "../device/units.js";
 import type { ResolvedLab } from "../scenario/resolved-lab.js";
 import type { Rule, RuleFinding } from "../scenario/rule.js";
 import type { SwitchConfig } from "../switch/config.js";
-import { autoHeadroomBytes } from "../switch/mmu.js";
-import { PRIORITIES } from "../wire/pfc.js";
+import { autoHeadroomOf } from "../switch/features/buffer.js";
+import { autoHeadroomBytes, sharedPoolBytes } from "../switch/mmu.js";
 
 /** Kmin below this at 100 Gb/s marks ordinary bursts (DCQCN tuning article §6: "not as low as 50 KB"). */
 export const KMIN_FLOOR_AT_100G = 100_000;
@@ -18,8 +18,9 @@ export function smallestXoff(sw: SwitchConfig): { bytes: number; dynamic: boolea
   if (pfc.xoff !== "dynamic") return { bytes: pfc.xoff, dynamic: false };
   const lossless = sw.qos.lossless.length;
   const ports = sw.ports.length;
-  const headroom = sw.ports.reduce((a, p) => a + headroomOf(sw, p.rateBps, p.delayNs) * lossless, 0);
-  const pool = Math.max(0, sw.buffer.size - ports * PRIORITIES * sw.buffer.reserve - headroom);
+  const headroom = sw.ports.map((p) => headroomOf(sw, p.rateBps, p.delayNs));
+  const { mmu, size, reserve } = sw.buffer;
+  const pool = sharedPoolBytes(mmu, size, reserve, headroom, lossless, ports);
   // Dynamic threshold T = α (pool − used); with N PGs each at T, used = N·T, so T = α·pool / (1 + α·N).
   const n = ports * lossless;
   return { bytes: sw.buffer.reserve + (pfc.alpha * pool) / (1 + pfc.alpha * n), dynamic: true };
@@ -27,7 +28,7 @@ export function smallestXoff(sw: SwitchConfig): { bytes: number; dynamic: boolea
 
 function headroomOf(sw: SwitchConfig, rateBps: number, delayNs: number): number {
   const h = sw.buffer.headroom;
-  return h === "auto" ? autoHeadroomBytes(rateBps, delayNs, sw.maxFrameBytes, sw.pfc.headroomSlack) : h;
+  return h === "auto" ? autoHeadroomOf(sw, rateBps, delayNs) : h;
 }
 
 /** Queues of lossless priorities that ECN marks, with their thresholds. */

@@ -29,6 +29,8 @@ export interface FlowSpec {
   readonly after: readonly number[];
   /** Name of the workload that produced it. */
   readonly workload: string;
+  /** On a QP pair of its own (created for it), not the host pair's shared QPs. */
+  readonly ownQp?: boolean;
 }
 
 interface Common {
@@ -38,6 +40,11 @@ interface Common {
   readonly qps: number;
   readonly repeat: number;
   readonly intervalNs: number;
+  /**
+   * Every message on a QP pair of its own, as HPCC's ns-3 runs each flow, instead of the host pair's `qps`
+   * shared QPs (where messages between the same hosts wait for each other).
+   */
+  readonly qpPerMessage?: boolean;
 }
 
 export type WorkloadSpec =
@@ -183,6 +190,7 @@ export function generateFlows(
         atNs: at,
         after,
         workload: spec.name,
+        ...(spec.qpPerMessage === true ? { ownQp: true } : {}),
       });
     }
     return ids;

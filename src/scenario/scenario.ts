@@ -207,6 +207,7 @@ function resolveWorkload(
     qps: w.qps ?? 1,
     repeat: w.repeat ?? 1,
     intervalNs: w.interval ?? 0,
+    ...(w.qpPerMessage === true ? { qpPerMessage: true } : {}),
   };
   const pick = (h: "all" | readonly string[] | undefined): readonly string[] =>
     h === undefined || h === "all" ? hostNames : h;

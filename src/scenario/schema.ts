@@ -143,6 +143,8 @@ const workloadCommon = {
   op: z.enum(["write", "send", "read"]).optional(),
   /** QPs per host pair; each message is split evenly across them (multi-QP entropy). */
   qps: z.number().int().min(1).max(256).optional(),
+  /** Every message on a QP pair of its own (HPCC's ns-3 flows), not the host pair's shared QPs. */
+  qpPerMessage: z.boolean().optional(),
   repeat: z.number().int().min(1).max(100_000).optional(),
   interval: duration.optional(),
 };

@@ -11,12 +11,27 @@
 //   * XON when the headroom is empty and use is `resumeOffset` below the threshold;
 //   * lossy queues are bounded at egress by a dynamic threshold α × (free shared buffer).
 // Sizes are bytes of frame as carried in memory (no cell rounding).
+//
+// Two accountings (`buffer.mmu`). "default": every (port, PG) reserve and every lossless PG's headroom
+// leave the shared pool, and a packet gives back exactly what it was charged (reserve, shared or headroom)
+// when it leaves. "hpcc-ns3": HPCC's SwitchMmu as written: the pool loses one reserve and one headroom per
+// port, the threshold is the integer ⌊α × free⌋, a departing packet empties its PG's headroom first, and
+// XOFF is due whenever the PG's shared use is at the threshold (also at 0 of 0). See docs/switch.md.
 
 import { PRIORITIES } from "../wire/pfc.js";
 import { DropReason } from "./drops.js";
 
+/** How the MMU accounts (features/buffer.ts documents both). */
+export const MmuMode = {
+  Default: "default",
+  HpccNs3: "hpcc-ns3",
+} as const;
+export type MmuMode = (typeof MmuMode)[keyof typeof MmuMode];
+
 /** The buffer as the MMU sees it (features/buffer.ts owns the section). */
 export interface MmuBuffer {
+  /** Accounting: rocelab's (default) or HPCC's ns-3 SwitchMmu. */
+  readonly mmu: MmuMode;
   /** Total shared-memory buffer, bytes. */
   readonly size: number;
   /** Guaranteed bytes per (ingress port, priority group). */
@@ -51,6 +66,36 @@ export function autoHeadroomBytes(
   return Math.ceil(roundTripBytes + 3 * wireFrame + 84 + slackBytes);
 }
 
+/**
+ * HPCC's ns-3 headroom per port (simulation/scratch/third.cc): three one-way bandwidth-delay products,
+ * `rate * delay / 8 / 1e9 * 3` in integer arithmetic (delay in ns).
+ */
+export function hpccNs3HeadroomBytes(rateBps: number, delayNs: number): number {
+  return Math.floor((rateBps * delayNs) / 8 / 1e9) * 3;
+}
+
+/**
+ * The shared pool: the buffer less the reserves and the headroom. Default: a reserve per (port, priority
+ * group) and a headroom per (port, lossless PG), `headroomPerPort` indexed by port number. hpcc-ns3: one
+ * reserve per port in use and one headroom per port (SwitchMmu::ConfigNPort), though each (port, queue)
+ * may use a reserve. Never below 0 (HPCC's unsigned arithmetic wraps around instead: docs/fidelity.md).
+ */
+export function sharedPoolBytes(
+  mode: MmuMode,
+  size: number,
+  reserve: number,
+  headroomPerPort: ArrayLike<number>,
+  losslessPgs: number,
+  portsInUse: number,
+): number {
+  let headroomTotal = 0;
+  for (let port = 0; port < headroomPerPort.length; port++) headroomTotal += headroomPerPort[port]!;
+  if (mode === MmuMode.HpccNs3) return Math.max(0, size - portsInUse * reserve - headroomTotal);
+  // Every index up to the highest port number has its reserve (port 0, unused, too).
+  const ports = headroomPerPort.length;
+  return Math.max(0, size - ports * PRIORITIES * reserve - headroomTotal * losslessPgs);
+}
+
 // The per-(port, priority) state, one row of CELL Float64 slots per index port × PRIORITIES + p: the
 // ingress PG's bytes, its headroom use and that use's peak, and the egress queue's bytes and their peak.
 // One array with the slots of an index side by side, because an admit or a release touches one ingress and
@@ -75,6 +120,10 @@ export class Mmu {
   private buffer: MmuBuffer;
   private pfc: MmuPfc;
   private dynamicXoff: boolean;
+  /** `buffer.mmu` is hpcc-ns3. */
+  private hpcc: boolean;
+  /** Ports configured (numbers may leave gaps: port 0 is never one). */
+  private portsInUse: number;
 
   constructor(
     private readonly numPorts: number,
@@ -88,12 +137,16 @@ export class Mmu {
     this.buffer = buffer;
     this.pfc = pfc;
     this.dynamicXoff = pfc.xoff === "dynamic";
+    this.hpcc = buffer.mmu === MmuMode.HpccNs3;
+    this.portsInUse = numPorts;
     this.recomputePool();
   }
 
-  /** New buffer sizes (the current occupancy is kept). */
-  setBuffer(buffer: MmuBuffer, headroomPerPort: readonly number[]): void {
+  /** New buffer sizes (the current occupancy is kept); `portsInUse`: how many ports are configured. */
+  setBuffer(buffer: MmuBuffer, headroomPerPort: readonly number[], portsInUse = this.numPorts): void {
     this.buffer = buffer;
+    this.portsInUse = portsInUse;
+    this.hpcc = buffer.mmu === MmuMode.HpccNs3;
     this.headroomSize = Float64Array.from(headroomPerPort);
     this.recomputePool();
   }
@@ -111,12 +164,19 @@ export class Mmu {
   }
 
   private recomputePool(): void {
-    let headroomTotal = 0;
     let losslessPgs = 0;
     for (let p = 0; p < PRIORITIES; p++) if (this.losslessMask & (1 << p)) losslessPgs++;
-    for (let port = 0; port < this.numPorts; port++) headroomTotal += this.headroomSize[port]! * losslessPgs;
-    const reserveTotal = this.numPorts * PRIORITIES * this.buffer.reserve;
-    this.sharedPool = Math.max(0, this.buffer.size - reserveTotal - headroomTotal);
+    const { mmu, size, reserve } = this.buffer;
+    this.sharedPool = sharedPoolBytes(mmu, size, reserve, this.headroomSize, losslessPgs, this.portsInUse);
+  }
+
+  /**
+   * hpcc-ns3: the most shared buffer one PG may use before XOFF, now: ⌊α × (free shared buffer)⌋
+   * (SwitchMmu::GetPfcThreshold, a right shift by pfc_a_shift), or a static `pfc.xoff` less the reserve.
+   */
+  sharedLimit(): number {
+    if (!this.dynamicXoff) return (this.pfc.xoff as number) - this.buffer.reserve;
+    return Math.floor(this.pfc.alpha * (this.sharedPool - this.sharedUsedBytes));
   }
 
   get sharedPoolBytes(): number {
@@ -186,7 +246,10 @@ export class Mmu {
       if (c[e + EGRESS_BYTES]! + bytes > limit + this.buffer.reserve) return DropReason.EgressLimit;
     }
     let headroom = 0;
-    if (inPort >= 0) {
+    if (inPort >= 0 && protectedPg && this.hpcc) {
+      headroom = this.admitHpcc((inPort * PRIORITIES + pg) * CELL, this.headroomSize[inPort]!, bytes);
+      if (headroom < 0) return DropReason.HeadroomExhausted;
+    } else if (inPort >= 0) {
       const i = (inPort * PRIORITIES + pg) * CELL;
       const before = c[i + PG_BYTES]!;
       const after = before + bytes;
@@ -226,6 +289,34 @@ export class Mmu {
     return headroom;
   }
 
+  /**
+   * SwitchMmu::CheckIngressAdmission and UpdateIngressAdmission for a PFC-protected PG at cell row `i`:
+   * drop (-1) only when the packet fits neither the headroom nor under the threshold; else reserve while
+   * the PG's use stays within it, headroom when its shared use would pass the threshold, shared otherwise.
+   * Returns the headroom share of the charge.
+   */
+  private admitHpcc(i: number, headroomSize: number, bytes: number): number {
+    const c = this.cells;
+    const reserve = this.buffer.reserve;
+    const before = c[i + PG_BYTES]!;
+    const limit = this.sharedLimit();
+    if (bytes + c[i + PG_HEADROOM]! > headroomSize && bytes + Math.max(0, before - reserve) > limit)
+      return -1;
+    const after = before + bytes;
+    if (after > reserve && after - reserve > limit) {
+      c[i + PG_HEADROOM]! += bytes;
+      this.headroomUsedBytes += bytes;
+      if (c[i + PG_HEADROOM]! > c[i + HEADROOM_PEAK]!) c[i + HEADROOM_PEAK] = c[i + PG_HEADROOM]!;
+      return bytes;
+    }
+    const shared = Math.max(0, Math.min(bytes, after - reserve));
+    c[i + PG_BYTES] = after;
+    this.reserveUsedBytes += bytes - shared;
+    this.sharedUsedBytes += shared;
+    if (this.sharedUsedBytes > this.sharedPeakBytes) this.sharedPeakBytes = this.sharedUsedBytes;
+    return 0;
+  }
+
   /** Gives back what `admit` charged, when the packet leaves (or is flushed). */
   release(inPort: number, pg: number, outPort: number, queue: number, bytes: number, headroom: number): void {
     const c = this.cells;
@@ -235,6 +326,10 @@ export class Mmu {
       return;
     }
     const i = (inPort * PRIORITIES + pg) * CELL;
+    if (this.hpcc) {
+      this.releaseHpcc(i, bytes);
+      return;
+    }
     if (headroom > 0) {
       c[i + PG_HEADROOM]! -= headroom;
       this.headroomUsedBytes -= headroom;
@@ -248,11 +343,30 @@ export class Mmu {
     this.sharedUsedBytes -= Math.max(0, before - reserve) - Math.max(0, after - reserve);
   }
 
+  /**
+   * SwitchMmu::RemoveFromIngressAdmission: whatever packet leaves, the PG's headroom is emptied first, then
+   * its shared use, then its reserve.
+   */
+  private releaseHpcc(i: number, bytes: number): void {
+    const c = this.cells;
+    const fromHeadroom = Math.min(c[i + PG_HEADROOM]!, bytes);
+    c[i + PG_HEADROOM]! -= fromHeadroom;
+    this.headroomUsedBytes -= fromHeadroom;
+    const rest = bytes - fromHeadroom;
+    const before = c[i + PG_BYTES]!;
+    const fromShared = Math.min(rest, Math.max(0, before - this.buffer.reserve));
+    c[i + PG_BYTES] = before - rest;
+    this.sharedUsedBytes -= fromShared;
+    this.reserveUsedBytes -= rest - fromShared;
+  }
+
   /** Should (port, pg) assert XOFF now? (Only meaningful for PFC-protected PGs.) */
   shouldXoff(port: number, pg: number): boolean {
     const c = this.cells;
     const i = (port * PRIORITIES + pg) * CELL;
     if (c[i + PG_HEADROOM]! > 0) return true;
+    // HPCC's CheckShouldPause: shared use at the threshold, 0 of 0 included (an empty pool pauses at once).
+    if (this.hpcc) return Math.max(0, c[i + PG_BYTES]! - this.buffer.reserve) >= this.sharedLimit();
     if (this.dynamicXoff) {
       const shared = Math.max(0, c[i + PG_BYTES]! - this.buffer.reserve);
       return shared > 0 && shared >= this.pfc.alpha * (this.sharedPool - this.sharedUsedBytes);
@@ -266,6 +380,10 @@ export class Mmu {
     const i = (port * PRIORITIES + pg) * CELL;
     if (c[i + PG_HEADROOM]! > 0) return false;
     const offset = this.pfc.resumeOffset;
+    if (this.hpcc) {
+      const shared = Math.max(0, c[i + PG_BYTES]! - this.buffer.reserve);
+      return shared === 0 || shared + offset <= this.sharedLimit();
+    }
     if (this.dynamicXoff) {
       const shared = Math.max(0, c[i + PG_BYTES]! - this.buffer.reserve);
       return shared === 0 || shared + offset <= this.pfc.alpha * (this.sharedPool - this.sharedUsedBytes);

@@ -230,7 +230,9 @@ t.test("nvidia: byte-counter events drive fast recovery, additive and hyper incr
 t.test("hpcc-ns3: timer-only increases; F = 1; clamp after a timer increase", (t) => {
   const rp = new DcqcnRp(DCQCN_PROFILES["hpcc-ns3"], LINE);
   rp.onCnp(0);
-  rp.onTimer(RpTimer.Cut, 4000);
+  // HPCC schedules the first rate-decrease check 4 µs + 1 ns after the first CNP (after α's update).
+  t.equal(rp.timerAt(RpTimer.Cut), 4001);
+  rp.onTimer(RpTimer.Cut, 4001);
   const k = 1 - 1 / 256;
   t.ok(
     near(rp.rate, LINE * (1 - k ** 4 / 2)),
@@ -238,19 +240,19 @@ t.test("hpcc-ns3: timer-only increases; F = 1; clamp after a timer increase", (t
   );
   t.equal(rp.target, LINE);
   t.notOk(rp.onBytesSent(100_000_000, 5000), "no byte counter");
-  t.notOk(rp.onTimer(RpTimer.Cut, 8000), "no CNP since the cut");
-  t.equal(rp.timerAt(RpTimer.Cut), -1, "monitor idle");
+  t.notOk(rp.onTimer(RpTimer.Cut, 8001), "no CNP since the cut");
+  t.equal(rp.timerAt(RpTimer.Cut), -1, "monitor idle (no events while idle)");
   let rc = rp.rate;
   let rt = LINE;
-  t.equal(tick(rp), 304_000);
+  t.equal(tick(rp), 304_001);
   rc = (rc + rt) / 2;
   t.equal(rp.rate, rc, "stage 0 < F: fast recovery");
   rp.onCnp(305_000);
-  t.equal(rp.timerAt(RpTimer.Cut), 309_000);
-  rp.onTimer(RpTimer.Cut, 309_000);
-  // α: decays at 5..305 µs (301 periods), up at 306 µs (CNP at 305 µs), down at 307..309 µs.
-  const a = (k ** 4 * k ** 301 * k + 1 / 256) * k ** 3;
-  t.ok(near(rp.alpha(309_000), a), `α at the second cut: ${rp.alpha(309_000)} vs ${a}`);
+  t.equal(rp.timerAt(RpTimer.Cut), 308_001, "the grid's next point (1 + 77 × 4000), not 4 µs after the CNP");
+  rp.onTimer(RpTimer.Cut, 308_001);
+  // α: decays at 5..305 µs (301 periods), up at 306 µs (CNP at 305 µs), down at 307 and 308 µs.
+  const a = (k ** 4 * k ** 301 * k + 1 / 256) * k ** 2;
+  t.ok(near(rp.alpha(308_001), a), `α at the second cut: ${rp.alpha(308_001)} vs ${a}`);
   t.equal(rp.target, rc, "timer stage 1 > 0: RT = RC");
   rt = rc;
   rc *= 1 - a / 2;
@@ -267,6 +269,26 @@ t.test("hpcc-ns3: timer-only increases; F = 1; clamp after a timer increase", (t
   rc = (rc + rt) / 2;
   t.ok(near(rp.target, rt), `stage 2 > F: + R_HAI (200 Mb/s): ${rp.target} vs ${rt}`);
   t.ok(near(rp.rate, rc), `RC after hyper increase: ${rp.rate} vs ${rc}`);
+  t.end();
+});
+
+t.test("the cut monitor: woken by a CNP (nvidia) or on HPCC's fixed grid", (t) => {
+  const woken = new DcqcnRp(DCQCN_PROFILES.nvidia, LINE);
+  const grid = new DcqcnRp(DCQCN_PROFILES["hpcc-ns3"], LINE);
+  for (const rp of [woken, grid]) rp.onCnp(1000);
+  t.same([woken.timerAt(RpTimer.Cut), grid.timerAt(RpTimer.Cut)], [5000, 5001], "first look a period later");
+  woken.onTimer(RpTimer.Cut, 5000);
+  grid.onTimer(RpTimer.Cut, 5001);
+  woken.onTimer(RpTimer.Cut, 9000);
+  grid.onTimer(RpTimer.Cut, 9001);
+  t.same([woken.timerAt(RpTimer.Cut), grid.timerAt(RpTimer.Cut)], [-1, -1], "both idle after a quiet period");
+  // A CNP 10.5 µs later: the woken monitor looks 4 µs after it, the grid at its next point.
+  woken.onCnp(20_500);
+  grid.onCnp(20_500);
+  t.same([woken.timerAt(RpTimer.Cut), grid.timerAt(RpTimer.Cut)], [24_500, 21_001]);
+  t.equal(grid.cuts, 1);
+  grid.onTimer(RpTimer.Cut, 21_001);
+  t.equal(grid.cuts, 2, "cut 0.5 µs after the CNP");
   t.end();
 });
 

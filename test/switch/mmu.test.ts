@@ -2,7 +2,7 @@ import t from "tap";
 import { DropReason } from "../../src/switch/drops.js";
 import { autoHeadroomBytes, Mmu, type MmuBuffer, type MmuPfc } from "../../src/switch/mmu.js";
 
-const buffer: MmuBuffer = { size: 1_000_000, reserve: 4096, lossyAlpha: 1 };
+const buffer: MmuBuffer = { size: 1_000_000, reserve: 4096, lossyAlpha: 1, mmu: "default" };
 const pfcDynamic: MmuPfc = { enabled: true, xoff: "dynamic", alpha: 1 / 8, resumeOffset: 3072 };
 const PORTS = 4; // ports 0..3, lossless priority 3
 const LOSSLESS = 1 << 3;

@@ -38,6 +38,19 @@ export const CutMode = {
 } as const;
 export type CutMode = (typeof CutMode)[keyof typeof CutMode];
 
+/** When the periodic cut's monitor looks at its flag. */
+export const CutMonitor = {
+  /** Woken by a CNP: it looks one period later, then every period until a period passes without a CNP. */
+  Woken: "woken",
+  /**
+   * HPCC's ns-3: on a fixed grid, every period from 1 ns after the QP's first CNP, for as long as the QP
+   * lives (RdmaHw::CheckRateDecreaseMlx reschedules itself): a CNP after a quiet spell is acted on at
+   * the next grid point, 0 to one period later.
+   */
+  Grid: "grid",
+} as const;
+export type CutMonitor = (typeof CutMonitor)[keyof typeof CutMonitor];
+
 /** How big a hyper-increase step is. */
 export const HyperIncrease = {
   /** RT += R_HAI on every hyper-increase event (HPCC ns-3, ISEKAI's ConnectX model, OSCAR). */
@@ -72,6 +85,8 @@ export interface DcqcnParams {
   readonly cut: CutMode;
   /** "periodic" cut only: least time between two cuts, ns. */
   readonly rateReduceMonitorPeriodNs: Nanoseconds;
+  /** "periodic" cut only: when the monitor runs. */
+  readonly cutMonitor: CutMonitor;
   /** A cut removes RC·α·cutFactor (0.5: the α/2 of every variant; ConnectX rpg_gd 11). */
   readonly cutFactor: number;
   /** Largest fraction of RC one cut may remove (ConnectX rpg_min_dec_fac 50 % ⇒ 0.5; 1 = no cap). */
@@ -120,6 +135,7 @@ const PAPER: DcqcnParams = {
   alphaBeforeCut: false,
   cut: CutMode.PerCnp,
   rateReduceMonitorPeriodNs: 0,
+  cutMonitor: CutMonitor.Woken,
   // RC(1 − α/2).
   cutFactor: 0.5,
   maxCutFraction: 1,
@@ -160,6 +176,7 @@ const NVIDIA: DcqcnParams = {
   cut: CutMode.Periodic,
   // rate_reduce_monitor_period 4 µs.
   rateReduceMonitorPeriodNs: 4_000,
+  cutMonitor: CutMonitor.Woken,
   // rpg_gd 11: cut = RC·α >> 11 with α in 1/1024 units, i.e. RC·α/2.
   cutFactor: 0.5,
   // rpg_min_dec_fac 50 %: one cut keeps at least half of RC.
@@ -200,8 +217,9 @@ const HPCC_NS3: DcqcnParams = {
   alphaPeriodNs: 1_000,
   alphaBeforeCut: true,
   cut: CutMode.Periodic,
-  // RATE_DECREASE_INTERVAL 4 µs.
+  // RATE_DECREASE_INTERVAL 4 µs, checked on a grid from 1 ns after the first CNP (ScheduleDecreaseRateMlx).
   rateReduceMonitorPeriodNs: 4_000,
+  cutMonitor: CutMonitor.Grid,
   cutFactor: 0.5,
   // No min_dec_fac in HPCC's model.
   maxCutFraction: 1,

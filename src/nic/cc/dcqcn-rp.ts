@@ -10,9 +10,13 @@
 //   clamp: RT = RC if clampTargetRate, or byteStage > 0, or (clampAfterTimeInc and timeStage > 0)
 //   cut:   RC = max(minRate, RC − min(RC·α·cutFactor, RC·maxCutFraction)); stages = 0; byte counter = B;
 //          the increase timer restarts (T from now).
-//   "per-cnp": on every CNP. "periodic": a CNP sets a flag; a monitor running every
-//   rateReduceMonitorPeriodNs while CNPs keep coming applies one cut per period if the flag is set (the
-//   first cut comes one period after the CNP that started the monitor, as in HPCC and ISEKAI).
+//   "per-cnp": on every CNP. "periodic": a CNP sets a flag; a monitor looking every
+//   rateReduceMonitorPeriodNs applies one cut per period if the flag is set. `cutMonitor` "woken": a CNP
+//   wakes the monitor, which looks one period later and sleeps after a period without a CNP (ISEKAI);
+//   "grid": the monitor looks on a fixed grid from 1 ns after the first CNP for the QP's life (HPCC's
+//   RdmaHw::CheckRateDecreaseMlx), so a CNP after a quiet spell is acted on at the next grid point. Either
+//   way the first cut comes one period after the first CNP. The idle grid costs no events: the next grid
+//   point is computed when a CNP arrives.
 //
 // α:
 //   "on-cnp" (paper): α = (1−g)α + g on each CNP, before or after the cut (`alphaBeforeCut`: CoNEXT'16's
@@ -40,7 +44,7 @@
 // the cap, the increase machinery stops (nothing left to increase) until the next cut.
 
 import type { BitsPerSecond, Nanoseconds } from "../../device/contract.js";
-import { AlphaUpdate, CutMode, type DcqcnParams, HyperIncrease } from "./dcqcn-params.js";
+import { AlphaUpdate, CutMode, CutMonitor, type DcqcnParams, HyperIncrease } from "./dcqcn-params.js";
 
 export const RpTimer = {
   /** The rate-increase timer T. */
@@ -85,6 +89,8 @@ export class DcqcnRp {
   private bytesLeft = 0;
   private incAt: Nanoseconds = -1;
   private cutAt: Nanoseconds = -1;
+  /** "grid" monitor: the grid's origin, 1 ns after the first CNP. */
+  private cutOrigin = 0;
 
   constructor(
     readonly params: DcqcnParams,
@@ -118,6 +124,7 @@ export class DcqcnRp {
       this.alphaOrigin = now;
       this.alphaSteps = 0;
       this.cnpInAlphaPeriod = false;
+      this.cutOrigin = now + 1;
       if (p.rateOnFirstCnpBps !== null) {
         // ConnectX rate_to_set_on_first_cnp (as ISEKAI models it): the first CNP sets the rate, no cut.
         this.rate = Math.max(p.minRate, Math.min(this.maxRate, p.rateOnFirstCnpBps));
@@ -137,7 +144,7 @@ export class DcqcnRp {
     } else {
       if (onCnpAlpha) this.bumpAlpha(now);
       this.cutPending = true;
-      if (this.cutAt < 0) this.cutAt = now + p.rateReduceMonitorPeriodNs;
+      if (this.cutAt < 0) this.cutAt = this.nextCheck(now);
     }
     return this.rate !== before;
   }
@@ -174,6 +181,15 @@ export class DcqcnRp {
     this.increase(SOURCE_BYTES);
     if (!this.active) this.incAt = -1;
     return true;
+  }
+
+  /** When a monitor woken at `now` looks first. */
+  private nextCheck(now: Nanoseconds): Nanoseconds {
+    const period = this.params.rateReduceMonitorPeriodNs;
+    if (this.params.cutMonitor !== CutMonitor.Grid) return now + period;
+    // The first grid point after now (the first one is a period after the origin).
+    const k = Math.max(1, Math.floor((now - this.cutOrigin) / period) + 1);
+    return this.cutOrigin + k * period;
   }
 
   private activate(now: Nanoseconds): void {

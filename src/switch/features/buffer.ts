@@ -1,6 +1,7 @@
 // The shared buffer: its size, the reserve per (port, priority group), the dynamic threshold of lossy
-// queues and the PFC headroom of lossless PGs. The MMU (mmu.ts) does the accounting; this module owns the
-// settings and the occupancy gauges.
+// queues, the PFC headroom of lossless PGs and which accounting the MMU follows (`mmu`: rocelab's default,
+// or HPCC's ns-3 SwitchMmu). The MMU (mmu.ts) does the accounting; this module owns the settings and the
+// occupancy gauges.
 
 import { z } from "zod";
 import { CounterKind, Label } from "../../device/counters.js";
@@ -9,7 +10,7 @@ import { PRIORITIES } from "../../wire/pfc.js";
 import type { SwitchConfig } from "../config.js";
 import type { SwitchContext } from "../context.js";
 import { SwitchCounter } from "../counter-defs.js";
-import { autoHeadroomBytes } from "../mmu.js";
+import { autoHeadroomBytes, hpccNs3HeadroomBytes, MmuMode } from "../mmu.js";
 import { defineFeature, type SwitchFeature } from "./feature.js";
 
 const settings = z
@@ -18,6 +19,7 @@ const settings = z
     reserve: size.optional(),
     lossyAlpha: ratio.optional(),
     headroom: z.union([z.literal("auto"), size]).optional(),
+    mmu: z.enum([MmuMode.Default, MmuMode.HpccNs3]).optional(),
   })
   .strict();
 
@@ -30,17 +32,27 @@ export interface BufferConfig {
   readonly lossyAlpha: number;
   /** PFC headroom per (port, lossless priority group), bytes; "auto" sizes it from the link (see mmu.ts). */
   readonly headroom: number | "auto";
+  /**
+   * The MMU's accounting. "default": a reserve per (port, PG) and a headroom per (port, lossless PG) leave
+   * the shared pool, and a packet gives back what it was charged. "hpcc-ns3": HPCC's ns-3 SwitchMmu (one
+   * reserve and one headroom per port leave the pool, headroom is emptied first, `auto` headroom is three
+   * one-way bandwidth-delay products), for comparisons with that simulator (docs/fidelity.md).
+   */
+  readonly mmu: MmuMode;
 }
 
 /** Headroom of every port's lossless PGs, bytes, indexed by port number. */
 export function headrooms(cfg: SwitchConfig, numPorts: number): number[] {
   const out = new Array<number>(numPorts).fill(0);
   const h = cfg.buffer.headroom;
-  for (const p of cfg.ports) {
-    out[p.port] =
-      h === "auto" ? autoHeadroomBytes(p.rateBps, p.delayNs, cfg.maxFrameBytes, cfg.pfc.headroomSlack) : h;
-  }
+  for (const p of cfg.ports) out[p.port] = h === "auto" ? autoHeadroomOf(cfg, p.rateBps, p.delayNs) : h;
   return out;
+}
+
+/** `headroom: auto` on a port of this rate and delay, under the switch's MMU accounting. */
+export function autoHeadroomOf(cfg: SwitchConfig, rateBps: number, delayNs: number): number {
+  if (cfg.buffer.mmu === MmuMode.HpccNs3) return hpccNs3HeadroomBytes(rateBps, delayNs);
+  return autoHeadroomBytes(rateBps, delayNs, cfg.maxFrameBytes, cfg.pfc.headroomSlack);
 }
 
 class Buffer implements SwitchFeature {
@@ -78,7 +90,7 @@ class Buffer implements SwitchFeature {
   }
 
   configure(cfg: SwitchConfig): void {
-    this.ctx.mmu.setBuffer(cfg.buffer, headrooms(cfg, this.ctx.numPorts));
+    this.ctx.mmu.setBuffer(cfg.buffer, headrooms(cfg, this.ctx.numPorts), cfg.ports.length);
   }
 }
 
@@ -94,7 +106,8 @@ export const bufferFeature = defineFeature({
   doc:
     "A Broadcom-style shared buffer as in HPCC's ns-3 switch MMU: a reserve per (ingress port, priority " +
     "group), a shared pool, PFC headroom per lossless PG (`auto`: a link round trip, three frames, the PFC " +
-    "frame and `pfc.headroomSlack`), lossy queues bounded by a dynamic threshold (Choudhury & Hahne).",
+    "frame and `pfc.headroomSlack`), lossy queues bounded by a dynamic threshold (Choudhury & Hahne). " +
+    "`mmu: hpcc-ns3` follows HPCC's ns-3 SwitchMmu instead (docs/switch.md).",
   settings,
   defaults: (): BufferConfig => ({
     // HPCC's ns-3 runs use 32 MB at 100 Gb/s (github.com/alibaba-edu/High-Precision-Congestion-Control).
@@ -104,6 +117,7 @@ export const bufferFeature = defineFeature({
     // SONiC's dynamic buffer model default (dynamic_th 0, α = 1).
     lossyAlpha: 1,
     headroom: "auto",
+    mmu: MmuMode.Default,
   }),
   apply: (c: BufferConfig, s) => overlay(c, s),
   create: (ctx) => new Buffer(ctx),

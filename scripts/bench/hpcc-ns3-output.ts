@@ -1,0 +1,125 @@
+// Reading what HPCC's ns-3 simulator writes (github.com/alibaba-edu/High-Precision-Congestion-Control,
+// simulation/scratch/third.cc): the FCT file, the PFC file and the binary packet trace (mix.tr).
+//
+// * FCT: one line per completed flow, "sip dip sport dport bytes start-ns fct-ns standalone-fct-ns", the
+//   addresses in hex; a host's node id is (ip >> 8) & 0xffff (third.cc's ip_to_node_id).
+// * PFC: one line per PFC frame a device received, "time node node-type ifindex type", type 1 a pause and
+//   0 a resume (QbbNetDevice::Receive's QbbPfc trace). HPCC's switches send each XOFF once (SwitchMmu keeps
+//   a `paused` flag; nothing refreshes it) and a device that receives one stays paused until the resume,
+//   whatever pause time it carries; so its pause lines are the XOFF assertions.
+// * Trace: a SimSetting header (a u32 count, that many (u16 node, u8 port, u64 bps) entries, a u32
+//   window), then 56-byte TraceFormat records (trace-format.h, x86-64 layout): u64 time @0, u16 node @8,
+//   u8 intf @10, u8 qidx @11, u32 qlen @12, u32 sip @16, u32 dip @20, u16 size @24, u8 l3Prot @26,
+//   u8 event @27 (0 Recv, 1 Enqu, 2 Dequ, 3 Drop), u8 ecn @28, u8 nodeType @29, then a union @32 whose
+//   ACK member has u16 flags @36 (bit 0: the CNP flag, qbbHeader::FLAG_CNP). An Enqu record's qlen is the
+//   queue's bytes before the packet joined (QbbNetDevice::SwitchSend traces before it enqueues).
+
+import { median } from "./common.js";
+
+/** One completed flow of HPCC's FCT file. */
+export interface Ns3FlowResult {
+  readonly src: number;
+  readonly dst: number;
+  readonly bytes: number;
+  readonly startNs: number;
+  readonly fctNs: number;
+  /** HPCC's standalone FCT: the base RTT plus the bytes with their headers at the path's bandwidth. */
+  readonly idealNs: number;
+}
+
+/** A node id from one of third.cc's host addresses (0x0b000001 + id × 0x100, wrapping at 256). */
+export function ns3NodeOfIp(ip: number): number {
+  return (ip >>> 8) & 0xffff;
+}
+
+/** Every line of HPCC's FCT output. */
+export function parseNs3Flows(text: string): Ns3FlowResult[] {
+  return text
+    .split("\n")
+    .filter((l) => l.trim() !== "")
+    .map((l, i) => {
+      const f = l.trim().split(/\s+/);
+      const r = f.map((x, j) => (j < 2 ? Number.parseInt(x, 16) : Number(x)));
+      if (r.length < 8 || r.some((x) => !Number.isFinite(x)))
+        throw new Error(`HPCC FCT output line ${i + 1}: expected 2 hex addresses and 6 numbers, got "${l}"`);
+      return {
+        src: ns3NodeOfIp(r[0]!),
+        dst: ns3NodeOfIp(r[1]!),
+        bytes: r[4]!,
+        startNs: r[5]!,
+        fctNs: r[6]!,
+        idealNs: r[7]!,
+      };
+    });
+}
+
+/** HPCC's FCT output summed up: how many flows, the last completion and the median FCT. */
+export function parseNs3Fct(text: string): { flows: number; lastDoneNs: number; medianFctNs: number } {
+  const rows = parseNs3Flows(text);
+  return {
+    flows: rows.length,
+    lastDoneNs: rows.reduce((m, r) => Math.max(m, r.startNs + r.fctNs), 0),
+    medianFctNs: rows.length === 0 ? 0 : median(rows.map((r) => r.fctNs)),
+  };
+}
+
+/** PFC frames received, by kind (HPCC's PFC file). */
+export function parseNs3Pfc(text: string): { pauses: number; resumes: number } {
+  let pauses = 0;
+  let resumes = 0;
+  for (const [i, l] of text.split("\n").entries()) {
+    if (l.trim() === "") continue;
+    const type = l.trim().split(/\s+/)[4];
+    if (type === "1") pauses++;
+    else if (type === "0") resumes++;
+    else throw new Error(`HPCC PFC output line ${i + 1}: expected "time node type port 0|1", got "${l}"`);
+  }
+  return { pauses, resumes };
+}
+
+const RECORD = 56;
+const EVENT_ENQUEUE = 1;
+const EVENT_DEQUEUE = 2;
+const PROTO_ACK = 0xfc;
+const PROTO_NACK = 0xfd;
+
+/** From the switches' records of a packet trace. */
+export interface Ns3TraceSummary {
+  /** Largest egress queue a data packet joined (its own bytes included), over the traced switches. */
+  readonly queuePeakBytes: number;
+  /** ACKs and NACKs carrying the CNP flag that left a traced switch: DCQCN's CNPs in HPCC's model. */
+  readonly cnps: number;
+  /** Data packets that left a traced switch CE-marked (HPCC marks at dequeue). */
+  readonly ceMarked: number;
+  readonly records: number;
+}
+
+/** Reads HPCC's binary trace (mix.tr) for the switch queues' peak and the CNP-flagged ACKs. */
+export function parseNs3Trace(buf: Uint8Array): Ns3TraceSummary {
+  const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (buf.byteLength < 8) throw new Error("HPCC trace: shorter than its header");
+  const entries = v.getUint32(0, true);
+  const start = 4 + entries * 11 + 4;
+  if (start > buf.byteLength || (buf.byteLength - start) % RECORD !== 0)
+    throw new Error(
+      `HPCC trace: ${buf.byteLength} bytes is not a header of ${entries} ports and whole ${RECORD}-byte records`,
+    );
+  let queuePeakBytes = 0;
+  let cnps = 0;
+  let ceMarked = 0;
+  const records = (buf.byteLength - start) / RECORD;
+  for (let o = start; o < buf.byteLength; o += RECORD) {
+    if (v.getUint8(o + 29) !== 1) continue; // not a switch
+    const event = v.getUint8(o + 27);
+    const qidx = v.getUint8(o + 11);
+    const proto = v.getUint8(o + 26);
+    if (event === EVENT_ENQUEUE && qidx !== 0) {
+      const depth = v.getUint32(o + 12, true) + v.getUint16(o + 24, true);
+      if (depth > queuePeakBytes) queuePeakBytes = depth;
+    } else if (event === EVENT_DEQUEUE) {
+      if ((proto === PROTO_ACK || proto === PROTO_NACK) && (v.getUint16(o + 36, true) & 1) === 1) cnps++;
+      else if (proto === 0x11 && v.getUint8(o + 28) === 3) ceMarked++;
+    }
+  }
+  return { queuePeakBytes, cnps, ceMarked, records };
+}

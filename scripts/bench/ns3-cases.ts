@@ -1,0 +1,317 @@
+// The cases `sim-vs-ns3 --buffers … --cc …` runs in both simulators: an N-to-1 incast through one switch
+// and a k = 4 fat tree under the web-search mix, each as a rocelab scenario and as HPCC's ns-3 input, with
+// a shared-buffer size, congestion control (DCQCN as HPCC's run.py sets it up, or off) and rocelab's MMU
+// accounting (`buffer.mmu`). Both simulators get the same flows: the fat tree's are drawn here, once per
+// seed, and written to both.
+//
+// What differs on the wire, and how it is evened out: HPCC's data packet is 1,048 bytes for 1,000 of
+// payload (no Ethernet framing, no gap), and ns-3 truncates its transmission time to whole nanoseconds
+// (DataRate::CalculateTxTime through Seconds(): 83.84 ns at 100 Gb/s becomes 83); ours is a RoCEv2 frame
+// of 1,024 bytes of payload (the 1024-byte path MTU) and 58 of headers, plus FCS, preamble and inter-frame
+// gap: 1,106 bytes, 88.48 ns. An incast sender here therefore writes WIRE_SCALE × its ns-3 bytes, so both
+// keep the bottleneck busy for the same time; slowdowns divide each simulator's FCT by its own ideal
+// (HPCC's "standalone FCT", and ours built the same way from our framing).
+
+import { createRandom } from "../../src/device/prng.js";
+import { type FlowSpec, generateFlows, SIZE_DISTRIBUTIONS } from "../../src/nic/workloads.js";
+import { runScenarioSim, type SimRunOptions } from "../../src/run/run-sim.js";
+import { fatTreeTopology } from "../../src/scenario/fat-tree.js";
+import { resolveScenario, type Scenario } from "../../src/scenario/scenario.js";
+import { scenarioFile } from "../../src/scenario/schema.js";
+import type { MmuMode } from "../../src/switch/mmu.js";
+import type { Ns3Flow, Ns3Input } from "./hpcc-ns3.js";
+
+export type CcMode = "dcqcn" | "off";
+
+/**
+ * Where ACKs travel. "data" (HPCC's run.py setup): on the data priority through the switches. "high": in a
+ * strict class of their own (our DSCP 48), for comparison with an HPCC build whose switches honour
+ * ACK_HIGH_PRIO (SwitchNode's AckHighPrio set; docs/fidelity.md).
+ */
+export type AckClass = "data" | "high";
+
+/** Wire time per payload byte, HPCC's data packet over ours: (83 ns / 1000) / (1106 × 0.08 ns / 1024). */
+export const WIRE_SCALE = Math.floor((1048 * 8) / 100) / 1000 / (((1024 + 82) * 8) / 100 / 1024);
+
+/** One comparison: a topology and workload, a buffer, congestion control on or off. */
+export type FidelityCase =
+  | { readonly kind: "incast"; readonly senders: number; readonly bufferMiB: number; readonly cc: CcMode }
+  | { readonly kind: "fat-tree"; readonly bufferMiB: number; readonly cc: CcMode; readonly load: number };
+
+export function caseName(c: FidelityCase): string {
+  const what = c.kind === "incast" ? `${c.senders}:1 incast` : `fat tree, web search ${c.load * 100} %`;
+  return `${what}, ${c.bufferMiB} MiB, ${c.cc === "dcqcn" ? "DCQCN" : "CC off"}`;
+}
+
+/** Bytes each incast sender writes in HPCC's run. */
+export const INCAST_BYTES = 1_000_000;
+/** The fat tree: k = 4 (16 hosts, 20 switches), arrivals for 10 ms. */
+const FAT_TREE_K = 4;
+const FAT_TREE_ARRIVALS_NS = 10_000_000;
+const FAT_TREE_DURATION_NS = 60_000_000;
+
+/** A flow as both simulators report it: its payload, its FCT (null: it never completed), its ideal FCT. */
+export interface FlowOutcome {
+  readonly bytes: number;
+  readonly fctNs: number | null;
+  readonly idealNs: number;
+}
+
+/** One run's outcome, in the terms both simulators can give. */
+export interface RunOutcome {
+  readonly flows: readonly FlowOutcome[];
+  /** Largest egress queue on any switch, bytes (its arriving packet included). */
+  readonly queuePeakBytes: number;
+  /** XOFF assertions by switches (HPCC sends each once; our refreshes of a held pause are not counted). */
+  readonly pauses: number;
+  readonly cnps: number;
+  /** Packets of the lossless class the switches dropped. */
+  readonly drops: number;
+  /** Data packets of the completed flows (the CNP fraction's denominator). */
+  readonly dataPackets: number;
+  readonly cpuMs: number;
+}
+
+interface Built {
+  readonly scenario: Scenario;
+  readonly ns3: Ns3Input;
+  /** Link hops of each flow by its workload's name (for the ideal FCT); absent: 2 (through one switch). */
+  readonly hops: ReadonlyMap<string, number>;
+}
+
+function switchSettings(c: FidelityCase, mmu: MmuMode): Record<string, unknown> {
+  return {
+    buffer: { size: c.bufferMiB * 1024 * 1024, ...(mmu === "default" ? {} : { mmu }) },
+    ecn:
+      c.cc === "dcqcn"
+        ? { fast: true, queues: { "3": { kmin: "400KB", kmax: "1600KB", pmax: "20%" } } }
+        : { queues: { "3": null } },
+  };
+}
+
+/**
+ * HPCC's hosts: DCQCN as run.py sets it up (or off) and an ACK per packet. ACKs stay on the data priority
+ * (our default `ackDscp`): ACK_HIGH_PRIO 1 only moves them to the NICs' high-priority queue; third.cc never
+ * sets SwitchNode's AckHighPrio, so HPCC's switches queue them by their header's pg, with the data.
+ */
+function hostSettings(c: FidelityCase, acks: AckClass): Record<string, unknown> {
+  return {
+    ...(c.cc === "dcqcn" ? { cc: "dcqcn", dcqcn: "hpcc-ns3" } : { cc: "none" }),
+    transport: { ackReqEvery: 1 },
+    ...(acks === "high" ? { qos: { ackDscp: 48 } } : {}),
+  };
+}
+
+function parse(input: Record<string, unknown>): Scenario {
+  return resolveScenario(scenarioFile.parse(input), String(input.name), null);
+}
+
+/** The case as a rocelab scenario (seed `seed`, MMU `mmu`) and as HPCC's input (trace on its switches). */
+export function buildCase(c: FidelityCase, mmu: MmuMode, seed: number, acks: AckClass = "data"): Built {
+  return c.kind === "incast" ? buildIncast(c, mmu, seed, acks) : buildFatTree(c, mmu, seed, acks);
+}
+
+function buildIncast(
+  c: Extract<FidelityCase, { kind: "incast" }>,
+  mmu: MmuMode,
+  seed: number,
+  acks: AckClass,
+): Built {
+  const n = c.senders;
+  const hosts = Array.from({ length: n + 1 }, (_, i) => `h${i + 1}`);
+  const nodes: Record<string, { kind: "host" | "switch" }> = { sw: { kind: "switch" } };
+  for (const h of hosts) nodes[h] = { kind: "host" };
+  const durationNs = Math.ceil(((2 * n * INCAST_BYTES * 8) / 100e9) * 1e9) + 200_000;
+  const scenario = parse({
+    name: `ns3-incast-${n}to1`,
+    seed,
+    duration: `${durationNs}ns`,
+    sample: "1ms",
+    topology: {
+      name: `star-${n + 1}`,
+      defaults: {
+        link: { rate: "100G", delay: "1us" },
+        mtu: 1024,
+        switch: switchSettings(c, mmu),
+      },
+      nodes,
+      links: hosts.map((h, i) => [`${h}:eth1`, `sw:eth${i + 1}`]),
+    },
+    overrides: { hosts: hostSettings(c, acks) },
+    timeline: [
+      {
+        at: "0ns",
+        start: { type: "incast", to: hosts[n], from: n, size: `${Math.round(INCAST_BYTES * WIRE_SCALE)}B` },
+      },
+    ],
+  });
+  // HPCC's node 0 is the switch, 1 the receiver, 2.. the senders.
+  const ns3: Ns3Input = {
+    nodes: n + 2,
+    switches: [0],
+    links: Array.from({ length: n + 1 }, (_, i) => [0, i + 1] as const),
+    flows: Array.from({ length: n }, (_, i) => ({ src: i + 2, dst: 1, bytes: INCAST_BYTES, startNs: 0 })),
+    bufferMiB: c.bufferMiB,
+    cc: c.cc,
+    trace: [0],
+    stopS: durationNs / 1e9,
+  };
+  return { scenario, ns3, hops: new Map() };
+}
+
+/** The fat tree's flows for `seed`: Poisson web-search arrivals at `load` from every host, uniform peers. */
+export function fatTreeFlows(hosts: readonly string[], load: number, seed: number): FlowSpec[] {
+  let id = 0;
+  const flows = generateFlows(
+    {
+      type: "mix",
+      name: "websearch",
+      op: "write",
+      qps: 1,
+      repeat: 1,
+      intervalNs: 0,
+      hosts,
+      load,
+      linkRateBps: 100e9,
+      durationNs: FAT_TREE_ARRIVALS_NS,
+      sizes: SIZE_DISTRIBUTIONS.websearch!,
+    },
+    0,
+    createRandom(seed, "sim-vs-ns3-fat-tree"),
+    () => ++id,
+  );
+  return flows.sort((a, b) => a.atNs - b.atNs || a.id - b.id);
+}
+
+function buildFatTree(
+  c: Extract<FidelityCase, { kind: "fat-tree" }>,
+  mmu: MmuMode,
+  seed: number,
+  acks: AckClass,
+): Built {
+  const topo = fatTreeTopology({ k: FAT_TREE_K, mtu: 1024 });
+  const names = Object.keys(topo.nodes);
+  const hosts = names.filter((n) => topo.nodes[n]!.kind === "host");
+  const switches = names.filter((n) => topo.nodes[n]!.kind === "switch");
+  // HPCC's ids: the hosts first, in order, then the switches.
+  const id = new Map([...hosts, ...switches].map((n, i) => [n, i]));
+  const node = (end: string): string => end.split(":")[0]!;
+  // fatTreeTopology writes every link as a pair of ends.
+  const ends = topo.links.map((l) => (Array.isArray(l) ? l : l.endpoints));
+  const links = ends.map(([a, b]) => [id.get(node(a))!, id.get(node(b))!] as const);
+  const flows = fatTreeFlows(hosts, c.load, seed);
+  const scenario = parse({
+    name: "ns3-fat-tree-websearch",
+    seed,
+    duration: `${FAT_TREE_DURATION_NS}ns`,
+    sample: "1ms",
+    topology: {
+      ...topo,
+      defaults: { ...topo.defaults, switch: switchSettings(c, mmu) },
+    },
+    overrides: { hosts: hostSettings(c, acks) },
+    timeline: flows.map((f) => ({
+      at: `${f.atNs}ns`,
+      start: {
+        type: "flow",
+        name: `f${f.id}`,
+        from: f.src,
+        to: f.dst,
+        size: `${f.bytes}B`,
+        qpPerMessage: true,
+      },
+    })),
+  });
+  const ns3Flows: Ns3Flow[] = flows.map((f) => ({
+    src: id.get(f.src)!,
+    dst: id.get(f.dst)!,
+    bytes: f.bytes,
+    startNs: f.atNs,
+  }));
+  const hops = new Map(hopCounts(names, ends, flows).map((h, i) => [`f${flows[i]!.id}`, h]));
+  const ns3: Ns3Input = {
+    nodes: names.length,
+    switches: switches.map((s) => id.get(s)!),
+    links,
+    flows: ns3Flows,
+    bufferMiB: c.bufferMiB,
+    cc: c.cc,
+    trace: [],
+    stopS: FAT_TREE_DURATION_NS / 1e9,
+  };
+  return { scenario, ns3, hops };
+}
+
+/** Links on a shortest path between each flow's hosts (breadth first over the topology). */
+function hopCounts(
+  names: readonly string[],
+  links: readonly (readonly [string, string])[],
+  flows: readonly FlowSpec[],
+): number[] {
+  const adj = new Map<string, string[]>(names.map((n) => [n, []]));
+  for (const [a, b] of links) {
+    const x = a.split(":")[0]!;
+    const y = b.split(":")[0]!;
+    adj.get(x)!.push(y);
+    adj.get(y)!.push(x);
+  }
+  const cache = new Map<string, Map<string, number>>();
+  const from = (src: string): Map<string, number> => {
+    let d = cache.get(src);
+    if (d !== undefined) return d;
+    d = new Map([[src, 0]]);
+    const queue = [src];
+    for (let i = 0; i < queue.length; i++) {
+      const u = queue[i]!;
+      for (const v of adj.get(u)!) {
+        if (d.has(v)) continue;
+        d.set(v, d.get(u)! + 1);
+        queue.push(v);
+      }
+    }
+    cache.set(src, d);
+    return d;
+  };
+  return flows.map((f) => from(f.src).get(f.dst)!);
+}
+
+/**
+ * Our ideal FCT, built as HPCC's standalone FCT is: the base RTT (twice the path's delay, and one packet's
+ * payload serialised per hop) plus every byte of the message with its per-packet overhead at the link
+ * rate. Ours: 82 bytes of wire overhead per 1024-byte packet (headers, ICRC, FCS, preamble, gap) and the
+ * RETH of a WRITE's first packet.
+ */
+export function idealFctNs(bytes: number, hops: number): number {
+  const packets = Math.max(1, Math.ceil(bytes / 1024));
+  const base = 2 * hops * 1000 + hops * ((1024 * 8) / 100);
+  return base + ((bytes + packets * 82 + 16) * 8) / 100;
+}
+
+/** Runs the case's rocelab scenario and reads its outcome. */
+export function runOurs(built: Built, opts: SimRunOptions = {}): RunOutcome {
+  let pauses = 0;
+  const cpu = process.cpuUsage();
+  const { report } = runScenarioSim(built.scenario, {
+    ...opts,
+    onEvent: (e) => {
+      if (e.kind === "pfc-xoff") pauses++;
+    },
+  });
+  const used = process.cpuUsage(cpu);
+  // Data packets of the completed flows (1,024 bytes of payload each, the last one shorter).
+  let dataPackets = 0;
+  for (const f of report.flows) if (f.fctNs !== null) dataPackets += Math.ceil(f.bytes / 1024);
+  return {
+    flows: report.flows.map((f) => ({
+      bytes: f.bytes,
+      fctNs: f.fctNs,
+      idealNs: idealFctNs(f.bytes, built.hops.get(f.workload) ?? 2),
+    })),
+    queuePeakBytes: report.summary.queuePeakBytes,
+    pauses,
+    cnps: report.summary.cnpSent,
+    drops: report.summary.drops.lossless,
+    dataPackets,
+    cpuMs: (used.user + used.system) / 1000,
+  };
+}

@@ -1,0 +1,356 @@
+// `sim-vs-ns3 --buffers … --cc …`: rocelab's simulator against HPCC's ns-3 on outcomes rather than CPU
+// time. Every case (ns3-cases.ts) runs under each seed in both simulators (HPCC's in a process of its own,
+// beside ours), once per MMU accounting of ours; the tables give each metric's mean over the seeds, its
+// range, and ours over HPCC's. Without `--ns3` only our side is printed.
+
+import { writeFileSync } from "node:fs";
+import type { MmuMode } from "../../src/switch/mmu.js";
+import { fmt, fmtInt, formatTable, median } from "./common.js";
+import { type Ns3Flow, type Ns3Outcome, runNs3 } from "./hpcc-ns3.js";
+import type { Ns3FlowResult } from "./hpcc-ns3-output.js";
+import {
+  type AckClass,
+  buildCase,
+  type CcMode,
+  caseName,
+  type FidelityCase,
+  type FlowOutcome,
+  type RunOutcome,
+  runOurs,
+} from "./ns3-cases.js";
+
+/** Size buckets of the fat tree's slowdowns, bytes: [from, to). */
+export const BUCKETS: readonly (readonly [number, number])[] = [
+  [0, 100_000],
+  [100_000, 1_000_000],
+  [1_000_000, 10_000_000],
+  [10_000_000, Number.POSITIVE_INFINITY],
+];
+
+/** One run's metrics; an unfinished flow's FCT is +∞ (counted, never left out). */
+export interface Metrics {
+  readonly fctP50: number;
+  readonly fctMax: number;
+  readonly queuePeak: number;
+  readonly pauses: number;
+  readonly cnps: number;
+  /** CNPs per data packet (packet counts differ: 1,024 bytes of payload here, 1,000 in HPCC's). */
+  readonly cnpFraction: number;
+  readonly drops: number;
+  readonly done: number;
+  readonly total: number;
+  /** Fat tree: median and 99th-percentile FCT slowdown per size bucket (NaN: no flow in it). */
+  readonly buckets: readonly { readonly p50: number; readonly p99: number; readonly n: number }[];
+}
+
+/** The value at quantile q (nearest rank) of an ascending list. */
+function quantile(sorted: readonly number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+export function metricsOf(o: RunOutcome): Metrics {
+  const fct = o.flows.map((f) => f.fctNs ?? Number.POSITIVE_INFINITY).sort((a, b) => a - b);
+  const buckets = BUCKETS.map(([lo, hi]) => {
+    const s = o.flows
+      .filter((f) => f.bytes >= lo && f.bytes < hi)
+      .map((f) => (f.fctNs === null ? Number.POSITIVE_INFINITY : Math.max(1, f.fctNs / f.idealNs)))
+      .sort((a, b) => a - b);
+    return { p50: quantile(s, 0.5), p99: quantile(s, 0.99), n: s.length };
+  });
+  return {
+    fctP50: fct.length === 0 ? Number.NaN : median(fct),
+    fctMax: fct.at(-1) ?? Number.NaN,
+    queuePeak: o.queuePeakBytes,
+    pauses: o.pauses,
+    cnps: o.cnps,
+    cnpFraction: o.dataPackets > 0 ? o.cnps / o.dataPackets : 0,
+    drops: o.drops,
+    done: o.flows.filter((f) => f.fctNs !== null).length,
+    total: o.flows.length,
+    buckets,
+  };
+}
+
+/**
+ * HPCC's run in our terms. Its FCT file lists the flows that completed; each input flow is matched to one
+ * of them by its hosts and size (in order of start), and a flow without one is unfinished.
+ */
+export function ns3Outcome(o: Ns3Outcome, input: readonly Ns3Flow[]): RunOutcome {
+  const done = new Map<string, Ns3FlowResult[]>();
+  for (const f of [...o.flows].sort((x, y) => x.startNs - y.startNs)) {
+    const k = `${f.src}>${f.dst}:${f.bytes}`;
+    done.set(k, [...(done.get(k) ?? []), f]);
+  }
+  const flows: FlowOutcome[] = input.map((f) => {
+    const r = done.get(`${f.src}>${f.dst}:${f.bytes}`)?.shift();
+    return { bytes: f.bytes, fctNs: r?.fctNs ?? null, idealNs: r?.idealNs ?? 1 };
+  });
+  return {
+    flows,
+    queuePeakBytes: o.trace?.queuePeakBytes ?? Number.NaN,
+    pauses: o.pauses,
+    cnps: o.trace?.cnps ?? Number.NaN,
+    drops: o.drops,
+    // HPCC packs 1,000 bytes of payload per packet.
+    dataPackets: o.flows.reduce((a, f) => a + Math.ceil(f.bytes / 1000), 0),
+    cpuMs: o.cpuMs,
+  };
+}
+
+export interface CaseResult {
+  readonly case: FidelityCase;
+  readonly name: string;
+  /** Per seed. */
+  readonly ns3: readonly Metrics[] | null;
+  readonly ours: Readonly<Record<string, readonly Metrics[]>>;
+}
+
+/** What `--json` writes and `--from` reads back. */
+export interface SavedFidelity {
+  readonly seeds: readonly number[];
+  readonly acks: AckClass;
+  readonly results: readonly CaseResult[];
+}
+
+/** Prints the tables of a saved run again (`--from FILE`). */
+export function reprintFidelity(
+  text: string,
+  file: string,
+  o: Pick<FidelityOptions, "markdown" | "print">,
+): void {
+  const saved = JSON.parse(text) as Partial<SavedFidelity>;
+  // JSON has no +∞ or NaN: --json writes an unfinished flow's FCT as "+inf", a figure without data as "nan".
+  if (!Array.isArray(saved.seeds) || !Array.isArray(saved.results))
+    throw new Error(`${file}: not a saved sim-vs-ns3 run (expected { seeds, acks, results } from --json)`);
+  const results = JSON.parse(text, (_k, v) =>
+    v === "+inf" ? Number.POSITIVE_INFINITY : v === "nan" ? Number.NaN : v,
+  ).results as CaseResult[];
+  printFidelity(results, { ...o, seeds: saved.seeds, acks: saved.acks ?? "data", cases: [], mmus: [] });
+}
+
+export interface FidelityOptions {
+  readonly cases: readonly FidelityCase[];
+  readonly mmus: readonly MmuMode[];
+  readonly seeds: readonly number[];
+  readonly acks: AckClass;
+  readonly ns3Dir?: string;
+  readonly markdown: boolean;
+  readonly json?: string;
+  readonly print: (s?: string) => void;
+}
+
+/** The cases of `--buffers` × `--cc` × `--senders`, then the fat tree (`--fat-tree BUFFER_MIB`). */
+export function fidelityCases(
+  senders: readonly number[],
+  buffers: readonly number[],
+  ccs: readonly CcMode[],
+  fatTree: readonly number[],
+  load: number,
+): FidelityCase[] {
+  const out: FidelityCase[] = [];
+  for (const n of senders)
+    for (const cc of ccs) for (const b of buffers) out.push({ kind: "incast", senders: n, bufferMiB: b, cc });
+  for (const b of fatTree) for (const cc of ccs) out.push({ kind: "fat-tree", bufferMiB: b, cc, load });
+  return out;
+}
+
+export async function runFidelity(o: FidelityOptions): Promise<CaseResult[]> {
+  const results: CaseResult[] = [];
+  for (const c of o.cases) {
+    const ns3: Metrics[] = [];
+    const ours: Record<string, Metrics[]> = Object.fromEntries(o.mmus.map((m) => [m, []]));
+    for (const seed of o.seeds) {
+      const first = buildCase(c, o.mmus[0]!, seed, o.acks);
+      // HPCC's run goes on in its own process while ours run here.
+      const theirs = o.ns3Dir === undefined ? null : runNs3(o.ns3Dir, first.ns3, seed);
+      for (const m of o.mmus)
+        ours[m]!.push(metricsOf(runOurs(m === o.mmus[0] ? first : buildCase(c, m, seed, o.acks))));
+      if (theirs !== null) ns3.push(metricsOf(ns3Outcome(await theirs, first.ns3.flows)));
+    }
+    const r: CaseResult = { case: c, name: caseName(c), ns3: o.ns3Dir === undefined ? null : ns3, ours };
+    results.push(r);
+    o.print(`done: ${r.name} (${o.seeds.length} seeds)`);
+  }
+  if (o.json !== undefined) {
+    const saved: SavedFidelity = { seeds: o.seeds, acks: o.acks, results };
+    const json = JSON.stringify(
+      saved,
+      (_k, v) =>
+        v === Number.POSITIVE_INFINITY ? "+inf" : typeof v === "number" && Number.isNaN(v) ? "nan" : v,
+      1,
+    );
+    writeFileSync(o.json, `${json}\n`);
+  }
+  printFidelity(results, o);
+  return results;
+}
+
+const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/**
+ * Whether two sets of per-seed figures have means further apart than twice the standard error of their
+ * difference (Welch's, about 95 %). Figures that do not vary with the seed (congestion control off) have
+ * no spread, so any difference between them counts; with fewer than two seeds on a side, nothing does.
+ */
+export function meansDiffer(a: readonly number[], b: readonly number[]): boolean {
+  if (a.length < 2 || b.length < 2) return false;
+  const ma = mean(a);
+  const mb = mean(b);
+  if (!Number.isFinite(ma) || !Number.isFinite(mb)) return ma !== mb;
+  const v = (xs: readonly number[], m: number): number =>
+    xs.reduce((s, x) => s + (x - m) ** 2, 0) / (xs.length - 1);
+  const se = Math.sqrt(v(a, ma) / a.length + v(b, mb) / b.length);
+  return Math.abs(ma - mb) > 2 * se;
+}
+
+/**
+ * Ours over HPCC's, of the means over seeds: "1.03", "=" (both 0), or both figures when one is 0; "*" when
+ * the means differ by more than the seeds' spread explains (`meansDiffer`).
+ */
+export function ratioCell(ours: readonly number[], theirs: readonly number[]): string {
+  const a = mean(ours);
+  const b = mean(theirs);
+  const star = meansDiffer(ours, theirs) ? "*" : "";
+  if (!Number.isFinite(a) || !Number.isFinite(b))
+    return a === b ? "=" : `${fmtValue(a)} / ${fmtValue(b)}${star}`;
+  if (a === 0 && b === 0) return "=";
+  if (a === 0 || b === 0) return `${fmtValue(a)} / ${fmtValue(b)}${star}`;
+  return `${fmt(a / b, 2)}${star}`;
+}
+
+/** Student's t at 97.5 % for n − 1 degrees of freedom (n = 2..10; 2.0 beyond). */
+const T975 = [Number.NaN, Number.NaN, 12.71, 4.3, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26];
+
+/**
+ * Paired seeds: the mean of ours / HPCC's per seed with its 95 % interval, "1.04 (0.97–1.11)", "*" when
+ * the interval leaves out 1; a seed where either is unfinished (+∞) or both are 0 is shown as such.
+ */
+export function pairedRatioCell(ours: readonly number[], theirs: readonly number[]): string {
+  const n = Math.min(ours.length, theirs.length);
+  const r: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const a = ours[i]!;
+    const b = theirs[i]!;
+    if (!Number.isFinite(a) || !Number.isFinite(b))
+      return `${fmtValue(mean(ours))} / ${fmtValue(mean(theirs))}`;
+    if (a === 0 && b === 0) continue;
+    if (a === 0 || b === 0) {
+      const star = meansDiffer(ours, theirs) ? "*" : "";
+      return `${fmtValue(mean(ours))} / ${fmtValue(mean(theirs))}${star}`;
+    }
+    r.push(a / b);
+  }
+  if (r.length === 0) return "=";
+  const m = mean(r);
+  if (r.length < 2) return fmt(m, 2);
+  const sd = Math.sqrt(r.reduce((acc, x) => acc + (x - m) ** 2, 0) / (r.length - 1));
+  const half = (T975[r.length] ?? 2) * (sd / Math.sqrt(r.length));
+  const star = m - half > 1 || m + half < 1 ? "*" : "";
+  return `${fmt(m, 2)} (${fmt(m - half, 2)}–${fmt(m + half, 2)})${star}`;
+}
+
+function fmtValue(x: number): string {
+  if (x === Number.POSITIVE_INFINITY) return "unfinished";
+  return Math.abs(x) >= 100 ? fmtInt(x) : fmt(x, 2);
+}
+
+/** "mean (min–max)" over seeds, or the single value when they agree. */
+export function spreadCell(xs: readonly number[], scale = 1, digits = 0): string {
+  const v = xs.map((x) => x / scale);
+  const lo = Math.min(...v);
+  const hi = Math.max(...v);
+  const f = (x: number): string =>
+    x === Number.POSITIVE_INFINITY ? "unfinished" : digits === 0 ? fmtInt(x) : fmt(x, digits);
+  return lo === hi ? f(lo) : `${f(mean(v))} (${f(lo)}–${f(hi)})`;
+}
+
+interface Column {
+  readonly head: string;
+  readonly pick: (m: Metrics) => number;
+  readonly scale: number;
+  readonly digits: number;
+}
+
+const INCAST_COLUMNS: readonly Column[] = [
+  { head: "FCT p50 µs", pick: (m) => m.fctP50, scale: 1e3, digits: 1 },
+  { head: "FCT max µs", pick: (m) => m.fctMax, scale: 1e3, digits: 1 },
+  { head: "queue peak KB", pick: (m) => m.queuePeak, scale: 1e3, digits: 0 },
+  { head: "pauses", pick: (m) => m.pauses, scale: 1, digits: 0 },
+  { head: "CNPs / data pkt", pick: (m) => m.cnpFraction, scale: 1, digits: 3 },
+  { head: "lossless drops", pick: (m) => m.drops, scale: 1, digits: 0 },
+];
+
+function fatTreeColumns(): Column[] {
+  const label = (lo: number, hi: number): string =>
+    hi === Number.POSITIVE_INFINITY
+      ? `≥ ${lo / 1e6} MB`
+      : lo === 0
+        ? `< ${hi / 1e3} KB`
+        : `${lo / 1e3}K–${hi / 1e3}K`;
+  const cols: Column[] = [];
+  BUCKETS.forEach(([lo, hi], i) => {
+    cols.push({ head: `${label(lo, hi)} p50`, pick: (m) => m.buckets[i]!.p50, scale: 1, digits: 2 });
+    cols.push({ head: `${label(lo, hi)} p99`, pick: (m) => m.buckets[i]!.p99, scale: 1, digits: 2 });
+  });
+  cols.push({ head: "pauses", pick: (m) => m.pauses, scale: 1, digits: 0 });
+  cols.push({ head: "lossless drops", pick: (m) => m.drops, scale: 1, digits: 0 });
+  return cols;
+}
+
+function table(o: FidelityOptions, header: readonly string[], rows: readonly (readonly string[])[]): string {
+  if (!o.markdown) return formatTable(header, rows);
+  const line = (cells: readonly string[]): string => `| ${cells.join(" | ")} |`;
+  return [line(header), line(header.map((_, i) => (i < 2 ? "---" : "--:"))), ...rows.map(line)].join("\n");
+}
+
+function printFidelity(results: readonly CaseResult[], o: FidelityOptions): void {
+  for (const kind of ["incast", "fat-tree"] as const) {
+    const rs = results.filter((r) => r.case.kind === kind);
+    if (rs.length === 0) continue;
+    const cols = kind === "incast" ? INCAST_COLUMNS : fatTreeColumns();
+    const done = (ms: readonly Metrics[]): string =>
+      `${ms.reduce((a, m) => a + m.done, 0)}/${ms.reduce((a, m) => a + m.total, 0)}`;
+    o.print();
+    o.print(
+      `${kind === "incast" ? "Incasts" : "Fat tree (FCT slowdown by flow size)"}: mean over seeds ${o.seeds.join(",")} (min–max)`,
+    );
+    const rows: string[][] = [];
+    for (const r of rs) {
+      if (r.ns3 !== null)
+        rows.push([
+          r.name,
+          "HPCC ns-3",
+          done(r.ns3),
+          ...cols.map((c) => spreadCell(r.ns3!.map(c.pick), c.scale, c.digits)),
+        ]);
+      for (const [m, ms] of Object.entries(r.ours))
+        rows.push([
+          r.name,
+          `rocelab, mmu ${m}`,
+          done(ms),
+          ...cols.map((c) => spreadCell(ms.map(c.pick), c.scale, c.digits)),
+        ]);
+    }
+    o.print(table(o, ["case", "simulator", "flows done", ...cols.map((c) => c.head)], rows));
+    if (rs.some((r) => r.ns3 === null)) continue;
+    o.print();
+    // A fat-tree seed is one flow list run by both simulators: its ratio is paired. An incast seed only
+    // draws each simulator's random numbers, so there the means are compared.
+    const paired = kind === "fat-tree";
+    o.print(
+      paired
+        ? "rocelab over HPCC's ns-3, seed by seed on the same flows: the mean of the seeds' ratios and its " +
+            "95 % interval (* the interval leaves out 1):"
+        : "rocelab over HPCC's ns-3 (ratio of the means; * the means differ by more than two standard " +
+            "errors of their difference: more than the seeds' spread explains; runs without congestion " +
+            "control do not vary with the seed, so any difference there is marked):",
+    );
+    const cell = paired ? pairedRatioCell : ratioCell;
+    const ratios: string[][] = [];
+    for (const r of rs)
+      for (const [m, ms] of Object.entries(r.ours))
+        ratios.push([r.name, `mmu ${m}`, ...cols.map((c) => cell(ms.map(c.pick), r.ns3!.map(c.pick)))]);
+    o.print(table(o, ["case", "rocelab", ...cols.map((c) => c.head)], ratios));
+  }
+}

@@ -1,0 +1,202 @@
+// Reading HPCC's ns-3 outputs (FCT, PFC, the binary trace) and putting them in rocelab's terms for
+// `sim-vs-ns3 --buffers …`. The trace records are built here byte by byte in trace-format.h's layout.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import t from "tap";
+import { ns3Incast, writeNs3Input } from "../../scripts/bench/hpcc-ns3.js";
+import {
+  ns3NodeOfIp,
+  parseNs3Flows,
+  parseNs3Pfc,
+  parseNs3Trace,
+} from "../../scripts/bench/hpcc-ns3-output.js";
+import { buildCase, idealFctNs, WIRE_SCALE } from "../../scripts/bench/ns3-cases.js";
+import {
+  fidelityCases,
+  metricsOf,
+  ns3Outcome,
+  pairedRatioCell,
+  ratioCell,
+  spreadCell,
+} from "../../scripts/bench/ns3-fidelity.js";
+import { tempDir } from "../helpers/temp-dir.js";
+
+/** A SimSetting header with `ports` entries, then the records. */
+function trace(ports: number, records: readonly Uint8Array[]): Uint8Array {
+  const head = new Uint8Array(4 + ports * 11 + 4);
+  new DataView(head.buffer).setUint32(0, ports, true);
+  const out = new Uint8Array(head.length + records.length * 56);
+  out.set(head);
+  records.forEach((r, i) => {
+    out.set(r, head.length + i * 56);
+  });
+  return out;
+}
+
+function record(r: {
+  event: number;
+  nodeType?: number;
+  qidx?: number;
+  qlen?: number;
+  size?: number;
+  proto?: number;
+  ecn?: number;
+  ackFlags?: number;
+}): Uint8Array {
+  const b = new Uint8Array(56);
+  const v = new DataView(b.buffer);
+  v.setUint8(11, r.qidx ?? 3);
+  v.setUint32(12, r.qlen ?? 0, true);
+  v.setUint16(24, r.size ?? 1048, true);
+  v.setUint8(26, r.proto ?? 0x11);
+  v.setUint8(27, r.event);
+  v.setUint8(28, r.ecn ?? 0);
+  v.setUint8(29, r.nodeType ?? 1);
+  v.setUint16(36, r.ackFlags ?? 0, true);
+  return b;
+}
+
+t.test("the trace: the queue a data packet joined, CE marks and CNP-flagged ACKs at switches", (t) => {
+  const buf = trace(3, [
+    record({ event: 1, qlen: 50_000 }), // joins 50,000 bytes: 51,048
+    record({ event: 1, qlen: 70_000, qidx: 0, size: 60 }), // the high-priority queue: not a data queue
+    record({ event: 1, qlen: 90_000, nodeType: 0 }), // a host's queue: not a switch
+    record({ event: 2, ecn: 3 }), // a CE-marked data packet leaves
+    record({ event: 2, ecn: 1 }),
+    record({ event: 2, proto: 0xfc, ackFlags: 1, qidx: 0, size: 60 }), // ACK with the CNP flag
+    record({ event: 2, proto: 0xfd, ackFlags: 1, qidx: 0, size: 60 }), // NACK with it
+    record({ event: 2, proto: 0xfc, ackFlags: 0, qidx: 0, size: 60 }),
+  ]);
+  t.same(parseNs3Trace(buf), { queuePeakBytes: 51_048, cnps: 2, ceMarked: 1, records: 8 });
+  t.throws(() => parseNs3Trace(buf.subarray(0, buf.length - 1)), /not a header of 3 ports and whole 56-byte/);
+  t.end();
+});
+
+t.test("the PFC file: pauses and resumes received", (t) => {
+  t.same(parseNs3Pfc("2000 2 0 1 1\n2500 2 0 1 0\n2600 3 0 1 1\n"), { pauses: 2, resumes: 1 });
+  t.throws(() => parseNs3Pfc("2000 2 0 1\n"), /line 1/);
+  t.end();
+});
+
+t.test("FCT lines: node ids from HPCC's addresses, sizes, FCT and standalone FCT", (t) => {
+  t.equal(ns3NodeOfIp(0x0b000201), 2);
+  t.equal(ns3NodeOfIp(0x0b010101), 257, "node 257 wraps into the second octet");
+  t.same(parseNs3Flows("0b000301 0b000101 10000 100 5000 1200 9000 3000\n"), [
+    { src: 3, dst: 1, bytes: 5000, startNs: 1200, fctNs: 9000, idealNs: 3000 },
+  ]);
+  t.end();
+});
+
+t.test("HPCC's outcome matched to its input flows; one without an FCT line is unfinished", (t) => {
+  const input = [
+    { src: 2, dst: 1, bytes: 5000, startNs: 0 },
+    { src: 2, dst: 1, bytes: 5000, startNs: 10 },
+    { src: 3, dst: 1, bytes: 20_000_000, startNs: 0 },
+  ];
+  const o = ns3Outcome(
+    {
+      wallMs: 1,
+      cpuMs: 1,
+      flows: [
+        { src: 2, dst: 1, bytes: 5000, startNs: 10, fctNs: 8000, idealNs: 4000 },
+        { src: 2, dst: 1, bytes: 5000, startNs: 0, fctNs: 6000, idealNs: 4000 },
+      ],
+      pauses: 4,
+      resumes: 4,
+      drops: 2,
+      trace: { queuePeakBytes: 9000, cnps: 3, ceMarked: 3, records: 10 },
+    },
+    input,
+  );
+  t.same(
+    o.flows.map((f) => f.fctNs),
+    [6000, 8000, null],
+    "in order of start; the 20 MB flow never finished",
+  );
+  t.equal(o.dataPackets, 10, "5 + 5 packets of 1000 bytes delivered");
+  const m = metricsOf(o);
+  t.equal(m.fctMax, Number.POSITIVE_INFINITY, "an unfinished flow is counted, as +∞");
+  t.same([m.done, m.total], [2, 3]);
+  t.equal(m.buckets[0]!.p50, 1.5, "slowdowns 1.5 and 2 under 100 KB: the lower median (nearest rank)");
+  t.equal(m.buckets[3]!.p99, Number.POSITIVE_INFINITY, "≥ 10 MB: the unfinished one");
+  t.equal(m.cnpFraction, 0.3);
+  t.equal(m.drops, 2, "the lossless drops HPCC printed");
+  t.end();
+});
+
+t.test("ratios and spreads of the means over seeds", (t) => {
+  t.equal(ratioCell([102, 104], [100, 100]), "1.03*", "3 apart, standard error 1: a difference");
+  t.equal(ratioCell([90, 116], [100, 100]), "1.03", "3 apart, standard error 13: within the spread");
+  t.equal(ratioCell([103], [100]), "1.03", "one seed: no verdict");
+  t.equal(ratioCell([0, 0], [0, 0]), "=");
+  t.equal(ratioCell([12, 14], [0, 0]), "13.00 / 0.00*", "a ratio to 0 shows both figures");
+  t.equal(spreadCell([1000, 3000], 1000, 1), "2.0 (1.0–3.0)");
+  // Paired: ratios 1.1, 1.2, 1.3: mean 1.2, sd 0.1, ± 4.30 × 0.1 / √3 = 0.25.
+  t.equal(pairedRatioCell([11, 24, 39], [10, 20, 30]), "1.20 (0.95–1.45)");
+  t.equal(pairedRatioCell([11, 12, 13], [10, 10, 10]), "1.20 (0.95–1.45)");
+  t.equal(pairedRatioCell([21, 22, 23], [10, 10, 10]), "2.20 (1.95–2.45)*", "the interval leaves out 1");
+  t.equal(pairedRatioCell([1, 2], [1, Number.POSITIVE_INFINITY]), "1.50 / unfinished");
+  t.equal(pairedRatioCell([0, 0, 0], [86, 300, 2970]), "0.00 / 1,119", "a ratio to 0 shows both means");
+  t.equal(spreadCell([5, 5]), "5");
+  t.end();
+});
+
+t.test("the cases: each buffer and CC for every incast, then the fat tree", (t) => {
+  const cs = fidelityCases([16], [2, 4], ["dcqcn", "off"], [2], 0.5);
+  t.equal(cs.length, 6);
+  t.same(cs[0], { kind: "incast", senders: 16, bufferMiB: 2, cc: "dcqcn" });
+  t.same(cs[5], { kind: "fat-tree", bufferMiB: 2, cc: "off", load: 0.5 });
+  t.end();
+});
+
+t.test("an incast case in both simulators' terms: the same buffer, wire bytes and CC", (t) => {
+  const b = buildCase({ kind: "incast", senders: 4, bufferMiB: 4, cc: "off" }, "hpcc-ns3", 7);
+  t.equal(b.scenario.seed, 7);
+  t.same(
+    b.scenario.topology.defaultSwitch.buffer,
+    { size: 4 * 1024 * 1024, mmu: "hpcc-ns3" },
+    "4 MiB, as HPCC's BUFFER_SIZE 4",
+  );
+  t.same(b.ns3, { ...ns3Incast(4, 1_000_000, { bufferMiB: 4, cc: "off", trace: [0] }), stopS: b.ns3.stopS });
+  // Our frames carry 1,024 bytes in 88.48 ns of wire, HPCC's 1,000 in 83 (1,048 bytes, truncated to ns).
+  t.ok(Math.abs(WIRE_SCALE - 0.96058) < 1e-4, `${WIRE_SCALE}`);
+  const dir = tempDir("rocelab-ns3-case-");
+  const cfg = readFileSync(writeNs3Input(dir, b.ns3), "utf8");
+  t.match(cfg, /^ENABLE_QCN 0$/m, "no ECN marking with CC off");
+  t.match(cfg, /^BUFFER_SIZE 4$/m);
+  t.match(cfg, /^ENABLE_TRACE 1$/m, "the switch traced for its queue and CNPs");
+  t.equal(readFileSync(join(dir, "trace.txt"), "utf8"), "1\n0\n");
+  t.end();
+});
+
+t.test("the fat tree in HPCC's formats: hosts first, the same flows at the same times", (t) => {
+  const b = buildCase({ kind: "fat-tree", bufferMiB: 2, cc: "dcqcn", load: 0.3 }, "default", 1);
+  t.equal(b.ns3.nodes, 36, "k = 4: 16 hosts and 20 switches");
+  t.same(
+    b.ns3.switches,
+    Array.from({ length: 20 }, (_, i) => 16 + i),
+  );
+  t.equal(b.ns3.links.length, 48);
+  t.ok(b.ns3.flows.length > 50, `${b.ns3.flows.length} web-search flows in 10 ms`);
+  t.ok(
+    b.ns3.flows.every((f, i) => i === 0 || f.startNs >= b.ns3.flows[i - 1]!.startNs),
+    "in order of start",
+  );
+  const steps = b.scenario.timeline.filter((s) => s.action.kind === "start");
+  t.equal(steps.length, b.ns3.flows.length, "one scenario flow per HPCC flow");
+  const dir = tempDir("rocelab-ns3-fat-");
+  writeNs3Input(dir, b.ns3);
+  const flows = readFileSync(join(dir, "flow.txt"), "utf8").trim().split("\n");
+  t.equal(Number(flows[0]), b.ns3.flows.length);
+  t.match(flows[1]!, /^\d+ \d+ 3 100 \d+ 0\.\d{9}$/, "src dst pg dport bytes start-seconds");
+  t.end();
+});
+
+t.test("our ideal FCT: the base RTT and the message with our per-packet overhead", (t) => {
+  // One switch (2 hops), 1 MB: 977 packets; 2 × 2 µs + 2 × 81.92 ns + (1e6 + 977 × 82 + 16) × 0.08 ns.
+  t.equal(
+    Math.round(idealFctNs(1_000_000, 2)),
+    Math.round(4000 + 163.84 + (1_000_000 + 977 * 82 + 16) * 0.08),
+  );
+  t.end();
+});
