@@ -8,10 +8,11 @@
 // "src dst rate delay error-rate"; flows "count", then "src dst priority dport bytes start-seconds"; the FCT
 // output "sip dip sport dport bytes start-ns fct-ns standalone-fct-ns" per completed flow.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
+import { OutputDir } from "../runtime/live/safe-files.js";
 import { median } from "./common.js";
 
 export interface Ns3Run {
@@ -97,16 +98,19 @@ function config(dir: string, stopS: number): string {
 
 /** Writes the N-to-1 incast in HPCC's formats into `dir`: node 0 the switch, 1 the receiver, 2.. senders. */
 export function writeNs3Incast(dir: string, senders: number, bytes: number): string {
-  const links = Array.from({ length: senders + 1 }, (_, i) => `0 ${i + 1} 100Gbps 0.001ms 0`);
-  writeFileSync(join(dir, "topology.txt"), `${senders + 2} 1 ${senders + 1}\n0\n${links.join("\n")}\n`);
-  const flows = Array.from({ length: senders }, (_, i) => `${i + 2} 1 3 100 ${bytes} 0`);
-  writeFileSync(join(dir, "flow.txt"), `${senders}\n${flows.join("\n")}\n`);
-  writeFileSync(join(dir, "trace.txt"), "1\n0\n");
-  // Twice the transfer at line rate, as our scenario's duration; every flow is done long before.
-  const stopS = Math.max(0.002, (2 * senders * bytes * 8) / 100e9 + 0.0002);
-  const file = join(dir, "config.txt");
-  writeFileSync(file, config(dir, Number(stopS.toFixed(6))));
-  return file;
+  const out = OutputDir.existing(dir);
+  try {
+    const links = Array.from({ length: senders + 1 }, (_, i) => `0 ${i + 1} 100Gbps 0.001ms 0`);
+    out.write("topology.txt", `${senders + 2} 1 ${senders + 1}\n0\n${links.join("\n")}\n`);
+    const flows = Array.from({ length: senders }, (_, i) => `${i + 2} 1 3 100 ${bytes} 0`);
+    out.write("flow.txt", `${senders}\n${flows.join("\n")}\n`);
+    out.write("trace.txt", "1\n0\n");
+    // Twice the transfer at line rate, as our scenario's duration; every flow is done long before.
+    const stopS = Math.max(0.002, (2 * senders * bytes * 8) / 100e9 + 0.0002);
+    return out.write("config.txt", config(dir, Number(stopS.toFixed(6))));
+  } finally {
+    out.close();
+  }
 }
 
 /**

@@ -10,7 +10,7 @@
 //
 //   node dist/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 DIR]
 
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -19,6 +19,7 @@ import { entryPath } from "../lab/live/paths.js";
 import { runScenarioSim } from "../lab/run-sim.js";
 import { resolveScenario, type Scenario } from "../lab/scenario.js";
 import { scenarioFile } from "../lab/schema.js";
+import { writeNewFile } from "../runtime/live/safe-files.js";
 import { describeMachine, fmt, fmtInt, formatTable, isMain, median, runAsScript } from "./common.js";
 import { type Ns3Run, ns3Binary, runNs3Incast, timeProcess } from "./hpcc-ns3.js";
 
@@ -212,7 +213,7 @@ async function sideBySide(
       // user types, `rocelab run FILE --runtime sim` (the bundled CLI), reading the scenario from a file
       // and writing its report, as ns-3 reads its config files and writes its FCT file.
       const file = join(scratch, `incast-${n}to1.yaml`);
-      writeFileSync(file, stringify(incastScenarioInput(n)));
+      writeNewFile(file, stringify(incastScenarioInput(n)));
       const out = join(scratch, "out");
       const cli = [entryPath("cli.js"), "run", file, "--runtime", "sim", "--quiet", "--out", out];
       for (let i = 0; i < runs; i++) {

@@ -6,7 +6,7 @@
 //
 //   sudo npm run bench -- soak --minutes 30 [--every 10] [--dilation 1000] [--seed 1] [--out FILE]
 
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { createRandom } from "../device/prng.js";
@@ -15,6 +15,7 @@ import { findLabProcesses } from "../lab/live/provision.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import type { FlowReport } from "../lab/report/report.js";
 import { defaultTopology, NodeKind } from "../lab/topology.js";
+import { writeNewFile } from "../runtime/live/safe-files.js";
 import {
   type BenchMain,
   describeMachine,
@@ -234,9 +235,10 @@ export const main: BenchMain = async (argv) => {
     ),
   );
   const file = values.out ?? `soak-${new Date().toISOString().slice(0, 19).replaceAll(":", "")}.json`;
-  writeFileSync(
+  writeNewFile(
     file,
     `${JSON.stringify({ minutes, dilation, seed: Number(values.seed), workloads, chaos, samples }, null, 1)}\n`,
+    { force: true, flag: "--out" },
   );
   out(`samples written to ${file}`);
 };

@@ -32,12 +32,12 @@
 // whole machine keeps other people's work on a shared machine out of it. The whole machine's busy time is
 // printed beside it.
 
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { parseRate } from "../device/units.js";
 import { DeviceProcess } from "../lab/live/device-process.js";
-import { labDir } from "../lab/live/names.js";
+import { makeLabDir } from "../lab/live/names.js";
 import { findLabProcesses, interfaceMtu, listNamespaces, teardown } from "../lab/live/provision.js";
 import { computeRoutes } from "../lab/routing.js";
 import { resolveTunables } from "../lab/settings-layers.js";
@@ -45,6 +45,7 @@ import { buildSwitchConfig, maxFrameBytes } from "../lab/switch-config.js";
 import { DEFAULT_MTU } from "../lab/topology.js";
 import { type PortBackend, portBackend } from "../runtime/live/port-io.js";
 import type { Health, InitMessage } from "../runtime/live/protocol.js";
+import { writeNewFile } from "../runtime/live/safe-files.js";
 import { ipToString, type MacAddress, macToString } from "../wire/bytes.js";
 import {
   describeMachine,
@@ -425,7 +426,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   let generator: Generator | null = null;
   let device: DeviceProcess | null = null;
   try {
-    mkdirSync(labDir(BENCH_LAB), { recursive: true });
+    makeLabDir(BENCH_LAB);
     await provisionBench(f);
     const frame = buildFrame(opts.frameBytes, f.gen, f.swIn.mac, f.sink.ip);
     const softirqThreads = findProcessesByName("ksoftirqd/");
@@ -463,7 +464,8 @@ export async function main(argv: readonly string[]): Promise<void> {
         log,
         results: Object.fromEntries(results),
       };
-      writeFileSync(opts.save, `${JSON.stringify(saved, null, 1)}\n`);
+      // Replaced by rename if it exists (a benchmark's result is rewritten run after run), never written through.
+      writeNewFile(opts.save, `${JSON.stringify(saved, null, 1)}\n`, { force: true, flag: "--save" });
     }
     report(opts, results);
   } finally {

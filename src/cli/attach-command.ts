@@ -3,7 +3,6 @@
 // socket control channel, and `rocelab attach --endpoints FILE` connects the lab's control plane to those
 // devices, so status, stats, inject, events and the TUI work on them (docs/attach.md).
 
-import { mkdirSync } from "node:fs";
 import type { Command } from "commander";
 import {
   DEFAULT_DEVICE_CONTROL,
@@ -17,6 +16,7 @@ import { loadEndpoints } from "../lab/live/endpoints-file.js";
 import { attachLab, LabError } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem } from "../lab/live/names.js";
 import { MAX_DILATION, MIN_DILATION } from "../runtime/live/dilation.js";
+import { OutputDir } from "../runtime/live/safe-files.js";
 import { action, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
 import { loadTopologyArg } from "./topology-command.js";
@@ -39,7 +39,8 @@ export function registerAttachCommands(program: Command): void {
     .description(
       "write one device file per node (DIR/NODE.json) for the device entrypoint (bin/device-entrypoint)",
     )
-    .requiredOption("--out <dir>", "directory to write the files into")
+    .requiredOption("--out <dir>", "directory to write the files into (a new or empty one)")
+    .option("--force", "write into --out even if it holds files")
     .option("--lab <name>", "lab name the devices carry", DEFAULT_LAB)
     .option(
       "--dilation <n>",
@@ -67,6 +68,7 @@ export function registerAttachCommands(program: Command): void {
             seed: string;
             reactionMs: string;
             epoch?: string;
+            force?: boolean;
           },
         ) => {
           const dilation = Number(opts.dilation);
@@ -84,7 +86,6 @@ export function registerAttachCommands(program: Command): void {
             epochUnixNs = opts.epoch;
           }
           const topo = loadTopologyArg(topology);
-          mkdirSync(opts.out, { recursive: true });
           const files = deviceFiles(topo, {
             lab: labArg(opts.lab),
             dilation,
@@ -92,7 +93,13 @@ export function registerAttachCommands(program: Command): void {
             reactionMs,
             ...(epochUnixNs !== undefined ? { epochUnixNs } : {}),
           });
-          const paths = writeDeviceFiles(opts.out, files);
+          const out = OutputDir.create(opts.out, { force: opts.force ?? false, flag: "--out" });
+          let paths: string[];
+          try {
+            paths = writeDeviceFiles(out, files);
+          } finally {
+            out.close();
+          }
           process.stdout.write(
             `${paths.length} device files in ${opts.out}: ${files.map((f) => f.node).join(", ")}\n`,
           );

@@ -13,6 +13,7 @@ import { findAllLabs } from "../lab/live/provision.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { NodeKind } from "../lab/topology.js";
 import { formatRate } from "../lab/units.js";
+import { parseFileMode } from "../runtime/live/safe-files.js";
 import { ipToString, parseIp } from "../wire/bytes.js";
 import { captureOn } from "./capture-on.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
@@ -332,20 +333,28 @@ export function registerLabCommands(program: Command): void {
     .description(
       "capture the real frames on a lab port with tcpdump (check the file with `rocelab pcap-check`)",
     )
-    .requiredOption("-w, --write <file>", "pcap file to write")
+    .requiredOption("-w, --write <file>", "pcap file to write (a new file, created 0600)")
     .option("--seconds <s>", "how long (real seconds)", "5")
+    .option("--force", "replace the file if it exists")
+    .option("--mode <octal>", "file mode of the pcap (at most 644)", "600")
     .option("--name <name>", "lab name", DEFAULT_LAB)
     .action(
-      action(async (text: string, opts: { write: string; seconds: string; name?: string }) => {
-        requireRoot("rocelab capture");
-        const seconds = Number(opts.seconds);
-        if (!(seconds > 0)) throw new UsageError("--seconds takes a positive number");
-        await withLab(opts, async (lab) => {
-          const { node, port } = endpoint(text, lab);
-          const r = await captureOn(lab, node, port, opts.write, seconds);
-          process.stdout.write(`${r.packets} frames captured on ${node}:eth${port} into ${opts.write}\n`);
-        });
-      }),
+      action(
+        async (
+          text: string,
+          opts: { write: string; seconds: string; name?: string; force?: boolean; mode: string },
+        ) => {
+          requireRoot("rocelab capture");
+          const seconds = Number(opts.seconds);
+          if (!(seconds > 0)) throw new UsageError("--seconds takes a positive number");
+          const file = { path: opts.write, force: opts.force ?? false, mode: parseFileMode(opts.mode) };
+          await withLab(opts, async (lab) => {
+            const { node, port } = endpoint(text, lab);
+            const r = await captureOn(lab, node, port, file, seconds);
+            process.stdout.write(`${r.packets} frames captured on ${node}:eth${port} into ${opts.write}\n`);
+          });
+        },
+      ),
     );
 
   program

@@ -1,6 +1,5 @@
 // `rocelab run SCENARIO --runtime sim|live --out DIR`: run a scenario and write its report.
 
-import { writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import type { Command } from "commander";
@@ -13,6 +12,7 @@ import { OpenMetricsRecorder } from "../lab/metrics/openmetrics.js";
 import { formatSummary, type Report } from "../lab/report/report.js";
 import { runScenarioSim } from "../lab/run-sim.js";
 import { loadScenario } from "../lab/scenario.js";
+import { writeNewFile } from "../runtime/live/safe-files.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
 import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
@@ -29,6 +29,7 @@ interface RunOptions extends MetricsOptions {
   readonly capture?: string;
   readonly name?: string;
   readonly openmetrics?: string;
+  readonly force?: boolean;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -42,7 +43,11 @@ export function registerRunCommand(program: Command): void {
       "sim (virtual time, deterministic) or live (namespaces and processes)",
       "sim",
     )
-    .option("--out <dir>", "where to write the report (default: out/<scenario name>)")
+    .option(
+      "--out <dir>",
+      "where to write the report (default: out/<scenario name>); a new or empty directory",
+    )
+    .option("--force", "write into --out even if it holds files (and replace --openmetrics FILE)")
     .option("--seed <n>", "override the scenario's seed", (v) => Number.parseInt(v, 10))
     .option(
       "--dilation <n>",
@@ -94,13 +99,18 @@ export function registerRunCommand(program: Command): void {
             : undefined;
           const result = runScenarioSim(sc, {
             outDir: out,
+            force: opts.force ?? false,
             captures,
             ...(metrics ? { metrics } : {}),
             ...(bar ? { onProgress: (now: number) => bar.at(now) } : {}),
           });
           report = result.report;
           bar?.stop();
-          if (metrics && opts.openmetrics) writeFileSync(opts.openmetrics, metrics.text());
+          if (metrics && opts.openmetrics)
+            writeNewFile(opts.openmetrics, metrics.text(), {
+              force: opts.force ?? false,
+              flag: "--openmetrics",
+            });
           if (!opts.quiet) {
             for (const c of result.captures)
               process.stderr.write(`${c.frames} frames captured into ${c.file}\n`);
@@ -115,6 +125,7 @@ export function registerRunCommand(program: Command): void {
           const live = opts.quiet ? null : liveProgress(sc.name, sc.durationNs);
           report = await runScenarioLive(sc, {
             outDir: out,
+            force: opts.force ?? false,
             dilation,
             ...(auto ? { autoDilation: true } : {}),
             clock: clockOption(opts.clock),

@@ -15,6 +15,7 @@ import { SettingsLayers } from "../../src/lab/settings-layers.js";
 import { SimFabric } from "../../src/lab/sim-fabric.js";
 import { Nic } from "../../src/nic/nic.js";
 import { generateFlows } from "../../src/nic/workloads.js";
+import { OutputDir } from "../../src/runtime/live/safe-files.js";
 
 t.test("SeriesSampler and stats-fed SeriesRecorder write identical CSVs", (t) => {
   const sc = loadScenario("docs/experiments/incast-dcqcn.yaml");
@@ -56,10 +57,12 @@ t.test("SeriesSampler and stats-fed SeriesRecorder write identical CSVs", (t) =>
   const dir = mkdtempSync(join(tmpdir(), "series-sampler-"));
   const texts = (r: SeriesRecorder): Map<string, string> => {
     const out = new Map<string, string>();
+    const handle = OutputDir.existing(dir);
     for (const s of r.all) {
-      s.write(dir);
+      s.write(handle);
       out.set(s.file, readFileSync(join(dir, s.file), "utf8"));
     }
+    handle.close();
     return out;
   };
   let directText: Map<string, string>;

@@ -4,6 +4,7 @@
 // dilation of clocks it owns) is the service's to do or to refuse with a reason.
 
 import type { WorkloadSpec } from "../../nic/workloads.js";
+import { PRIVATE_FILE_MODE } from "../../runtime/live/safe-files.js";
 import type { IncastRequest, UdpRequest } from "../controller.js";
 import type { NicSettings, SwitchSettings } from "../schema.js";
 import type { Topology } from "../topology.js";
@@ -99,7 +100,10 @@ export async function handleLabRequest(
       await fleet.setStaticRoute(String(a.node), String(a.to), a.via === null ? null : String(a.via));
       return { ok: true };
     case "capture":
-      return fleet.capture(String(a.node), Number(a.port), Number(a.seconds), String(a.file));
+      return fleet.capture(String(a.node), Number(a.port), Number(a.seconds), String(a.file), {
+        force: a.force === true,
+        mode: typeof a.mode === "number" ? a.mode & 0o644 : PRIVATE_FILE_MODE,
+      });
     case "switch-config":
       return fleet.switchConfig(String(a.node));
     case "down":

@@ -3,10 +3,11 @@
 // same report and time series as the simulator (times relative to the scenario's start). The lab is taken
 // down at the end, also on failure or Ctrl-C.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
+import { OutputDir, writeNewFile } from "../../runtime/live/safe-files.js";
 import { planAddresses } from "../address-plan.js";
 import { AiEcnAnalyser } from "../ai-ecn-analyser.js";
 import type { CaptureEndpoint } from "../capture.js";
@@ -25,7 +26,10 @@ import { downLab, LiveLab, upLab } from "./live-lab.js";
 import { type LabStatus, LIVE_REACTION_MS } from "./supervisor.js";
 
 export interface LiveRunOptions {
+  /** Write the report here (a new or empty directory: safe-files.ts). */
   readonly outDir?: string;
+  /** --force: write into `outDir` even if it holds files. */
+  readonly force?: boolean;
   readonly dilation: number;
   /** `--dilation auto`: `dilation` is where it starts (and the floor it comes back to). */
   readonly autoDilation?: boolean;
@@ -67,6 +71,24 @@ async function sleepUnless(ms: number, stop: () => boolean): Promise<void> {
 
 export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promise<Report> {
   const started = performance.now();
+  // Checked before the lab comes up: a refused output directory must not cost a run first.
+  const out =
+    opts.outDir === undefined
+      ? null
+      : OutputDir.create(opts.outDir, { force: opts.force ?? false, flag: "--out" });
+  try {
+    return await runIn(sc, opts, out, started);
+  } finally {
+    out?.close();
+  }
+}
+
+async function runIn(
+  sc: Scenario,
+  opts: LiveRunOptions,
+  out: OutputDir | null,
+  started: number,
+): Promise<Report> {
   const lab = opts.lab ?? `run${process.pid % 100_000}`;
   const progress = opts.onProgress ?? (() => {});
   let topologyArg: string;
@@ -76,7 +98,7 @@ export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promi
     // A topology written inline in the scenario: the supervisor loads topologies from files.
     tmp = mkdtempSync(join(tmpdir(), "rocelab-"));
     topologyArg = join(tmp, `${sc.topology.name}.yaml`);
-    writeFileSync(topologyArg, stringify(sc.topologySource));
+    writeNewFile(topologyArg, stringify(sc.topologySource));
   }
   let interrupted = false;
   const onSignal = (): void => {
@@ -101,11 +123,8 @@ export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promi
     const client = await LiveLab.connect(lab);
     let capture: LiveCapture | null = null;
     try {
-      if (opts.captures?.length && opts.outDir) {
-        mkdirSync(opts.outDir, { recursive: true });
-        capture = await startLiveCapture(lab, opts.captures, opts.outDir);
-      }
-      return await play(sc, client, opts, started, () => interrupted, progress);
+      if (opts.captures?.length && out) capture = await startLiveCapture(lab, opts.captures, out);
+      return await play(sc, client, opts, out, started, () => interrupted, progress);
     } finally {
       if (capture) {
         for (const c of await capture.stop()) progress(`  ${c.frames} frames captured into ${c.file}`);
@@ -191,6 +210,7 @@ async function play(
   sc: Scenario,
   lab: LiveLab,
   opts: LiveRunOptions,
+  out: OutputDir | null,
   started: number,
   interrupted: () => boolean,
   progress: (line: string) => void,
@@ -329,6 +349,6 @@ async function play(
     dilation,
     live,
   });
-  if (opts.outDir) writeReport(opts.outDir, report, recorder.all, events);
+  if (out) writeReport(out, report, recorder.all, events);
   return report;
 }

@@ -2,11 +2,10 @@
 // and pause state per switch queue, buffer use per switch, and per QP the DCQCN rate, α and goodput.
 // Both runtimes feed it the same AnyDeviceStats, so their CSV files have the same columns.
 
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Nanoseconds } from "../../device/contract.js";
 import { tableKey } from "../../device/counters.js";
 import type { NicStats } from "../../nic/stats-types.js";
+import type { OutputDir } from "../../runtime/live/safe-files.js";
 import { SwitchCounter } from "../../switch/counter-defs.js";
 import type { SwitchStats } from "../../switch/stats-types.js";
 import type { AnyDeviceStats } from "../device-stats.js";
@@ -73,11 +72,8 @@ export class Series {
     return this.rows.length;
   }
 
-  write(dir: string): void {
-    writeFileSync(
-      join(dir, this.file),
-      `${this.header.join(",")}\n${this.rows.join("\n")}${this.rows.length ? "\n" : ""}`,
-    );
+  write(dir: OutputDir): void {
+    dir.write(this.file, `${this.header.join(",")}\n${this.rows.join("\n")}${this.rows.length ? "\n" : ""}`);
   }
 }
 

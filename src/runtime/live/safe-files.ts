@@ -19,6 +19,7 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
+  readFileSync,
   renameSync,
   unlinkSync,
   writeFileSync,
@@ -249,6 +250,40 @@ export class OutputDir {
    */
   openNew(name: string, mode = this.opts.mode ?? PRIVATE_FILE_MODE): number {
     return createIn(this.fd, component(name), mode, this.force, this.file(name));
+  }
+
+  /**
+   * The text of the file `rel` (`sub/name` in the subdirectory `sub`), read without following a link;
+   * null when it is not there.
+   */
+  read(rel: string): string | null {
+    const parts = rel.split("/");
+    if (parts.length > 1) {
+      if (!this.has(parts[0]!)) return null;
+      const sub = this.dir(parts[0]!);
+      try {
+        return sub.read(parts.slice(1).join("/"));
+      } finally {
+        sub.close();
+      }
+    }
+    let fd: number;
+    try {
+      fd = openSync(fdPath(this.fd, component(rel)), O_RDONLY | O_NOFOLLOW);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "ENOENT") return null;
+      if (code === "ELOOP")
+        throw new UnsafeOutputError(
+          `${this.file(rel)} is a symbolic link: rocelab does not read through links`,
+        );
+      throw e;
+    }
+    try {
+      return readFileSync(fd, "utf8");
+    } finally {
+      closeSync(fd);
+    }
   }
 
   /** Removes the file `name` if it is there (never what a link points to). */
