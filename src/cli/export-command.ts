@@ -21,8 +21,8 @@ import { defaultExportDir, ensureToken, removeStale, TOKEN_FILE, writeExport } f
 import { yamlText } from "../lab/export/yaml-text.js";
 import { labNameProblem } from "../lab/live/names.js";
 import type { Topology } from "../lab/topology.js";
-import { OutputDir } from "../runtime/live/safe-files.js";
 import { formatDuration } from "../lab/units.js";
+import { OutputDir } from "../runtime/live/safe-files.js";
 import { action, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
 import { loadTopologyArg } from "./topology-command.js";
