@@ -112,16 +112,24 @@ export interface DeviceIdentity {
 
 /**
  * The handshake of a socket channel (control-auth.ts). With a token the device opens with a challenge and
- * the controller answers with `auth`; the device's `ready` then carries its proof. Without a token (a
- * Unix socket the file system protects) the device opens with `ready`.
+ * the controller answers with `auth`; from then on every message is sealed (sealed-lines.ts), the
+ * device's `ready` first, which also carries its proof. Without a token (a Unix socket the file system
+ * protects) the device opens with `ready`, and messages are plain JSON lines.
  */
 export type DeviceHello =
-  | { readonly type: "challenge"; readonly challenge: string }
+  | {
+      readonly type: "challenge";
+      readonly challenge: string;
+      /** CONTROL_PROTOCOL of the device (absent: 1, before messages were sealed). */
+      readonly protocol?: number;
+    }
   | { readonly type: "refused"; readonly message: string };
 export interface AuthMessage {
   readonly type: "auth";
   readonly proof: string;
   readonly challenge: string;
+  /** CONTROL_PROTOCOL of the controller (absent: 1). */
+  readonly protocol?: number;
 }
 
 export type FromDevice =
