@@ -19,6 +19,7 @@ import { MAX_DILATION, MIN_DILATION } from "../runtime/live/dilation.js";
 import { OutputDir } from "../runtime/live/safe-files.js";
 import { action, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
+import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
 
 /** Wall-clock now in UNIX ns (for `--epoch now`). */
@@ -153,7 +154,7 @@ export function registerAttachCommands(program: Command): void {
       ),
     );
 
-  program
+  const attach = program
     .command("attach")
     .description(
       "connect to devices rocelab did not start (containerlab, Kubernetes, bin/device-entrypoint) and serve them as a lab: status, stats, inject, events and tui --name work on them",
@@ -162,31 +163,28 @@ export function registerAttachCommands(program: Command): void {
       "--endpoints <file>",
       "YAML/JSON: the topology and each device's control endpoint (docs/attach.md)",
     )
-    .option("--name <name>", "name of the attachment (default: the endpoints file's lab, else rocelab)")
-    .option("--metrics-port <port>", "serve Prometheus /metrics on 127.0.0.1 at this port")
-    .action(
-      action(async (opts: { endpoints: string; name?: string; metricsPort?: string }) => {
-        const endpoints = loadEndpoints(opts.endpoints);
-        const name = labArg(opts.name ?? endpoints.lab ?? DEFAULT_LAB);
-        const metricsPort = opts.metricsPort === undefined ? 0 : Number(opts.metricsPort);
-        if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)
-          throw new UsageError("--metrics-port takes a TCP port 0-65535");
-        await attachLab({
-          lab: name,
-          endpoints: opts.endpoints,
-          metricsPort,
-          onProgress: (s) => process.stderr.write(`  ${s}\n`),
-        }).catch((e: Error) => {
-          throw e instanceof LabError ? new UsageError(e.message, 1) : e;
-        });
-        const flag = name === DEFAULT_LAB ? "" : ` --name ${name}`;
-        process.stdout.write(
-          [
-            `attached to ${endpoints.devices.length} devices of ${endpoints.topology.name} as lab ${name}`,
-            `  rocelab status${flag}     rocelab stats NODE${flag}     rocelab tui --attach ${opts.endpoints}`,
-            `  rocelab down${flag}       (closes the attachment; the devices run on)`,
-          ].join("\n") + "\n",
-        );
-      }),
-    );
+    .option("--name <name>", "name of the attachment (default: the endpoints file's lab, else rocelab)");
+  addMetricsOptions(attach, null).action(
+    action(async (opts: { endpoints: string; name?: string } & MetricsOptions) => {
+      const endpoints = loadEndpoints(opts.endpoints);
+      const name = labArg(opts.name ?? endpoints.lab ?? DEFAULT_LAB);
+      const metrics = metricsSettings(opts, null);
+      await attachLab({
+        lab: name,
+        endpoints: opts.endpoints,
+        metrics,
+        onProgress: (s) => process.stderr.write(`  ${s}\n`),
+      }).catch((e: Error) => {
+        throw e instanceof LabError ? new UsageError(e.message, 1) : e;
+      });
+      const flag = name === DEFAULT_LAB ? "" : ` --name ${name}`;
+      process.stdout.write(
+        [
+          `attached to ${endpoints.devices.length} devices of ${endpoints.topology.name} as lab ${name}`,
+          `  rocelab status${flag}     rocelab stats NODE${flag}     rocelab tui --attach ${opts.endpoints}`,
+          `  rocelab down${flag}       (closes the attachment; the devices run on)`,
+        ].join("\n") + "\n",
+      );
+    }),
+  );
 }

@@ -19,7 +19,7 @@ import { captureOn } from "./capture-on.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { registerIncastCommand } from "./incast-command.js";
 import { formatStats, formatStatus } from "./lab-format.js";
-import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
+import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
 import { formatFlowPaths, traceFlows } from "./trace-flows.js";
 
@@ -103,11 +103,12 @@ export function registerLabCommands(program: Command): void {
           const name = labName(opts);
           const { dilation, auto } = dilationOption(opts.dilation, DEFAULT_DILATION);
           const clock = clockOption(opts.clock);
-          const metrics = metricsPort(opts);
+          const metrics = metricsSettings(opts);
           // Validate before anything is created.
           const topo = loadTopologyArg(topology, { machine: { dilation, cpus: availableParallelism() } });
           requireRoot("rocelab up");
           const started = Date.now();
+          let metricsUrl: string | null = null;
           await upLab({
             lab: name,
             topology: topology ?? "default",
@@ -115,8 +116,11 @@ export function registerLabCommands(program: Command): void {
             ...(auto ? { autoDilation: true } : {}),
             seed: Number(opts.seed),
             clock,
-            metricsPort: metrics,
-            onProgress: (s) => process.stderr.write(`  ${s}\n`),
+            metrics,
+            onProgress: (s) => {
+              metricsUrl ??= /^Prometheus metrics on (\S+?),? /.exec(s)?.[1] ?? null;
+              process.stderr.write(`  ${s}\n`);
+            },
           }).catch((e: Error) => {
             throw e instanceof LabError ? new UsageError(e.message, 1) : e;
           });
@@ -132,6 +136,7 @@ export function registerLabCommands(program: Command): void {
               `  ip netns exec ${nsName(name, hosts[0] ?? topo.nodes[0]!.name)} ping ${hosts[1] ? ipToString(hostAddress(planAddresses(topo), hosts[1]).ip) : ""}`,
               `  rocelab capture ${topo.nodes[0]!.name}:eth1 -w /tmp/x.pcap --seconds 5${flag}`,
               `  rocelab trace ${hosts[0] ?? ""} ${hosts[hosts.length - 1] ?? ""}${flag}`,
+              ...(metricsUrl !== null ? [`  curl ${metricsUrl}                  Prometheus metrics`] : []),
               "break things:",
               `  rocelab inject incast --to ${hosts[hosts.length - 1] ?? ""} --from 4 --size 4MB${flag}`,
               `  rocelab inject link-down ${topo.nodes[0]!.name}:eth1${flag}`,

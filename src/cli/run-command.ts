@@ -15,7 +15,7 @@ import { loadScenario } from "../lab/scenario.js";
 import { writeNewFile } from "../runtime/live/safe-files.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { DEFAULT_DILATION } from "./lab-commands.js";
-import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
+import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
 import { emulatedProgress, liveProgress } from "./progress.js";
 
 interface RunOptions extends MetricsOptions {
@@ -131,7 +131,7 @@ export function registerRunCommand(program: Command): void {
             clock: clockOption(opts.clock),
             captures,
             ...(opts.name !== undefined ? { lab: opts.name } : {}),
-            metricsPort: metricsPort(opts),
+            metrics: metricsSettings(opts),
             ...(live ? { onProgress: live.line, onTime: live.at } : {}),
           });
           live?.stop();

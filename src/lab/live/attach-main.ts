@@ -1,17 +1,18 @@
 // Entry point of an attachment, started detached by `rocelab attach` (live-lab.ts attachLab):
-//   node dist/lab/live/attach-main.js --lab NAME --endpoints FILE [--metrics-port P]
+//   node dist/lab/live/attach-main.js --lab NAME --endpoints FILE [--metrics-port P --metrics-cache-ms MS ...]
 // It serves the lab's control socket for devices it did not start (attach.ts) until `rocelab down`
 // (or SIGTERM), then closes its connections; the devices run on.
 
 import { parseArgs } from "node:util";
 import { AttachedLab } from "./attach.js";
 import { loadEndpoints } from "./endpoints-file.js";
+import { METRICS_ARG_OPTIONS, metricsFromArgs } from "./metrics-endpoint.js";
 
 const { values } = parseArgs({
   options: {
     lab: { type: "string" },
     endpoints: { type: "string" },
-    "metrics-port": { type: "string", default: "0" },
+    ...METRICS_ARG_OPTIONS,
   },
 });
 if (!values.lab || !values.endpoints) {
@@ -20,7 +21,7 @@ if (!values.lab || !values.endpoints) {
 }
 process.title = `rocelab-${values.lab}-attach`;
 
-const lab = new AttachedLab(values.lab, loadEndpoints(values.endpoints), Number(values["metrics-port"]));
+const lab = new AttachedLab(values.lab, loadEndpoints(values.endpoints), metricsFromArgs(values));
 let exiting = false;
 const stop = (code: number): void => {
   if (exiting) return;

@@ -20,6 +20,7 @@ import type { Endpoints } from "./endpoints-file.js";
 import { handleLabRequest, type LabService } from "./lab-requests.js";
 import { enterRunning } from "./lab-running.js";
 import type { LabStatus } from "./lab-status.js";
+import type { MetricsSettings } from "./metrics-endpoint.js";
 import { controlSocketPath, labDir } from "./names.js";
 import { RemoteDevice } from "./remote-device.js";
 import { type LabState, writeState } from "./state.js";
@@ -72,7 +73,7 @@ export class AttachedLab implements LabService {
   constructor(
     readonly lab: string,
     private readonly endpoints: Endpoints,
-    private readonly metricsPort = 0,
+    private readonly metrics: MetricsSettings | null = null,
   ) {
     this.topo = endpoints.topology;
     this.clock = new AttachClock(endpoints.dilation);
@@ -159,7 +160,7 @@ export class AttachedLab implements LabService {
       const first = devices.find((d) => d.identity !== null)!;
       this.clock.anchor(first.identity!.now, first.identityAt);
       this.record();
-      this.metricsServer = await enterRunning(this, this.metricsPort);
+      this.metricsServer = await enterRunning(this, this.metrics);
     } catch (err) {
       this.state.status = "failed";
       writeState(this.state);
@@ -181,6 +182,7 @@ export class AttachedLab implements LabService {
       devices: this.fleet.deviceViews(),
       links: this.fleet.linkViews(),
       attached: this.endpoints.file,
+      ...(this.metricsServer !== null ? { metrics: this.metricsServer.url } : {}),
     };
   }
 

@@ -17,6 +17,7 @@ import { Listeners } from "../listeners.js";
 import { type ClockMode, DEFAULT_CLOCK_MODE } from "./clock-plan.js";
 import { ControlClient } from "./control.js";
 import { supervisorNodeArgs } from "./device-process.js";
+import { type MetricsSettings, metricsArgs } from "./metrics-endpoint.js";
 import { controlSocketPath, labDir, labOfNamespace, logPath, makeLabDir } from "./names.js";
 import { entryPath } from "./paths.js";
 import { findLabProcesses, listNamespaces, teardown } from "./provision.js";
@@ -49,8 +50,8 @@ export interface UpOptions {
   readonly convergenceNs?: number;
   /** How the devices' clocks run (default DEFAULT_CLOCK_MODE: synchronised). */
   readonly clock?: ClockMode;
-  /** Serve Prometheus /metrics on 127.0.0.1 at this port (0 or absent: no endpoint). */
-  readonly metricsPort?: number;
+  /** Serve Prometheus /metrics on 127.0.0.1 (null or absent: no endpoint). */
+  readonly metrics?: MetricsSettings | null;
   /** Progress lines as the lab comes up. */
   readonly onProgress?: (step: string) => void;
   readonly timeoutMs?: number;
@@ -94,8 +95,7 @@ export async function upLab(opts: UpOptions): Promise<void> {
       "--clock",
       opts.clock ?? DEFAULT_CLOCK_MODE,
       ...(opts.autoDilation ? ["--auto-dilation"] : []),
-      "--metrics-port",
-      String(opts.metricsPort ?? 0),
+      ...metricsArgs(opts.metrics),
     ],
     supervisorNodeArgs(),
   );
@@ -152,7 +152,7 @@ export interface AttachOptions {
   readonly lab: string;
   /** The endpoints file (endpoints-file.ts), validated by the caller. */
   readonly endpoints: string;
-  readonly metricsPort?: number;
+  readonly metrics?: MetricsSettings | null;
   readonly onProgress?: (step: string) => void;
   readonly timeoutMs?: number;
 }
@@ -166,8 +166,7 @@ export async function attachLab(opts: AttachOptions): Promise<void> {
   const child = spawnDetached(opts.lab, "attach", ATTACH_MAIN, [
     "--endpoints",
     resolve(opts.endpoints),
-    "--metrics-port",
-    String(opts.metricsPort ?? 0),
+    ...metricsArgs(opts.metrics),
   ]);
   await waitUntilRunning(opts.lab, child, opts.timeoutMs ?? 120_000, opts.onProgress, "attach");
 }

@@ -23,6 +23,7 @@ import { type LiveCapture, startLiveCapture } from "./capture.js";
 import type { ClockMode } from "./clock-plan.js";
 import { AHEAD_REAL_MS } from "./fleet-traffic.js";
 import { downLab, LiveLab, upLab } from "./live-lab.js";
+import type { MetricsSettings } from "./metrics-endpoint.js";
 import { type LabStatus, LIVE_REACTION_MS } from "./supervisor.js";
 
 export interface LiveRunOptions {
@@ -40,8 +41,8 @@ export interface LiveRunOptions {
   readonly onProgress?: (line: string) => void;
   /** Ports to capture with tcpdump for the run: one pcap per port in `outDir` (lab/capture.ts). */
   readonly captures?: readonly CaptureEndpoint[];
-  /** Serve Prometheus /metrics on 127.0.0.1 at this port while the run lasts (0 or absent: none). */
-  readonly metricsPort?: number;
+  /** Serve Prometheus /metrics on 127.0.0.1 while the run lasts (null or absent: none). */
+  readonly metrics?: MetricsSettings | null;
   /** The scenario's emulated time, at every sample while the timeline plays. */
   readonly onTime?: (nowNs: number) => void;
   /**
@@ -117,7 +118,7 @@ async function runIn(
       ...(opts.autoDilation ? { autoDilation: true } : {}),
       ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
       seed: sc.seed,
-      ...(opts.metricsPort ? { metricsPort: opts.metricsPort } : {}),
+      ...(opts.metrics ? { metrics: opts.metrics } : {}),
       onProgress: (s) => progress(`  ${s}`),
     });
     const client = await LiveLab.connect(lab);

@@ -1,10 +1,12 @@
 // Entry point of a lab's supervisor, started detached by `rocelab up` (or by a live scenario run):
-//   node dist/lab/live/supervisor-main.js --lab NAME --topology FILE|default --dilation N [--seed S] [--metrics-port P]
+//   node dist/lab/live/supervisor-main.js --lab NAME --topology FILE|default --dilation N [--seed S]
+//     [--metrics-port P --metrics-cache-ms MS [--metrics-auth-file FILE]]
 // It outlives the command that started it and stops on `rocelab down` (or SIGTERM), removing everything.
 
 import { parseArgs } from "node:util";
 import { defaultTopology, loadTopology } from "../topology.js";
 import { DEFAULT_CLOCK_MODE, parseClockMode } from "./clock-plan.js";
+import { METRICS_ARG_OPTIONS, metricsFromArgs } from "./metrics-endpoint.js";
 import { Supervisor } from "./supervisor.js";
 
 const { values } = parseArgs({
@@ -16,7 +18,7 @@ const { values } = parseArgs({
     convergence: { type: "string", default: "0" },
     clock: { type: "string", default: DEFAULT_CLOCK_MODE },
     "auto-dilation": { type: "boolean", default: false },
-    "metrics-port": { type: "string", default: "0" },
+    ...METRICS_ARG_OPTIONS,
   },
 });
 if (!values.lab || !values.dilation) {
@@ -34,7 +36,7 @@ const supervisor = new Supervisor({
   convergenceNs: Number(values.convergence),
   clock: parseClockMode(values.clock, "--clock"),
   autoDilation: values["auto-dilation"],
-  metricsPort: Number(values["metrics-port"]),
+  metrics: metricsFromArgs(values),
 });
 
 let exiting = false;

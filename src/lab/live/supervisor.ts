@@ -22,6 +22,7 @@ import { LabClock } from "./lab-clock.js";
 import { handleLabRequest, type LabService } from "./lab-requests.js";
 import { enterRunning } from "./lab-running.js";
 import type { LabStatus } from "./lab-status.js";
+import type { MetricsSettings } from "./metrics-endpoint.js";
 import { controlSocketPath, nsName } from "./names.js";
 import { provision, resolveNeighbours, teardown } from "./provision.js";
 import { startConcurrency, startLimited } from "./start-waves.js";
@@ -44,8 +45,8 @@ export interface SupervisorOptions {
   readonly syncGraceMs?: number;
   /** `--dilation auto`: raise the dilation when the machine cannot hold it (auto-dilation.ts). */
   readonly autoDilation?: boolean;
-  /** Serve Prometheus /metrics on 127.0.0.1 at this port (0 or absent: no endpoint). */
-  readonly metricsPort?: number;
+  /** Serve Prometheus /metrics on 127.0.0.1 (null or absent: no endpoint). */
+  readonly metrics?: MetricsSettings | null;
 }
 
 export class Supervisor implements LabService {
@@ -164,7 +165,7 @@ export class Supervisor implements LabService {
       for (const d of started) this.recordDevice(d);
       this.progress(`resolving neighbours (hosts ping their leaf)`);
       await resolveNeighbours(this.lab, this.topo, this.plan);
-      this.metricsServer = await enterRunning(this, this.opts.metricsPort ?? 0);
+      this.metricsServer = await enterRunning(this, this.opts.metrics ?? null);
       this.dilationControl.start();
     } catch (e) {
       this.state.status = "failed";
@@ -217,6 +218,7 @@ export class Supervisor implements LabService {
       behindNs: Math.max(0, this.clock.free() - now),
       devices: this.fleet.deviceViews(),
       links: this.fleet.linkViews(),
+      ...(this.metricsServer !== null ? { metrics: this.metricsServer.url } : {}),
     };
   }
 
