@@ -21,7 +21,7 @@ export interface LabService {
   progressLog(): readonly string[];
   kill(node: string): void;
   restart(node: string): Promise<void>;
-  udp(req: UdpRequest): void;
+  udp(req: UdpRequest): void | Promise<void>;
   udpStats(): unknown;
   /** Every workload and UDP stream. */
   stopTraffic(): void;
@@ -79,7 +79,7 @@ export async function handleLabRequest(
     case "incast":
       return fleet.traffic.incast(a as unknown as IncastRequest);
     case "udp":
-      lab.udp(a as unknown as UdpRequest);
+      await lab.udp(a as unknown as UdpRequest);
       return { ok: true };
     case "stop-traffic":
       lab.stopTraffic();

@@ -16,7 +16,7 @@ import { ControlServer } from "./control.js";
 import type { DeviceConnection } from "./device-connection.js";
 import { DeviceFleet } from "./device-fleet.js";
 import { deviceSetup, lateBudgetNs, liveSlack } from "./device-inits.js";
-import { DeviceProcess } from "./device-process.js";
+import { DeviceProcess, labDevicePrivileges } from "./device-process.js";
 import { DilationControl } from "./dilation-control.js";
 import { LabClock } from "./lab-clock.js";
 import { handleLabRequest, type LabService } from "./lab-requests.js";
@@ -151,6 +151,10 @@ export class Supervisor implements LabService {
       this.state.status = "starting";
       writeState(this.state);
       this.clock.create();
+      const privileges = await labDevicePrivileges();
+      this.progress(
+        `device processes run as ${privileges.user}${privileges.note !== undefined ? `: ${privileges.note}` : ""}`,
+      );
       this.progress(
         `starting ${this.topo.nodes.length} device processes (dilation ${this.dilation}, ${this.clock.mode} clocks)`,
       );
@@ -247,8 +251,8 @@ export class Supervisor implements LabService {
     this.fleet.note(node, "process restarted");
   }
 
-  udp(req: UdpRequest): void {
-    this.udpHelpers.start(req);
+  udp(req: UdpRequest): Promise<void> {
+    return this.udpHelpers.start(req);
   }
 
   udpStats(): unknown {

@@ -38,13 +38,13 @@ export interface InitMessage {
 }
 
 export interface DilationInit {
-  /** A file the supervisor created and writes changes to. */
+  /** A file the supervisor created and writes changes to: its path, or `fd:N` (native.ts mapTable). */
   readonly table: string;
   readonly bytes: number;
 }
 
 export interface SyncInit {
-  /** The lab's clock table (clock-table.ts), a file the supervisor created. */
+  /** The lab's clock table (clock-table.ts), a file the supervisor created: path or `fd:N`. */
   readonly table: string;
   readonly bytes: number;
   /** This device's index in the table. */
