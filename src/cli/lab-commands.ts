@@ -7,9 +7,10 @@ import { THRESHOLD_PRESETS, type ThresholdPreset } from "../lab/controller.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import { DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { downLab, LabError, LiveLab, upLab } from "../lab/live/live-lab.js";
-import { DEFAULT_LAB, labNameProblem, nsName } from "../lab/live/names.js";
+import { DEFAULT_LAB, keptLogDir, labNameProblem, nsName } from "../lab/live/names.js";
 import { entryPath } from "../lab/live/paths.js";
-import { findAllLabs } from "../lab/live/provision.js";
+import { findAllLabs, purgeKeptLogs } from "../lab/live/provision.js";
+import { listKeptLogs } from "../lab/live/state.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { NodeKind } from "../lab/topology.js";
 import { formatRate } from "../lab/units.js";
@@ -158,16 +159,25 @@ export function registerLabCommands(program: Command): void {
       "--all",
       "every lab on this machine, and any leftovers of ours (rl-* namespaces, rocelab processes)",
     )
+    .option("--purge", `also remove the logs kept after an abnormal end (${keptLogDir("LAB")}/)`)
     .action(
-      action(async (opts: { name?: string; all?: boolean }) => {
+      action(async (opts: { name?: string; all?: boolean; purge?: boolean }) => {
         requireRoot("rocelab down");
         const known = await findAllLabs();
         const labs = opts.all ? known : [labName(opts)];
+        let purged = 0;
+        if (opts.purge)
+          for (const lab of opts.all ? listKeptLogs() : labs)
+            if (purgeKeptLogs(lab)) {
+              purged++;
+              process.stdout.write(`removed the kept logs of lab ${lab} (${keptLogDir(lab)})\n`);
+            }
         if (labs.length === 0) {
-          process.stdout.write("no labs\n");
+          if (purged === 0) process.stdout.write("no labs\n");
           return;
         }
         if (!opts.all && !known.includes(labs[0]!)) {
+          if (purged > 0) return;
           // Nothing of that name: no state, namespace or process. Say so rather than "is down".
           const others =
             known.length > 0 ? `labs on this machine: ${known.join(", ")}` : "no labs on this machine";

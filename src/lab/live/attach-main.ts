@@ -26,7 +26,7 @@ let exiting = false;
 const stop = (code: number): void => {
   if (exiting) return;
   exiting = true;
-  void lab.shutdown().finally(() => process.exit(code));
+  void lab.shutdown(code !== 0).finally(() => process.exit(code));
 };
 process.on("SIGTERM", () => stop(0));
 process.on("SIGINT", () => stop(0));

@@ -22,6 +22,7 @@ import { enterRunning } from "./lab-running.js";
 import type { LabStatus } from "./lab-status.js";
 import type { MetricsSettings } from "./metrics-endpoint.js";
 import { controlSocketPath, labDir } from "./names.js";
+import { keepLogs } from "./provision.js";
 import { RemoteDevice } from "./remote-device.js";
 import { type LabState, writeState } from "./state.js";
 
@@ -222,8 +223,11 @@ export class AttachedLab implements LabService {
     setTimeout(() => void this.shutdown().then(() => process.exit(0)), 10);
   }
 
-  /** Closes every device connection and the control socket; the devices run on. */
-  async shutdown(): Promise<void> {
+  /**
+   * Closes every device connection and the control socket; the devices run on. `abnormal`: the
+   * attachment's log is kept (provision.ts keepLogs).
+   */
+  async shutdown(abnormal = false): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     this.state.status = "stopping";
@@ -231,6 +235,7 @@ export class AttachedLab implements LabService {
     await this.metricsServer?.close();
     await this.fleet.stop();
     await this.server.close();
+    if (abnormal) keepLogs(this.lab);
     rmSync(labDir(this.lab), { recursive: true, force: true });
   }
 }

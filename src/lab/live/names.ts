@@ -11,6 +11,24 @@ export const DEFAULT_LAB = "rocelab";
 
 const LAB_NAME = /^[a-z][a-z0-9]{0,15}$/;
 
+/**
+ * Node names a lab cannot take: its own processes are titled `rocelab-<lab>-<role>` and log to
+ * `<role>.log` beside the nodes' `<node>.log`, so a node named after a role would share its title (and
+ * `down` could not tell them apart) and its log. Compared without case.
+ */
+export const RESERVED_NODE_NAMES = ["supervisor", "attach", "trace", "gen"] as const;
+/** Prefixes of the same kind: UDP helpers (`udp-send-…`, `udp-recv-…`) and fuzz injectors (`fuzz-…`). */
+export const RESERVED_NODE_PREFIXES = ["udp-", "fuzz-"] as const;
+
+/** Null when `node` may name a node, else why not. */
+export function reservedNodeProblem(node: string): string | null {
+  const lower = node.toLowerCase();
+  const clash =
+    RESERVED_NODE_NAMES.find((r) => r === lower) ?? RESERVED_NODE_PREFIXES.find((p) => lower.startsWith(p));
+  if (clash === undefined) return null;
+  return `reserved for rocelab's own processes, titled rocelab-<lab>-${clash.endsWith("-") ? `${clash}…` : clash} and logging to ${clash.endsWith("-") ? `${clash}….log` : `${clash}.log`} (reserved: ${RESERVED_NODE_NAMES.join(", ")}, and names starting ${RESERVED_NODE_PREFIXES.join(" or ")})`;
+}
+
 /** Null when `name` is a valid lab name, else what is wrong with it. */
 export function labNameProblem(name: string): string | null {
   return LAB_NAME.test(name)
@@ -70,6 +88,20 @@ export function controlSocketPath(lab: string): string {
 
 export function logPath(lab: string, who: string): string {
   return join(labDir(lab), `${who}.log`);
+}
+
+/**
+ * Where a lab's logs are kept after it ended abnormally (a crash, a failed start, a supervisor that had to
+ * be killed): beside the labs' directories, under a name no lab can have. Removed by the next `up` of the
+ * lab, or `down --purge`.
+ */
+export function keptLogDir(lab: string): string {
+  return join(RUN_DIR, `${lab}.logs`);
+}
+
+/** A log of `who` as it is kept (keptLogDir). */
+export function keptLogPath(lab: string, who: string): string {
+  return join(keptLogDir(lab), `${who}.log`);
 }
 
 /** Kernel-facing interface of a host (its kernel IP stack), and the NIC's side of that pair. */

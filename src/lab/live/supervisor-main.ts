@@ -43,7 +43,7 @@ let exiting = false;
 const stop = (code: number): void => {
   if (exiting) return;
   exiting = true;
-  void supervisor.shutdown().finally(() => process.exit(code));
+  void supervisor.shutdown(code !== 0).finally(() => process.exit(code));
 };
 process.on("SIGTERM", () => stop(0));
 process.on("SIGINT", () => stop(0));

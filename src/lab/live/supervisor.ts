@@ -273,8 +273,11 @@ export class Supervisor implements LabService {
     setTimeout(() => void this.shutdown().then(() => process.exit(0)), 10);
   }
 
-  /** Orderly shutdown: stop the devices, remove everything the lab created. */
-  async shutdown(): Promise<void> {
+  /**
+   * Shutdown: stop the devices, remove everything the lab created. `abnormal` (a failed start, an
+   * uncaught error): the lab's logs are kept (provision.ts keepLogs).
+   */
+  async shutdown(abnormal = false): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     this.state.status = "stopping";
@@ -284,6 +287,6 @@ export class Supervisor implements LabService {
     await this.metricsServer?.close();
     await this.fleet.stop();
     await this.server.close();
-    await teardown(this.lab);
+    await teardown(this.lab, () => {}, { keepLogs: abnormal });
   }
 }
