@@ -3,7 +3,9 @@
 // scrapes served. It drives the CLI of the build it belongs to (dist/bundle/cli.js), so the same script
 // measures an older build for the before/after: node OLD/dist/bench/metrics-scrape.js. Needs root.
 //
-//   node dist/bench/metrics-scrape.js [--loops 0,4] [--seconds 20] [--port 9499]
+//   node dist/bench/metrics-scrape.js [--loops 0,4] [--seconds 20] [--port 9499] [--interval-ms 200]
+// (--interval-ms: each loop waits that long between scrapes — 4 loops at 200 ms ask 20 scrapes/s; 0: back
+// to back.)
 
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -28,7 +30,7 @@ function cli(args: readonly string[]) {
 }
 
 /** `loops` scrapers for `seconds`: the supervisor's CPU share and the scrapes answered. */
-async function measure(loops: number, seconds: number, port: number): Promise<string[]> {
+async function measure(loops: number, seconds: number, port: number, intervalMs: number): Promise<string[]> {
   const up = await cli(["up", "--name", LAB, "--metrics-port", String(port)]);
   if (up.exitCode !== 0) throw new Error(`rocelab up failed: ${up.stderr}`);
   try {
@@ -49,6 +51,7 @@ async function measure(loops: number, seconds: number, port: number): Promise<st
           const body = await (await fetch(url)).text();
           scrapes++;
           bytes = body.length;
+          if (intervalMs > 0) await new Promise((r) => setTimeout(r, intervalMs));
         }
       }),
     );
@@ -69,13 +72,18 @@ export const main: BenchMain = async (argv) => {
       loops: { type: "string", default: "0,4" },
       seconds: { type: "string", default: "20" },
       port: { type: "string", default: "9499" },
+      "interval-ms": { type: "string", default: "200" },
     },
   });
   if (process.getuid?.() !== 0) throw new Error("metrics-scrape brings up a live lab: run it as root");
-  process.stdout.write(`metrics-scrape: scrape loops against a lab's /metrics\n${describeMachine()}\n`);
+  process.stdout.write(
+    `metrics-scrape: scrape loops against a lab's /metrics, ${values["interval-ms"]} ms between a loop's scrapes\n${describeMachine()}\n`,
+  );
   const rows: string[][] = [];
   for (const loops of values.loops.split(",").map(Number))
-    rows.push(await measure(loops, Number(values.seconds), Number(values.port)));
+    rows.push(
+      await measure(loops, Number(values.seconds), Number(values.port), Number(values["interval-ms"])),
+    );
   process.stdout.write(
     `${formatTable(["scrape loops", "scrapes/s", "exposition KiB", "supervisor CPU %"], rows)}\n`,
   );
