@@ -14,7 +14,6 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
-import { execa } from "execa";
 import t from "tap";
 import { parse } from "yaml";
 import {
@@ -154,10 +153,11 @@ t.test(
         .filter((l) => l === "/config/token").length,
       1,
     );
-    const ignored = await execa("git", ["check-ignore", "-q", "--no-index", "rocelab-x/config/token"], {
-      reject: false,
-    });
-    t.equal(ignored.exitCode, 0, "the repository's .gitignore keeps an export's token out too");
+    const repoIgnores = readFileSync(".gitignore", "utf8").split("\n");
+    t.ok(
+      repoIgnores.includes("/rocelab-*/") && repoIgnores.includes("config/token"),
+      "the repository's .gitignore keeps an export's token out too",
+    );
 
     // A planted link where the token would go: refused, the target unchanged.
     const planted = join(dir, "planted");
