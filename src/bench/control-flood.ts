@@ -58,7 +58,16 @@ function flood(port: number, bytes: number): Promise<void> {
   });
 }
 
-async function measure(connections: number, mb: number): Promise<string[]> {
+export interface FloodResult {
+  /** CPU seconds the device used while the connections lasted. */
+  readonly cpuS: number;
+  readonly peakRssMiB: number;
+  /** Real seconds until the last connection was closed. */
+  readonly lastClosedS: number;
+}
+
+/** `connections` clients, each sending `mb` MiB without a newline, against a device in a child process. */
+export async function measure(connections: number, mb: number): Promise<FloodResult> {
   const child = fork(new URL(import.meta.url).pathname, ["--listen"], { stdio: "inherit" });
   const address = await new Promise<string>((resolve) =>
     child.once("message", (m) => resolve((m as { address: string }).address)),
@@ -76,8 +85,11 @@ async function measure(connections: number, mb: number): Promise<string[]> {
   clearInterval(sampler);
   const cpu1 = readProcessCpu(pid)!;
   child.kill();
-  const cpu = cpu1.user + cpu1.system - (cpu0.user + cpu0.system);
-  return [String(connections), String(mb), fmt(cpu, 2), fmt(peak / 2 ** 20, 0), fmt(lasted, 1)];
+  return {
+    cpuS: cpu1.user + cpu1.system - (cpu0.user + cpu0.system),
+    peakRssMiB: peak / 2 ** 20,
+    lastClosedS: lasted,
+  };
 }
 
 export const main: BenchMain = async (argv) => {
@@ -93,7 +105,10 @@ export const main: BenchMain = async (argv) => {
   process.stdout.write(`control-flood: long lines without a newline, no token\n${describeMachine()}\n`);
   const rows: string[][] = [];
   for (const n of values.connections.split(",").map(Number))
-    for (const mb of values.mb.split(",").map(Number)) rows.push(await measure(n, mb));
+    for (const mb of values.mb.split(",").map(Number)) {
+      const r = await measure(n, mb);
+      rows.push([String(n), String(mb), fmt(r.cpuS, 2), fmt(r.peakRssMiB, 0), fmt(r.lastClosedS, 1)]);
+    }
   process.stdout.write(
     `${formatTable(["connections", "MB each", "device CPU s", "device peak RSS MiB", "last closed after s"], rows)}\n`,
   );

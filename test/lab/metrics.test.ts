@@ -6,9 +6,15 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
 import t from "tap";
 import { metricsSettings } from "../../src/cli/metrics-options.js";
-import { startLabMetrics } from "../../src/lab/live/metrics-endpoint.js";
+import {
+  METRICS_ARG_OPTIONS,
+  metricsArgs,
+  metricsFromArgs,
+  startLabMetrics,
+} from "../../src/lab/live/metrics-endpoint.js";
 import { metricFamilies } from "../../src/lab/metrics/families.js";
 import { OpenMetricsRecorder } from "../../src/lab/metrics/openmetrics.js";
 import { metricsAuthOf, renderPrometheus, serveMetrics } from "../../src/lab/metrics/prometheus.js";
@@ -182,6 +188,14 @@ t.test("a squatted port fails the lab; port 0 takes a free one; the settings are
     message: /takes a TCP port 1-65535, or 0/,
   });
   t.throws(() => metricsSettings({ ...base, metricsCacheMs: "-1" }), { message: /--metrics-cache-ms/ });
+
+  // How the supervisor gets them: arguments, read back the same.
+  const settings = { port: 0, cacheMs: 250, authFile: join(dir, "tight") };
+  const argv = metricsArgs(settings);
+  const { values } = parseArgs({ args: argv, options: METRICS_ARG_OPTIONS });
+  t.same(metricsFromArgs(values), settings);
+  t.same(metricsArgs(null), [], "no endpoint: no arguments");
+  t.equal(metricsFromArgs({}), null);
 });
 
 t.test(
