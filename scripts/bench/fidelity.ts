@@ -7,7 +7,7 @@
 //   npm run bench -- fidelity --runs 5 --dilation 1000,5000
 //   npm run bench -- fidelity --scenario my.yaml --json out/fid.json
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseArgs } from "node:util";
 import type { TopLevelSpec } from "vega-lite";
@@ -17,8 +17,12 @@ import { renderSvg } from "../../src/report/plots.js";
 import type { Report } from "../../src/report/report.js";
 import { runScenarioLive } from "../../src/run/run-live.js";
 import { runScenarioSim } from "../../src/run/run-sim.js";
+import { writeNewFile } from "../../src/runtime/realtime/safe-files.js";
 import { loadScenario, type Scenario } from "../../src/scenario/scenario.js";
 import { type BenchMain, describeMachine, fmt, formatTable, isMain, runAsScript } from "./common.js";
+
+/** Benchmark outputs are rewritten run after run: replaced by rename, never written through a link. */
+const REPLACE = { force: true } as const;
 
 const DEFAULT_SCENARIOS = [
   "docs/experiments/fidelity/incast-dcqcn.yaml",
@@ -227,7 +231,7 @@ export const main: BenchMain = async (argv) => {
     for (const res of saved.results)
       process.stdout.write(`\n${res.scenario}: dilation ${res.dilation}\n${renderComparison(res)}\n`);
     if (values.plot) {
-      writeFileSync(values.plot, await renderSvg(ratioChart(saved.results, saved.machine)));
+      writeNewFile(values.plot, await renderSvg(ratioChart(saved.results, saved.machine)), REPLACE);
       process.stdout.write(`\nchart: ${values.plot}\n`);
     }
     return;
@@ -269,11 +273,15 @@ export const main: BenchMain = async (argv) => {
     }
   }
   if (values.plot) {
-    writeFileSync(values.plot, await renderSvg(ratioChart(results, describeMachine())));
+    writeNewFile(values.plot, await renderSvg(ratioChart(results, describeMachine())), REPLACE);
     process.stdout.write(`\nchart: ${values.plot}\n`);
   }
   if (values.json) {
-    writeFileSync(values.json, `${JSON.stringify({ machine: describeMachine(), results }, null, 2)}\n`);
+    writeNewFile(
+      values.json,
+      `${JSON.stringify({ machine: describeMachine(), results }, null, 2)}\n`,
+      REPLACE,
+    );
     process.stdout.write(`\nraw figures: ${values.json}\n`);
   }
 };

@@ -9,7 +9,7 @@
 // "src dst rate delay error-rate"; flows "count", then "src dst priority dport bytes start-seconds"; the FCT
 // output "sip dip sport dport bytes start-ns fct-ns standalone-fct-ns" per completed flow.
 
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { execa } from "execa";
@@ -23,6 +23,8 @@ import {
 } from "./hpcc-ns3-output.js";
 
 export { parseNs3Fct } from "./hpcc-ns3-output.js";
+
+import { OutputDir } from "../../src/runtime/realtime/safe-files.js";
 
 export interface Ns3Run {
   readonly wallMs: number;
@@ -129,19 +131,22 @@ function config(dir: string, input: Ns3Input): string {
   ].join("\n");
 }
 
-/** Writes a run in HPCC's formats into `dir`; returns the config file's path. */
+/** Writes a run in HPCC's formats into `dir` (never through a link); returns the config file's path. */
 export function writeNs3Input(dir: string, input: Ns3Input): string {
-  const links = input.links.map(([a, b]) => `${a} ${b} 100Gbps 0.001ms 0`);
-  const head = `${input.nodes} ${input.switches.length} ${links.length}\n${input.switches.join(" ")}`;
-  writeFileSync(join(dir, "topology.txt"), `${head}\n${links.join("\n")}\n`);
-  // Start times in seconds, to the nanosecond (a flow at 0 stays "0", as HPCC's own files write it).
-  const at = (ns: number): string => (ns === 0 ? "0" : (ns / 1e9).toFixed(9));
-  const flows = input.flows.map((f) => `${f.src} ${f.dst} 3 100 ${f.bytes} ${at(f.startNs)}`);
-  writeFileSync(join(dir, "flow.txt"), `${flows.length}\n${flows.join("\n")}\n`);
-  writeFileSync(join(dir, "trace.txt"), `${input.trace.length}\n${input.trace.join(" ")}\n`);
-  const file = join(dir, "config.txt");
-  writeFileSync(file, config(dir, input));
-  return file;
+  const out = OutputDir.existing(dir);
+  try {
+    const links = input.links.map(([a, b]) => `${a} ${b} 100Gbps 0.001ms 0`);
+    const head = `${input.nodes} ${input.switches.length} ${links.length}\n${input.switches.join(" ")}`;
+    out.write("topology.txt", `${head}\n${links.join("\n")}\n`);
+    // Start times in seconds, to the nanosecond (a flow at 0 stays "0", as HPCC's own files write it).
+    const at = (ns: number): string => (ns === 0 ? "0" : (ns / 1e9).toFixed(9));
+    const flows = input.flows.map((f) => `${f.src} ${f.dst} 3 100 ${f.bytes} ${at(f.startNs)}`);
+    out.write("flow.txt", `${flows.length}\n${flows.join("\n")}\n`);
+    out.write("trace.txt", `${input.trace.length}\n${input.trace.join(" ")}\n`);
+    return out.write("config.txt", config(dir, input));
+  } finally {
+    out.close();
+  }
 }
 
 /** The N-to-1 incast: node 0 the switch, 1 the receiver, 2.. the senders, every flow at t = 0. */

@@ -40,6 +40,15 @@ export const BENCHMARKS = {
     summary:
       "a live lab under traffic and chaos for --minutes: RSS, CPU, fds, lag, lateness over time (root)",
   },
+  "metrics-scrape": {
+    module: "./metrics-scrape.js",
+    summary: "scrape loops against a live lab's /metrics: the supervisor's CPU share, scrapes served (root)",
+  },
+  "control-flood": {
+    module: "./control-flood.js",
+    summary:
+      "a device's control port under long lines from clients without the token: device CPU, memory, how long they last",
+  },
 } as const;
 
 export type BenchmarkName = keyof typeof BENCHMARKS;

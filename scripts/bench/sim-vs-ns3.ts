@@ -18,13 +18,14 @@
 //       [--markdown] [--json FILE]
 //   node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]      # print a --json run again
 
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { stringify } from "yaml";
 import { entryPath } from "../../src/lab/live/paths.js";
 import { runScenarioSim } from "../../src/run/run-sim.js";
+import { writeNewFile } from "../../src/runtime/realtime/safe-files.js";
 import { resolveScenario, type Scenario } from "../../src/scenario/scenario.js";
 import { scenarioFile } from "../../src/scenario/schema.js";
 import { describeMachine, fmt, fmtInt, formatTable, isMain, median, runAsScript } from "./common.js";
@@ -309,7 +310,7 @@ async function sideBySide(
       // user types, `rocelab run FILE --runtime sim` (the bundled CLI), reading the scenario from a file
       // and writing its report, as ns-3 reads its config files and writes its FCT file.
       const file = join(scratch, `incast-${n}to1.yaml`);
-      writeFileSync(file, stringify(incastScenarioInput(n)));
+      writeNewFile(file, stringify(incastScenarioInput(n)));
       const out = join(scratch, "out");
       const cli = [entryPath("main/cli.js"), "run", file, "--runtime", "sim", "--quiet", "--out", out];
       for (let i = 0; i < runs; i++) {

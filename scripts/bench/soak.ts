@@ -6,7 +6,7 @@
 //
 //   sudo npm run bench -- soak --minutes 30 [--every 10] [--dilation 1000] [--seed 1] [--out FILE]
 
-import { readdirSync, writeFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { createRandom } from "../../src/device/prng.js";
@@ -14,6 +14,7 @@ import type { FlowReport } from "../../src/lab/flow-report.js";
 import { downLab, LiveLab, upLab } from "../../src/lab/live/live-lab.js";
 import { findLabProcesses } from "../../src/lab/live/provision.js";
 import type { LabStatus } from "../../src/lab/live/supervisor.js";
+import { writeNewFile } from "../../src/runtime/realtime/safe-files.js";
 import { switchChange } from "../../src/scenario/settings-layers.js";
 import { defaultTopology, NodeKind } from "../../src/scenario/topology.js";
 import {
@@ -239,9 +240,10 @@ export const main: BenchMain = async (argv) => {
     ),
   );
   const file = values.out ?? `soak-${new Date().toISOString().slice(0, 19).replaceAll(":", "")}.json`;
-  writeFileSync(
+  writeNewFile(
     file,
     `${JSON.stringify({ minutes, dilation, seed: Number(values.seed), workloads, chaos, samples }, null, 1)}\n`,
+    { force: true, flag: "--out" },
   );
   out(`samples written to ${file}`);
 };

@@ -32,15 +32,16 @@
 // whole machine keeps other people's work on a shared machine out of it. The whole machine's busy time is
 // printed beside it.
 
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
 import { parseRate } from "../../src/device/units.js";
 import { DeviceProcess } from "../../src/lab/live/device-process.js";
-import { labDir } from "../../src/lab/live/names.js";
+import { makeLabDir } from "../../src/lab/live/names.js";
 import { findLabProcesses, interfaceMtu, listNamespaces, teardown } from "../../src/lab/live/provision.js";
 import { type PortBackend, portBackend } from "../../src/runtime/realtime/port-io.js";
 import type { Health, InitMessage } from "../../src/runtime/realtime/protocol.js";
+import { writeNewFile } from "../../src/runtime/realtime/safe-files.js";
 import { computeRoutes } from "../../src/scenario/routing.js";
 import { resolveTunables } from "../../src/scenario/settings-layers.js";
 import { buildSwitchConfig, maxFrameBytes } from "../../src/scenario/switch-config.js";
@@ -425,7 +426,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   let generator: Generator | null = null;
   let device: DeviceProcess | null = null;
   try {
-    mkdirSync(labDir(BENCH_LAB), { recursive: true });
+    makeLabDir(BENCH_LAB);
     await provisionBench(f);
     const frame = buildFrame(opts.frameBytes, f.gen, f.swIn.mac, f.sink.ip);
     const softirqThreads = findProcessesByName("ksoftirqd/");
@@ -463,7 +464,8 @@ export async function main(argv: readonly string[]): Promise<void> {
         log,
         results: Object.fromEntries(results),
       };
-      writeFileSync(opts.save, `${JSON.stringify(saved, null, 1)}\n`);
+      // Replaced by rename if it exists (a benchmark's result is rewritten run after run), never written through.
+      writeNewFile(opts.save, `${JSON.stringify(saved, null, 1)}\n`, { force: true, flag: "--save" });
     }
     report(opts, results);
   } finally {

@@ -3,7 +3,6 @@
 // socket control channel, and `rocelab attach --endpoints FILE` connects the lab's control plane to those
 // devices, so status, stats, inject, events and the TUI work on them (docs/attach.md).
 
-import { mkdirSync } from "node:fs";
 import type { Command } from "commander";
 import { DEFAULT_DILATION } from "../lab/live/clock-plan.js";
 import {
@@ -18,7 +17,9 @@ import { loadEndpoints } from "../lab/live/endpoints-file.js";
 import { attachLab, LabError } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem } from "../lab/live/names.js";
 import { MAX_DILATION, MIN_DILATION } from "../runtime/realtime/dilation.js";
+import { OutputDir } from "../runtime/realtime/safe-files.js";
 import { action, UsageError } from "./errors.js";
+import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
 
 /** Wall-clock now in UNIX ns (for `--epoch now`). */
@@ -39,7 +40,8 @@ export function registerAttachCommands(program: Command): void {
     .description(
       "write one device file per node (DIR/NODE.json) for the device entrypoint (bin/device-entrypoint)",
     )
-    .requiredOption("--out <dir>", "directory to write the files into")
+    .requiredOption("--out <dir>", "directory to write the files into (a new or empty one)")
+    .option("--force", "write into --out even if it holds files")
     .option("--lab <name>", "lab name the devices carry", DEFAULT_LAB)
     .option(
       "--dilation <n>",
@@ -67,6 +69,7 @@ export function registerAttachCommands(program: Command): void {
             seed: string;
             reactionMs: string;
             epoch?: string;
+            force?: boolean;
           },
         ) => {
           const dilation = Number(opts.dilation);
@@ -84,7 +87,6 @@ export function registerAttachCommands(program: Command): void {
             epochUnixNs = opts.epoch;
           }
           const topo = loadTopologyArg(topology);
-          mkdirSync(opts.out, { recursive: true });
           const files = deviceFiles(topo, {
             lab: labArg(opts.lab),
             dilation,
@@ -92,7 +94,13 @@ export function registerAttachCommands(program: Command): void {
             reactionMs,
             ...(epochUnixNs !== undefined ? { epochUnixNs } : {}),
           });
-          const paths = writeDeviceFiles(opts.out, files);
+          const out = OutputDir.create(opts.out, { force: opts.force ?? false, flag: "--out" });
+          let paths: string[];
+          try {
+            paths = writeDeviceFiles(out, files);
+          } finally {
+            out.close();
+          }
           process.stdout.write(
             `${paths.length} device files in ${opts.out}: ${files.map((f) => f.node).join(", ")}\n`,
           );
@@ -146,7 +154,7 @@ export function registerAttachCommands(program: Command): void {
       ),
     );
 
-  program
+  const attach = program
     .command("attach")
     .description(
       "connect to devices rocelab did not start (containerlab, Kubernetes, bin/device-entrypoint) and serve them as a lab: status, stats, inject, events and tui --name work on them",
@@ -155,31 +163,28 @@ export function registerAttachCommands(program: Command): void {
       "--endpoints <file>",
       "YAML/JSON: the topology and each device's control endpoint (docs/attach.md)",
     )
-    .option("--name <name>", "name of the attachment (default: the endpoints file's lab, else rocelab)")
-    .option("--metrics-port <port>", "serve Prometheus /metrics on 127.0.0.1 at this port")
-    .action(
-      action(async (opts: { endpoints: string; name?: string; metricsPort?: string }) => {
-        const endpoints = loadEndpoints(opts.endpoints);
-        const name = labArg(opts.name ?? endpoints.lab ?? DEFAULT_LAB);
-        const metricsPort = opts.metricsPort === undefined ? 0 : Number(opts.metricsPort);
-        if (!Number.isInteger(metricsPort) || metricsPort < 0 || metricsPort > 65535)
-          throw new UsageError("--metrics-port takes a TCP port 0-65535");
-        await attachLab({
-          lab: name,
-          endpoints: opts.endpoints,
-          metricsPort,
-          onProgress: (s) => process.stderr.write(`  ${s}\n`),
-        }).catch((e: Error) => {
-          throw e instanceof LabError ? new UsageError(e.message, 1) : e;
-        });
-        const flag = name === DEFAULT_LAB ? "" : ` --name ${name}`;
-        process.stdout.write(
-          [
-            `attached to ${endpoints.devices.length} devices of ${endpoints.topology.name} as lab ${name}`,
-            `  rocelab status${flag}     rocelab stats NODE${flag}     rocelab tui --attach ${opts.endpoints}`,
-            `  rocelab down${flag}       (closes the attachment; the devices run on)`,
-          ].join("\n") + "\n",
-        );
-      }),
-    );
+    .option("--name <name>", "name of the attachment (default: the endpoints file's lab, else rocelab)");
+  addMetricsOptions(attach, null).action(
+    action(async (opts: { endpoints: string; name?: string } & MetricsOptions) => {
+      const endpoints = loadEndpoints(opts.endpoints);
+      const name = labArg(opts.name ?? endpoints.lab ?? DEFAULT_LAB);
+      const metrics = metricsSettings(opts, null);
+      await attachLab({
+        lab: name,
+        endpoints: opts.endpoints,
+        metrics,
+        onProgress: (s) => process.stderr.write(`  ${s}\n`),
+      }).catch((e: Error) => {
+        throw e instanceof LabError ? new UsageError(e.message, 1) : e;
+      });
+      const flag = name === DEFAULT_LAB ? "" : ` --name ${name}`;
+      process.stdout.write(
+        [
+          `attached to ${endpoints.devices.length} devices of ${endpoints.topology.name} as lab ${name}`,
+          `  rocelab status${flag}     rocelab stats NODE${flag}     rocelab tui --attach ${opts.endpoints}`,
+          `  rocelab down${flag}       (closes the attachment; the devices run on)`,
+        ].join("\n") + "\n",
+      );
+    }),
+  );
 }

@@ -24,6 +24,7 @@ interface ChaosOptions {
   changes: string;
   traffic: string;
   out?: string;
+  force?: boolean;
   runtime: string;
   kills?: string;
   restart: boolean;
@@ -49,7 +50,8 @@ export function registerChaosCommand(program: Command): void {
     .option("--flaps <n>", "switch-to-switch links that go down and come back (one at a time)", "3")
     .option("--changes <n>", "settings changes (switch profile, DCQCN timer) during the traffic", "4")
     .option("--traffic <duration>", "how long traffic arrives (the run lasts 10x as long)", "1ms")
-    .option("--out <dir>", "also write the run's report there")
+    .option("--out <dir>", "also write the run's report there (a new or empty directory)")
+    .option("--force", "write into --out even if it holds files")
     .option(
       "--runtime <runtime>",
       "sim, or live (root: a lab of its own, device processes killed too)",
@@ -97,7 +99,10 @@ export function registerChaosCommand(program: Command): void {
             }),
           );
         const sc = resolveScenario(file, topology ? resolve(topology) : "chaos.yaml", null);
-        const run = runScenarioSim(sc, opts.out ? { outDir: resolve(opts.out) } : {});
+        const run = runScenarioSim(
+          sc,
+          opts.out ? { outDir: resolve(opts.out), force: opts.force ?? false } : {},
+        );
         const v = judgeChaos(run.report);
         process.stdout.write(
           `${file.description}; ${formatDuration(sc.durationNs)} emulated\n` +
@@ -136,7 +141,7 @@ async function liveChaos(
     {
       lab,
       dilation,
-      ...(opts.out ? { outDir: resolve(opts.out) } : {}),
+      ...(opts.out ? { outDir: resolve(opts.out), force: opts.force ?? false } : {}),
       onProgress: (s) => process.stderr.write(`${s}\n`),
     },
   );

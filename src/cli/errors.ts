@@ -4,6 +4,7 @@ import { parseDilationOption } from "../lab/live/auto-dilation.js";
 import { type ClockMode, parseClockMode } from "../lab/live/clock-plan.js";
 import { RemoteError } from "../lab/live/control.js";
 import { LabError } from "../lab/live/live-lab.js";
+import { UnsafeOutputError } from "../runtime/realtime/safe-files.js";
 import { ConfigError } from "../scenario/config-error.js";
 
 export class UsageError extends Error {
@@ -30,6 +31,10 @@ export function action<A extends unknown[]>(
       } else if (e instanceof RemoteError || e instanceof LabError) {
         process.stderr.write(`rocelab: ${e.message}\n`);
         process.exitCode = 1;
+      } else if (e instanceof UnsafeOutputError) {
+        // An output that exists, or a link where one would go: the user chooses another path (or --force).
+        process.stderr.write(`rocelab: ${e.message}\n`);
+        process.exitCode = 2;
       } else if (e instanceof UsageError) {
         process.stderr.write(`rocelab: ${e.message}\n`);
         process.exitCode = e.exitCode;

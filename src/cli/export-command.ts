@@ -17,10 +17,11 @@ import {
 } from "../export/containerlab.js";
 import { ExportInputError, type Machine, parseMachines, parsePins } from "../export/placement.js";
 import { describeMtuPlan, type MtuPlan } from "../export/underlay.js";
-import { ensureToken, removeStale, TOKEN_FILE, writeExport } from "../export/write.js";
+import { defaultExportDir, ensureToken, removeStale, TOKEN_FILE, writeExport } from "../export/write.js";
 import { yamlText } from "../export/yaml-text.js";
 import { DEFAULT_DILATION } from "../lab/live/clock-plan.js";
 import { labNameProblem } from "../lab/live/names.js";
+import { OutputDir } from "../runtime/realtime/safe-files.js";
 import type { Topology } from "../scenario/topology.js";
 import { action, UsageError } from "./errors.js";
 import { loadTopologyArg } from "./topology-command.js";
@@ -33,6 +34,7 @@ export const DEFAULT_UNDERLAY_LATENCY = "100us";
 
 interface CommonOptions {
   output?: string;
+  force?: boolean;
   name?: string;
   image: string;
   mgmtSubnet: string;
@@ -87,7 +89,11 @@ export function labOf(topo: Topology, name: string | undefined): string {
 function addCommonOptions(c: Command): Command {
   return c
     .argument("<topology>", 'topology YAML ("default": the built-in 2-spine, 2-leaf, 8-host fabric)')
-    .option("-o, --output <dir>", "directory to write into (default: rocelab-<name>, or rocelab-<name>-k8s)")
+    .option(
+      "-o, --output <dir>",
+      "directory to write into, new or empty (default: ~/.local/share/rocelab/exports/rocelab-<name>[-k8s], not the working directory: it holds the control token)",
+    )
+    .option("--force", "write into an existing export directory (an earlier export: its token is kept)")
     .option("--name <lab>", "lab name (default: the topology's name)")
     .option(
       "--image <image>",
@@ -172,8 +178,16 @@ function mtuLines(plan: MtuPlan | null, family: Machine["family"], prefix = ""):
   return [];
 }
 
+/** The export directory: --output, else one under the user's data directory (not the working directory). */
+function openExportDir(o: CommonOptions, name: string): OutputDir {
+  return OutputDir.create(o.output ?? defaultExportDir(name), {
+    force: o.force ?? false,
+    flag: o.output === undefined ? "the export directory" : "--output",
+  });
+}
+
 /** Writes a containerlab export (keeping its token) and removes what an earlier one left that no longer fits. */
-function writeAll(dir: string, lab: string, files: readonly ExportFile[]): string[] {
+function writeAll(dir: OutputDir, lab: string, files: readonly ExportFile[]): string[] {
   ensureToken(dir);
   const written = writeExport(dir, files);
   return removeStale(dir, lab, written);
@@ -203,7 +217,8 @@ export function registerExportCommands(program: Command): void {
           if (o.place !== undefined && machines.length === 0) throw new UsageError("--place needs --hosts");
           const vniBase = integer(o.vniBase, "--vni-base", 1, 0xff_ffff);
           const { topo, lab, clab } = buildExport(topoArg, o, machines, o.place, vniBase);
-          const dir = o.output ?? `rocelab-${lab}`;
+          const outDir = openExportDir(o, `rocelab-${lab}`);
+          const dir = outDir.path;
           const topologies = clab.topologies.map((t) => ({
             path: t.path,
             content: yamlText(t.definition, [
@@ -211,7 +226,12 @@ export function registerExportCommands(program: Command): void {
               "Written by `rocelab export containerlab`; deploy: containerlab deploy -t <this file> (docs/scale-out.md).",
             ]),
           }));
-          const removed = writeAll(dir, lab, [...topologies, ...clab.files, ...topologyCopy(topo)]);
+          let removed: string[];
+          try {
+            removed = writeAll(outDir, lab, [...topologies, ...clab.files, ...topologyCopy(topo)]);
+          } finally {
+            outDir.close();
+          }
           const out = [
             `wrote ${dir}/: ${clab.devices.length} device files, ${ENDPOINTS_FILE}, ${TOKEN_FILE}`,
           ];
@@ -253,39 +273,53 @@ export function registerExportCommands(program: Command): void {
         if (expose === undefined)
           throw new UsageError(`--expose: "${o.expose}" is not ClusterIP or LoadBalancer`);
         const { topo, lab, clab } = buildExport(topoArg, o, [], undefined, 1, true);
-        const dir = o.output ?? `rocelab-${lab}-k8s`;
-        const token = ensureToken(dir);
-        const k8s = exportK8s(clab, [...clab.files, { path: TOKEN_FILE, content: `${token}\n` }], {
-          namespace: o.namespace,
-          expose,
-          controlPort: Number(o.controlPort),
-        });
-        // clabernetes tunnels every link between pods: the pod network is the underlay of all of them.
-        const plan = clab.mtu;
-        const docs = [...k8s.configMaps, k8s.topology].map((d) => yamlText(d)).join("---\n");
-        const file = `${lab}.k8s.yaml`;
-        const dilation = Number(o.dilation);
-        const endpoints = endpointsFile(topo, { lab, dilation }, clab.devices[0]!.reactionMs, k8s.endpoints);
-        writeExport(dir, [
-          ...topologyCopy(topo),
-          {
-            path: file,
-            content: `# rocelab lab ${lab} for clabernetes: kubectl apply -f ${file}\n---\n${docs}`,
-          },
-          { path: ENDPOINTS_FILE, content: endpoints },
-        ]);
-        process.stdout.write(
-          [
-            `wrote ${dir}/${file}: ${k8s.configMaps.length} ConfigMaps and Topology ${lab} (namespace ${o.namespace})`,
-            ...mtuLines(plan, "ipv4", "clabernetes carries every link in a VXLAN tunnel between pods: "),
-            ...(plan !== null
-              ? [headroomNote(clab, parseDuration(o.underlayLatency)!, Number(o.dilation))]
-              : []),
-            `the control token is in the ConfigMaps: whoever reads ConfigMaps in ${o.namespace} can drive the devices`,
-            `deploy: kubectl apply -f ${join(dir, file)}`,
-            `control: rocelab attach --endpoints ${join(dir, ENDPOINTS_FILE)} (from inside the cluster)`,
-          ].join("\n") + "\n",
-        );
+        const outDir = openExportDir(o, `rocelab-${lab}-k8s`);
+        try {
+          writeK8s(outDir, topo, lab, clab, o, expose);
+        } finally {
+          outDir.close();
+        }
       }),
     );
+}
+
+function writeK8s(
+  outDir: OutputDir,
+  topo: Topology,
+  lab: string,
+  clab: ContainerlabExport,
+  o: CommonOptions & { namespace: string },
+  expose: ExposeType,
+): void {
+  const dir = outDir.path;
+  const token = ensureToken(outDir);
+  const k8s = exportK8s(clab, [...clab.files, { path: TOKEN_FILE, content: `${token}\n` }], {
+    namespace: o.namespace,
+    expose,
+    controlPort: Number(o.controlPort),
+  });
+  // clabernetes tunnels every link between pods: the pod network is the underlay of all of them.
+  const plan = clab.mtu;
+  const docs = [...k8s.configMaps, k8s.topology].map((d) => yamlText(d)).join("---\n");
+  const file = `${lab}.k8s.yaml`;
+  const dilation = Number(o.dilation);
+  const endpoints = endpointsFile(topo, { lab, dilation }, clab.devices[0]!.reactionMs, k8s.endpoints);
+  writeExport(outDir, [
+    ...topologyCopy(topo),
+    {
+      path: file,
+      content: `# rocelab lab ${lab} for clabernetes: kubectl apply -f ${file}\n---\n${docs}`,
+    },
+    { path: ENDPOINTS_FILE, content: endpoints },
+  ]);
+  process.stdout.write(
+    [
+      `wrote ${dir}/${file}: ${k8s.configMaps.length} ConfigMaps and Topology ${lab} (namespace ${o.namespace})`,
+      ...mtuLines(plan, "ipv4", "clabernetes carries every link in a VXLAN tunnel between pods: "),
+      ...(plan !== null ? [headroomNote(clab, parseDuration(o.underlayLatency)!, Number(o.dilation))] : []),
+      `the control token is in the ConfigMaps: whoever reads ConfigMaps in ${o.namespace} can drive the devices`,
+      `deploy: kubectl apply -f ${join(dir, file)}`,
+      `control: rocelab attach --endpoints ${join(dir, ENDPOINTS_FILE)} (from inside the cluster)`,
+    ].join("\n") + "\n",
+  );
 }

@@ -1,8 +1,8 @@
 // `rocelab frames --pcap FILE`: writes one frame of every kind the lab sends (the frame catalog) as a
 // classic pcap, so that Wireshark or tshark can be asked what it makes of each.
 
-import { writeFileSync } from "node:fs";
 import type { Command } from "commander";
+import { UnsafeOutputError, writeNewFile } from "../runtime/realtime/safe-files.js";
 import { buildFrameCatalog } from "../verify/frame-catalog.js";
 import { serializePcap } from "../wire/pcap.js";
 import { type CommandIo, fsErrorReason, processIo } from "./pcap-check-command.js";
@@ -11,13 +11,17 @@ import { type CommandIo, fsErrorReason, processIo } from "./pcap-check-command.j
 const FRAME_SPACING_NS = 1000n;
 
 /** Writes the catalog to `file`; returns the exit status. Prints one line per frame (number, name). */
-export function runFrames(file: string, io: CommandIo): number {
+export function runFrames(file: string, io: CommandIo, force = false): number {
   const catalog = buildFrameCatalog();
   const bytes = serializePcap(catalog.map((c, i) => ({ frame: c.frame, tNs: BigInt(i) * FRAME_SPACING_NS })));
   try {
-    writeFileSync(file, bytes);
+    writeNewFile(file, bytes, { force, flag: "--pcap" });
   } catch (e) {
-    io.err(`rocelab frames: cannot write ${file}: ${fsErrorReason(e)}`);
+    io.err(
+      e instanceof UnsafeOutputError
+        ? `rocelab frames: ${e.message}`
+        : `rocelab frames: cannot write ${file}: ${fsErrorReason(e)}`,
+    );
     return 1;
   }
   const width = Math.max(...catalog.map((c) => c.name.length));
@@ -34,7 +38,8 @@ export function registerFramesCommand(program: Command, io: CommandIo = processI
     .command("frames")
     .description("write one frame of every kind the lab sends as a pcap capture, for Wireshark or tshark")
     .requiredOption("--pcap <file>", "capture file to write (classic pcap, Ethernet, 1 µs apart)")
-    .action((opts: { pcap: string }) => {
-      io.setExitCode(runFrames(opts.pcap, io));
+    .option("--force", "replace the file if it exists")
+    .action((opts: { pcap: string; force?: boolean }) => {
+      io.setExitCode(runFrames(opts.pcap, io, opts.force ?? false));
     });
 }

@@ -3,17 +3,19 @@ import type { Command } from "commander";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import { DEFAULT_CLOCK_MODE, DEFAULT_DILATION } from "../lab/live/clock-plan.js";
 import { downLab, LabError, upLab } from "../lab/live/live-lab.js";
-import { DEFAULT_LAB, nsName } from "../lab/live/names.js";
-import { findAllLabs } from "../lab/live/provision.js";
+import { DEFAULT_LAB, keptLogDir, nsName } from "../lab/live/names.js";
+import { findAllLabs, purgeKeptLogs } from "../lab/live/provision.js";
+import { listKeptLogs } from "../lab/live/state.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { trace, traceFlows } from "../lab/live/trace.js";
+import { parseFileMode } from "../runtime/realtime/safe-files.js";
 import { hostAddress, planAddresses } from "../scenario/address-plan.js";
 import { NodeKind } from "../scenario/topology.js";
 import { ipToString } from "../wire/bytes.js";
 import { captureOn } from "./capture-on.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { formatStats, formatStatus } from "./lab-format.js";
-import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
+import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
 import { formatFlowPaths, formatTrace } from "./trace-format.js";
 import { endpoint, labName, print, requireRoot, withLab } from "./with-lab.js";
@@ -44,11 +46,12 @@ export function registerLabCommands(program: Command): void {
           const name = labName(opts);
           const { dilation, auto } = dilationOption(opts.dilation, DEFAULT_DILATION);
           const clock = clockOption(opts.clock);
-          const metrics = metricsPort(opts);
+          const metrics = metricsSettings(opts);
           // Validate before anything is created.
           const topo = loadTopologyArg(topology, { machine: { dilation, cpus: availableParallelism() } });
           requireRoot("rocelab up");
           const started = Date.now();
+          let metricsUrl: string | null = null;
           await upLab({
             lab: name,
             topology: topology ?? "default",
@@ -56,8 +59,11 @@ export function registerLabCommands(program: Command): void {
             ...(auto ? { autoDilation: true } : {}),
             seed: Number(opts.seed),
             clock,
-            metricsPort: metrics,
-            onProgress: (s) => process.stderr.write(`  ${s}\n`),
+            metrics,
+            onProgress: (s) => {
+              metricsUrl ??= /^Prometheus metrics on (\S+?),? /.exec(s)?.[1] ?? null;
+              process.stderr.write(`  ${s}\n`);
+            },
           }).catch((e: Error) => {
             throw e instanceof LabError ? new UsageError(e.message, 1) : e;
           });
@@ -73,6 +79,7 @@ export function registerLabCommands(program: Command): void {
               `  ip netns exec ${nsName(name, hosts[0] ?? topo.nodes[0]!.name)} ping ${hosts[1] ? ipToString(hostAddress(planAddresses(topo), hosts[1]).ip) : ""}`,
               `  rocelab capture ${topo.nodes[0]!.name}:eth1 -w /tmp/x.pcap --seconds 5${flag}`,
               `  rocelab trace ${hosts[0] ?? ""} ${hosts[hosts.length - 1] ?? ""}${flag}`,
+              ...(metricsUrl !== null ? [`  curl ${metricsUrl}                  Prometheus metrics`] : []),
               "break things:",
               `  rocelab inject incast --to ${hosts[hosts.length - 1] ?? ""} --from 4 --size 4MB${flag}`,
               `  rocelab inject link-down ${topo.nodes[0]!.name}:eth1${flag}`,
@@ -94,16 +101,25 @@ export function registerLabCommands(program: Command): void {
       "--all",
       "every lab on this machine, and any leftovers of ours (rl-* namespaces, rocelab processes)",
     )
+    .option("--purge", `also remove the logs kept after an abnormal end (${keptLogDir("LAB")}/)`)
     .action(
-      action(async (opts: { name?: string; all?: boolean }) => {
+      action(async (opts: { name?: string; all?: boolean; purge?: boolean }) => {
         requireRoot("rocelab down");
         const known = await findAllLabs();
         const labs = opts.all ? known : [labName(opts)];
+        let purged = 0;
+        if (opts.purge)
+          for (const lab of opts.all ? listKeptLogs() : labs)
+            if (purgeKeptLogs(lab)) {
+              purged++;
+              process.stdout.write(`removed the kept logs of lab ${lab} (${keptLogDir(lab)})\n`);
+            }
         if (labs.length === 0) {
-          process.stdout.write("no labs\n");
+          if (purged === 0) process.stdout.write("no labs\n");
           return;
         }
         if (!opts.all && !known.includes(labs[0]!)) {
+          if (purged > 0) return;
           // Nothing of that name: no state, namespace or process. Say so rather than "is down".
           const others =
             known.length > 0 ? `labs on this machine: ${known.join(", ")}` : "no labs on this machine";
@@ -132,6 +148,7 @@ export function registerLabCommands(program: Command): void {
       }),
     );
 
+
   program
     .command("stats")
     .argument("<node>", "a switch or a host")
@@ -159,20 +176,28 @@ export function registerLabCommands(program: Command): void {
     .description(
       "capture the real frames on a lab port with tcpdump (check the file with `rocelab pcap-check`)",
     )
-    .requiredOption("-w, --write <file>", "pcap file to write")
+    .requiredOption("-w, --write <file>", "pcap file to write (a new file, created 0600)")
     .option("--seconds <s>", "how long (real seconds)", "5")
+    .option("--force", "replace the file if it exists")
+    .option("--mode <octal>", "file mode of the pcap (at most 644)", "600")
     .option("--name <name>", "lab name", DEFAULT_LAB)
     .action(
-      action(async (text: string, opts: { write: string; seconds: string; name?: string }) => {
-        requireRoot("rocelab capture");
-        const seconds = Number(opts.seconds);
-        if (!(seconds > 0)) throw new UsageError("--seconds takes a positive number");
-        await withLab(opts, async (lab) => {
-          const { node, port } = endpoint(text, lab);
-          const r = await captureOn(lab, node, port, opts.write, seconds);
-          process.stdout.write(`${r.packets} frames captured on ${node}:eth${port} into ${opts.write}\n`);
-        });
-      }),
+      action(
+        async (
+          text: string,
+          opts: { write: string; seconds: string; name?: string; force?: boolean; mode: string },
+        ) => {
+          requireRoot("rocelab capture");
+          const seconds = Number(opts.seconds);
+          if (!(seconds > 0)) throw new UsageError("--seconds takes a positive number");
+          const file = { path: opts.write, force: opts.force ?? false, mode: parseFileMode(opts.mode) };
+          await withLab(opts, async (lab) => {
+            const { node, port } = endpoint(text, lab);
+            const r = await captureOn(lab, node, port, file, seconds);
+            process.stdout.write(`${r.packets} frames captured on ${node}:eth${port} into ${opts.write}\n`);
+          });
+        },
+      ),
     );
 
   program

@@ -23,6 +23,7 @@ export function formatStatus(s: LabStatus, topology?: TopologyView): string {
   };
   const lines = [
     `lab ${s.lab}: ${s.status}, topology ${s.topology}, dilation ${s.dilation}${s.dilationAuto ? " (auto)" : ""}, emulated time ${formatDuration(s.now)}, ${s.clock} clocks${s.clock === "synced" ? ` (${formatDuration(s.behindNs)} behind real time / dilation)` : ""}`,
+    ...(s.metrics !== undefined ? [`Prometheus metrics: ${s.metrics}`] : []),
     "",
     "device      kind    address          status    pid      restarts  loop lag p99  timer late  cpu      clock held  holds  silent>grace (worst)  unstamped",
   ];

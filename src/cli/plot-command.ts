@@ -2,13 +2,14 @@
 // PFC pause state, DCQCN rate and α, goodput, FCT CDF). src/report/plots.ts builds and renders them; this
 // command only reads the report directory and writes the files.
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import type { ReportFiles } from "../report/plot-kit.js";
 import { renderPlots } from "../report/plots.js";
 import type { Report } from "../report/report.js";
 import { SERIES_FILES } from "../report/series-recorder.js";
+import { OutputDir } from "../runtime/realtime/safe-files.js";
 import { action, UsageError } from "./errors.js";
 
 /** Reads what `rocelab run` wrote in `dir`; only report.json is required. */
@@ -45,19 +46,26 @@ export function registerPlotCommand(program: Command): void {
     .command("plot")
     .argument("<dir>", "a report directory written by rocelab run --out")
     .description("draw a report's queue depth, PFC pauses, DCQCN rate and α, goodput and FCT CDF as SVG")
-    .option("--out <dir>", "where to write the SVG files (default: DIR/plots)")
+    .option("--out <dir>", "where to write the SVG files (default: DIR/plots); a new or empty directory")
+    .option("--force", "write into the plot directory even if it holds files (replacing plots drawn before)")
     .option("--quiet", "print nothing but errors")
     .action(
-      action(async (dir: string, opts: { out?: string; quiet?: boolean }) => {
+      action(async (dir: string, opts: { out?: string; force?: boolean; quiet?: boolean }) => {
         const files = readReportDir(resolve(dir));
-        const out = resolve(opts.out ?? join(dir, "plots"));
-        const { rendered, skipped } = await renderPlots(files);
-        mkdirSync(out, { recursive: true });
-        for (const p of rendered) {
-          writeFileSync(join(out, p.file), p.svg);
-          if (!opts.quiet) process.stdout.write(`${join(out, p.file)}  ${p.title}\n`);
+        const out = OutputDir.create(resolve(opts.out ?? join(dir, "plots")), {
+          force: opts.force ?? false,
+          ...(opts.out !== undefined ? { flag: "--out" } : {}),
+        });
+        try {
+          const { rendered, skipped } = await renderPlots(files);
+          for (const p of rendered) {
+            const path = out.write(p.file, p.svg);
+            if (!opts.quiet) process.stdout.write(`${path}  ${p.title}\n`);
+          }
+          if (!opts.quiet) for (const s of skipped) process.stdout.write(`(no ${s.file}: ${s.reason})\n`);
+        } finally {
+          out.close();
         }
-        if (!opts.quiet) for (const s of skipped) process.stdout.write(`(no ${s.file}: ${s.reason})\n`);
       }),
     );
 }

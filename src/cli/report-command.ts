@@ -2,22 +2,43 @@
 // chart (written to DIR/plots/ as `rocelab plot` does, plus the CNP rate and per-link utilisation), the
 // configuration used and its lint findings.
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { relative, resolve } from "node:path";
 import type { Command } from "commander";
 import { lintScenario, lintTopology } from "../lint/lint.js";
 import { cnpRatePlot, EXTRA_PLOT_FILES, linkUtilisationPlot } from "../report/extra-plots.js";
 import { renderHtmlReport } from "../report/html-report.js";
 import { renderPlots, renderSvg } from "../report/plots.js";
+import { OutputDir, UnsafeOutputError } from "../runtime/realtime/safe-files.js";
 import type { Finding } from "../scenario/rule.js";
 import { loadScenario } from "../scenario/scenario.js";
 import { loadTopology } from "../scenario/topology-file.js";
 import { action } from "./errors.js";
 import { readReportDir } from "./plot-command.js";
 
-/** Writes DIR/index.html (and DIR/plots/*.svg); returns the page's path. */
-export async function writeHtmlReport(dir: string, scenarioFile?: string): Promise<string> {
+/**
+ * Writes DIR/index.html (and DIR/plots/*.svg, replacing what `rocelab plot` drew there); returns the page's
+ * path. An existing index.html is refused unless `force`.
+ */
+export async function writeHtmlReport(dir: string, scenarioFile?: string, force = false): Promise<string> {
   const files = readReportDir(dir);
+  const out = OutputDir.existing(dir, { force });
+  try {
+    if (out.has("index.html") && !force)
+      throw new UnsafeOutputError(
+        `${out.file("index.html")} exists: pass --force to write the report page again`,
+      );
+    return await writeHtmlReportInto(out, files, scenarioFile);
+  } finally {
+    out.close();
+  }
+}
+
+async function writeHtmlReportInto(
+  out: OutputDir,
+  files: ReturnType<typeof readReportDir>,
+  scenarioFile: string | undefined,
+): Promise<string> {
   const { rendered, skipped } = await renderPlots(files);
   const all: { file: string; title: string; svg: string }[] = [...rendered];
   const missing = [...skipped];
@@ -29,8 +50,12 @@ export async function writeHtmlReport(dir: string, scenarioFile?: string): Promi
     if (typeof p === "string") missing.push({ file, reason: p });
     else all.push({ ...p, svg: await renderSvg(p.spec) });
   }
-  mkdirSync(join(dir, "plots"), { recursive: true });
-  for (const p of all) writeFileSync(join(dir, "plots", p.file), p.svg);
+  const plots = out.dir("plots");
+  try {
+    for (const p of all) plots.write(p.file, p.svg);
+  } finally {
+    plots.close();
+  }
 
   const config: { name: string; text: string }[] = [];
   let findings: Finding[] | null = null;
@@ -58,9 +83,7 @@ export async function writeHtmlReport(dir: string, scenarioFile?: string): Promi
     }
   }
   const html = renderHtmlReport({ report: files.report, plots: all, skipped: missing, config, findings });
-  const page = join(dir, "index.html");
-  writeFileSync(page, html);
-  return page;
+  return out.write("index.html", html);
 }
 
 export function registerReportCommand(program: Command): void {
@@ -69,9 +92,10 @@ export function registerReportCommand(program: Command): void {
     .argument("<dir>", "a report directory written by rocelab run --out")
     .description("write DIR/index.html: summary, every plot, the configuration used and its lint findings")
     .option("--scenario <file>", "the scenario the run played (its text and lint findings go on the page)")
+    .option("--force", "write the page again over an existing DIR/index.html")
     .action(
-      action(async (dir: string, opts: { scenario?: string }) => {
-        const page = await writeHtmlReport(resolve(dir), opts.scenario);
+      action(async (dir: string, opts: { scenario?: string; force?: boolean }) => {
+        const page = await writeHtmlReport(resolve(dir), opts.scenario, opts.force ?? false);
         process.stdout.write(`${page}\n`);
       }),
     );

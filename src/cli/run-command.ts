@@ -1,6 +1,5 @@
 // `rocelab run SCENARIO --runtime sim|live --out DIR`: run a scenario and write its report.
 
-import { writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import type { Command } from "commander";
@@ -12,9 +11,10 @@ import { OpenMetricsRecorder } from "../metrics/openmetrics.js";
 import { formatSummary, type Report } from "../report/report.js";
 import { runScenarioLive } from "../run/run-live.js";
 import { runScenarioSim } from "../run/run-sim.js";
+import { writeNewFile } from "../runtime/realtime/safe-files.js";
 import { loadScenario } from "../scenario/scenario.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
-import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
+import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
 import { emulatedProgress, liveProgress } from "./progress.js";
 
 interface RunOptions extends MetricsOptions {
@@ -28,6 +28,7 @@ interface RunOptions extends MetricsOptions {
   readonly capture?: string;
   readonly name?: string;
   readonly openmetrics?: string;
+  readonly force?: boolean;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -41,7 +42,11 @@ export function registerRunCommand(program: Command): void {
       "sim (virtual time, deterministic) or live (namespaces and processes)",
       "sim",
     )
-    .option("--out <dir>", "where to write the report (default: out/<scenario name>)")
+    .option(
+      "--out <dir>",
+      "where to write the report (default: out/<scenario name>); a new or empty directory",
+    )
+    .option("--force", "write into --out even if it holds files (and replace --openmetrics FILE)")
     .option("--seed <n>", "override the scenario's seed", (v) => Number.parseInt(v, 10))
     .option(
       "--dilation <n>",
@@ -93,13 +98,18 @@ export function registerRunCommand(program: Command): void {
             : undefined;
           const result = runScenarioSim(sc, {
             outDir: out,
+            force: opts.force ?? false,
             captures,
             ...(metrics ? { metrics } : {}),
             ...(bar ? { onProgress: (now: number) => bar.at(now) } : {}),
           });
           report = result.report;
           bar?.stop();
-          if (metrics && opts.openmetrics) writeFileSync(opts.openmetrics, metrics.text());
+          if (metrics && opts.openmetrics)
+            writeNewFile(opts.openmetrics, metrics.text(), {
+              force: opts.force ?? false,
+              flag: "--openmetrics",
+            });
           if (!opts.quiet) {
             for (const c of result.captures)
               process.stderr.write(`${c.frames} frames captured into ${c.file}\n`);
@@ -114,12 +124,13 @@ export function registerRunCommand(program: Command): void {
           const live = opts.quiet ? null : liveProgress(sc.name, sc.durationNs);
           report = await runScenarioLive(sc, {
             outDir: out,
+            force: opts.force ?? false,
             dilation,
             ...(auto ? { autoDilation: true } : {}),
             clock: clockOption(opts.clock),
             captures,
             ...(opts.name !== undefined ? { lab: opts.name } : {}),
-            metricsPort: metricsPort(opts),
+            metrics: metricsSettings(opts),
             ...(live ? { onProgress: live.line, onTime: live.at } : {}),
           });
           live?.stop();

@@ -24,7 +24,7 @@ import { NodeKind, type Topology } from "../scenario/topology.js";
 import type { SimPacing } from "../tui/run-effect.js";
 import type { DashboardStore } from "../tui/store.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
-import { addMetricsOptions, type MetricsOptions, metricsPort } from "./metrics-options.js";
+import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
 
 /** Default pacing of a simulated run: one emulated millisecond lasts ten real seconds. */
@@ -157,7 +157,7 @@ async function runLive(topology: string | undefined, topo: Topology, opts: TuiOp
   if (problem) throw new UsageError(problem);
   const { dilation, auto } = dilationOption(opts.dilation ?? String(DEFAULT_DILATION), DEFAULT_DILATION);
   const clock = clockOption(opts.clock);
-  const metrics = metricsPort(opts);
+  const metrics = metricsSettings(opts);
   if (process.getuid?.() !== 0) {
     throw new UsageError(
       "rocelab tui needs root for a live lab (network namespaces, veth, raw sockets): run it with sudo, or watch a simulated fabric without root: rocelab tui --runtime sim",
@@ -197,7 +197,7 @@ async function runLive(topology: string | undefined, topo: Topology, opts: TuiOp
       ...(auto ? { autoDilation: true } : {}),
       seed: Number(opts.seed),
       clock,
-      metricsPort: metrics,
+      metrics,
       onProgress: step,
     });
     step(`connecting the dashboard (up in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
@@ -261,7 +261,7 @@ async function runAttached(file: string, opts: TuiOptions): Promise<void> {
   const step = (text: string) => (progress ? progress.step(text) : say(`  ${text}`));
   try {
     if (!running)
-      await attachLab({ lab: name, endpoints: file, metricsPort: metricsPort(opts), onProgress: step });
+      await attachLab({ lab: name, endpoints: file, metrics: metricsSettings(opts), onProgress: step });
     step("connecting the dashboard");
     await watchLive(session, name, progress, interactive, colour);
   } catch (e) {

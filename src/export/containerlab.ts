@@ -196,8 +196,11 @@ export function exportContainerlab(topo: Topology, o: ContainerlabOptions): Cont
           `config/plan.json:${CONTAINER_CONFIG_DIR}/plan.json:ro`,
           `config/token:${CONTAINER_CONFIG_DIR}/token:ro`,
         ],
-        // bin/device-entrypoint's flags: it waits for the ports containerlab adds after the start.
-        cmd: `--config ${file} --control tcp://0.0.0.0:${o.controlPort} --token-file ${CONTAINER_CONFIG_DIR}/token`,
+        // bin/device-entrypoint's flags: it waits for the ports containerlab adds after the start. The control
+        // channel listens on the node's management address only (published ports reach it there); under
+        // clabernetes (tunnelAll) the launcher pod's network is the only one the node has, and its
+        // management address is clabernetes', so it listens on all of the pod's.
+        cmd: `--config ${file} --control tcp://${o.tunnelAll ? "0.0.0.0" : mgmtIp(n.index)}:${o.controlPort} --token-file ${CONTAINER_CONFIG_DIR}/token`,
         labels: {
           "rocelab.lab": o.lab,
           "rocelab.kind": n.kind,

@@ -1,40 +1,53 @@
 // Writing an export to its directory: the generated files (replaced on every export) and the control
 // token, created once (random, 0600) and kept by later exports, so that devices already deployed with it
-// still accept the controller.
+// still accept the controller. Every file goes through safe-files.ts (never through a planted link); the
+// directory carries a .gitignore that keeps the token out of any repository it ends up in.
 
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { type OutputDir, PRIVATE_FILE_MODE } from "../runtime/realtime/safe-files.js";
 import type { ExportFile } from "./containerlab.js";
 import { ExportInputError } from "./placement.js";
 
 /** Where the token lives in an export directory (relative), and its form: 64 hex digits. */
 export const TOKEN_FILE = "config/token";
 const TOKEN = /^[0-9a-f]{64}\n?$/;
+/** Mode of the generated files: no secret in them, and container runtimes that are not root read them. */
+export const EXPORT_FILE_MODE = 0o644;
+/** The export's .gitignore: whatever repository the directory is put in, the token stays out of it. */
+export const GITIGNORE =
+  "# Written by `rocelab export`: the control token is a secret (docs/reliability.md).\n/config/token\n";
 
-/** The export's token: the one already in `dir`, else a new one written there. */
-export function ensureToken(dir: string): string {
-  const path = join(dir, TOKEN_FILE);
-  if (existsSync(path)) {
-    const text = readFileSync(path, "utf8");
+/**
+ * Where an export goes when no --output is given: under the user's data directory (XDG_DATA_HOME, else
+ * ~/.local/share), never the working directory, which is often a checkout the token could be committed from.
+ */
+export function defaultExportDir(name: string, env: NodeJS.ProcessEnv = process.env): string {
+  const data = env.XDG_DATA_HOME?.startsWith("/") ? env.XDG_DATA_HOME : join(homedir(), ".local", "share");
+  return join(data, "rocelab", "exports", name);
+}
+
+/** The export's token: the one already in `dir`, else a new one written there (0600). */
+export function ensureToken(dir: OutputDir): string {
+  const text = dir.read(TOKEN_FILE);
+  if (text !== null) {
     if (!TOKEN.test(text))
-      throw new ExportInputError(`${path} is not a token this export wrote (64 hex digits): remove it`);
+      throw new ExportInputError(
+        `${dir.file(TOKEN_FILE)} is not a token this export wrote (64 hex digits): remove it`,
+      );
     return text.trim();
   }
-  mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
   const token = randomBytes(32).toString("hex");
-  writeFileSync(path, `${token}\n`, { mode: 0o600 });
-  chmodSync(path, 0o600);
+  dir.write(TOKEN_FILE, `${token}\n`, PRIVATE_FILE_MODE);
+  dir.write(".gitignore", GITIGNORE, EXPORT_FILE_MODE);
   return token;
 }
 
-/** Writes every file under `dir` (directories created as needed); returns their paths, relative. */
-export function writeExport(dir: string, files: readonly ExportFile[]): string[] {
-  for (const f of files) {
-    const path = join(dir, f.path);
-    mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
-    writeFileSync(path, f.content, { mode: 0o644 });
-  }
+/** Writes every file under `dir` (subdirectories created as needed); returns their paths, relative. */
+export function writeExport(dir: OutputDir, files: readonly ExportFile[]): string[] {
+  for (const f of files) dir.write(f.path, f.content, EXPORT_FILE_MODE);
+  dir.write(".gitignore", GITIGNORE, EXPORT_FILE_MODE);
   return files.map((f) => f.path);
 }
 
@@ -43,7 +56,7 @@ export function writeExport(dir: string, files: readonly ExportFile[]): string[]
  * of machines no longer named, device files of nodes no longer in the topology (so that nobody deploys a
  * stale part). Only names exports write are touched. Returns the removed paths, relative.
  */
-export function removeStale(dir: string, lab: string, written: readonly string[]): string[] {
+export function removeStale(dir: OutputDir, lab: string, written: readonly string[]): string[] {
   const keep = new Set(written);
   const ours = [
     { sub: "", pattern: new RegExp(`^${lab}(\\.[a-z][a-z0-9-]*)?\\.clab\\.yml$`) },
@@ -51,13 +64,17 @@ export function removeStale(dir: string, lab: string, written: readonly string[]
   ];
   const removed: string[] = [];
   for (const { sub, pattern } of ours) {
-    const at = join(dir, sub);
-    if (!existsSync(at)) continue;
-    for (const name of readdirSync(at)) {
-      const rel = sub === "" ? name : `${sub}/${name}`;
-      if (!pattern.test(name) || keep.has(rel)) continue;
-      rmSync(join(dir, rel));
-      removed.push(rel);
+    if (sub !== "" && !dir.has(sub)) continue;
+    const at = sub === "" ? dir : dir.dir(sub);
+    try {
+      for (const name of at.entries()) {
+        const rel = sub === "" ? name : `${sub}/${name}`;
+        if (!pattern.test(name) || keep.has(rel)) continue;
+        at.remove(name);
+        removed.push(rel);
+      }
+    } finally {
+      if (at !== dir) at.close();
     }
   }
   return removed;

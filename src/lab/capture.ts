@@ -5,8 +5,8 @@
 // real bytes. (Frames the simulator then loses to injected link loss are in the receiving side's file, as a
 // tap on the wire would see them.) In the live runtime tcpdump runs in the node's namespace (live/capture.ts).
 
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { OutputDir } from "../runtime/realtime/safe-files.js";
 import type { Simulator } from "../runtime/sim/simulator.js";
 import type { Topology } from "../scenario/topology.js";
 import { pcapHeader, pcapRecord } from "../wire/pcap.js";
@@ -41,9 +41,14 @@ export function parseCaptureList(text: string, topo: Topology): CaptureEndpoint[
   return out;
 }
 
-/** The file a port's capture goes to. */
+/** The name of the file a port's capture goes to. */
+export function captureFileName(e: CaptureEndpoint): string {
+  return `capture-${e.node}-eth${e.port}.pcap`;
+}
+
+/** The file a port's capture goes to in `dir`. */
 export function captureFile(dir: string, e: CaptureEndpoint): string {
-  return join(dir, `capture-${e.node}-eth${e.port}.pcap`);
+  return join(dir, captureFileName(e));
 }
 
 const FORMAT = { nanosecond: true } as const;
@@ -102,11 +107,10 @@ export class SimCapture {
   }
 
   /** Writes every port's file; returns the files and how many frames each holds. */
-  write(dir: string): { file: string; frames: number }[] {
-    return this.ports.map((p) => {
-      const file = captureFile(dir, p.endpoint);
-      writeFileSync(file, p.bytes());
-      return { file, frames: p.frames };
-    });
+  write(dir: OutputDir): { file: string; frames: number }[] {
+    return this.ports.map((p) => ({
+      file: dir.write(captureFileName(p.endpoint), p.bytes()),
+      frames: p.frames,
+    }));
   }
 }

@@ -6,12 +6,13 @@
 import { parseArgs } from "node:util";
 import { AttachedLab } from "../lab/live/attach.js";
 import { loadEndpoints } from "../lab/live/endpoints-file.js";
+import { METRICS_ARG_OPTIONS, metricsFromArgs } from "../lab/live/metrics-endpoint.js";
 
 const { values } = parseArgs({
   options: {
     lab: { type: "string" },
     endpoints: { type: "string" },
-    "metrics-port": { type: "string", default: "0" },
+    ...METRICS_ARG_OPTIONS,
   },
 });
 if (!values.lab || !values.endpoints) {
@@ -20,12 +21,12 @@ if (!values.lab || !values.endpoints) {
 }
 process.title = `rocelab-${values.lab}-attach`;
 
-const lab = new AttachedLab(values.lab, loadEndpoints(values.endpoints), Number(values["metrics-port"]));
+const lab = new AttachedLab(values.lab, loadEndpoints(values.endpoints), metricsFromArgs(values));
 let exiting = false;
 const stop = (code: number): void => {
   if (exiting) return;
   exiting = true;
-  void lab.shutdown().finally(() => process.exit(code));
+  void lab.shutdown(code !== 0).finally(() => process.exit(code));
 };
 process.on("SIGTERM", () => stop(0));
 process.on("SIGINT", () => stop(0));

@@ -4,6 +4,7 @@
 
 import { parseArgs } from "node:util";
 import { DEFAULT_CLOCK_MODE, parseClockMode } from "../lab/live/clock-plan.js";
+import { METRICS_ARG_OPTIONS, metricsFromArgs } from "../lab/live/metrics-endpoint.js";
 import { Supervisor } from "../lab/live/supervisor.js";
 import { defaultTopology } from "../scenario/topology.js";
 import { loadTopology } from "../scenario/topology-file.js";
@@ -17,7 +18,7 @@ const { values } = parseArgs({
     convergence: { type: "string", default: "0" },
     clock: { type: "string", default: DEFAULT_CLOCK_MODE },
     "auto-dilation": { type: "boolean", default: false },
-    "metrics-port": { type: "string", default: "0" },
+    ...METRICS_ARG_OPTIONS,
   },
 });
 if (!values.lab || !values.dilation) {
@@ -35,14 +36,14 @@ const supervisor = new Supervisor({
   convergenceNs: Number(values.convergence),
   clock: parseClockMode(values.clock, "--clock"),
   autoDilation: values["auto-dilation"],
-  metricsPort: Number(values["metrics-port"]),
+  metrics: metricsFromArgs(values),
 });
 
 let exiting = false;
 const stop = (code: number): void => {
   if (exiting) return;
   exiting = true;
-  void supervisor.shutdown().finally(() => process.exit(code));
+  void supervisor.shutdown(code !== 0).finally(() => process.exit(code));
 };
 process.on("SIGTERM", () => stop(0));
 process.on("SIGINT", () => stop(0));

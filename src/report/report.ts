@@ -3,7 +3,6 @@
 // the CSV files are time series in long format (one row per sample per key that changed), ready for
 // plotting tools.
 
-import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, isAbsolute, join, relative } from "node:path";
 import { type CounterDef, readCounter } from "../device/counters.js";
 import { PfcCounter } from "../device/l2/pfc-counters.js";
@@ -13,6 +12,7 @@ import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { FlowReport } from "../lab/flow-report.js";
 import { NicCounter } from "../nic/counters.js";
 import { Histogram } from "../nic/histogram.js";
+import type { OutputDir } from "../runtime/realtime/safe-files.js";
 import type { Scenario } from "../scenario/scenario.js";
 import type { LldpNeighbour } from "../switch/control/lldp.js";
 import { SwitchCounter } from "../switch/counter-defs.js";
@@ -337,16 +337,16 @@ export function assembleReport(
   };
 }
 
+/** Writes the report, its series and events into `dir` (safe-files.ts: never through a planted link). */
 export function writeReport(
-  dir: string,
+  dir: OutputDir,
   report: Report,
   series: readonly Series[],
   events: readonly string[],
 ): void {
-  mkdirSync(dir, { recursive: true });
   for (const s of series) s.write(dir);
-  writeFileSync(join(dir, "events.jsonl"), events.length ? `${events.join("\n")}\n` : "");
-  writeFileSync(join(dir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
+  dir.write("events.jsonl", events.length ? `${events.join("\n")}\n` : "");
+  dir.write("report.json", `${JSON.stringify(report, null, 2)}\n`);
 }
 
 /** The one-screen summary `rocelab run` prints. */

@@ -1,13 +1,8 @@
-// The time series every scenario run records, from device stats taken every sample interval: queue depth
-// and pause state per switch queue, buffer use per switch, and per QP the DCQCN rate, α and goodput.
-// Both runtimes feed it the same AnyDeviceStats, so their CSV files have the same columns.
-
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Nanoseconds } from "../device/contract.js";
 import { readCounter } from "../device/counters.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { NicStats } from "../nic/stats-types.js";
+import type { OutputDir } from "../runtime/realtime/safe-files.js";
 import { SwitchCounter } from "../switch/counter-defs.js";
 import type { SwitchStats } from "../switch/stats-types.js";
 
@@ -70,11 +65,8 @@ export class Series {
     return this.rows.length;
   }
 
-  write(dir: string): void {
-    writeFileSync(
-      join(dir, this.file),
-      `${this.header.join(",")}\n${this.rows.join("\n")}${this.rows.length ? "\n" : ""}`,
-    );
+  write(dir: OutputDir): void {
+    dir.write(this.file, `${this.header.join(",")}\n${this.rows.join("\n")}${this.rows.length ? "\n" : ""}`);
   }
 }
 

@@ -3,7 +3,7 @@
 // same report and time series as the simulator (times relative to the scenario's start). The lab is taken
 // down at the end, also on failure or Ctrl-C.
 
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { stringify } from "yaml";
@@ -17,17 +17,22 @@ import { type LiveCapture, startLiveCapture } from "../lab/live/capture.js";
 import type { ClockMode } from "../lab/live/clock-plan.js";
 import { AHEAD_REAL_MS } from "../lab/live/fleet-traffic.js";
 import { downLab, LiveLab, upLab } from "../lab/live/live-lab.js";
+import type { MetricsSettings } from "../lab/live/metrics-endpoint.js";
 import { type LabStatus, LIVE_REACTION_MS } from "../lab/live/supervisor.js";
 import { type ApplyStep, runTimeline, workloadStream } from "../lab/timeline.js";
 import { assembleReport, liveTiming, type Report, writeReport } from "../report/report.js";
 import { SeriesRecorder } from "../report/series-recorder.js";
+import { OutputDir, writeNewFile } from "../runtime/realtime/safe-files.js";
 import { describeAction } from "../scenario/action.js";
 import { planAddresses } from "../scenario/address-plan.js";
 import type { Scenario } from "../scenario/scenario.js";
 import { NodeKind } from "../scenario/topology.js";
 
 export interface LiveRunOptions {
+  /** Write the report here (a new or empty directory: safe-files.ts). */
   readonly outDir?: string;
+  /** --force: write into `outDir` even if it holds files. */
+  readonly force?: boolean;
   readonly dilation: number;
   /** `--dilation auto`: `dilation` is where it starts (and the floor it comes back to). */
   readonly autoDilation?: boolean;
@@ -38,8 +43,8 @@ export interface LiveRunOptions {
   readonly onProgress?: (line: string) => void;
   /** Ports to capture with tcpdump for the run: one pcap per port in `outDir` (lab/capture.ts). */
   readonly captures?: readonly CaptureEndpoint[];
-  /** Serve Prometheus /metrics on 127.0.0.1 at this port while the run lasts (0 or absent: none). */
-  readonly metricsPort?: number;
+  /** Serve Prometheus /metrics on 127.0.0.1 while the run lasts (null or absent: none). */
+  readonly metrics?: MetricsSettings | null;
   /** The scenario's emulated time, at every sample while the timeline plays. */
   readonly onTime?: (nowNs: number) => void;
   /**
@@ -69,6 +74,24 @@ async function sleepUnless(ms: number, stop: () => boolean): Promise<void> {
 
 export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promise<Report> {
   const started = performance.now();
+  // Checked before the lab comes up: a refused output directory must not cost a run first.
+  const out =
+    opts.outDir === undefined
+      ? null
+      : OutputDir.create(opts.outDir, { force: opts.force ?? false, flag: "--out" });
+  try {
+    return await runIn(sc, opts, out, started);
+  } finally {
+    out?.close();
+  }
+}
+
+async function runIn(
+  sc: Scenario,
+  opts: LiveRunOptions,
+  out: OutputDir | null,
+  started: number,
+): Promise<Report> {
   const lab = opts.lab ?? `run${process.pid % 100_000}`;
   const progress = opts.onProgress ?? (() => {});
   let topologyArg: string;
@@ -78,7 +101,7 @@ export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promi
     // A topology written inline in the scenario: the supervisor loads topologies from files.
     tmp = mkdtempSync(join(tmpdir(), "rocelab-"));
     topologyArg = join(tmp, `${sc.topology.name}.yaml`);
-    writeFileSync(topologyArg, stringify(sc.topologySource));
+    writeNewFile(topologyArg, stringify(sc.topologySource));
   }
   let interrupted = false;
   const onSignal = (): void => {
@@ -97,17 +120,14 @@ export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promi
       ...(opts.autoDilation ? { autoDilation: true } : {}),
       ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
       seed: sc.seed,
-      ...(opts.metricsPort ? { metricsPort: opts.metricsPort } : {}),
+      ...(opts.metrics ? { metrics: opts.metrics } : {}),
       onProgress: (s) => progress(`  ${s}`),
     });
     const client = await LiveLab.connect(lab);
     let capture: LiveCapture | null = null;
     try {
-      if (opts.captures?.length && opts.outDir) {
-        mkdirSync(opts.outDir, { recursive: true });
-        capture = await startLiveCapture(lab, opts.captures, opts.outDir);
-      }
-      return await play(sc, client, opts, started, () => interrupted, progress);
+      if (opts.captures?.length && out) capture = await startLiveCapture(lab, opts.captures, out);
+      return await play(sc, client, opts, out, started, () => interrupted, progress);
     } finally {
       if (capture) {
         for (const c of await capture.stop()) progress(`  ${c.frames} frames captured into ${c.file}`);
@@ -165,6 +185,7 @@ async function play(
   sc: Scenario,
   lab: LiveLab,
   opts: LiveRunOptions,
+  out: OutputDir | null,
   started: number,
   interrupted: () => boolean,
   progress: (line: string) => void,
@@ -298,6 +319,6 @@ async function play(
     dilation,
     live,
   });
-  if (opts.outDir) writeReport(opts.outDir, report, recorder.all, events);
+  if (out) writeReport(out, report, recorder.all, events);
   return report;
 }

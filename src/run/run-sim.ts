@@ -1,8 +1,6 @@
 // Runs a scenario in the virtual-time runtime: the whole fabric in this process, deterministic for its
 // seed, producing the same report and time series as a live run.
 
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { AI_ECN_CONTROL_DELAY_NS, AiEcnAnalyser } from "../control/ai-ecn-analyser.js";
 import { PathNavMode } from "../control/path-nav/plan.js";
 import { type PathNavReport, SimPathNavigator } from "../control/path-nav/sim-navigator.js";
@@ -19,6 +17,7 @@ import type { NicDetail } from "../nic/stats-types.js";
 import { assembleReport, type Report, writeReport } from "../report/report.js";
 import { SeriesRecorder } from "../report/series-recorder.js";
 import { SeriesSampler } from "../report/series-sampler.js";
+import { OutputDir } from "../runtime/realtime/safe-files.js";
 import type { FrameTap, SimEvent } from "../runtime/sim/simulator.js";
 import { planAddresses } from "../scenario/address-plan.js";
 import { buildNicConfig } from "../scenario/nic-config.js";
@@ -27,8 +26,10 @@ import type { Scenario } from "../scenario/scenario.js";
 import { SettingsLayers } from "../scenario/settings-layers.js";
 
 export interface SimRunOptions {
-  /** Write report.json, the CSV series and events.jsonl here. */
+  /** Write report.json, the CSV series and events.jsonl here (a new or empty directory: safe-files.ts). */
   readonly outDir?: string;
+  /** --force: write into `outDir` even if it holds files. */
+  readonly force?: boolean;
   /** Called every `progressEveryNs` of emulated time with the emulated clock. */
   readonly onProgress?: (now: number, sc: Scenario) => void;
   readonly progressEveryNs?: number;
@@ -60,6 +61,19 @@ const PATH_NAV_LLDP = { switches: [{ lldp: { enabled: true, txInterval: 100_000 
 
 /** Runs a scenario to its end. */
 export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunResult {
+  // Checked before the run: an output directory that will be refused must not cost the whole run first.
+  const out =
+    opts.outDir === undefined
+      ? null
+      : OutputDir.create(opts.outDir, { force: opts.force ?? false, flag: "--out" });
+  try {
+    return runTo(sc, opts, out);
+  } finally {
+    out?.close();
+  }
+}
+
+function runTo(sc: Scenario, opts: SimRunOptions, out: OutputDir | null): SimRunResult {
   const started = performance.now();
   const topo = sc.topology;
   // One address plan for every NIC's RoCEv1 settings (not one per NIC: it walks every link).
@@ -109,7 +123,7 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
 
   // The event log is only kept when it will be written.
   const events: string[] = [];
-  const keepEvents = opts.outDir !== undefined;
+  const keepEvents = out !== null;
   // AI ECN's central analyser: its thresholds reach the switch one control-loop delay after the features.
   const analyser = new AiEcnAnalyser((device, cmd) =>
     sim.at(sim.now + AI_ECN_CONTROL_DELAY_NS, () => fabric.switches.get(device)?.command(cmd, sim.now)),
@@ -163,10 +177,10 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
     runtime: "sim",
     wallClockMs: performance.now() - started,
   });
-  if (opts.outDir) writeReport(opts.outDir, report, recorder.all, events);
-  const captures = opts.outDir && capture ? capture.write(opts.outDir) : [];
+  if (out) writeReport(out, report, recorder.all, events);
+  const captures = out && capture ? capture.write(out) : [];
   const pathNavigation = navigator?.report();
-  if (opts.outDir && pathNavigation)
-    writeFileSync(join(opts.outDir, "path-navigation.json"), `${JSON.stringify(pathNavigation, null, 2)}\n`);
+  if (out && pathNavigation)
+    out.write("path-navigation.json", `${JSON.stringify(pathNavigation, null, 2)}\n`);
   return pathNavigation ? { report, fabric, captures, pathNavigation } : { report, fabric, captures };
 }

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { duration, fraction, rate, size } from "../device/setting-units.js";
 import { nicSettingsSchema } from "../nic/features/registry.js";
 import { settingsShape } from "../switch/features/registry.js";
+import { reservedNodeProblem } from "./node-names.js";
 
 /** Switch settings as written in topology files, profiles and scenario overrides (all optional): one
  * section per switch feature module (switch/features/registry.ts). */
@@ -50,7 +51,11 @@ const nodeName = z
   .regex(
     /^[A-Za-z][\w-]{0,14}$/,
     "a name starts with a letter, then letters, digits, - and _ (at most 15 in all)",
-  );
+  )
+  .superRefine((name, ctx) => {
+    const problem = reservedNodeProblem(name);
+    if (problem !== null) ctx.addIssue({ code: "custom", message: problem });
+  });
 
 /** A static route on a switch: traffic to `to` (a host's name, or a prefix "a.b.c.d/n") leaves through
  * `via` (one of the switch's ports), to the node at the other end. It replaces the computed route to the

@@ -1,7 +1,16 @@
 // The real `rocelab export` command: what it writes, what it keeps, what it removes, what it refuses.
 // The first run is the `rocelab` binary (from source, as users run it); the others run the same commands
 // in this process (commander program with the export commands registered), which is much faster.
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
@@ -16,6 +25,7 @@ import {
 } from "../../src/cli/export-command.js";
 import { defaultTopology } from "../../src/scenario/topology.js";
 import { rocelab } from "../helpers/cli.js";
+import { restoreEnvAfter } from "../helpers/env.js";
 
 /** Runs `rocelab export ...` in this process: exit status and what it wrote on stdout and stderr. */
 async function exportHere(
@@ -88,7 +98,13 @@ t.test("containerlab on two machines, then one: files, a kept token, stale parts
   });
   t.equal(Object.keys(endpoints.devices).length, 12);
 
-  const one = await exportHere(["containerlab", "default", "-o", out, "--underlay-mtu", "9000"]);
+  const again = await exportHere(["containerlab", "default", "-o", out, "--underlay-mtu", "9000"]);
+  t.equal(again.exitCode, 2, "an existing export directory is not written over silently");
+  t.match(
+    again.stderr,
+    /--output .*clab exists and is not empty .*: choose a new directory, or pass --force/,
+  );
+  const one = await exportHere(["containerlab", "default", "-o", out, "--underlay-mtu", "9000", "--force"]);
   t.equal(one.exitCode, 0, one.stderr);
   t.equal(one.stderr, "", "nothing crosses: no MTU warning");
   t.match(one.stdout, /removed what an earlier export left: default\.a\.clab\.yml, default\.b\.clab\.yml/);
@@ -96,7 +112,7 @@ t.test("containerlab on two machines, then one: files, a kept token, stale parts
   t.equal(readFileSync(join(out, "config/token"), "utf8"), token, "the token survives a new export");
 
   writeFileSync(join(out, "config/token"), "guess\n");
-  const spoiled = await exportHere(["containerlab", "default", "-o", out]);
+  const spoiled = await exportHere(["containerlab", "default", "-o", out, "--force"]);
   t.equal(spoiled.exitCode, 2);
   t.match(spoiled.stderr, /config\/token is not a token this export wrote \(64 hex digits\): remove it/);
 });
@@ -115,10 +131,46 @@ t.test("a topology file travels with the export: the endpoints file names its co
   };
   t.equal(
     clab.topology.nodes.leaf1!.cmd,
-    "--config /config/leaf1.json --control tcp://0.0.0.0:7700 --token-file /config/token",
-    "bin/device-entrypoint's flags",
+    "--config /config/leaf1.json --control tcp://172.20.30.4:7700 --token-file /config/token",
+    "bin/device-entrypoint's flags: the control port on the node's management address only",
   );
 });
+
+t.test(
+  "the token stays out of the working directory and out of git, and no link is written through",
+  async (t) => {
+    restoreEnvAfter(t, "XDG_DATA_HOME");
+    process.env.XDG_DATA_HOME = join(dir, "data");
+    const r = await exportHere(["containerlab", "default", "--name", "tokens"]);
+    t.equal(r.exitCode, 0, r.stderr);
+    const out = join(dir, "data", "rocelab", "exports", "rocelab-tokens");
+    t.match(r.stdout, `wrote ${out}/`, "the default directory is under the user's data directory");
+    t.notOk(existsSync("rocelab-tokens"), "nothing in the working directory");
+    t.equal(statSync(join(out, "config/token")).mode & 0o777, 0o600);
+    t.equal(
+      readFileSync(join(out, ".gitignore"), "utf8")
+        .split("\n")
+        .filter((l) => l === "/config/token").length,
+      1,
+    );
+    const repoIgnores = readFileSync(".gitignore", "utf8").split("\n");
+    t.ok(
+      repoIgnores.includes("/rocelab-*/") && repoIgnores.includes("config/token"),
+      "the repository's .gitignore keeps an export's token out too",
+    );
+
+    // A planted link where the token would go: refused, the target unchanged.
+    const planted = join(dir, "planted");
+    mkdirSync(join(planted, "config"), { recursive: true });
+    const victim = join(dir, "victim");
+    writeFileSync(victim, "root's secret\n", { mode: 0o600 });
+    symlinkSync(victim, join(planted, "config", "token"));
+    const refused = await exportHere(["containerlab", "default", "-o", planted, "--force"]);
+    t.equal(refused.exitCode, 2);
+    t.match(refused.stderr, /config\/token is a symbolic link: rocelab does not read through links/);
+    t.equal(readFileSync(victim, "utf8"), "root's secret\n", "the link's target is unchanged");
+  },
+);
 
 t.test(
   "k8s: one file for kubectl, the MTU of the pod network checked, names Kubernetes can hold",

@@ -65,10 +65,15 @@ export function rlStarted(args: readonly string[], timeoutMs = 120_000) {
   });
 }
 
-export async function upLab(t: Test, lab: string, topology?: string): Promise<void> {
+export async function upLab(
+  t: Test,
+  lab: string,
+  topology?: string,
+  extra: readonly string[] = [],
+): Promise<void> {
   await ensureBuilt();
   guardLab(lab);
-  const r = await rl(["up", ...(topology ? [topology] : []), "--name", lab]);
+  const r = await rl(["up", ...(topology ? [topology] : []), "--name", lab, ...extra]);
   if (r.exitCode !== 0) throw new Error(`rocelab up --name ${lab} failed (${r.exitCode}): ${r.stderr}`);
   t.pass(`lab ${lab} is up`);
 }

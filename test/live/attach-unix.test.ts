@@ -104,6 +104,8 @@ t.test("attach over Unix sockets: commands, a device that restarts, the dashboar
     join(dir, "pair.yaml"),
     "--out",
     dir,
+    // The directory holds the topology already.
+    "--force",
     "--lab",
     LAB,
     "--epoch",

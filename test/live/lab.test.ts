@@ -254,7 +254,8 @@ t.test(
     );
     teardowns.push("lta", "ltb", "ltbad");
     await upLab(t, "lta", small);
-    await upLab(t, "ltb", small);
+    // The first lab has the default metrics port: the second takes any free one.
+    await upLab(t, "ltb", small, ["--metrics-port", "0"]);
     for (const lab of ["lta", "ltb"]) {
       const p = await execa(
         "ip",
@@ -315,6 +316,14 @@ t.test(
     );
     t.same(await labNamespaces("ltb"), [], "down removed the namespaces of the SIGKILLed lab");
     t.same(labProcesses("ltb"), []);
+    t.match(
+      down.stderr,
+      "the lab's logs are kept in /run/rocelab/ltb.logs/",
+      "an abnormal end keeps the logs",
+    );
+    t.ok(existsSync("/run/rocelab/ltb.logs/supervisor.log"));
+    t.equal((await rl(["down", "--name", "ltb", "--purge"])).exitCode, 0);
+    t.notOk(existsSync("/run/rocelab/ltb.logs"), "down --purge removes them");
     t.ok((await labNamespaces("lta")).length === 3, "the other lab is untouched");
     t.equal((await rl(["down", "--name", "lta"])).exitCode, 0);
   },

@@ -130,6 +130,8 @@ t.test(
       "device-config",
       "--out",
       dir,
+      // The directory holds the token already.
+      "--force",
       "--lab",
       LAB,
       "--epoch",

@@ -12,6 +12,7 @@ import { Nic } from "../../src/nic/nic.js";
 import { generateFlows } from "../../src/nic/workloads.js";
 import { SeriesRecorder } from "../../src/report/series-recorder.js";
 import { SeriesSampler } from "../../src/report/series-sampler.js";
+import { OutputDir } from "../../src/runtime/realtime/safe-files.js";
 import { buildNicConfig } from "../../src/scenario/nic-config.js";
 import { loadScenario } from "../../src/scenario/scenario.js";
 import { SettingsLayers } from "../../src/scenario/settings-layers.js";
@@ -56,10 +57,12 @@ t.test("SeriesSampler and stats-fed SeriesRecorder write identical CSVs", (t) =>
   const dir = mkdtempSync(join(tmpdir(), "series-sampler-"));
   const texts = (r: SeriesRecorder): Map<string, string> => {
     const out = new Map<string, string>();
+    const handle = OutputDir.existing(dir);
     for (const s of r.all) {
-      s.write(dir);
+      s.write(handle);
       out.set(s.file, readFileSync(join(dir, s.file), "utf8"));
     }
+    handle.close();
     return out;
   };
   let directText: Map<string, string>;

@@ -339,7 +339,7 @@ t.test(
     await program.parseAsync(["frames", "--pcap", target], { from: "user" });
     t.equal(code, 1);
     t.same(lines, []);
-    t.same(errors, [`rocelab frames: cannot write ${target}: not a directory`]);
+    t.same(errors, [`rocelab frames: ${join(dir, "a-file")} is not a directory`]);
     // --pcap is required.
     await t.rejects(program.parseAsync(["frames"], { from: "user" }), {
       code: "commander.missingMandatoryOptionValue",

@@ -21,7 +21,9 @@ import { handleLabRequest } from "./lab-requests.js";
 import { enterRunning } from "./lab-running.js";
 import type { LabService } from "./lab-service.js";
 import type { LabStatus } from "./lab-status.js";
+import type { MetricsSettings } from "./metrics-endpoint.js";
 import { controlSocketPath, labDir } from "./names.js";
+import { keepLogs } from "./provision.js";
 import { RemoteDevice } from "./remote-device.js";
 import { type LabState, writeState } from "./state.js";
 
@@ -73,7 +75,7 @@ export class AttachedLab implements LabService {
   constructor(
     readonly lab: string,
     private readonly endpoints: Endpoints,
-    private readonly metricsPort = 0,
+    private readonly metrics: MetricsSettings | null = null,
   ) {
     this.topo = endpoints.topology;
     this.clock = new AttachClock(endpoints.dilation);
@@ -160,7 +162,7 @@ export class AttachedLab implements LabService {
       const first = devices.find((d) => d.identity !== null)!;
       this.clock.anchor(first.identity!.now, first.identityAt);
       this.record();
-      this.metricsServer = await enterRunning(this, this.metricsPort);
+      this.metricsServer = await enterRunning(this, this.metrics);
     } catch (err) {
       this.state.status = "failed";
       writeState(this.state);
@@ -182,6 +184,7 @@ export class AttachedLab implements LabService {
       devices: this.fleet.deviceViews(),
       links: this.fleet.linkViews(),
       attached: this.endpoints.file,
+      ...(this.metricsServer !== null ? { metrics: this.metricsServer.url } : {}),
     };
   }
 
@@ -221,8 +224,11 @@ export class AttachedLab implements LabService {
     setTimeout(() => void this.shutdown().then(() => process.exit(0)), 10);
   }
 
-  /** Closes every device connection and the control socket; the devices run on. */
-  async shutdown(): Promise<void> {
+  /**
+   * Closes every device connection and the control socket; the devices run on. `abnormal`: the
+   * attachment's log is kept (provision.ts keepLogs).
+   */
+  async shutdown(abnormal = false): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     this.state.status = "stopping";
@@ -230,6 +236,7 @@ export class AttachedLab implements LabService {
     await this.metricsServer?.close();
     await this.fleet.stop();
     await this.server.close();
+    if (abnormal) keepLogs(this.lab);
     rmSync(labDir(this.lab), { recursive: true, force: true });
   }
 }

@@ -1,9 +1,13 @@
 // `rocelab run --runtime live --capture NODE:ethN,…`: tcpdump in each node's namespace for the length of
 // the run, one pcap per port (the same file names as the simulator's, lab/capture.ts). Timestamps are the
-// kernel's wall clock, in nanoseconds; the frames are what crossed the veth.
+// kernel's wall clock, in nanoseconds; the frames are what crossed the veth. rocelab creates each file
+// itself (safe-files.ts: new, 0600, never through a link) and tcpdump writes the pcap to its stdout,
+// which is that file: tcpdump never opens a path as root.
 
+import { closeSync } from "node:fs";
 import { execa, type ResultPromise } from "execa";
-import { type CaptureEndpoint, captureFile } from "../capture.js";
+import type { OutputDir } from "../../runtime/realtime/safe-files.js";
+import { type CaptureEndpoint, captureFileName } from "../capture.js";
 import { nsName } from "./names.js";
 
 export interface LiveCapture {
@@ -13,35 +17,41 @@ export interface LiveCapture {
 
 const STARTED = /listening on/;
 
+/** tcpdump's arguments for a capture of `ifname` written to stdout (`-w -`). */
+export function tcpdumpToStdout(ifname: string, snaplen = 65535): string[] {
+  return ["-i", ifname, "-w", "-", "-U", "-s", String(snaplen), "-n", "--time-stamp-precision=nano"];
+}
+
+/**
+ * An open descriptor as execa's `stdout`: execa hands any descriptor number to the child unchanged (its
+ * "native" stdio), though its types name only 3-9.
+ */
+export function descriptor(fd: number): 3 {
+  return fd as 3;
+}
+
 /** Starts tcpdump on every endpoint and resolves once each is listening. */
 export async function startLiveCapture(
   lab: string,
   endpoints: readonly CaptureEndpoint[],
-  dir: string,
+  dir: OutputDir,
 ): Promise<LiveCapture> {
-  const running: { file: string; proc: ResultPromise<{ reject: false; buffer: true }> }[] = [];
+  const running: { file: string; proc: ResultPromise<{ reject: false; buffer: true; stdout: 3 }> }[] = [];
   for (const e of endpoints) {
-    const file = captureFile(dir, e);
+    const name = captureFileName(e);
+    const fd = dir.openNew(name);
     const proc = execa(
       "ip",
-      [
-        "netns",
-        "exec",
-        nsName(lab, e.node),
-        "tcpdump",
-        "-i",
-        `eth${e.port}`,
-        "-w",
-        file,
-        "-U",
-        "-s",
-        "65535",
-        "-n",
-        "--time-stamp-precision=nano",
-      ],
-      { reject: false, buffer: true },
+      ["netns", "exec", nsName(lab, e.node), "tcpdump", ...tcpdumpToStdout(`eth${e.port}`)],
+      {
+        reject: false,
+        buffer: true,
+        stdout: descriptor(fd),
+      },
     );
-    running.push({ file, proc });
+    // The child has its own copy of the descriptor.
+    closeSync(fd);
+    running.push({ file: dir.file(name), proc });
     await new Promise<void>((resolve) => {
       let seen = "";
       const onData = (chunk: Buffer): void => {

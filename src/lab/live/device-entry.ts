@@ -6,7 +6,9 @@
 //
 // Settings, flag first, else environment:
 //   --config FILE         ROCELAB_DEVICE_CONFIG=FILE, or ROCELAB_DEVICE_CONFIG_JSON=the file's text
-//   --control ENDPOINT    ROCELAB_CONTROL (tcp://HOST:PORT or unix:PATH; default tcp://0.0.0.0:7700)
+//   --control ENDPOINT    ROCELAB_CONTROL (tcp://HOST:PORT or unix:PATH; default tcp://127.0.0.1:7700:
+//                         loopback only — name the management address, or 0.0.0.0, to be reached from
+//                         elsewhere; docs/reliability.md "Security model")
 //   --token-file FILE     ROCELAB_CONTROL_TOKEN_FILE (required on TCP)
 //   --epoch-unix-ns NS    ROCELAB_EPOCH_UNIX_NS (overrides the file's epochUnixNs)
 //   --no-prepare          ROCELAB_DEVICE_PREPARE=0 (the engine set the interfaces up itself)
@@ -24,7 +26,11 @@ import { prepareInterfaces } from "./device-prepare.js";
 
 /** The default control port of a device container. */
 export const DEVICE_CONTROL_PORT = 7700;
-export const DEFAULT_DEVICE_CONTROL = `tcp://0.0.0.0:${DEVICE_CONTROL_PORT}`;
+/**
+ * Loopback unless told otherwise: a control port on every address of the machine is a port for every
+ * network it is on. Exports name the management address (containerlab) or the pod's (clabernetes).
+ */
+export const DEFAULT_DEVICE_CONTROL = `tcp://127.0.0.1:${DEVICE_CONTROL_PORT}`;
 const DEFAULT_WAIT_PORTS_S = 60;
 
 export interface DeviceEntryFlags {

@@ -4,11 +4,10 @@
 // device process it spawns (device-inits.ts); `mtu`, the ports' MACs and `hostStack` are what provisioning
 // (provision.ts) sets up around it in a local lab, which the entrypoint then sets up itself.
 
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
 import { MAX_DILATION, MIN_DILATION } from "../../runtime/realtime/dilation.js";
+import type { OutputDir } from "../../runtime/realtime/safe-files.js";
 import { hostAddress, planAddresses, portKey } from "../../scenario/address-plan.js";
 import { ConfigError, SourceDocument } from "../../scenario/config-error.js";
 import { computeRoutes } from "../../scenario/routing.js";
@@ -186,8 +185,11 @@ export function deviceFiles(topo: Topology, opts: DeviceFilesOptions): DeviceFil
   });
 }
 
+/** Mode of device files: no secret in them, and a container runtime that is not root must read them. */
+export const DEVICE_FILE_MODE = 0o644;
+
 /** Writes `<node>.json` for every device file into `dir`; returns the paths. */
-export function writeDeviceFiles(dir: string, files: readonly DeviceFile[]): string[] {
+export function writeDeviceFiles(dir: OutputDir, files: readonly DeviceFile[]): string[] {
   return files.map((f) => {
     const text = `${JSON.stringify(f, null, 2)}\n`;
     // A configuration JSON cannot carry (Infinity, undefined in arrays) would reach the device changed.
@@ -198,8 +200,6 @@ export function writeDeviceFiles(dir: string, files: readonly DeviceFile[]): str
           message: "this device's configuration does not survive JSON (a value JSON cannot carry)",
         },
       ]);
-    const path = join(dir, `${f.node}.json`);
-    writeFileSync(path, text);
-    return path;
+    return dir.write(`${f.node}.json`, text, DEVICE_FILE_MODE);
   });
 }

@@ -5,6 +5,7 @@
 
 import { createWriteStream } from "node:fs";
 import type { NicCommand } from "../../nic/commands.js";
+import { openNewFile, PRIVATE_FILE_MODE } from "../../runtime/realtime/safe-files.js";
 import type { AddressPlan } from "../../scenario/address-plan.js";
 import { computeRoutes } from "../../scenario/routing.js";
 import type { NicSettings, SwitchSettings } from "../../scenario/schema.js";
@@ -288,17 +289,19 @@ export class DeviceFleet {
 
   /**
    * The device's own capture of `node:eth<port>` for `seconds` real (it runs tcpdump in its namespace),
-   * written to `file` (pcap). What `rocelab capture` does for a device whose namespace is not here.
+   * written to `file` (pcap), created new (safe-files.ts: never through a link; `force` replaces a file
+   * there). What `rocelab capture` does for a device whose namespace is not here.
    */
   async capture(
     node: string,
     port: number,
     seconds: number,
     file: string,
+    output: { force: boolean; mode: number } = { force: false, mode: PRIVATE_FILE_MODE },
   ): Promise<{ frames: number; bytes: number }> {
     if (!linkAt(this.opts.topo, node, port)) throw new Error(`${node}:eth${port} is not connected`);
     const d = this.get(node);
-    const out = createWriteStream(file, { mode: 0o600 });
+    const out = createWriteStream("", { fd: openNewFile(file, { ...output, flag: "-w" }) });
     try {
       return await d.capture(port, seconds, CAPTURE_SNAPLEN, (chunk) => out.write(chunk));
     } finally {

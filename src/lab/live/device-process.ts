@@ -3,9 +3,12 @@
 
 import { closeSync, openSync } from "node:fs";
 import { execa } from "execa";
+import { nativeAddonPath } from "../../runtime/realtime/native.js";
 import type { FromDevice, InitMessage, ToDevice } from "../../runtime/realtime/protocol.js";
 import { DEVICE_V8_FLAGS } from "../../runtime/realtime/v8-flags.js";
+import { descriptor } from "./capture.js";
 import { DeviceConnection, type DeviceLink, type DeviceStatus } from "./device-connection.js";
+import { type DevicePrivileges, devicePrivileges } from "./device-privileges.js";
 import { logPath } from "./names.js";
 import { entryPath } from "./paths.js";
 
@@ -37,7 +40,37 @@ function nodeArgsFrom(variable: string, env: NodeJS.ProcessEnv): string[] {
   return args;
 }
 
-function spawnDevice(lab: string, node: string, namespace: string) {
+/** How the lab's devices are started (device-privileges.ts), found out once per supervisor. */
+let privileges: Promise<DevicePrivileges> | null = null;
+
+export function labDevicePrivileges(): Promise<DevicePrivileges> {
+  privileges ??= devicePrivileges([process.execPath, DEVICE_MAIN, nativeAddonPath()]);
+  return privileges;
+}
+
+/**
+ * The init a device gets with its shared tables as descriptors: the supervisor opens the lab's root-only
+ * files and the device, which may run as an unprivileged user, maps the descriptors it inherits (3, 4).
+ * Returns the init and the descriptors, in the order of the child's descriptors 3, 4.
+ */
+function withTableDescriptors(init: InitMessage): { init: InitMessage; fds: number[] } {
+  const fds: number[] = [];
+  const handOver = (path: string): string => {
+    fds.push(openSync(path, "r+"));
+    return `fd:${2 + fds.length}`;
+  };
+  const dilationTable = init.dilationTable && {
+    ...init.dilationTable,
+    table: handOver(init.dilationTable.table),
+  };
+  const sync = init.sync && { ...init.sync, table: handOver(init.sync.table) };
+  return {
+    init: { ...init, ...(dilationTable ? { dilationTable } : {}), ...(sync ? { sync } : {}) },
+    fds,
+  };
+}
+
+function spawnDevice(lab: string, node: string, namespace: string, prefix: readonly string[], fds: number[]) {
   const log = logPath(lab, node);
   // Created private (0600) before execa appends to it: a log is the lab's, not every user's.
   closeSync(openSync(log, "a", 0o600));
@@ -47,6 +80,7 @@ function spawnDevice(lab: string, node: string, namespace: string) {
       "netns",
       "exec",
       namespace,
+      ...prefix,
       process.execPath,
       ...deviceNodeArgs(),
       DEVICE_MAIN,
@@ -60,9 +94,12 @@ function spawnDevice(lab: string, node: string, namespace: string) {
       // Not buffered for the result: execa would otherwise keep every IPC message (health reports,
       // events, replies) in result.ipcOutput for the device's lifetime — the supervisor's soak growth.
       buffer: false,
-      stdin: "ignore",
-      stdout: { file: log, append: true },
-      stderr: { file: log, append: true },
+      stdio: [
+        "ignore",
+        { file: log, append: true },
+        { file: log, append: true },
+        ...fds.map((fd) => descriptor(fd)),
+      ],
       reject: false,
       cleanup: true,
     },
@@ -124,7 +161,15 @@ export class DeviceProcess extends DeviceConnection {
   async start(): Promise<void> {
     this.stopping = false;
     this.status = "starting";
-    const child = spawnDevice(this.lab, this.node, this.namespace);
+    const { prefix } = await labDevicePrivileges();
+    const { init, fds } = withTableDescriptors(this.init);
+    let child: ReturnType<typeof spawnDevice>;
+    try {
+      child = spawnDevice(this.lab, this.node, this.namespace, prefix, fds);
+    } finally {
+      // The child has its own copies.
+      for (const fd of fds) closeSync(fd);
+    }
     this.child = child;
     this.pid = child.pid ?? null;
     this.adoptLink(ipcLink(child));
@@ -168,7 +213,7 @@ export class DeviceProcess extends DeviceConnection {
         this.emit("exit", this.status, code, signal);
       });
     });
-    this.send(this.init);
+    this.send(init);
     try {
       await ready;
     } finally {

@@ -3,6 +3,7 @@
 // (status, snapshots, stats, flows, events, a switch's configuration), raw device commands for lab-level
 // controllers, captures, and `apply`, which carries out any lab action (live-actions.ts).
 
+import { PRIVATE_FILE_MODE } from "../../runtime/realtime/safe-files.js";
 import { checkAction } from "../../scenario/action.js";
 import { topologyView } from "../topology-view.js";
 import type { ControlConnection } from "./control.js";
@@ -45,7 +46,10 @@ export async function handleLabRequest(
     case "udp-stats":
       return lab.udpStats();
     case "capture":
-      return fleet.capture(String(a.node), Number(a.port), Number(a.seconds), String(a.file));
+      return fleet.capture(String(a.node), Number(a.port), Number(a.seconds), String(a.file), {
+        force: a.force === true,
+        mode: typeof a.mode === "number" ? a.mode & 0o644 : PRIVATE_FILE_MODE,
+      });
     case "switch-config":
       return fleet.switchConfig(String(a.node));
     case "down":

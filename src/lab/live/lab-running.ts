@@ -7,7 +7,7 @@ import type { Topology } from "../../scenario/topology.js";
 import type { ControlServer } from "./control.js";
 import type { DeviceFleet } from "./device-fleet.js";
 import type { LabStatus } from "./lab-status.js";
-import { startLabMetrics } from "./metrics-endpoint.js";
+import { type MetricsSettings, startLabMetrics } from "./metrics-endpoint.js";
 import { type LabState, writeState } from "./state.js";
 
 export interface RunningLab {
@@ -21,12 +21,15 @@ export interface RunningLab {
 }
 
 /**
- * Marks the lab running and starts what serves it (`metricsPort` 0: no metrics endpoint); resolves to its
- * metrics endpoint (null: none).
+ * Starts what serves the lab (`metrics` null: no metrics endpoint) and marks it running; resolves to its
+ * metrics endpoint (null: none). An endpoint that cannot start fails the lab (metrics-endpoint.ts).
  */
-export async function enterRunning(l: RunningLab, metricsPort: number): Promise<MetricsServer | null> {
-  const metrics = await startLabMetrics(
-    metricsPort,
+export async function enterRunning(
+  l: RunningLab,
+  metrics: MetricsSettings | null,
+): Promise<MetricsServer | null> {
+  const server = await startLabMetrics(
+    metrics,
     l.lab,
     l.topo,
     () => l.fleet.devices.values(),
@@ -39,5 +42,5 @@ export async function enterRunning(l: RunningLab, metricsPort: number): Promise<
     () => [...l.server.connections].some((c) => c.isSubscribed),
     (stats) => ({ ...l.status(), stats }),
   );
-  return metrics;
+  return server;
 }

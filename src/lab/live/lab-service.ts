@@ -16,7 +16,7 @@ export interface LabService {
   progressLog(): readonly string[];
   kill(node: string): void;
   restart(node: string): Promise<void>;
-  udp(req: ActionOf<"udp">): void;
+  udp(req: ActionOf<"udp">): void | Promise<void>;
   udpStats(): unknown;
   /** Every workload and UDP stream. */
   stopTraffic(): void;

@@ -33,6 +33,8 @@ export interface LabStatus {
   readonly links: readonly LinkView[];
   /** `rocelab attach`: the endpoints file of devices this lab did not start. */
   readonly attached?: string;
+  /** Where the lab serves Prometheus /metrics (absent: it does not). */
+  readonly metrics?: string;
 }
 
 export interface Snapshot extends LabStatus {

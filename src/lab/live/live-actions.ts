@@ -36,8 +36,8 @@ const HANDLERS: Handlers = {
     workload: lab.fleet.traffic.startWorkload(a.workload, a.stream, startTime(a.at)).name,
   }),
   incast: (lab, a) => ({ workload: lab.fleet.traffic.incast(a).name }),
-  udp: (lab, a) => {
-    lab.udp(a);
+  udp: async (lab, a) => {
+    await lab.udp(a);
     return undefined;
   },
   stop: (lab, a) => {

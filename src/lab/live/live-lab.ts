@@ -10,9 +10,19 @@ import { Listeners } from "../listeners.js";
 import { type ClockMode, DEFAULT_CLOCK_MODE } from "./clock-plan.js";
 import { ControlClient } from "./control.js";
 import { supervisorNodeArgs } from "./device-process.js";
-import { controlSocketPath, labDir, labOfNamespace, logPath, makeLabDir } from "./names.js";
+import { type MetricsSettings, metricsArgs } from "./metrics-endpoint.js";
+import {
+  controlSocketPath,
+  keptLogDir,
+  keptLogPath,
+  labDir,
+  labOfNamespace,
+  logPath,
+  makeLabDir,
+  RUN_DIR,
+} from "./names.js";
 import { entryPath } from "./paths.js";
-import { findLabProcesses, listNamespaces, teardown } from "./provision.js";
+import { findLabProcesses, keepLogs, listNamespaces, purgeKeptLogs, teardown } from "./provision.js";
 import { alive, readState } from "./state.js";
 
 const SUPERVISOR_MAIN = entryPath("main/supervisor-main.js");
@@ -42,8 +52,8 @@ export interface UpOptions {
   readonly convergenceNs?: number;
   /** How the devices' clocks run (default DEFAULT_CLOCK_MODE: synchronised). */
   readonly clock?: ClockMode;
-  /** Serve Prometheus /metrics on 127.0.0.1 at this port (0 or absent: no endpoint). */
-  readonly metricsPort?: number;
+  /** Serve Prometheus /metrics on 127.0.0.1 (null or absent: no endpoint). */
+  readonly metrics?: MetricsSettings | null;
   /** Progress lines as the lab comes up. */
   readonly onProgress?: (step: string) => void;
   readonly timeoutMs?: number;
@@ -87,8 +97,7 @@ export async function upLab(opts: UpOptions): Promise<void> {
       "--clock",
       opts.clock ?? DEFAULT_CLOCK_MODE,
       ...(opts.autoDilation ? ["--auto-dilation"] : []),
-      "--metrics-port",
-      String(opts.metricsPort ?? 0),
+      ...metricsArgs(opts.metrics),
     ],
     supervisorNodeArgs(),
   );
@@ -106,6 +115,8 @@ async function claimLab(lab: string, onProgress: ((step: string) => void) | unde
     onProgress?.(`cleaning up leftovers of an earlier "${lab}" lab`);
     await teardown(lab);
   }
+  // The logs an abnormal end of this lab kept are kept until now.
+  purgeKeptLogs(lab);
   makeLabDir(lab);
 }
 
@@ -145,7 +156,7 @@ export interface AttachOptions {
   readonly lab: string;
   /** The endpoints file (endpoints-file.ts), validated by the caller. */
   readonly endpoints: string;
-  readonly metricsPort?: number;
+  readonly metrics?: MetricsSettings | null;
   readonly onProgress?: (step: string) => void;
   readonly timeoutMs?: number;
 }
@@ -159,8 +170,7 @@ export async function attachLab(opts: AttachOptions): Promise<void> {
   const child = spawnDetached(opts.lab, "attach", ATTACH_MAIN, [
     "--endpoints",
     resolve(opts.endpoints),
-    "--metrics-port",
-    String(opts.metricsPort ?? 0),
+    ...metricsArgs(opts.metrics),
   ]);
   await waitUntilRunning(opts.lab, child, opts.timeoutMs ?? 120_000, opts.onProgress, "attach");
 }
@@ -181,8 +191,13 @@ async function waitUntilRunning(
     exited = code ?? 1;
   });
   while (!existsSync(socket)) {
-    if (exited !== null)
-      throw new LabError(`the lab ${who} exited (status ${exited}); see ${logPath(opts.lab, who)}`);
+    if (exited !== null) {
+      // Moved by the supervisor's own teardown, unless it died before it: then here.
+      keepLogs(lab);
+      throw new LabError(
+        `the lab ${who} exited (status ${exited}); its log is kept: ${keptLogPath(opts.lab, who)}`,
+      );
+    }
     if (Date.now() > deadline) throw new LabError(`the lab did not start; see ${logPath(opts.lab, who)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -204,7 +219,12 @@ async function waitUntilRunning(
       const check = setInterval(() => {
         if (exited !== null) {
           clearInterval(check);
-          reject(new LabError(`the lab ${who} exited (status ${exited}); see ${logPath(opts.lab, who)}`));
+          keepLogs(lab);
+          reject(
+            new LabError(
+              `the lab ${who} exited (status ${exited}); its log is kept: ${keptLogPath(opts.lab, who)}`,
+            ),
+          );
         } else if (Date.now() > deadline) {
           clearInterval(check);
           reject(new LabError(`the lab did not come up in time; see ${logPath(opts.lab, who)}`));
@@ -219,7 +239,11 @@ async function waitUntilRunning(
           resolvePromise();
         } else if (step.startsWith("failed")) {
           clearInterval(check);
-          reject(new LabError(`the lab failed to start: ${step.slice(8)}`));
+          reject(
+            new LabError(
+              `the lab failed to start: ${step.slice(8)} (its log is kept: ${keptLogPath(opts.lab, who)})`,
+            ),
+          );
         } else opts.onProgress?.(step);
       };
       client.onPush((push, data) => {
@@ -252,6 +276,7 @@ export async function downLab(
     namespaces: (await listNamespaces(lab)).filter((ns) => labOfNamespace(ns, [lab]) === lab).length,
   };
   const socket = controlSocketPath(lab);
+  let orderly = false;
   if (labIsRunning(lab) && existsSync(socket)) {
     try {
       const client = await ControlClient.connect(socket, 2000);
@@ -260,16 +285,21 @@ export async function downLab(
           ? "asking the attachment to close its connections (the devices run on)"
           : "asking the supervisor to stop the devices",
       );
-      await client.request("down", undefined, 5000).catch(() => {});
+      const answered = await client.request("down", undefined, 5000).then(
+        () => true,
+        () => false,
+      );
       client.close();
       const deadline = Date.now() + 15_000;
       const pid = readState(lab)?.supervisorPid ?? null;
       while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      orderly = answered && !alive(pid);
     } catch {
       // Unresponsive supervisor: the teardown below kills it.
     }
   }
-  const after = await teardown(lab, onProgress);
+  // A lab that did not end in order (its supervisor crashed, or had to be killed) keeps its logs.
+  const after = await teardown(lab, onProgress, { keepLogs: !orderly });
   return {
     killed: Math.max(before.killed, after.killed),
     namespaces: Math.max(before.namespaces, after.namespaces),
@@ -298,13 +328,18 @@ export class LiveLab implements Lab {
         this.eventListeners.emit(data as LabEvent[]);
       } else if (push === "closed" && !this.closing) {
         // Whether the supervisor is still exiting or already gone, the lab is going away.
-        const reason = `lab "${name}" went away: its supervisor closed the control connection (it crashed, or \`rocelab down\` was run elsewhere)`;
+        const reason = `lab "${name}" went away: its supervisor closed the control connection (it crashed, or \`rocelab down\` was run elsewhere); after an abnormal end its logs are kept in ${keptLogDir(name)}/ (supervisor.log first) until the next \`rocelab up --name ${name}\` or \`rocelab down --purge\``;
         this.closeListeners.emit(reason);
       }
     });
   }
 
   static async connect(lab: string): Promise<LiveLab> {
+    // Not "no lab is running": one may be, but its state and control socket are root's alone.
+    if (process.getuid?.() !== 0)
+      throw new LabError(
+        `live labs are root's: their state (${RUN_DIR}, 0700) and control sockets can be read and driven by root only; run this with sudo`,
+      );
     if (!labIsRunning(lab)) throw new LabError(`no lab "${lab}" is running (start one with \`rocelab up\`)`);
     const client = await ControlClient.connect(controlSocketPath(lab));
     const topology = await client.request<TopologyView>("topology");

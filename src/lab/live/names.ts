@@ -72,6 +72,20 @@ export function logPath(lab: string, who: string): string {
   return join(labDir(lab), `${who}.log`);
 }
 
+/**
+ * Where a lab's logs are kept after it ended abnormally (a crash, a failed start, a supervisor that had to
+ * be killed): beside the labs' directories, under a name no lab can have. Removed by the next `up` of the
+ * lab, or `down --purge`.
+ */
+export function keptLogDir(lab: string): string {
+  return join(RUN_DIR, `${lab}.logs`);
+}
+
+/** A log of `who` as it is kept (keptLogDir). */
+export function keptLogPath(lab: string, who: string): string {
+  return join(keptLogDir(lab), `${who}.log`);
+}
+
 /** Kernel-facing interface of a host (its kernel IP stack), and the NIC's side of that pair. */
 export const HOST_KERNEL_IF = "host0";
 export const HOST_NIC_IF = "nic0";

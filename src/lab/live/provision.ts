@@ -10,7 +10,8 @@
 //
 // All commands are argument arrays (execa), never shell strings; `ip -batch` keeps it to a few calls.
 
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { execa } from "execa";
 import { type AddressPlan, hostAddress, type PortAddress, portKey } from "../../scenario/address-plan.js";
 import { NodeKind, type Topology } from "../../scenario/topology.js";
@@ -23,7 +24,15 @@ import {
   offloadsOffArgs,
   portCommand,
 } from "./interface-setup.js";
-import { HOST_KERNEL_IF, HOST_NIC_IF, labDir, labOfNamespace, NS_PREFIX, nsName } from "./names.js";
+import {
+  HOST_KERNEL_IF,
+  HOST_NIC_IF,
+  keptLogDir,
+  labDir,
+  labOfNamespace,
+  NS_PREFIX,
+  nsName,
+} from "./names.js";
 import { alive, listLabDirs, readState } from "./state.js";
 
 /** Interface MTU: the path MTU plus room for IP, UDP, BTH, RETH, immediate data and ICRC. */
@@ -179,9 +188,16 @@ export interface TeardownResult {
 /**
  * Removes everything of `lab`: its processes (TERM, then KILL), its namespaces (which takes their veths
  * with them) and its state directory. Works from the state file and from the naming marks, so it also
- * cleans up after a crash or a SIGKILL of every lab process.
+ * cleans up after a crash or a SIGKILL of every lab process. `keepLogs` (an abnormal end): the lab's logs
+ * are moved to keptLogDir first, so that what went wrong can still be read (processes still writing
+ * write on into the kept files).
  */
-export async function teardown(lab: string, progress: Progress = () => {}): Promise<TeardownResult> {
+export async function teardown(
+  lab: string,
+  progress: Progress = () => {},
+  opts: { readonly keepLogs?: boolean } = {},
+): Promise<TeardownResult> {
+  if (opts.keepLogs) keepLogs(lab, progress);
   const state = readState(lab);
   if (state?.attached !== undefined) return detach(lab, state.supervisorPid, progress);
   const pids = new Set<number>();
@@ -267,6 +283,29 @@ async function detach(lab: string, pid: number | null, progress: Progress): Prom
   }
   rmSync(labDir(lab), { recursive: true, force: true });
   return { killed, namespaces: 0 };
+}
+
+/** Moves the lab's logs to keptLogDir (replacing what an earlier abnormal end kept there). */
+export function keepLogs(lab: string, progress: Progress = () => {}): void {
+  const dir = labDir(lab);
+  if (!existsSync(dir)) return;
+  const logs = readdirSync(dir).filter((f) => f.endsWith(".log"));
+  if (logs.length === 0) return;
+  const kept = keptLogDir(lab);
+  rmSync(kept, { recursive: true, force: true });
+  mkdirSync(kept, { mode: 0o700 });
+  for (const f of logs) renameSync(join(dir, f), join(kept, f));
+  progress(
+    `the lab's logs are kept in ${kept}/ (until the next \`rocelab up --name ${lab}\` or \`rocelab down --purge\`)`,
+  );
+}
+
+/** Removes the logs kept after an abnormal end of `lab`; whether there were any. */
+export function purgeKeptLogs(lab: string): boolean {
+  const kept = keptLogDir(lab);
+  if (!existsSync(kept)) return false;
+  rmSync(kept, { recursive: true, force: true });
+  return true;
 }
 
 /** Every lab that left a mark: state directories, namespaces, processes. */

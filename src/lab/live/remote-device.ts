@@ -1,14 +1,27 @@
 // A device the lab did not start — the device entrypoint in a container (device-entry.ts) — reached over
 // its socket control channel: the token handshake (runtime/realtime/control-auth.ts, both sides prove they
 // hold the token), a check that the device is the node the endpoints file says, then the same messages
-// as a spawned process's IPC (device-connection.ts). A lost connection makes the device "unreachable"
+// as a spawned process's IPC (device-connection.ts), sealed (runtime/live/sealed-lines.ts). A lost connection makes the device "unreachable"
 // and is retried until it is back (a container restart gives a fresh device: counters from zero).
 
 import { createConnection, type Socket } from "node:net";
-import { newChallenge, proof, proofMatches } from "../../runtime/realtime/control-auth.js";
+import {
+  CONTROL_PROTOCOL,
+  newChallenge,
+  proof,
+  proofMatches,
+  sessionKey,
+} from "../../runtime/realtime/control-auth.js";
 import { type ControlEndpoint, formatControlEndpoint } from "../../runtime/realtime/control-endpoint.js";
-import { readJsonLines, writeJsonLine } from "../../runtime/realtime/json-lines.js";
+import {
+  type LineSplitter,
+  MAX_LINE_BYTES,
+  readLines,
+  writeJsonLine,
+} from "../../runtime/realtime/json-lines.js";
 import type { DeviceIdentity, FromDevice, ToDevice } from "../../runtime/realtime/protocol.js";
+import { SealedLines } from "../../runtime/realtime/sealed-lines.js";
+import { HANDSHAKE_LINE_BYTES } from "../../runtime/realtime/socket-channel.js";
 import { DeviceConnection, type DeviceLink, type DeviceStatus } from "./device-connection.js";
 import { LIVE_REACTION_MS } from "./device-inits.js";
 
@@ -16,12 +29,54 @@ import { LIVE_REACTION_MS } from "./device-inits.js";
 export const RECONNECT_MS = 2000;
 const HANDSHAKE_MS = 5000;
 
-/** A device's control socket as a DeviceLink. */
+/**
+ * A device's control socket as a DeviceLink: plain JSON lines until the controller has answered the
+ * challenge, sealed lines from then on (a plain `refused` is still taken until the device is ready: a
+ * device refuses a wrong token before it has a key).
+ */
 class SocketLink implements DeviceLink {
   private listener: (m: FromDevice) => void = () => {};
+  private sealed: SealedLines | null = null;
+  private ready = false;
+  private readonly splitter: LineSplitter;
+  /** Why the link stopped reading (a line that could not be trusted), for the error. */
+  problem = "";
 
   constructor(readonly socket: Socket) {
-    readJsonLines(socket, (m) => this.listener(m as FromDevice));
+    this.splitter = readLines(socket, (line) => this.line(line), {
+      maxLineBytes: HANDSHAKE_LINE_BYTES,
+      onTooLong: (limit) => {
+        this.problem = `the device sent a line longer than ${limit} bytes`;
+      },
+    });
+  }
+
+  private line(line: string): boolean {
+    let m: FromDevice;
+    try {
+      if (this.sealed !== null && !(line.startsWith("{") && !this.ready))
+        m = this.sealed.open(line) as FromDevice;
+      else {
+        m = JSON.parse(line) as FromDevice;
+        if (this.sealed !== null && m.type !== "refused")
+          throw new Error("an unsealed message after the handshake");
+      }
+    } catch (e) {
+      this.problem = `a message from the device could not be trusted: ${(e as Error).message}`;
+      return false;
+    }
+    if (m === null || typeof m !== "object") return false;
+    if (m.type === "ready") {
+      this.ready = true;
+      this.splitter.setLimits({ maxLineBytes: MAX_LINE_BYTES });
+    }
+    this.listener(m);
+    return true;
+  }
+
+  /** From now on both directions are sealed with `key`. */
+  seal(key: Buffer): void {
+    this.sealed = new SealedLines(key, "controller");
   }
 
   get connected(): boolean {
@@ -29,7 +84,9 @@ class SocketLink implements DeviceLink {
   }
 
   send(message: ToDevice): void {
-    writeJsonLine(this.socket, message);
+    if (this.sealed === null) writeJsonLine(this.socket, message);
+    else if (!this.socket.destroyed && this.socket.writable)
+      this.socket.write(`${this.sealed.seal(message)}\n`);
   }
 
   onMessage(listener: (m: FromDevice) => void): void {
@@ -79,6 +136,7 @@ export class RemoteDevice extends DeviceConnection {
 
   protected onControl(m: FromDevice): void {
     if (m.type === "fatal") this.lostBecause = `the device failed: ${m.message.split("\n")[0]}`;
+    else if (m.type === "refused") this.lostBecause = `the device closed the connection: ${m.message}`;
   }
 
   /** Connects, retrying until `timeoutMs` has passed; the last failure is the error. */
@@ -113,7 +171,13 @@ export class RemoteDevice extends DeviceConnection {
       };
       const timer = setTimeout(() => fail(new Error("no handshake within 5 s")), HANDSHAKE_MS);
       socket.once("error", (err) => fail(err));
-      socket.once("close", () => fail(new Error("the device closed the connection during the handshake")));
+      socket.once("close", () =>
+        fail(
+          link.problem
+            ? new HandshakeRefused(link.problem)
+            : new Error("the device closed the connection during the handshake"),
+        ),
+      );
       const ours = newChallenge();
       link.onMessage((m) => {
         if (m.type === "refused")
@@ -124,7 +188,21 @@ export class RemoteDevice extends DeviceConnection {
             fail(new HandshakeRefused("the device asks for a token: give tokenFile in the endpoints file"));
             return;
           }
-          link.send({ type: "auth", proof: proof(token, "controller", m.challenge), challenge: ours });
+          if (m.protocol !== CONTROL_PROTOCOL) {
+            fail(
+              new HandshakeRefused(
+                `the device speaks control protocol ${m.protocol ?? 1}, this rocelab ${CONTROL_PROTOCOL} (sealed messages): use the same rocelab version on both`,
+              ),
+            );
+            return;
+          }
+          link.send({
+            type: "auth",
+            proof: proof(token, "controller", m.challenge),
+            challenge: ours,
+            protocol: CONTROL_PROTOCOL,
+          });
+          link.seal(sessionKey(token, m.challenge, ours));
         } else if (m.type === "ready") {
           const token = this.opts.token;
           if (token !== null && !proofMatches(token, "device", ours, m.proof)) {
@@ -173,7 +251,7 @@ export class RemoteDevice extends DeviceConnection {
     this.adoptLink(link);
     this.status = "running";
     link.socket.on("error", () => link.socket.destroy());
-    link.socket.on("close", () => this.lost("the connection closed"));
+    link.socket.on("close", () => this.lost(link.problem || "the connection closed"));
     if (again)
       this.emit(
         "note",

@@ -2,7 +2,7 @@
 // before anything is created (so a crash half-way through leaves a record `down` can follow).
 
 import { existsSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { makeLabDir, RUN_DIR, statePath } from "./names.js";
+import { labNameProblem, makeLabDir, RUN_DIR, statePath } from "./names.js";
 
 export interface DeviceProcessState {
   readonly node: string;
@@ -51,12 +51,21 @@ export function writeState(state: LabState): void {
   renameSync(tmp, path);
 }
 
-/** Labs with a state directory. */
+/** Labs with a state directory (not the directories of kept logs, which no lab name can be). */
 export function listLabDirs(): string[] {
   if (!existsSync(RUN_DIR)) return [];
   return readdirSync(RUN_DIR, { withFileTypes: true })
-    .filter((d) => d.isDirectory())
+    .filter((d) => d.isDirectory() && labNameProblem(d.name) === null)
     .map((d) => d.name);
+}
+
+/** Labs whose logs are kept after an abnormal end (names.ts keptLogDir). */
+export function listKeptLogs(): string[] {
+  if (!existsSync(RUN_DIR)) return [];
+  return readdirSync(RUN_DIR, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && d.name.endsWith(".logs"))
+    .map((d) => d.name.slice(0, -".logs".length))
+    .filter((lab) => labNameProblem(lab) === null);
 }
 
 /** Is `pid` alive (and ours to signal)? */

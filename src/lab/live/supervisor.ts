@@ -16,13 +16,14 @@ import { ControlServer } from "./control.js";
 import type { DeviceConnection } from "./device-connection.js";
 import { DeviceFleet } from "./device-fleet.js";
 import { deviceSetup, lateBudgetNs, liveSlack } from "./device-inits.js";
-import { DeviceProcess } from "./device-process.js";
+import { DeviceProcess, labDevicePrivileges } from "./device-process.js";
 import { DilationControl } from "./dilation-control.js";
 import { LabClock } from "./lab-clock.js";
 import { handleLabRequest } from "./lab-requests.js";
 import { enterRunning } from "./lab-running.js";
 import type { LabService } from "./lab-service.js";
 import type { LabStatus } from "./lab-status.js";
+import type { MetricsSettings } from "./metrics-endpoint.js";
 import { controlSocketPath, nsName } from "./names.js";
 import { provision, resolveNeighbours, teardown } from "./provision.js";
 import { startConcurrency, startLimited } from "./start-waves.js";
@@ -45,8 +46,8 @@ export interface SupervisorOptions {
   readonly syncGraceMs?: number;
   /** `--dilation auto`: raise the dilation when the machine cannot hold it (auto-dilation.ts). */
   readonly autoDilation?: boolean;
-  /** Serve Prometheus /metrics on 127.0.0.1 at this port (0 or absent: no endpoint). */
-  readonly metricsPort?: number;
+  /** Serve Prometheus /metrics on 127.0.0.1 (null or absent: no endpoint). */
+  readonly metrics?: MetricsSettings | null;
 }
 
 export class Supervisor implements LabService {
@@ -151,6 +152,10 @@ export class Supervisor implements LabService {
       this.state.status = "starting";
       writeState(this.state);
       this.clock.create();
+      const privileges = await labDevicePrivileges();
+      this.progress(
+        `device processes run as ${privileges.user}${privileges.note !== undefined ? `: ${privileges.note}` : ""}`,
+      );
       this.progress(
         `starting ${this.topo.nodes.length} device processes (dilation ${this.dilation}, ${this.clock.mode} clocks)`,
       );
@@ -165,7 +170,7 @@ export class Supervisor implements LabService {
       for (const d of started) this.recordDevice(d);
       this.progress(`resolving neighbours (hosts ping their leaf)`);
       await resolveNeighbours(this.lab, this.topo, this.plan);
-      this.metricsServer = await enterRunning(this, this.opts.metricsPort ?? 0);
+      this.metricsServer = await enterRunning(this, this.opts.metrics ?? null);
       this.dilationControl.start();
     } catch (e) {
       this.state.status = "failed";
@@ -218,6 +223,7 @@ export class Supervisor implements LabService {
       behindNs: Math.max(0, this.clock.free() - now),
       devices: this.fleet.deviceViews(),
       links: this.fleet.linkViews(),
+      ...(this.metricsServer !== null ? { metrics: this.metricsServer.url } : {}),
     };
   }
 
@@ -246,8 +252,8 @@ export class Supervisor implements LabService {
     this.fleet.note(node, "process restarted");
   }
 
-  udp(req: ActionOf<"udp">): void {
-    this.udpHelpers.start(req);
+  udp(req: ActionOf<"udp">): Promise<void> {
+    return this.udpHelpers.start(req);
   }
 
   udpStats(): unknown {
@@ -268,8 +274,11 @@ export class Supervisor implements LabService {
     setTimeout(() => void this.shutdown().then(() => process.exit(0)), 10);
   }
 
-  /** Orderly shutdown: stop the devices, remove everything the lab created. */
-  async shutdown(): Promise<void> {
+  /**
+   * Shutdown: stop the devices, remove everything the lab created. `abnormal` (a failed start, an
+   * uncaught error): the lab's logs are kept (provision.ts keepLogs).
+   */
+  async shutdown(abnormal = false): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     this.state.status = "stopping";
@@ -279,6 +288,6 @@ export class Supervisor implements LabService {
     await this.metricsServer?.close();
     await this.fleet.stop();
     await this.server.close();
-    await teardown(this.lab);
+    await teardown(this.lab, () => {}, { keepLogs: abnormal });
   }
 }

@@ -7,10 +7,13 @@ import type { ActionOf } from "../../scenario/action.js";
 import { type AddressPlan, hostAddress } from "../../scenario/address-plan.js";
 import { NodeKind, type Topology } from "../../scenario/topology.js";
 import { ipToString } from "../../wire/bytes.js";
+import { type DevicePrivileges, devicePrivileges } from "./device-privileges.js";
 import { logPath, nsName } from "./names.js";
 import { entryPath } from "./paths.js";
 
 const UDP_TOOL = entryPath("main/udp-tool.js");
+/** How helpers are started (device-privileges.ts), found out once per supervisor. */
+let helperPrivileges: Promise<DevicePrivileges> | null = null;
 
 export class UdpHelpers {
   private readonly helpers: { name: string; kill: () => void }[] = [];
@@ -27,12 +30,12 @@ export class UdpHelpers {
     private readonly register: (name: string, namespace: string, pid: number | null) => void,
   ) {}
 
-  start(req: ActionOf<"udp">): void {
+  async start(req: ActionOf<"udp">): Promise<void> {
     const hosts = this.topo.nodes.filter((n) => n.kind === NodeKind.Host).map((n) => n.name);
     for (const h of [req.from, req.to]) if (!hosts.includes(h)) throw new Error(`${h} is not a host`);
     if (!this.receivers.has(req.to)) {
       this.receivers.add(req.to);
-      this.spawn(`udp-recv-${req.to}`, req.to, ["recv"]);
+      await this.spawn(`udp-recv-${req.to}`, req.to, ["recv"]);
     }
     const args = [
       "send",
@@ -45,7 +48,7 @@ export class UdpHelpers {
     ];
     if (req.durationNs !== undefined)
       args.push("--seconds", String((req.durationNs * this.dilation()) / 1e9));
-    this.spawn(`udp-send-${req.from}-${req.to}-${this.helpers.length}`, req.from, args);
+    await this.spawn(`udp-send-${req.from}-${req.to}-${this.helpers.length}`, req.from, args);
   }
 
   /** Counters of the helper processes (name -> last report). */
@@ -61,18 +64,25 @@ export class UdpHelpers {
     for (const h of this.helpers) h.kill();
   }
 
-  private spawn(name: string, node: string, args: string[]): void {
+  private async spawn(name: string, node: string, args: string[]): Promise<void> {
     const ns = nsName(this.lab, node);
-    const child = execa("ip", ["netns", "exec", ns, process.execPath, UDP_TOOL, ...args, "--lab", this.lab], {
-      ipc: true,
-      // Its counter reports are read as they come, not kept for the result (device-process.ts).
-      buffer: false,
-      stdin: "ignore",
-      stdout: { file: logPath(this.lab, name), append: true },
-      stderr: { file: logPath(this.lab, name), append: true },
-      reject: false,
-      cleanup: true,
-    });
+    // Plain UDP on a port above 1023: no capability at all (device-privileges.ts).
+    helperPrivileges ??= devicePrivileges([process.execPath, UDP_TOOL], process.env, []);
+    const { prefix } = await helperPrivileges;
+    const child = execa(
+      "ip",
+      ["netns", "exec", ns, ...prefix, process.execPath, UDP_TOOL, ...args, "--lab", this.lab],
+      {
+        ipc: true,
+        // Its counter reports are read as they come, not kept for the result (device-process.ts).
+        buffer: false,
+        stdin: "ignore",
+        stdout: { file: logPath(this.lab, name), append: true },
+        stderr: { file: logPath(this.lab, name), append: true },
+        reject: false,
+        cleanup: true,
+      },
+    );
     child.on("message", (m) => {
       this.counters.set(name, m as Record<string, unknown>);
     });

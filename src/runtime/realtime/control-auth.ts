@@ -3,15 +3,20 @@
 // controller answers with HMAC-SHA256(token, "controller" + challenge) and a challenge of its own; the
 // device answers that with HMAC-SHA256(token, "device" + the controller's challenge) in its `ready`.
 // A listener on the device's address that does not know the token cannot pass for the device, and a
-// captured exchange is no use later (fresh challenges). The channel is not encrypted: keep it on a
-// management network, or tunnel it (docs/attach.md).
+// captured exchange is no use later (fresh challenges). From then on every message in both directions is
+// sealed (sealed-lines.ts): an HMAC-SHA256, keyed from the token and both challenges, over its direction,
+// its sequence number and its text, so a message changed, dropped from the middle, replayed or reordered
+// on the way ends the connection. The channel is not encrypted: keep it on a management network, or
+// tunnel it (docs/attach.md).
 
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { readFileSync, statSync } from "node:fs";
 
 /** Shortest token accepted, bytes (after trimming surrounding white space). */
 export const MIN_TOKEN_BYTES = 16;
-const PROTOCOL = "rocelab-control-v1";
+/** The control protocol: 2 seals every message after the handshake (1 did not). */
+export const CONTROL_PROTOCOL = 2;
+const PROTOCOL = `rocelab-control-v${CONTROL_PROTOCOL}`;
 
 export type Role = "controller" | "device";
 
@@ -48,6 +53,16 @@ export function newChallenge(): string {
 /** What `role` sends to prove it holds `token`, for the other side's `challenge`. */
 export function proof(token: Buffer, role: Role, challenge: string): string {
   return createHmac("sha256", token).update(`${PROTOCOL}\n${role}\n${challenge}`).digest("hex");
+}
+
+/**
+ * The key that seals the session's messages: HMAC-SHA256 of the token over both challenges, so each
+ * connection has its own and a message of one is no use in another.
+ */
+export function sessionKey(token: Buffer, deviceChallenge: string, controllerChallenge: string): Buffer {
+  return createHmac("sha256", token)
+    .update(`${PROTOCOL}\nsession\n${deviceChallenge}\n${controllerChallenge}`)
+    .digest();
 }
 
 /** Whether `given` is `role`'s proof for `challenge` (constant-time comparison). */

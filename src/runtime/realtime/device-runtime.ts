@@ -17,7 +17,7 @@ import { type DeviceClock, LiveClock } from "./clock.js";
 import { ClockTable } from "./clock-table.js";
 import { DeviceHost } from "./device-host.js";
 import { type Dilation, DilationTimeline } from "./dilation.js";
-import { nativeAddon } from "./native.js";
+import { mapTable } from "./native.js";
 import type { PortIo } from "./port.js";
 import { capturePort, MAX_CAPTURE_SECONDS } from "./port-capture.js";
 import { openPort, portBackend } from "./port-io.js";
@@ -61,9 +61,7 @@ export class DeviceRuntime {
   start(init: InitMessage): void {
     this.init = init;
     const dilation = init.dilationTable
-      ? new DilationTimeline(
-          new Float64Array(nativeAddon().mapShared(init.dilationTable.table, init.dilationTable.bytes)),
-        )
+      ? new DilationTimeline(new Float64Array(mapTable(init.dilationTable.table, init.dilationTable.bytes)))
       : init.dilation;
     const clock = createClock(init.epoch, dilation, init.sync);
     const ports = new Map<number, { io: PortIo; delayNs: number }>();
@@ -166,7 +164,7 @@ async function captureFor(
 
 function createClock(epoch: string, dilation: Dilation, sync: SyncInit | undefined): DeviceClock {
   if (sync === undefined) return new LiveClock(BigInt(epoch), dilation);
-  const table = new ClockTable(nativeAddon().mapShared(sync.table, sync.bytes));
+  const table = new ClockTable(mapTable(sync.table, sync.bytes));
   const start = BigInt(epoch);
   const real = (): number => Number(process.hrtime.bigint() - start);
   return new SyncedClock(real, Number(start), dilation, table, sync.device, sync.ports, sync.graceMs * 1e6);

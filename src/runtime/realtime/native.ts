@@ -10,6 +10,8 @@ import { projectRoot } from "./project-root.js";
 export interface NativeAddon {
   /** Maps `path` (created 0600 and grown to `bytes` when needed) MAP_SHARED into an ArrayBuffer. */
   mapShared(path: string, bytes: number): ArrayBuffer;
+  /** The same for a file open as descriptor `fd` (which stays open). */
+  mapSharedFd(fd: number, bytes: number): ArrayBuffer;
   // AF_PACKET ports (native/src/packet.c; used through RingPort in ring-port.ts, which documents them).
   packetOpen(
     ifname: string,
@@ -37,12 +39,25 @@ export interface PacketStats {
   readonly slotBytes: number;
 }
 
+/**
+ * A shared table a device maps: a path, or `fd:N` for a file its supervisor opened and handed over as
+ * descriptor N (a device that runs as an unprivileged user cannot open the lab's root-only files).
+ */
+export function mapTable(table: string, bytes: number): ArrayBuffer {
+  const fd = /^fd:(\d+)$/.exec(table);
+  return fd ? nativeAddon().mapSharedFd(Number(fd[1]), bytes) : nativeAddon().mapShared(table, bytes);
+}
+
 let loaded: NativeAddon | null = null;
+
+/** The addon's file: the same whether this module runs from src/ (tests), dist/ or a chunk of dist/bundle/. */
+export function nativeAddonPath(): string {
+  return join(projectRoot(), "native", "build", "Release", "rocelab_native.node");
+}
 
 export function nativeAddon(): NativeAddon {
   if (loaded) return loaded;
-  // The same file whether this module runs from src/ (tests), dist/ or a chunk of dist/bundle/.
-  const ADDON = join(projectRoot(), "native", "build", "Release", "rocelab_native.node");
+  const ADDON = nativeAddonPath();
   if (!existsSync(ADDON)) {
     throw new Error(`the native addon is not built (${ADDON}): run \`npm run setup\` (node scripts/setup)`);
   }

@@ -38,13 +38,13 @@ export interface InitMessage {
 }
 
 export interface DilationInit {
-  /** A file the supervisor created and writes changes to. */
+  /** A file the supervisor created and writes changes to: its path, or `fd:N` (native.ts mapTable). */
   readonly table: string;
   readonly bytes: number;
 }
 
 export interface SyncInit {
-  /** The lab's clock table (clock-table.ts), a file the supervisor created. */
+  /** The lab's clock table (clock-table.ts), a file the supervisor created: path or `fd:N`. */
   readonly table: string;
   readonly bytes: number;
   /** This device's index in the table. */
@@ -112,16 +112,24 @@ export interface DeviceIdentity {
 
 /**
  * The handshake of a socket channel (control-auth.ts). With a token the device opens with a challenge and
- * the controller answers with `auth`; the device's `ready` then carries its proof. Without a token (a
- * Unix socket the file system protects) the device opens with `ready`.
+ * the controller answers with `auth`; from then on every message is sealed (sealed-lines.ts), the
+ * device's `ready` first, which also carries its proof. Without a token (a Unix socket the file system
+ * protects) the device opens with `ready`, and messages are plain JSON lines.
  */
 export type DeviceHello =
-  | { readonly type: "challenge"; readonly challenge: string }
+  | {
+      readonly type: "challenge";
+      readonly challenge: string;
+      /** CONTROL_PROTOCOL of the device (absent: 1, before messages were sealed). */
+      readonly protocol?: number;
+    }
   | { readonly type: "refused"; readonly message: string };
 export interface AuthMessage {
   readonly type: "auth";
   readonly proof: string;
   readonly challenge: string;
+  /** CONTROL_PROTOCOL of the controller (absent: 1). */
+  readonly protocol?: number;
 }
 
 export type FromDevice =

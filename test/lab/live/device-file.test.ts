@@ -11,6 +11,7 @@ import {
   writeDeviceFiles,
 } from "../../../src/lab/live/device-file.js";
 import { deviceSetup, liveSlack } from "../../../src/lab/live/device-inits.js";
+import { OutputDir } from "../../../src/runtime/realtime/safe-files.js";
 import { planAddresses } from "../../../src/scenario/address-plan.js";
 import { ConfigError } from "../../../src/scenario/config-error.js";
 import { computeRoutes } from "../../../src/scenario/routing.js";
@@ -28,13 +29,15 @@ t.test("one file per node, the supervisor's configuration, valid and JSON-safe",
     reactionMs: 50,
     epochUnixNs: "1700000000000000000",
   });
-  const paths = writeDeviceFiles(dir, files);
+  const out = OutputDir.create(join(dir, "files"));
+  const paths = writeDeviceFiles(out, files);
+  out.close();
   t.equal(paths.length, topo.nodes.length);
   const layers = new SettingsLayers(topo, switchChange(liveSlack(2000, 50)));
   const plan = planAddresses(topo);
   const routes = computeRoutes(topo, plan);
   for (const n of topo.nodes) {
-    const f = readDeviceFile(join(dir, `${n.name}.json`));
+    const f = readDeviceFile(join(dir, "files", `${n.name}.json`));
     const setup = deviceSetup(topo, plan, layers, n.name, routes.get(n.name) ?? []);
     t.same(f.config, setup.config, `${n.name}: the configuration a local lab at the same settings gives it`);
     const init = initFromFile(f, 123n);
@@ -50,13 +53,13 @@ t.test("one file per node, the supervisor's configuration, valid and JSON-safe",
       reactionMs: 50,
     });
   }
-  const leaf1 = readDeviceFile(join(dir, "leaf1.json"));
+  const leaf1 = readDeviceFile(join(dir, "files", "leaf1.json"));
   t.equal(
     (leaf1.config as { pfc: { headroomSlack: number } }).pfc.headroomSlack,
     25_000,
     "50 ms at dilation 2000 is 25 µs of slack",
   );
-  const h1 = readDeviceFile(join(dir, "h1.json"));
+  const h1 = readDeviceFile(join(dir, "files", "h1.json"));
   t.match(h1.hostStack, {
     kernelIf: "host0",
     nicIf: "nic0",
@@ -114,11 +117,13 @@ t.test("the entrypoint's settings: flags, then the environment; a TCP port needs
   const dir = t.testdir({ token: `${"e9".repeat(32)}\n`, weak: "short\n" });
   chmodSync(join(dir, "token"), 0o600);
   chmodSync(join(dir, "weak"), 0o600);
-  writeDeviceFiles(dir, deviceFiles(topo, { lab: "h1demo", dilation: 1000, seed: 1, epochUnixNs: "5" }));
+  const out = OutputDir.existing(dir);
+  writeDeviceFiles(out, deviceFiles(topo, { lab: "h1demo", dilation: 1000, seed: 1, epochUnixNs: "5" }));
+  out.close();
   const config = join(dir, "leaf1.json");
   const token = join(dir, "token");
   const fromEnv = entryOptions({}, { ROCELAB_DEVICE_CONFIG: config, ROCELAB_CONTROL_TOKEN_FILE: token });
-  t.same(fromEnv.control, { kind: "tcp", host: "0.0.0.0", port: 7700 }, "default control port");
+  t.same(fromEnv.control, { kind: "tcp", host: "127.0.0.1", port: 7700 }, "default: loopback only");
   t.equal(fromEnv.epochUnixNs, "5", "the file's epoch");
   t.equal(fromEnv.prepare, true);
   const json = entryOptions(

@@ -34,6 +34,29 @@ t.test("node names", async (t) => {
   }
 });
 
+t.test("names of the lab's own processes and logs are not node names", async (t) => {
+  for (const [name, clash] of [
+    ["supervisor", "rocelab-<lab>-supervisor and logging to supervisor\\.log"],
+    ["Attach", "rocelab-<lab>-attach and logging to attach\\.log"],
+    ["udp-recv-h1", "rocelab-<lab>-udp-… and logging to udp-…\\.log"],
+    ["fuzz-1", "rocelab-<lab>-fuzz-…"],
+  ] as const) {
+    t.throws(
+      () =>
+        loadTopology(
+          topo(`  sw: { kind: switch }\n  ${name}: { kind: host }`, `["${name}:eth1", "sw:eth1"]`),
+        ),
+      new RegExp(`nodes\\.${name}: .*reserved for rocelab's own processes, titled ${clash}`),
+      `${name} is refused`,
+    );
+  }
+  t.ok(
+    loadTopology(
+      topo("  sw: { kind: switch }\n  supervisor1: { kind: host }", '["supervisor1:eth1", "sw:eth1"]'),
+    ),
+  );
+});
+
 t.test("ports", async (t) => {
   t.throws(
     () =>
