@@ -9,6 +9,7 @@ import { listKeptLogs } from "../lab/live/state.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { trace, traceFlows } from "../lab/live/trace.js";
 import { parseFileMode } from "../runtime/realtime/safe-files.js";
+import { describeAction } from "../scenario/action.js";
 import { hostAddress, planAddresses } from "../scenario/address-plan.js";
 import { NodeKind } from "../scenario/topology.js";
 import { ipToString } from "../wire/bytes.js";
@@ -148,6 +149,22 @@ export function registerLabCommands(program: Command): void {
       }),
     );
 
+  program
+    .command("clear-counters")
+    .argument("[nodes...]", "the devices (default: every running device)")
+    .description(
+      "zero the counters of devices in a running lab (gauges keep their level), as `reset counters` does",
+    )
+    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .action(
+      action((nodes: string[], opts: { name?: string }) =>
+        withLab(opts, async (lab) => {
+          const a = { kind: "clear-counters", nodes: nodes.length > 0 ? nodes : "all" } as const;
+          await lab.apply(a);
+          process.stdout.write(`${describeAction(a)}\n`);
+        }),
+      ),
+    );
 
   program
     .command("stats")

@@ -66,7 +66,12 @@ export type LabAction =
   /** Adds (via ethN) or withdraws (via null) a static route on a switch, over the computed routes. */
   | { readonly kind: "route"; readonly node: string; readonly to: string; readonly via: string | null }
   /** Real time per emulated time from now on; "auto": the live supervisor follows the machine. */
-  | { readonly kind: "dilation"; readonly dilation: number | "auto" };
+  | { readonly kind: "dilation"; readonly dilation: number | "auto" }
+  /**
+   * Zeroes the counters (never the gauges) of the named devices, or of every running one, as a switch's
+   * `reset counters interface` or `sonic-clear counters` does: a measurement can then start after warm-up.
+   */
+  | { readonly kind: "clear-counters"; readonly nodes: "all" | readonly string[] };
 
 export type LabActionKind = LabAction["kind"];
 export type ActionOf<K extends LabActionKind> = Extract<LabAction, { readonly kind: K }>;
@@ -138,6 +143,8 @@ const DESCRIBE: Describers = {
     a.dilation === "auto"
       ? "dilation follows the machine (auto)"
       : `dilation ${a.dilation}: 1 emulated ms lasts ${formatDuration(a.dilation * 1e6)} real`,
+  "clear-counters": (a) =>
+    a.nodes === "all" ? "counters cleared on every device" : `counters cleared on ${a.nodes.join(", ")}`,
 };
 
 /** One line saying what an action does (progress lines, the TUI's status, event logs). */

@@ -136,6 +136,15 @@ t.test(
     let handled = 0;
     for (const h of ["h1", "h2", "h3", "h4"]) handled += (await statsOf(LAB, h)).counters.rp_cnp_handled!;
     t.ok(handled > 0, `the senders handled CNPs (${handled})`);
+    // `rocelab clear-counters h8` (a lab action): h8's counters start from zero again, the senders' do not.
+    const cleared = await rl(["clear-counters", "h8", "--name", LAB]);
+    t.equal(cleared.exitCode, 0, cleared.stderr);
+    t.match(cleared.stdout, /counters cleared on h8/);
+    t.equal((await statsOf(LAB, "h8")).counters.np_cnp_sent, 0, "h8's CNP count cleared");
+    let still = 0;
+    for (const h of ["h1", "h2", "h3", "h4"]) still += (await statsOf(LAB, h)).counters.rp_cnp_handled!;
+    t.equal(still, handled, "the senders' counts untouched");
+    t.equal((await rl(["clear-counters", "h99", "--name", LAB])).exitCode, 1, "an unknown device is refused");
 
     // What was on the wire: our verifier and tshark agree it is well formed, with PFC and CE in it.
     let pfc = 0;

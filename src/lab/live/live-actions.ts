@@ -77,6 +77,19 @@ const HANDLERS: Handlers = {
     const r = lab.setDilation(a.dilation);
     return { dilation: { value: r.dilation, auto: r.auto, atNs: r.at } };
   },
+  "clear-counters": async (lab, a) => {
+    const { devices } = lab.fleet;
+    for (const node of a.nodes === "all" ? devices.keys() : a.nodes) {
+      const status = devices.get(node)?.status;
+      if (status === undefined) throw new Error(`no device ${node} in this lab`);
+      if (status !== "running") {
+        if (a.nodes === "all") continue;
+        throw new Error(`${node} is ${status}`);
+      }
+      await command(lab, node, { type: "clear-counters" });
+    }
+    return undefined;
+  },
 };
 
 /** Carries out an action on a live lab; rejects with the reason when the lab refuses it. */

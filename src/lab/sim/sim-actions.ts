@@ -123,6 +123,20 @@ const HANDLERS: Handlers = {
     t.target.setDilation(a.dilation);
     return undefined;
   },
+  "clear-counters": (t, a, now) => {
+    const { switches } = t.target.fabric;
+    const names = a.nodes === "all" ? [...switches.keys(), ...t.target.nics.keys()] : a.nodes;
+    for (const node of names) {
+      const device = switches.get(node) ?? t.target.nics.get(node);
+      if (device === undefined) throw new Error(`no device ${node} in this lab`);
+      if (t.target.running?.(node) === false) {
+        if (a.nodes === "all") continue;
+        throw new Error(`${node} is not running`);
+      }
+      check(node, device.command({ type: "clear-counters" }, now));
+    }
+    return undefined;
+  },
 };
 
 /** Carries out lab actions on a simulated fabric. */
