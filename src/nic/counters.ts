@@ -169,6 +169,20 @@ export const NicCounter = {
     help: "received frames dropped: the receive buffer was full",
     labels: [],
   },
+  txPauseStormWarningEvents: {
+    name: "tx_pause_storm_warning_events",
+    kind: CounterKind.Counter,
+    unit: "events",
+    help: "the NIC held its partner paused past the stall warning mark (85 % of pfcStallPrevention.timeout)",
+    labels: [],
+  },
+  txPauseStormErrorEvents: {
+    name: "tx_pause_storm_error_events",
+    kind: CounterKind.Counter,
+    unit: "events",
+    help: "PFC stall prevention stopped the NIC's pause frames (pfcStallPrevention.timeout passed)",
+    labels: [],
+  },
   oooPlacedPackets: {
     name: "ooo_placed_packets",
     kind: CounterKind.Counter,

@@ -33,6 +33,7 @@ export interface NicTimers {
   readonly rxDrain: TimerKind;
   readonly xoffRefresh: TimerKind;
   readonly pfcStorm: TimerKind;
+  readonly pauseStall: TimerKind;
 }
 
 export class NicShared {

@@ -31,6 +31,7 @@ import {
 } from "./commands.js";
 import type { NicConfig } from "./config.js";
 import { HostPort } from "./l2/host-port.js";
+import { PauseStall } from "./l2/pause-stall.js";
 import { PauseState } from "./l2/pause-state.js";
 import { PfcStorm } from "./l2/pfc-storm.js";
 import { RxBuffer } from "./l2/rx-buffer.js";
@@ -58,6 +59,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
   private readonly rx: ReceivePath;
   private readonly posts: PostQueue;
   private readonly storm: PfcStorm;
+  private readonly stall: PauseStall;
   private readonly parts: NicParts;
   private up = true;
 
@@ -77,12 +79,17 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
       this.arbiter.choose(now),
     );
     this.cc = new CcDriver(s, this.arbiter);
-    this.rxBuffer = new RxBuffer(s, this.arbiter, (frame, now) => this.rx.process(frame, now));
+    this.stall = new PauseStall(s, s.t.pauseStall);
+    this.rxBuffer = new RxBuffer(s, this.arbiter, this.stall, (frame, now) => this.rx.process(frame, now));
     this.rx = new ReceivePath(s, this.arbiter, this.cc, this.pause, this.host, this.rxBuffer, (qp, now) =>
       this.afterRequesterEvent(qp, now),
     );
     this.posts = new PostQueue(s, kick);
-    this.storm = new PfcStorm(s, this.arbiter, s.t.pfcStorm);
+    this.storm = new PfcStorm(s, this.arbiter, this.stall, s.t.pfcStorm);
+    this.stall.onStop = (now) => {
+      this.rxBuffer.stopPausing(now);
+      this.storm.halt();
+    };
     const { port, rx, rxBuffer, host, pause } = this;
     this.parts = { name: this.name, shared: s, port, rx, rxBuffer, host, pause };
   }
@@ -146,6 +153,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
       rxDrain: r.register("rx-drain", (_i, now) => this.rxBuffer.onDrained(now)),
       xoffRefresh: r.register("pfc-xoff-refresh", (p, now) => this.rxBuffer.onRefresh(p, now)),
       pfcStorm: r.register("pfc-storm", (_i, now) => this.storm.onTimer(now)),
+      pauseStall: r.register("pfc-stall", (_i, now) => this.stall.onTimer(now)),
     };
   }
 
@@ -242,6 +250,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     s.ackPrio = next.qos.dscpToPriority[next.qos.ackDscp]!;
     if ("cc" in cmd.settings || "dcqcn" in cmd.settings) for (const qp of s.qps) this.cc.reconfigure(qp, now);
     if (!next.rxBuffer.enabled) this.rxBuffer.disable(now);
+    this.stall.configure(now);
     this.port.kick(now);
     return { ok: true };
   }

@@ -7,6 +7,7 @@ import type { NicConfig, NicTunables } from "../config.js";
 import { ccFeature } from "./cc.js";
 import { dcqcnFeature } from "./dcqcn.js";
 import { mergeSection, type NicDefaultsContext, type NicFeatureModule } from "./feature.js";
+import { pfcStallPreventionFeature } from "./pfc-stall-prevention.js";
 import { nicQosFeature } from "./qos.js";
 import { reorderFeature } from "./reorder.js";
 import { roceFeature } from "./roce.js";
@@ -21,6 +22,7 @@ export const NIC_FEATURES = {
   rxBuffer: rxBufferFeature,
   reorder: reorderFeature,
   roce: roceFeature,
+  pfcStallPrevention: pfcStallPreventionFeature,
 } as const;
 
 type Features = typeof NIC_FEATURES;

@@ -12,6 +12,7 @@ import type { TimerKind } from "../../device/timers.js";
 import { buildPfcFrame, PRIORITIES, quantaToNs } from "../../wire/pfc.js";
 import { PORT } from "../nic-ids.js";
 import type { NicShared } from "../nic-shared.js";
+import { PauseHolder, type PauseStall } from "./pause-stall.js";
 import type { TxArbiter } from "./tx-arbiter.js";
 
 const STORM_QUANTA = 0xffff;
@@ -26,6 +27,7 @@ export class PfcStorm {
   constructor(
     private readonly s: NicShared,
     private readonly tx: TxArbiter,
+    private readonly stall: PauseStall,
     private readonly timer: TimerKind,
   ) {
     const c = s.counterSet.find(PfcCounter.txPause.name);
@@ -39,6 +41,7 @@ export class PfcStorm {
       if (this.priority >= 0) this.s.env.emit({ kind: EventKind.Info, detail: "PFC storm stopped" });
       this.priority = -1;
       this.s.env.disarm(this.timer.id(0));
+      this.stall.release(PauseHolder.Storm);
       return null;
     }
     if (!Number.isInteger(priority) || priority < 0 || priority >= PRIORITIES)
@@ -52,12 +55,18 @@ export class PfcStorm {
     this.priority = priority;
     this.intervalNs = every;
     this.s.env.emit({ kind: EventKind.Info, priority, detail: "PFC storm started" });
+    this.stall.hold(PauseHolder.Storm, now);
     this.onTimer(now);
     return null;
   }
 
+  /** PFC stall prevention stopped the NIC's pause frames: the storm stays on, its frames do not go out. */
+  halt(): void {
+    this.s.env.disarm(this.timer.id(0));
+  }
+
   onTimer(now: Nanoseconds): void {
-    if (this.priority < 0 || this.frame === null) return;
+    if (this.priority < 0 || this.frame === null || this.stall.stopped) return;
     this.tx.pushUrgent(this.frame);
     this.tx.kick(now);
     this.txPause.values[PORT * PRIORITIES + this.priority]!++;

@@ -10,6 +10,7 @@ import { wireBytes } from "../../wire/ethernet.js";
 import { PRIORITIES } from "../../wire/pfc.js";
 import { PORT } from "../nic-ids.js";
 import type { NicShared } from "../nic-shared.js";
+import { PauseHolder, type PauseStall } from "./pause-stall.js";
 import type { TxArbiter } from "./tx-arbiter.js";
 
 /** Hands a frame that left the buffer to the receive path. */
@@ -26,10 +27,13 @@ export class RxBuffer implements ControlFrameSink {
   private drainUntil = 0;
   /** XOFF/XON towards the link partner (the shared L2 piece, device/l2/pfc-sender.ts). */
   private readonly pfc: PfcSender;
+  /** Above XOFF and not yet drained to XON: the buffer wants its partner paused (whether or not it is). */
+  private wantPause = false;
 
   constructor(
     private readonly s: NicShared,
     private readonly tx: TxArbiter,
+    private readonly stall: PauseStall,
     private readonly deliver: Deliver,
   ) {
     const c = s.counterSet;
@@ -69,7 +73,7 @@ export class RxBuffer implements ControlFrameSink {
     this.queue.push(frame);
     this.bytes += frame.length;
     if (this.bytes > this.peakBytes) this.peakBytes = this.bytes;
-    if (!this.xoff && this.bytes >= this.s.cfg.rxBuffer.xoff) this.setXoff(true, now);
+    if (!this.wantPause && this.bytes >= this.s.cfg.rxBuffer.xoff) this.setXoff(true, now);
     if (!this.draining) this.startDrain(now);
   }
 
@@ -94,7 +98,7 @@ export class RxBuffer implements ControlFrameSink {
     }
     this.bytes -= frame.length;
     this.deliver(frame, now);
-    if (this.xoff && this.bytes <= this.s.cfg.rxBuffer.xon) this.setXoff(false, now);
+    if (this.wantPause && this.bytes <= this.s.cfg.rxBuffer.xon) this.setXoff(false, now);
     this.startDrain(now);
   }
 
@@ -113,7 +117,12 @@ export class RxBuffer implements ControlFrameSink {
     }
     this.s.env.disarm(this.s.t.rxDrain.id(0));
     this.draining = false;
-    if (this.xoff) this.setXoff(false, now);
+    if (this.wantPause) this.setXoff(false, now);
+  }
+
+  /** PFC stall prevention: no more pause frames (the partner resumes when the last pause runs out). */
+  stopPausing(now: Nanoseconds): void {
+    for (let p = 0; p < PRIORITIES; p++) this.pfc.release(p, now, false);
   }
 
   clearCounters(): void {
@@ -121,11 +130,15 @@ export class RxBuffer implements ControlFrameSink {
   }
 
   private setXoff(on: boolean, now: Nanoseconds): void {
+    this.wantPause = on;
     if (on) {
+      this.stall.hold(PauseHolder.RxBuffer, now);
+      if (this.stall.stopped) return;
       this.pfc.configure(this.s.cfg.rxBuffer.pauseQuanta, REFRESH_FRACTION);
       this.pfc.assert(this.s.dataPrio, now);
       return;
     }
     for (let p = 0; p < PRIORITIES; p++) this.pfc.release(p, now, true);
+    this.stall.release(PauseHolder.RxBuffer);
   }
 }
