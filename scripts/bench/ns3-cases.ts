@@ -18,7 +18,7 @@ import { runScenarioSim, type SimRunOptions } from "../../src/run/run-sim.js";
 import { fatTreeTopology } from "../../src/scenario/fat-tree.js";
 import { resolveScenario, type Scenario } from "../../src/scenario/scenario.js";
 import { scenarioFile } from "../../src/scenario/schema.js";
-import type { MmuMode } from "../../src/switch/mmu.js";
+import { hpccNs3HeadroomBytes, type MmuMode } from "../../src/switch/mmu.js";
 import type { Ns3Flow, Ns3Input } from "./hpcc-ns3.js";
 
 export type CcMode = "dcqcn" | "off";
@@ -32,6 +32,14 @@ export type AckClass = "data" | "high";
 
 /** Wire time per payload byte, HPCC's data packet over ours: (83 ns / 1000) / (1106 × 0.08 ns / 1024). */
 export const WIRE_SCALE = Math.floor((1048 * 8) / 100) / 1000 / (((1024 + 82) * 8) / 100 / 1024);
+
+/**
+ * Buffer bytes per ns of wire, ours over HPCC's: 1,082 bytes of frame in the buffer for 88.48 ns of wire
+ * against HPCC's 1,048 for 83 ns (0.9685). With `--byte-scale` every byte-denominated switch setting (buffer,
+ * reserve, HPCC's headroom, resume offset, Kmin, Kmax) is multiplied by it, so that each holds the same wire
+ * time in both simulators (docs/fidelity.md). Off by default: the same bytes in both, as configured.
+ */
+export const BYTE_SCALE = 1082 / (((1024 + 82) * 8) / 100) / (1048 / Math.floor((1048 * 8) / 100));
 
 /** One comparison: a topology and workload, a buffer, congestion control on or off. */
 export type FidelityCase =
@@ -79,13 +87,27 @@ interface Built {
   readonly hops: ReadonlyMap<string, number>;
 }
 
-function switchSettings(c: FidelityCase, mmu: MmuMode): Record<string, unknown> {
+function switchSettings(c: FidelityCase, mmu: MmuMode, byteScale: number): Record<string, unknown> {
+  const ecn =
+    c.cc === "dcqcn"
+      ? { fast: true, queues: { "3": { kmin: "400KB", kmax: "1600KB", pmax: "20%" } } }
+      : { queues: { "3": null } };
+  const size = c.bufferMiB * 1024 * 1024;
+  if (byteScale === 1) return { buffer: { size, ...(mmu === "default" ? {} : { mmu }) }, ecn };
+  // HPCC's values in HPCC's bytes (switch-mmu.cc, third.cc, run.py), each scaled to ours.
+  const r = (bytes: number): number => Math.round(bytes * byteScale);
   return {
-    buffer: { size: c.bufferMiB * 1024 * 1024, ...(mmu === "default" ? {} : { mmu }) },
+    buffer: {
+      size: r(size),
+      reserve: r(4096),
+      // The default accounting's automatic headroom is already sized from our own frames.
+      ...(mmu === "default" ? {} : { mmu, headroom: r(hpccNs3HeadroomBytes(100e9, 1000)) }),
+    },
+    pfc: { resumeOffset: r(3072) },
     ecn:
       c.cc === "dcqcn"
-        ? { fast: true, queues: { "3": { kmin: "400KB", kmax: "1600KB", pmax: "20%" } } }
-        : { queues: { "3": null } },
+        ? { fast: true, queues: { "3": { kmin: r(400_000), kmax: r(1_600_000), pmax: "20%" } } }
+        : ecn,
   };
 }
 
@@ -106,9 +128,20 @@ function parse(input: Record<string, unknown>): Scenario {
   return resolveScenario(scenarioFile.parse(input), String(input.name), null);
 }
 
-/** The case as a rocelab scenario (seed `seed`, MMU `mmu`) and as HPCC's input (trace on its switches). */
-export function buildCase(c: FidelityCase, mmu: MmuMode, seed: number, acks: AckClass = "data"): Built {
-  return c.kind === "incast" ? buildIncast(c, mmu, seed, acks) : buildFatTree(c, mmu, seed, acks);
+/**
+ * The case as a rocelab scenario (seed `seed`, MMU `mmu`, our byte settings × `byteScale`) and as HPCC's
+ * input (trace on its switches).
+ */
+export function buildCase(
+  c: FidelityCase,
+  mmu: MmuMode,
+  seed: number,
+  acks: AckClass = "data",
+  byteScale = 1,
+): Built {
+  return c.kind === "incast"
+    ? buildIncast(c, mmu, seed, acks, byteScale)
+    : buildFatTree(c, mmu, seed, acks, byteScale);
 }
 
 function buildIncast(
@@ -116,6 +149,7 @@ function buildIncast(
   mmu: MmuMode,
   seed: number,
   acks: AckClass,
+  byteScale: number,
 ): Built {
   const n = c.senders;
   const hosts = Array.from({ length: n + 1 }, (_, i) => `h${i + 1}`);
@@ -132,7 +166,7 @@ function buildIncast(
       defaults: {
         link: { rate: "100G", delay: "1us" },
         mtu: 1024,
-        switch: switchSettings(c, mmu),
+        switch: switchSettings(c, mmu, byteScale),
       },
       nodes,
       links: hosts.map((h, i) => [`${h}:eth1`, `sw:eth${i + 1}`]),
@@ -188,6 +222,7 @@ function buildFatTree(
   mmu: MmuMode,
   seed: number,
   acks: AckClass,
+  byteScale: number,
 ): Built {
   const topo = fatTreeTopology({ k: FAT_TREE_K, mtu: 1024 });
   const names = Object.keys(topo.nodes);
@@ -207,7 +242,7 @@ function buildFatTree(
     sample: "1ms",
     topology: {
       ...topo,
-      defaults: { ...topo.defaults, switch: switchSettings(c, mmu) },
+      defaults: { ...topo.defaults, switch: switchSettings(c, mmu, byteScale) },
     },
     overrides: { hosts: hostSettings(c, acks) },
     timeline: flows.map((f) => ({

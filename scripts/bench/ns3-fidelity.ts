@@ -110,6 +110,8 @@ export interface CaseResult {
 export interface SavedFidelity {
   readonly seeds: readonly number[];
   readonly acks: AckClass;
+  /** Our byte settings' factor (`--byte-scale`: BYTE_SCALE); 1 or absent: as configured. */
+  readonly byteScale?: number;
   readonly results: readonly CaseResult[];
 }
 
@@ -126,7 +128,14 @@ export function reprintFidelity(
   const results = JSON.parse(text, (_k, v) =>
     v === "+inf" ? Number.POSITIVE_INFINITY : v === "nan" ? Number.NaN : v,
   ).results as CaseResult[];
-  printFidelity(results, { ...o, seeds: saved.seeds, acks: saved.acks ?? "data", cases: [], mmus: [] });
+  printFidelity(results, {
+    ...o,
+    seeds: saved.seeds,
+    acks: saved.acks ?? "data",
+    byteScale: saved.byteScale ?? 1,
+    cases: [],
+    mmus: [],
+  });
 }
 
 export interface FidelityOptions {
@@ -134,6 +143,8 @@ export interface FidelityOptions {
   readonly mmus: readonly MmuMode[];
   readonly seeds: readonly number[];
   readonly acks: AckClass;
+  /** Multiplies our byte-denominated switch settings (BYTE_SCALE with `--byte-scale`); default 1. */
+  readonly byteScale?: number;
   readonly ns3Dir?: string;
   readonly markdown: boolean;
   readonly json?: string;
@@ -161,11 +172,12 @@ export async function runFidelity(o: FidelityOptions): Promise<CaseResult[]> {
     const ns3: Metrics[] = [];
     const ours: Record<string, Metrics[]> = Object.fromEntries(o.mmus.map((m) => [m, []]));
     for (const seed of o.seeds) {
-      const first = buildCase(c, o.mmus[0]!, seed, o.acks);
+      const scale = o.byteScale ?? 1;
+      const first = buildCase(c, o.mmus[0]!, seed, o.acks, scale);
       // HPCC's run goes on in its own process while ours run here.
       const theirs = o.ns3Dir === undefined ? null : runNs3(o.ns3Dir, first.ns3, seed);
       for (const m of o.mmus)
-        ours[m]!.push(metricsOf(runOurs(m === o.mmus[0] ? first : buildCase(c, m, seed, o.acks))));
+        ours[m]!.push(metricsOf(runOurs(m === o.mmus[0] ? first : buildCase(c, m, seed, o.acks, scale))));
       if (theirs !== null) ns3.push(metricsOf(ns3Outcome(await theirs, first.ns3.flows)));
     }
     const r: CaseResult = { case: c, name: caseName(c), ns3: o.ns3Dir === undefined ? null : ns3, ours };
@@ -173,7 +185,7 @@ export async function runFidelity(o: FidelityOptions): Promise<CaseResult[]> {
     o.print(`done: ${r.name} (${o.seeds.length} seeds)`);
   }
   if (o.json !== undefined) {
-    const saved: SavedFidelity = { seeds: o.seeds, acks: o.acks, results };
+    const saved: SavedFidelity = { seeds: o.seeds, acks: o.acks, byteScale: o.byteScale ?? 1, results };
     const json = JSON.stringify(
       saved,
       (_k, v) =>
@@ -305,6 +317,12 @@ function table(o: FidelityOptions, header: readonly string[], rows: readonly (re
 }
 
 function printFidelity(results: readonly CaseResult[], o: FidelityOptions): void {
+  const scale = o.byteScale ?? 1;
+  if (scale !== 1)
+    o.print(
+      `rocelab's buffer, reserve, headroom, resume offset, Kmin and Kmax × ${fmt(scale, 4)} ` +
+        "(--byte-scale: the same wire time as HPCC's bytes)",
+    );
   for (const kind of ["incast", "fat-tree"] as const) {
     const rs = results.filter((r) => r.case.kind === kind);
     if (rs.length === 0) continue;

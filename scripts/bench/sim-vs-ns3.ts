@@ -14,8 +14,8 @@
 //
 //   node dist/tools/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 DIR]
 //   node dist/tools/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off [--fat-tree 2] [--load 0.5]
-//       [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--ns3 DIR]
-//       [--markdown] [--json FILE]
+//       [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--byte-scale]
+//       [--ns3 DIR] [--markdown] [--json FILE]
 //   node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]      # print a --json run again
 
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -30,7 +30,7 @@ import { resolveScenario, type Scenario } from "../../src/scenario/scenario.js";
 import { scenarioFile } from "../../src/scenario/schema.js";
 import { describeMachine, fmt, fmtInt, formatTable, isMain, median, runAsScript } from "./common.js";
 import { type Ns3Run, ns3Binary, runNs3Incast, timeProcess } from "./hpcc-ns3.js";
-import type { CcMode } from "./ns3-cases.js";
+import { BYTE_SCALE, type CcMode } from "./ns3-cases.js";
 import { fidelityCases, reprintFidelity, runFidelity } from "./ns3-fidelity.js";
 
 /** HPCC's ns-3 on the 64:1 incast, measured on this machine kind (issue #16): wall seconds and events. */
@@ -125,6 +125,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       mmu: { type: "string" },
       seeds: { type: "string" },
       acks: { type: "string" },
+      "byte-scale": { type: "boolean" },
       from: { type: "string" },
       markdown: { type: "boolean" },
       json: { type: "string" },
@@ -135,8 +136,8 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.stdout.write(
       "usage: node dist/tools/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 HPCC_SIMULATION_DIR]\n" +
         "       node dist/tools/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off [--fat-tree MIB] [--load 0.5]\n" +
-        "           [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--ns3 DIR]\n" +
-        "           [--markdown] [--json FILE]\n" +
+        "           [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--byte-scale]\n" +
+        "           [--ns3 DIR] [--markdown] [--json FILE]\n" +
         "       node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]\n",
     );
     return;
@@ -279,6 +280,7 @@ async function fidelity(values: Record<string, string | boolean | undefined>): P
     mmus: mmus as ("default" | "hpcc-ns3")[],
     seeds,
     acks,
+    byteScale: values["byte-scale"] === true ? BYTE_SCALE : 1,
     ...(ns3Dir !== undefined ? { ns3Dir } : {}),
     markdown: values.markdown === true,
     ...(str("json") !== undefined ? { json: str("json")! } : {}),

@@ -10,7 +10,7 @@ import {
   parseNs3Pfc,
   parseNs3Trace,
 } from "../../scripts/bench/hpcc-ns3-output.js";
-import { buildCase, idealFctNs, WIRE_SCALE } from "../../scripts/bench/ns3-cases.js";
+import { BYTE_SCALE, buildCase, idealFctNs, WIRE_SCALE } from "../../scripts/bench/ns3-cases.js";
 import {
   fidelityCases,
   metricsOf,
@@ -166,6 +166,23 @@ t.test("an incast case in both simulators' terms: the same buffer, wire bytes an
   t.match(cfg, /^BUFFER_SIZE 4$/m);
   t.match(cfg, /^ENABLE_TRACE 1$/m, "the switch traced for its queue and CNPs");
   t.equal(readFileSync(join(dir, "trace.txt"), "utf8"), "1\n0\n");
+  t.end();
+});
+
+t.test("--byte-scale: our byte settings hold HPCC's wire time; HPCC's input is unchanged", (t) => {
+  // 1,082 buffer bytes per 88.48 ns of wire here, 1,048 per 83 ns in HPCC's: 12.229 / 12.627 bytes per ns.
+  t.ok(Math.abs(BYTE_SCALE - 0.9685) < 1e-4, `${BYTE_SCALE}`);
+  const c = { kind: "incast", senders: 4, bufferMiB: 2, cc: "dcqcn" } as const;
+  const plain = buildCase(c, "hpcc-ns3", 1);
+  const scaled = buildCase(c, "hpcc-ns3", 1, "data", BYTE_SCALE);
+  const sw = scaled.scenario.topology.defaultSwitch;
+  t.same(sw.buffer, { size: 2_031_089, reserve: 3967, mmu: "hpcc-ns3", headroom: 36_319 });
+  t.same(sw.pfc, { resumeOffset: 2975 }, "HPCC's resume_offset, 3 KiB");
+  t.same(sw.ecn, { fast: true, queues: { "3": { kmin: 387_399, kmax: 1_549_598, pmax: 0.2 } } });
+  t.same(scaled.ns3, plain.ns3, "HPCC's side as configured");
+  t.same(plain.scenario.topology.defaultSwitch.buffer, { size: 2 * 1024 * 1024, mmu: "hpcc-ns3" });
+  const ours = buildCase(c, "default", 1, "data", BYTE_SCALE).scenario.topology.defaultSwitch.buffer;
+  t.same(ours, { size: 2_031_089, reserve: 3967 }, "the default's automatic headroom is ours already");
   t.end();
 });
 
