@@ -25,7 +25,7 @@ export class Generator {
     this.child = execa(
       "ip",
       [
-        ...["netns", "exec", ns("gen"), process.execPath, distPath("tools/bench/frame-generator.js")],
+        ...["netns", "exec", ns("sender"), process.execPath, distPath("tools/bench/frame-generator.js")],
         ...["--lab", BENCH_LAB, "--ifname", "eth1", "--io", io],
       ],
       { ipc: true, stdin: "ignore", stdout: "inherit", stderr: "inherit", reject: false, cleanup: true },

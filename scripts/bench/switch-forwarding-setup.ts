@@ -28,16 +28,16 @@ export function benchTopology(rateBps: number) {
     description: "switch-forwarding benchmark: gen -> sw -> sink",
     // No propagation delay: the emulated link must add nothing to what is measured.
     defaults: { link: { rate: rateBps, delay: 0 }, mtu: DEFAULT_MTU },
-    nodes: { gen: { kind: "host" }, sw: { kind: "switch" }, sink: { kind: "host" } },
+    nodes: { sender: { kind: "host" }, sw: { kind: "switch" }, sink: { kind: "host" } },
     links: [
-      ["gen:eth1", "sw:eth1"],
+      ["sender:eth1", "sw:eth1"],
       ["sink:eth1", "sw:eth2"],
     ],
   });
   const topo = resolveTopology(file, "switch-forwarding benchmark", null);
   const plan = planAddresses(topo);
   const at = (node: string, port: number) => plan.ports.get(`${node}:${port}`)!;
-  return { topo, plan, gen: at("gen", 1), swIn: at("sw", 1), swOut: at("sw", 2), sink: at("sink", 1) };
+  return { topo, plan, gen: at("sender", 1), swIn: at("sw", 1), swOut: at("sw", 2), sink: at("sink", 1) };
 }
 
 export type Fabric = ReturnType<typeof benchTopology>;
@@ -84,17 +84,17 @@ export async function sysctl(namespace: string, settings: readonly string[]): Pr
 export async function provisionBench(f: Fabric): Promise<void> {
   const mtu = interfaceMtu(f.topo.mtu);
   await ipBatch([
-    `netns add ${ns("gen")}`,
+    `netns add ${ns("sender")}`,
     `netns add ${ns("sw")}`,
     `netns add ${ns("sink")}`,
-    `link add eth1 netns ${ns("gen")} type veth peer name eth1 netns ${ns("sw")}`,
+    `link add eth1 netns ${ns("sender")} type veth peer name eth1 netns ${ns("sw")}`,
     `link add eth1 netns ${ns("sink")} type veth peer name eth2 netns ${ns("sw")}`,
   ]);
   const port = (name: string, mac: MacAddress): string =>
     `link set ${name} address ${macToString(mac)} mtu ${mtu} up`;
   await ipBatch(
     ["link set lo up", port("eth1", f.gen.mac), `addr add ${ipToString(f.gen.ip)}/31 dev eth1`],
-    ns("gen"),
+    ns("sender"),
   );
   await ipBatch(["link set lo up", port("eth1", f.swIn.mac), port("eth2", f.swOut.mac)], ns("sw"));
   await ipBatch(
@@ -102,11 +102,11 @@ export async function provisionBench(f: Fabric): Promise<void> {
     ns("sink"),
   );
   const noV6 = ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"];
-  for (const node of ["gen", "sw", "sink"]) await sysctl(ns(node), noV6);
+  for (const node of ["sender", "sw", "sink"]) await sysctl(ns(node), noV6);
   await sysctl(ns("sw"), ["net.ipv4.ip_forward=0"]);
   // Offloads off, as on every lab port: userspace must see the frames a wire would carry.
   const ports: [string, string][] = [
-    [ns("gen"), "eth1"],
+    [ns("sender"), "eth1"],
     [ns("sw"), "eth1"],
     [ns("sw"), "eth2"],
     [ns("sink"), "eth1"],
