@@ -25,7 +25,10 @@ export function evaluate(trial: Trial): TuneResult {
   return {
     candidate: trial.candidate,
     goodputBps: s.goodputBps,
-    p99FctNs: s.fctNs.p99,
+    deliveredBytes: s.deliveredBytes,
+    // No flow at all: no FCT; 0 is never ranked, as such a trial completed nothing (rankingBasis).
+    p99FctNs: s.fctNs?.p99 ?? 0,
+    p99AtLeast: s.fctNs?.atLeast.p99 ?? false,
     pauseFrames: s.pauseFramesTx,
     cnpSent: s.cnpSent,
     losslessDrops: s.drops.lossless,
