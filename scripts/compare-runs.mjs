@@ -14,7 +14,7 @@
 
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fctPercentiles } from "../dist/report/flow-stats.js";
+import { dueFlows, fctPercentiles } from "../dist/report/flow-stats.js";
 import { lineSpec } from "../dist/report/plot-kit.js";
 import { renderSvg } from "../dist/report/plots.js";
 
@@ -119,7 +119,7 @@ for (const run of runs) {
   }
   const workloads = [...byWorkload.entries()].map(([w, fs]) => {
     const done = fs.filter((f) => f.fctNs > 0);
-    const fct = fctPercentiles(fs, report.durationNs);
+    const fct = fctPercentiles(dueFlows(fs, report.durationNs), report.durationNs);
     return {
       w,
       n: `${done.length}/${fs.length}`,
@@ -136,7 +136,7 @@ for (const run of runs) {
   }
   const throughputGbps = (delivered * 8) / ((report.durationNs - startNs) / 1e9) / 1e9;
   const done = report.flows.filter((f) => f.fctNs > 0);
-  const allMice = report.flows.filter((f) => f.bytes <= miceBytes);
+  const allMice = dueFlows(report.flows, report.durationNs).filter((f) => f.bytes <= miceBytes);
   const miceFct = fctPercentiles(allMice, report.durationNs);
   const eleph = done.filter((f) => f.bytes >= elephantBytes);
   rows.push({

@@ -22,6 +22,15 @@ export interface FctPercentiles {
   readonly atLeast: { readonly p50: boolean; readonly p99: boolean; readonly p999: boolean };
 }
 
+/**
+ * The flows that were due within the run: completed, or started (or due to start) before its end. A flow
+ * whose start lies after the end of the run (a later round of a workload cut short by a shorter duration)
+ * was never part of it and is not "unfinished".
+ */
+export function dueFlows(flows: readonly FlowReport[], runEndNs: number): FlowReport[] {
+  return flows.filter((f) => f.endNs !== null || f.startNs < runEndNs);
+}
+
 /** Every flow's FCT sample; unfinished flows are censored at `runEndNs` (their FCT ≥ run end − start). */
 export function fctSamples(flows: readonly FlowReport[], runEndNs: number): FctSample[] {
   return flows.map((f) =>

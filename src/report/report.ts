@@ -18,7 +18,13 @@ import type { LldpNeighbour } from "../switch/control/lldp.js";
 import { SwitchCounter } from "../switch/counter-defs.js";
 import { ipToString } from "../wire/bytes.js";
 import { PRIORITIES } from "../wire/pfc.js";
-import { deliveredBytes, type FctPercentiles, fctPercentiles, goodputSpanNs } from "./flow-stats.js";
+import {
+  deliveredBytes,
+  dueFlows,
+  type FctPercentiles,
+  fctPercentiles,
+  goodputSpanNs,
+} from "./flow-stats.js";
 import { type LinkLoad, type LoadBalance, linkLoads, loadBalance } from "./links.js";
 import { SERIES_FILES, type Series } from "./series-recorder.js";
 
@@ -36,7 +42,7 @@ export interface Summary {
   readonly goodputBps: number;
   readonly deliveredBytes: number;
   /**
-   * FCT percentiles over every flow: an unfinished flow counts as at least the time from its start to the
+   * FCT percentiles over every flow due within the run: an unfinished flow counts as at least the time from its start to the
    * end of the run, and a percentile that reaches one is marked as a lower bound (`atLeast`). Null: no flow.
    */
   readonly fctNs: FctPercentiles | null;
@@ -51,8 +57,10 @@ export interface Summary {
   readonly cnpHandled: number;
   readonly drops: { readonly lossless: number; readonly lossy: number };
   readonly flowsCompleted: number;
-  /** Flows posted or due that had not completed when the run ended (flowsTotal − flowsCompleted). */
+  /** Flows posted or due that had not completed when the run ended. */
   readonly flowsUnfinished: number;
+  /** Flows whose start lay after the end of the run (a workload cut short): in no statistic. */
+  readonly flowsNotDue: number;
   readonly flowsTotal: number;
   /** Packets the NICs sent again, over all flows (completed or not). */
   readonly retransmits: number;
@@ -225,8 +233,9 @@ export function summarise({ stats, flows, latency, durationNs }: SummaryInputs):
   const switches = stats.filter((s) => s.kind === "switch");
   const nics = stats.filter((s) => s.kind === "nic");
   const done = flows.filter((f) => f.endNs !== null);
+  const due = dueFlows(flows, durationNs);
   const delivered = deliveredBytes(stats);
-  const span = goodputSpanNs(flows, durationNs);
+  const span = goodputSpanNs(due, durationNs);
   let queuePeak = 0;
   let ecn = 0;
   for (const s of switches) {
@@ -241,7 +250,7 @@ export function summarise({ stats, flows, latency, durationNs }: SummaryInputs):
   return {
     goodputBps: span > 0 ? (delivered * 8e9) / span : 0,
     deliveredBytes: delivered,
-    fctNs: fctPercentiles(flows, durationNs),
+    fctNs: fctPercentiles(due, durationNs),
     latencyNs: latency,
     pauseFramesTx: sumPerPriority(stats, PfcCounter.txPause),
     pauseTimeNs: sumPerPriority(stats, PfcCounter.rxPauseDuration),
@@ -253,7 +262,8 @@ export function summarise({ stats, flows, latency, durationNs }: SummaryInputs):
       lossy: sumCounters(switches, SwitchCounter.droppedLossy),
     },
     flowsCompleted: done.length,
-    flowsUnfinished: flows.length - done.length,
+    flowsUnfinished: due.length - done.length,
+    flowsNotDue: flows.length - due.length,
     flowsTotal: flows.length,
     // Every packet the NICs sent again, also for flows that never completed (they have no record).
     retransmits: sumCounters(nics, NicCounter.retransmittedPackets),

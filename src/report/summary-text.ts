@@ -7,18 +7,18 @@ import { formatDuration, formatRate, formatSize } from "../device/units.js";
 import type { FctPercentiles } from "./flow-stats.js";
 import type { Report, Summary } from "./report.js";
 
-/** "12/16 completed, 4 unfinished when the run ended" or "16/16 completed". */
+/** "12/16 completed, 4 unfinished when the run ended" or "16/16 completed" (and flows never due). */
 export function flowsText(s: Summary): string {
-  const unfinished = s.flowsTotal - s.flowsCompleted;
-  return `${s.flowsCompleted}/${s.flowsTotal} completed${unfinished > 0 ? `, ${unfinished} unfinished when the run ended` : ""}`;
+  const notDue = s.flowsNotDue > 0 ? `, ${s.flowsNotDue} due after the end of the run (not counted)` : "";
+  const due = s.flowsTotal - s.flowsNotDue;
+  return `${s.flowsCompleted}/${due} completed${s.flowsUnfinished > 0 ? `, ${s.flowsUnfinished} unfinished when the run ended` : ""}${notDue}`;
 }
 
 /** Goodput and what it counts. */
 export function goodputText(s: Summary): string {
   const rate = `${formatRate(s.goodputBps)}b/s`;
   if (s.flowsTotal === 0) return `${rate} (no flows)`;
-  const unfinished = s.flowsTotal - s.flowsCompleted;
-  return unfinished > 0
+  return s.flowsUnfinished > 0
     ? `${rate} (${formatSize(s.deliveredBytes)} delivered, unfinished flows' bytes included, up to the end of the run)`
     : rate;
 }
@@ -32,7 +32,7 @@ export function fctValueText(fct: FctPercentiles | null, p: "p50" | "p99" | "p99
 /** What the FCT percentiles stand for when they are not plain completion times; "" when they are. */
 export function fctNote(s: Summary): string {
   if (s.fctNs === null) return "no flows";
-  const unfinished = s.flowsTotal - s.flowsCompleted;
+  const unfinished = s.flowsUnfinished;
   if (unfinished === 0) return "";
   return `${unfinished} unfinished flow${unfinished === 1 ? "" : "s"} counted as at least their time to the end of the run`;
 }

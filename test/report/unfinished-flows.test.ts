@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import t from "tap";
 import type { FlowReport } from "../../src/lab/flow-report.js";
-import { fctPercentiles, goodputSpanNs } from "../../src/report/flow-stats.js";
+import { dueFlows, fctPercentiles, goodputSpanNs } from "../../src/report/flow-stats.js";
 import { renderHtmlReport } from "../../src/report/html-report.js";
 import { formatSummary } from "../../src/report/summary-text.js";
 import { runScenarioSim } from "../../src/run/run-sim.js";
@@ -94,4 +94,17 @@ t.test("a simulated incast cut short: the summary counts the unfinished flows", 
   t.match(html, /0\/8 completed, 8 unfinished/);
   t.match(html, /≥ /, "the HTML summary shows the same lower bounds");
   t.notMatch(html, />0b\/s</);
+});
+
+t.test("a flow due after the end of the run is not unfinished: it is in no statistic", async (t) => {
+  // A later round of a workload cut short: starts at 2000 ns, the run ends at 1000 ns.
+  const flows = [flow(1, 0, 100), flow(2, 0, 200), flow(3, 2000, null)];
+  const due = dueFlows(flows, 1000);
+  t.same(
+    due.map((f) => f.id),
+    [1, 2],
+  );
+  const p = fctPercentiles(due, 1000)!;
+  t.equal(p.p99, 200);
+  t.equal(p.atLeast.p99, false, "no lower bound from a flow that never started");
 });

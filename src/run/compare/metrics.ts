@@ -4,7 +4,7 @@
 // still running.
 
 import type { FlowReport } from "../../lab/flow-report.js";
-import { fctPercentiles } from "../../report/flow-stats.js";
+import { dueFlows, fctPercentiles } from "../../report/flow-stats.js";
 import type { Report } from "../../report/report.js";
 
 export interface MetricValue {
@@ -32,7 +32,7 @@ type Extract = (r: Report, o: MetricOptions) => MetricValue | null;
 const exact = (value: number): MetricValue => ({ value, atLeast: false });
 
 function fctOf(flows: readonly FlowReport[], end: number, p: "p50" | "p99"): MetricValue | null {
-  const f = fctPercentiles(flows, end);
+  const f = fctPercentiles(dueFlows(flows, end), end);
   return f === null ? null : { value: f[p], atLeast: f.atLeast[p] };
 }
 
@@ -51,7 +51,7 @@ const METRICS: readonly (MetricDef & { readonly extract: Extract })[] = [
     label: "flows unfinished at the end",
     unit: "count",
     better: "lower",
-    extract: (r) => exact(r.summary.flowsTotal - r.summary.flowsCompleted),
+    extract: (r) => exact(r.summary.flowsUnfinished),
   },
   {
     id: "fct-p50",

@@ -33,6 +33,7 @@ export function evaluate(trial: Trial): TuneResult {
     cnpSent: s.cnpSent,
     losslessDrops: s.drops.lossless,
     flowsCompleted: s.flowsCompleted,
-    flowsTotal: s.flowsTotal,
+    // The flows due within the trial: a later round past a shortened --duration is no unfinished flow.
+    flowsTotal: s.flowsCompleted + s.flowsUnfinished,
   };
 }
