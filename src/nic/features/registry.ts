@@ -11,6 +11,7 @@ import { nicQosFeature } from "./qos.js";
 import { reorderFeature } from "./reorder.js";
 import { roceFeature } from "./roce.js";
 import { rxBufferFeature } from "./rx-buffer.js";
+import { sourcePortFeature } from "./source-port.js";
 import { transportFeature } from "./transport.js";
 
 export const NIC_FEATURES = {
@@ -21,6 +22,7 @@ export const NIC_FEATURES = {
   rxBuffer: rxBufferFeature,
   reorder: reorderFeature,
   roce: roceFeature,
+  sourcePort: sourcePortFeature,
 } as const;
 
 type Features = typeof NIC_FEATURES;
