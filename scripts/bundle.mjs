@@ -24,6 +24,7 @@ export const ENTRIES = [
   "main/attach-main.js",
   "main/device-entry-main.js",
   "main/tune-worker.js",
+  "main/compare-worker.js",
 ];
 
 /** Loaded from node_modules at run time (see above). */

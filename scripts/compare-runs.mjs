@@ -8,10 +8,13 @@
 //
 // Columns: first rate cut after `--start` (congestion onset: the incast's start), the median over sender
 // QPs of their first cut, bottleneck queue peak, pause frames sent, CNPs sent by receiver NICs (NP) and by
-// switches (IPCC), CNPs the senders handled, then p50/p99 FCT and goodput per workload.
+// switches (IPCC), CNPs the senders handled, then p50/p99 FCT and goodput per workload. FCT percentiles count
+// every flow: one that did not complete counts as at least its time to the end of the run, and a
+// percentile it reaches is printed with "≥" (report/flow-stats.ts); "n" is completed/all.
 
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { dueFlows, fctPercentiles } from "../dist/report/flow-stats.js";
 import { lineSpec } from "../dist/report/plot-kit.js";
 import { renderSvg } from "../dist/report/plots.js";
 
@@ -50,6 +53,11 @@ const q = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
 };
+/** A censored percentile (flow-stats.ts) as { v, atLeast }; NaN with no flows. */
+const bound = (fct, p) =>
+  fct === null ? { v: Number.NaN, atLeast: false } : { v: fct[p], atLeast: fct.atLeast[p] };
+/** "≥ 12.3 µs" for a lower bound. */
+const usb = (b) => `${b.atLeast ? "≥ " : ""}${us(b.v)}`;
 const sum = (report, name) =>
   Object.values(report.devices).reduce((acc, d) => {
     let n = d.counters[name] ?? 0;
@@ -111,17 +119,12 @@ for (const run of runs) {
   }
   const workloads = [...byWorkload.entries()].map(([w, fs]) => {
     const done = fs.filter((f) => f.fctNs > 0);
+    const fct = fctPercentiles(dueFlows(fs, report.durationNs), report.durationNs);
     return {
       w,
       n: `${done.length}/${fs.length}`,
-      p50: q(
-        done.map((f) => f.fctNs),
-        50,
-      ),
-      p99: q(
-        done.map((f) => f.fctNs),
-        99,
-      ),
+      p50: bound(fct, "p50"),
+      p99: bound(fct, "p99"),
       max: Math.max(...done.map((f) => f.endNs), 0) - Math.min(...fs.map((f) => f.startNs)),
     };
   });
@@ -133,14 +136,15 @@ for (const run of runs) {
   }
   const throughputGbps = (delivered * 8) / ((report.durationNs - startNs) / 1e9) / 1e9;
   const done = report.flows.filter((f) => f.fctNs > 0);
-  const mice = done.filter((f) => f.bytes <= miceBytes).map((f) => f.fctNs);
+  const allMice = dueFlows(report.flows, report.durationNs).filter((f) => f.bytes <= miceBytes);
+  const miceFct = fctPercentiles(allMice, report.durationNs);
   const eleph = done.filter((f) => f.bytes >= elephantBytes);
   rows.push({
     label: run.label,
     throughputGbps,
-    miceN: mice.length,
-    miceP50: q(mice, 50),
-    miceP99: q(mice, 99),
+    miceN: `${allMice.filter((f) => f.fctNs !== null).length}/${allMice.length}`,
+    miceP50: bound(miceFct, "p50"),
+    miceP99: bound(miceFct, "p99"),
     elephantN: eleph.length,
     elephantGbps: eleph.length
       ? eleph.reduce((a, f) => a + f.goodputBps, 0) / eleph.length / 1e9
@@ -165,7 +169,7 @@ const head = [
   "queue peak",
   "pause frames",
   "CNPs (NP / IPCC / handled)",
-  "mice (≤ --mice) n / p50 / p99 FCT",
+  "mice (≤ --mice) done/all / p50 / p99 FCT (unfinished counted)",
   "elephants (≥ --elephant) n / mean goodput",
   "throughput of --throughput-hosts",
   ...names.flatMap((n) => [`${n} done`, `${n} p50 FCT`, `${n} p99 FCT`, `${n} span`]),
@@ -180,13 +184,13 @@ for (const r of rows) {
     `${(r.peak / 1e6).toFixed(2)} MB`,
     String(r.pauses),
     `${r.npCnp} / ${r.ipccCnp} / ${r.handled}`,
-    `${r.miceN} / ${us(r.miceP50)} / ${us(r.miceP99)}`,
+    `${r.miceN} / ${usb(r.miceP50)} / ${usb(r.miceP99)}`,
     `${r.elephantN} / ${Number.isFinite(r.elephantGbps) ? r.elephantGbps.toFixed(1) : "—"} Gb/s`,
     `${r.throughputGbps.toFixed(1)} Gb/s`,
   ];
   for (const n of names) {
     const w = r.workloads.find((x) => x.w === n);
-    cells.push(w ? w.n : "—", w ? us(w.p50) : "—", w ? us(w.p99) : "—", w ? ms(w.max) : "—");
+    cells.push(w ? w.n : "—", w ? usb(w.p50) : "—", w ? usb(w.p99) : "—", w ? ms(w.max) : "—");
   }
   console.log(`| ${cells.join(" | ")} |`);
 }

@@ -8,7 +8,8 @@ import { DEFAULT_CLOCK_MODE, DEFAULT_DILATION } from "../lab/live/clock-plan.js"
 import { labNameProblem } from "../lab/live/names.js";
 import { formatOnLoad, lintScenario } from "../lint/lint.js";
 import { OpenMetricsRecorder } from "../metrics/openmetrics.js";
-import { formatSummary, type Report } from "../report/report.js";
+import type { Report } from "../report/report.js";
+import { formatSummary } from "../report/summary-text.js";
 import { runScenarioLive } from "../run/run-live.js";
 import { runScenarioSim } from "../run/run-sim.js";
 import { writeNewFile } from "../runtime/realtime/safe-files.js";

@@ -8,7 +8,7 @@ import type { Command } from "commander";
 import { formatDuration, formatRate, parseDuration } from "../device/units.js";
 import { renderSvg } from "../report/plots.js";
 import { paretoSpec } from "../run/tune/pareto-plot.js";
-import { profileSnippet } from "../run/tune/search.js";
+import { complete, profileSnippet, rankingWhy } from "../run/tune/search.js";
 import { tune } from "../run/tune/tune.js";
 import { OutputDir } from "../runtime/realtime/safe-files.js";
 import { loadScenario } from "../scenario/scenario.js";
@@ -98,15 +98,22 @@ async function tuneInto(
   const svg = await renderSvg(paretoSpec(sc.name, outcome.results, outcome.front, outcome.recommended));
   out.write("pareto.svg", svg);
   const lines = [`${outcome.results.length} trials, ${outcome.front.length} on the Pareto front`];
+  const why = rankingWhy(outcome.results, durationNs ?? sc.durationNs);
+  if (why !== "") lines.push(why);
   for (const r of outcome.results.filter((x) => x.candidate.preset || outcome.front.includes(x)))
     lines.push(
-      `  ${r.candidate.name.padEnd(13)} ${`${formatRate(r.goodputBps)}b/s`.padEnd(10)} p99 ${formatDuration(r.p99FctNs).padEnd(8)} pauses ${r.pauseFrames}, ${r.flowsCompleted}/${r.flowsTotal} flows${outcome.front.includes(r) ? "  (front)" : ""}${r === outcome.recommended ? "  <- recommended" : ""}`,
+      `  ${r.candidate.name.padEnd(13)} ${`${formatRate(r.goodputBps)}b/s`.padEnd(10)} p99 ${`${r.p99AtLeast ? "≥ " : ""}${formatDuration(r.p99FctNs)}`.padEnd(10)} pauses ${r.pauseFrames}, ${r.flowsCompleted}/${r.flowsTotal} flows${complete(r) ? "" : " (unfinished)"}${outcome.front.includes(r) ? "  (front)" : ""}${r === outcome.recommended ? "  <- recommended" : ""}`,
     );
   if (outcome.recommended !== null) {
     const snippet = profileSnippet(outcome.recommended, scenario);
     out.write("recommended.snippet", snippet);
     lines.push("", snippet.trimEnd());
-  } else lines.push("no trial finished without lossless drops: nothing to recommend");
+  } else
+    lines.push(
+      outcome.results.some((r) => r.losslessDrops === 0)
+        ? "nothing to recommend (see above)"
+        : "no trial finished without lossless drops: nothing to recommend",
+    );
   lines.push(
     "",
     `written: ${out.file("tune.json")}, ${out.file("pareto.svg")}${outcome.recommended ? `, ${out.file("recommended.snippet")}` : ""}`,

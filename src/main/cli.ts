@@ -3,6 +3,7 @@
 import { Command } from "commander";
 import { registerAttachCommands } from "../cli/attach-command.js";
 import { registerChaosCommand } from "../cli/chaos-command.js";
+import { registerCompareCommand } from "../cli/compare-command.js";
 import { registerDilationCommand } from "../cli/dilation-command.js";
 import { registerEventsCommand } from "../cli/events-command.js";
 import { registerExportCommands } from "../cli/export-command.js";
@@ -49,6 +50,7 @@ registerLintCommand(program);
 registerReportCommand(program);
 registerGrafanaCommand(program);
 registerTuneCommand(program);
+registerCompareCommand(program);
 registerAttachCommands(program);
 registerExportCommands(program);
 

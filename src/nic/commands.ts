@@ -3,9 +3,10 @@
 
 import type { Nanoseconds } from "../device/contract.js";
 import type { Ipv4Address } from "../wire/bytes.js";
-import { PSN_MASK, roceUdpSourcePort } from "../wire/roce.js";
+import { PSN_MASK } from "../wire/roce.js";
 import type { NicConfig } from "./config.js";
 import { applyNicSettings, type NicSettingsUpdate } from "./features/registry.js";
+import { type SourcePortConfig, sourcePortFor } from "./features/source-port.js";
 import { checkNicConfig } from "./resolve-config.js";
 import type { QpInit } from "./transport/qp.js";
 import type { MsgOpName } from "./transport/transport.js";
@@ -66,6 +67,7 @@ export function qpInit(
   cmd: CreateQp,
   existing: ReadonlyMap<number, unknown>,
   limit: number,
+  sourcePort: SourcePortConfig = { mode: "per-qp" },
 ): QpInit | string {
   const isQpn = (n: number) => Number.isInteger(n) && n > 0 && n <= 0xff_ffff;
   const isPsn = (n: number) => Number.isInteger(n) && n >= 0 && n <= PSN_MASK;
@@ -75,7 +77,7 @@ export function qpInit(
   if (!Number.isInteger(cmd.remoteIp) || cmd.remoteIp < 0 || cmd.remoteIp > 0xffff_ffff) {
     return "remoteIp must be an IPv4 address as a number";
   }
-  const udpSrcPort = cmd.udpSrcPort ?? roceUdpSourcePort(cmd.qpn, cmd.remoteQpn);
+  const udpSrcPort = cmd.udpSrcPort ?? sourcePortFor(sourcePort, cmd.qpn, cmd.remoteQpn);
   if (!Number.isInteger(udpSrcPort) || udpSrcPort < 1 || udpSrcPort > 0xffff) {
     return `UDP source port ${udpSrcPort} is not in 1..65535`;
   }

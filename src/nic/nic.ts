@@ -220,7 +220,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
 
   private createQp(cmd: CreateQp): NicReply {
     const s = this.s;
-    const init = qpInit(cmd, s.qpByNum, TIMER_STRIDE);
+    const init = qpInit(cmd, s.qpByNum, TIMER_STRIDE, s.cfg.sourcePort);
     if (typeof init === "string") return fail(init);
     const qp = new QueuePair(init, s.builder, s.counters, s.settings, npSettings(s.cfg), (m, now) =>
       this.completed(qp, m, now),

@@ -45,6 +45,11 @@ interface Common {
    * shared QPs (where messages between the same hosts wait for each other).
    */
   readonly qpPerMessage?: boolean;
+  /**
+   * Each message is posted up to this much later than its pattern says, uniformly from the workload's
+   * seeded stream (0 or absent: exactly on time): hosts in a real fabric never start in the same nanosecond.
+   */
+  readonly startJitterNs?: number;
 }
 
 export type WorkloadSpec =
@@ -174,6 +179,8 @@ export function generateFlows(
     after: readonly number[] = [],
   ): number[] => {
     const ids: number[] = [];
+    const jitter = spec.startJitterNs ?? 0;
+    const postAt = jitter > 0 ? at + random.int(jitter) : at;
     const per = Math.floor(bytes / spec.qps);
     for (let q = 0; q < spec.qps; q++) {
       const part = q === spec.qps - 1 ? bytes - per * (spec.qps - 1) : per;
@@ -187,7 +194,7 @@ export function generateFlows(
         bytes: part,
         op: spec.op,
         qpIndex: q,
-        atNs: at,
+        atNs: postAt,
         after,
         workload: spec.name,
         ...(spec.qpPerMessage === true ? { ownQp: true } : {}),

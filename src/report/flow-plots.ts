@@ -175,20 +175,38 @@ function niceDuration(ns: number): number {
   return 10 * p;
 }
 
-/** CDF of flow completion times, one line per workload. */
+/**
+ * CDF of flow completion times, one line per workload, as a fraction of every flow of the workload: flows
+ * that did not complete within the run are counted in the denominator, so their line stops below 1.
+ */
 export function fctCdfPlot(files: ReportFiles): PlotSpec | string {
   const r = files.report;
   const done = r.flows.filter((f) => f.fctNs !== null);
-  if (done.length < 2) return `${done.length} completed flow${done.length === 1 ? "" : "s"}: no distribution`;
+  if (done.length < 2)
+    return `${done.length} completed flow${done.length === 1 ? "" : "s"} of ${r.flows.length}: no distribution`;
+  const totals = new Map<string, number>();
+  for (const f of r.flows) totals.set(f.workload, (totals.get(f.workload) ?? 0) + 1);
   const groups = [...groupBy(done, (f) => f.workload)].sort((a, b) => b[1].length - a[1].length);
-  let shown = groups.map(([w, list]) => ({ label: w, fcts: list.map((f) => f.fctNs!) }));
+  let shown = groups.map(([w, list]) => ({
+    label: w,
+    fcts: list.map((f) => f.fctNs!),
+    total: totals.get(w) ?? list.length,
+  }));
   if (shown.length > MAX_SERIES) {
-    const rest = shown.slice(MAX_SERIES - 1).flatMap((g) => g.fcts);
+    const others = shown.slice(MAX_SERIES - 1);
     shown = [
       ...shown.slice(0, MAX_SERIES - 1),
-      { label: `${groups.length - MAX_SERIES + 1} other workloads`, fcts: rest },
+      {
+        label: `${groups.length - MAX_SERIES + 1} other workloads`,
+        fcts: others.flatMap((g) => g.fcts),
+        total: others.reduce((a, g) => a + g.total, 0),
+      },
     ];
   }
+  const seriesLabel = (g: (typeof shown)[number]) =>
+    g.fcts.length === g.total
+      ? `${g.label} (${g.total} flows)`
+      : `${g.label} (${g.fcts.length} of ${g.total} flows completed)`;
   const all = done.map((f) => f.fctNs!);
   const max = Math.max(...all);
   const min = Math.min(...all);
@@ -199,17 +217,20 @@ export function fctCdfPlot(files: ReportFiles): PlotSpec | string {
     const n = sorted.length;
     // At most ~1000 points per line: the CDF at evenly spaced ranks (and always the last one).
     const stride = Math.max(1, Math.floor(n / 1000));
-    const label = `${g.label} (${n} flows)`;
+    const label = seriesLabel(g);
     values.push({ t: sorted[0]! / ts.per, v: 0, series: label });
     for (let i = 0; i < n; i += stride)
-      values.push({ t: sorted[i]! / ts.per, v: (i + 1) / n, series: label });
-    values.push({ t: sorted[n - 1]! / ts.per, v: 1, series: label });
+      values.push({ t: sorted[i]! / ts.per, v: (i + 1) / g.total, series: label });
+    values.push({ t: sorted[n - 1]! / ts.per, v: n / g.total, series: label });
   }
   const logX = min > 0 && max / min >= 100;
+  const unfinished = r.flows.length - done.length;
   const text =
-    groups.length > shown.length
-      ? `Flow completion time CDF: ${done.length} flows, the ${MAX_SERIES - 1} largest workloads and the rest`
-      : `Flow completion time CDF: ${done.length} completed flows by workload`;
+    unfinished > 0
+      ? `Flow completion time CDF: ${done.length} of ${r.flows.length} flows completed; ${unfinished} unfinished when the run ended (the lines stop below 1)`
+      : groups.length > shown.length
+        ? `Flow completion time CDF: ${done.length} flows, the ${MAX_SERIES - 1} largest workloads and the rest`
+        : `Flow completion time CDF: ${done.length} completed flows by workload`;
   return {
     file: PLOT_FILES.fctCdf,
     title: text,
@@ -218,9 +239,9 @@ export function fctCdfPlot(files: ReportFiles): PlotSpec | string {
       subtitle: `${subtitleOf(r)}; FCT = completion − post time`,
       values,
       x: `flow completion time (${ts.unit}${logX ? ", log scale" : ""})`,
-      y: "fraction of flows",
+      y: unfinished > 0 ? "fraction of all flows (unfinished ones included)" : "fraction of flows",
       legend: "workload",
-      order: shown.map((g) => `${g.label} (${g.fcts.length} flows)`),
+      order: shown.map(seriesLabel),
       step: true,
       logX,
       yDomain: [0, 1],

@@ -2,9 +2,10 @@
 // beside it in DIR/plots/), the configuration the run used and the lint findings on it. Pure: text in,
 // HTML out; one static file with no script, its images relative, so it opens from disk or any web server.
 
-import { formatDuration, formatRate, formatSize } from "../device/units.js";
+import { formatDuration, formatSize } from "../device/units.js";
 import type { Finding } from "../scenario/rule.js";
 import type { Report } from "./report.js";
+import { fctNote, fctValueText, flowsText, goodputText } from "./summary-text.js";
 
 export interface HtmlReportInput {
   readonly report: Report;
@@ -38,15 +39,15 @@ nav a { margin-right: 1em; }
 function summaryRows(r: Report): [string, string][] {
   const s = r.summary;
   return [
-    ["goodput", `${formatRate(s.goodputBps)}b/s`],
-    ["flows completed", `${s.flowsCompleted} of ${s.flowsTotal}`],
+    ["goodput (every delivered byte)", goodputText(s)],
+    ["flows", flowsText(s)],
     [
-      "FCT p50 / p99 / p99.9",
-      `${formatDuration(s.fctNs.p50)} / ${formatDuration(s.fctNs.p99)} / ${formatDuration(s.fctNs.p999)}`,
+      `FCT p50 / p99 / p99.9${fctNote(s) ? ` (${fctNote(s)})` : ""}`,
+      `${fctValueText(s.fctNs, "p50")} / ${fctValueText(s.fctNs, "p99")} / ${fctValueText(s.fctNs, "p999")}`,
     ],
     ["one-way latency p50 / p99", `${formatDuration(s.latencyNs.p50)} / ${formatDuration(s.latencyNs.p99)}`],
     ["PFC pause frames sent", String(s.pauseFramesTx)],
-    ["time queues spent paused", formatDuration(s.pauseTimeNs)],
+    ["time queues spent paused (summed over every port and priority)", formatDuration(s.pauseTimeNs)],
     ["ECN marks", String(s.ecnMarked)],
     ["CNPs sent / handled", `${s.cnpSent} / ${s.cnpHandled} (${Math.round(s.cnpPerSecond)} per second)`],
     ["drops lossless / lossy", `${s.drops.lossless} / ${s.drops.lossy}`],

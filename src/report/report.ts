@@ -3,11 +3,11 @@
 // the CSV files are time series in long format (one row per sample per key that changed), ready for
 // plotting tools.
 
-import { basename, isAbsolute, join, relative } from "node:path";
+import { basename, isAbsolute, relative } from "node:path";
 import { type CounterDef, readCounter } from "../device/counters.js";
 import { PfcCounter } from "../device/l2/pfc-counters.js";
 import { PortCounter } from "../device/l2/port-counters.js";
-import { formatDuration, formatRate, formatSize } from "../device/units.js";
+import { formatDuration } from "../device/units.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { FlowReport } from "../lab/flow-report.js";
 import { NicCounter } from "../nic/counters.js";
@@ -18,6 +18,13 @@ import type { LldpNeighbour } from "../switch/control/lldp.js";
 import { SwitchCounter } from "../switch/counter-defs.js";
 import { ipToString } from "../wire/bytes.js";
 import { PRIORITIES } from "../wire/pfc.js";
+import {
+  deliveredBytes,
+  dueFlows,
+  type FctPercentiles,
+  fctPercentiles,
+  goodputSpanNs,
+} from "./flow-stats.js";
 import { type LinkLoad, type LoadBalance, linkLoads, loadBalance } from "./links.js";
 import { SERIES_FILES, type Series } from "./series-recorder.js";
 
@@ -28,9 +35,17 @@ export interface Percentiles {
 }
 
 export interface Summary {
-  /** Payload bytes of completed messages over the span from the first start to the last completion. */
+  /**
+   * Payload bytes the receivers accepted (`deliveredBytes`, finished messages or not) over the span from the
+   * first start to the last completion, or to the end of the run when a flow did not complete.
+   */
   readonly goodputBps: number;
-  readonly fctNs: Percentiles;
+  readonly deliveredBytes: number;
+  /**
+   * FCT percentiles over every flow due within the run: an unfinished flow counts as at least the time from its start to the
+   * end of the run, and a percentile that reaches one is marked as a lower bound (`atLeast`). Null: no flow.
+   */
+  readonly fctNs: FctPercentiles | null;
   /** One-way delay of data packets, sending NIC to receiving NIC. */
   readonly latencyNs: Percentiles;
   /** PFC XOFF frames sent by all devices (refreshes included). */
@@ -42,6 +57,10 @@ export interface Summary {
   readonly cnpHandled: number;
   readonly drops: { readonly lossless: number; readonly lossy: number };
   readonly flowsCompleted: number;
+  /** Flows posted or due that had not completed when the run ended. */
+  readonly flowsUnfinished: number;
+  /** Flows whose start lay after the end of the run (a workload cut short): in no statistic. */
+  readonly flowsNotDue: number;
   readonly flowsTotal: number;
   /** Packets the NICs sent again, over all flows (completed or not). */
   readonly retransmits: number;
@@ -214,9 +233,9 @@ export function summarise({ stats, flows, latency, durationNs }: SummaryInputs):
   const switches = stats.filter((s) => s.kind === "switch");
   const nics = stats.filter((s) => s.kind === "nic");
   const done = flows.filter((f) => f.endNs !== null);
-  const start = Math.min(...flows.map((f) => f.startNs));
-  const end = Math.max(...done.map((f) => f.endNs!));
-  const bytes = done.reduce((a, f) => a + f.bytes, 0);
+  const due = dueFlows(flows, durationNs);
+  const delivered = deliveredBytes(stats);
+  const span = goodputSpanNs(due, durationNs);
   let queuePeak = 0;
   let ecn = 0;
   for (const s of switches) {
@@ -229,8 +248,9 @@ export function summarise({ stats, flows, latency, durationNs }: SummaryInputs):
   }
   const cnpSent = sumCounters(nics, NicCounter.npCnpSent);
   return {
-    goodputBps: done.length > 0 && end > start ? (bytes * 8e9) / (end - start) : 0,
-    fctNs: percentiles(done.map((f) => f.fctNs!)),
+    goodputBps: span > 0 ? (delivered * 8e9) / span : 0,
+    deliveredBytes: delivered,
+    fctNs: fctPercentiles(due, durationNs),
     latencyNs: latency,
     pauseFramesTx: sumPerPriority(stats, PfcCounter.txPause),
     pauseTimeNs: sumPerPriority(stats, PfcCounter.rxPauseDuration),
@@ -242,6 +262,8 @@ export function summarise({ stats, flows, latency, durationNs }: SummaryInputs):
       lossy: sumCounters(switches, SwitchCounter.droppedLossy),
     },
     flowsCompleted: done.length,
+    flowsUnfinished: due.length - done.length,
+    flowsNotDue: flows.length - due.length,
     flowsTotal: flows.length,
     // Every packet the NICs sent again, also for flows that never completed (they have no record).
     retransmits: sumCounters(nics, NicCounter.retransmittedPackets),
@@ -347,38 +369,4 @@ export function writeReport(
   for (const s of series) s.write(dir);
   dir.write("events.jsonl", events.length ? `${events.join("\n")}\n` : "");
   dir.write("report.json", `${JSON.stringify(report, null, 2)}\n`);
-}
-
-/** The one-screen summary `rocelab run` prints. */
-export function formatSummary(r: Report, dir?: string): string {
-  const s = r.summary;
-  const lines = [
-    `scenario ${r.scenario} (${r.runtime}${r.dilation ? `, dilation ${r.dilation}` : ""}, seed ${r.seed}) — ${formatDuration(r.durationNs)} emulated in ${(r.wallClockMs / 1000).toFixed(1)} s`,
-    `topology ${r.topology.name}`,
-    "",
-    `  flows          ${s.flowsCompleted}/${s.flowsTotal} completed, ${s.retransmits} retransmissions`,
-    `  goodput        ${formatRate(s.goodputBps)}b/s`,
-    `  FCT            p50 ${formatDuration(s.fctNs.p50)}   p99 ${formatDuration(s.fctNs.p99)}   p99.9 ${formatDuration(s.fctNs.p999)}`,
-    `  packet latency p50 ${formatDuration(s.latencyNs.p50)}   p99 ${formatDuration(s.latencyNs.p99)}   p99.9 ${formatDuration(s.latencyNs.p999)}`,
-    `  queue peak     ${formatSize(s.queuePeakBytes)}`,
-    `  PFC            ${s.pauseFramesTx} pause frames sent, ${formatDuration(s.pauseTimeNs)} paused (sum over queues)`,
-    `  ECN            ${s.ecnMarked} packets marked CE`,
-    `  CNP            ${s.cnpSent} sent (${Math.round(s.cnpPerSecond)}/s), ${s.cnpHandled} handled`,
-    `  drops          lossless ${s.drops.lossless}, lossy ${s.drops.lossy}`,
-  ];
-  const lb = r.loadBalance;
-  if (lb && lb.links > 0) {
-    lines.push(
-      `  load balance   max/mean ${lb.figure.toFixed(2)} over ${lb.links} fabric link directions (max ${(100 * lb.maxUtilisation).toFixed(0)} %, mean ${(100 * lb.meanUtilisation).toFixed(0)} %)`,
-    );
-  }
-  if (r.live) {
-    const l = r.live;
-    lines.push(
-      `  live timing    ${l.machineLimited ? "MACHINE-LIMITED: " : ""}${l.why}; pace ${l.pace.toFixed(2)} of real time / dilation`,
-    );
-  }
-  if (dir)
-    lines.push("", `report: ${join(dir, "report.json")} (time series: ${Object.values(r.files).join(", ")})`);
-  return lines.join("\n");
 }

@@ -208,6 +208,7 @@ function resolveWorkload(
     repeat: w.repeat ?? 1,
     intervalNs: w.interval ?? 0,
     ...(w.qpPerMessage === true ? { qpPerMessage: true } : {}),
+    ...(w.jitter !== undefined && w.jitter > 0 ? { startJitterNs: w.jitter } : {}),
   };
   const pick = (h: "all" | readonly string[] | undefined): readonly string[] =>
     h === undefined || h === "all" ? hostNames : h;

@@ -152,6 +152,8 @@ const workloadCommon = {
   qpPerMessage: z.boolean().optional(),
   repeat: z.number().int().min(1).max(100_000).optional(),
   interval: duration.optional(),
+  /** Each message posted up to this much late, uniformly from the seeded stream (start jitter). */
+  jitter: duration.optional(),
 };
 
 const sizeDistribution = z.union([

@@ -9,6 +9,8 @@ import {
   PRESETS,
   paretoFront,
   profileSnippet,
+  rankingBasis,
+  rankingWhy,
   recommend,
   searchCandidates,
   type TuneResult,
@@ -35,17 +37,25 @@ function scenario(dir: string): string {
   return file;
 }
 
-function result(name: string, goodputBps: number, p99FctNs: number, losslessDrops = 0): TuneResult {
+function result(
+  name: string,
+  goodputBps: number,
+  p99FctNs: number,
+  losslessDrops = 0,
+  flowsCompleted = 1,
+): TuneResult {
   const candidate: Candidate = { ...PRESETS[0]!, name, preset: false };
   return {
     candidate,
     goodputBps,
+    deliveredBytes: goodputBps / 8e3,
     p99FctNs,
+    p99AtLeast: flowsCompleted < 4,
     pauseFrames: 0,
     cnpSent: 0,
     losslessDrops,
-    flowsCompleted: 1,
-    flowsTotal: 1,
+    flowsCompleted,
+    flowsTotal: 4,
   };
 }
 
@@ -75,11 +85,11 @@ t.test("the search is seeded and stays in its ranges", async (t) => {
 
 t.test("Pareto front and the recommended point", async (t) => {
   const rs = [
-    result("fast", 90e9, 100_000),
-    result("dominated", 80e9, 150_000),
-    result("big", 100e9, 300_000),
-    result("knee", 97e9, 120_000),
-    result("lossy", 120e9, 50_000, 3),
+    result("fast", 90e9, 100_000, 0, 4),
+    result("dominated", 80e9, 150_000, 0, 4),
+    result("big", 100e9, 300_000, 0, 4),
+    result("knee", 97e9, 120_000, 0, 4),
+    result("lossy", 120e9, 50_000, 3, 4),
   ];
   const front = paretoFront(rs);
   t.same(
@@ -89,6 +99,40 @@ t.test("Pareto front and the recommended point", async (t) => {
   );
   t.equal(recommend(front)?.candidate.name, "knee");
   t.equal(recommend([]), null);
+  t.equal(rankingBasis(rs), "complete");
+  t.equal(rankingWhy(rs, 1e6), "", "every trial completed: nothing to explain");
+});
+
+t.test("a trial with unfinished flows is never recommended over one that completed them all", async (t) => {
+  // "quick" left a flow unfinished: its p99 is only a lower bound and looks better than it is.
+  const rs = [result("quick", 150e9, 50_000, 0, 3), result("steady", 90e9, 400_000, 0, 4)];
+  t.equal(rankingBasis(rs), "complete");
+  t.same(
+    paretoFront(rs).map((r) => r.candidate.name),
+    ["steady"],
+    "only trials that completed every flow are ranked",
+  );
+  t.equal(recommend(paretoFront(rs))?.candidate.name, "steady");
+  t.match(rankingWhy(rs, 2e6), /1 trial left flows unfinished within 2ms: not ranked/);
+});
+
+t.test("no trial completed every flow: ranked by what they delivered", async (t) => {
+  const rs = [
+    result("short", 60e9, 90_000, 0, 2),
+    result("most", 80e9, 300_000, 0, 1),
+    result("lossy", 120e9, 50_000, 2, 3),
+  ];
+  t.equal(rankingBasis(rs), "delivered");
+  t.equal(recommend(paretoFront(rs))?.candidate.name, "most", "the most bytes delivered, lossy excluded");
+  t.match(rankingWhy(rs, 8e6), /no trial completed all its flows within 8ms: ranked by bytes delivered/);
+});
+
+t.test("no trial completed a single flow: no recommendation, and the advice to run longer", async (t) => {
+  const rs = [result("a", 97e9, 2e6, 0, 0), result("b", 95e9, 2e6, 0, 0)];
+  t.equal(rankingBasis(rs), "none");
+  t.same(paretoFront(rs), []);
+  t.equal(recommend(paretoFront(rs)), null);
+  t.match(rankingWhy(rs, 2e6), /nothing to recommend; raise --duration/);
 });
 
 t.test("the snippet is a switch profile and host settings the schema accepts", async (t) => {
@@ -158,4 +202,29 @@ t.test("rocelab tune over two worker threads writes the plot and the snippet", a
   for (const p of ["aggressive", "balanced", "conservative"]) t.match(svg, p, `${p} is marked on the plot`);
   t.ok(existsSync(join(out, "recommended.snippet")));
   t.match(r.stdout, /profiles:\n {2}tuned:\n/);
+});
+
+t.test("rocelab tune where no flow can finish recommends nothing and says to run longer", async (t) => {
+  const dir = t.testdir({});
+  const file = scenario(dir);
+  const out = join(dir, "out");
+  // The incast starts at 10 µs; 256 KB at 100 Gb/s takes over 20 µs: at 25 µs no flow has completed.
+  const r = await rl([
+    "tune",
+    file,
+    "--trials",
+    "0",
+    "--jobs",
+    "1",
+    "--duration",
+    "25us",
+    "--out",
+    out,
+    "--quiet",
+  ]);
+  t.equal(r.exitCode, 0, r.stderr);
+  t.match(r.stdout, /no trial completed a single flow within 25us: nothing to recommend; raise --duration/);
+  t.notMatch(r.stdout, /recommended/, "no trial is marked recommended");
+  t.notOk(existsSync(join(out, "recommended.snippet")), "no snippet written");
+  t.match(r.stdout, /0\/8 flows \(unfinished\)/);
 });

@@ -127,7 +127,7 @@ t.test("the trigger limit latches PFC off until pfc-enable", (t) => {
   t.end();
 });
 
-t.test("no storm: an empty paused queue, a queue that keeps sending, or the watchdog off", (t) => {
+t.test("no storm: an empty paused queue, a queue that keeps sending, or the watchdog switched off", (t) => {
   const empty = harness();
   storm(empty, 2, 3, empty.now + 3 * DETECT);
   t.equal(empty.portCounter(2, "pfcwd_prio3_storm_detected"), 0, "paused but nothing waits");
@@ -142,11 +142,24 @@ t.test("no storm: an empty paused queue, a queue that keeps sending, or the watc
   t.equal(moving.portCounter(2, "pfcwd_prio3_storm_detected"), 0, "paused on and off, still sending");
   t.ok(moving.data(2).length > 350, `the queue kept moving (${moving.data(2).length} sent)`);
 
-  const off = new SwitchHarness().start();
+  // Really off (enabled: false), and stormed for a second: five times SONiC's 200 ms detection time plus
+  // its 200 ms poll interval, so a watchdog left on would have fired several times over.
+  const off = new SwitchHarness({ settings: { pfcWatchdog: { enabled: false } } }).start();
   off.deliver(2, off.pfcFrame(2, 3, 0xffff));
   send(off, 2, 5);
-  storm(off, 2, 3, off.now + 300_000_000);
-  t.equal(off.portCounter(2, "pfcwd_prio3_storm_detected"), 0, "off by default: the storm holds for good");
+  storm(off, 2, 3, off.now + 1_000_000_000);
+  t.equal(off.portCounter(2, "pfcwd_prio3_storm_detected"), 0, "off: the storm holds for good");
   t.equal(off.data(2).length, 0);
+  t.end();
+});
+
+t.test("on by default, with SONiC's defaults: a storm is detected within 200 ms + one 200 ms poll", (t) => {
+  const h = new SwitchHarness().start();
+  h.deliver(2, h.pfcFrame(2, 3, 0xffff));
+  send(h, 2, 5);
+  storm(h, 2, 3, h.now + 150_000_000);
+  t.equal(h.portCounter(2, "pfcwd_prio3_storm_detected"), 0, "not before the 200 ms detection time");
+  storm(h, 2, 3, h.now + 300_000_000);
+  t.equal(h.portCounter(2, "pfcwd_prio3_storm_detected"), 1, "detected by 450 ms, with no setting given");
   t.end();
 });

@@ -48,6 +48,23 @@ t.test("a host's packet for a remote host is encapsulated towards its VTEP", (t)
   t.end();
 });
 
+t.test("encapsulation copies an inner CE to the outer header on the wire (RFC 6040 §4.1)", (t) => {
+  // A packet already marked CE in the host's own network: the underlay must see the mark on the outer header
+  // (its switches read only the outer one), and the inner header keeps it for the far end.
+  for (const ecn of [Ecn.Ce, Ecn.Ect1, Ecn.NotEct]) {
+    const h = harness();
+    h.deliver(1, h.udp(1, REMOTE + 5, { ecn, sport: 0xc124 }));
+    h.run(h.now + 10_000);
+    const out = h.data(2);
+    t.equal(out.length, 1);
+    const f = out[0]!.frame;
+    t.equal(readU16(f, 36), 4789, "a VXLAN frame on the wire");
+    t.equal(ipv4Ecn(f, 14), ecn, `outer ECN ${ecn} = inner ECN`);
+    t.equal(ipv4Ecn(f, 64), ecn, "the inner header keeps its ECN");
+  }
+  t.end();
+});
+
 t.test("decapsulation combines the outer ECN into the inner header (RFC 6040 normal mode)", (t) => {
   const cases: [Ecn, Ecn, Ecn | "drop"][] = [
     [Ecn.Ce, Ecn.Ect0, Ecn.Ce],

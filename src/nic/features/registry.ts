@@ -12,6 +12,7 @@ import { nicQosFeature } from "./qos.js";
 import { reorderFeature } from "./reorder.js";
 import { roceFeature } from "./roce.js";
 import { rxBufferFeature } from "./rx-buffer.js";
+import { sourcePortFeature } from "./source-port.js";
 import { transportFeature } from "./transport.js";
 
 export const NIC_FEATURES = {
@@ -23,6 +24,7 @@ export const NIC_FEATURES = {
   reorder: reorderFeature,
   roce: roceFeature,
   pfcStallPrevention: pfcStallPreventionFeature,
+  sourcePort: sourcePortFeature,
 } as const;
 
 type Features = typeof NIC_FEATURES;

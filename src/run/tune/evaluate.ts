@@ -25,11 +25,15 @@ export function evaluate(trial: Trial): TuneResult {
   return {
     candidate: trial.candidate,
     goodputBps: s.goodputBps,
-    p99FctNs: s.fctNs.p99,
+    deliveredBytes: s.deliveredBytes,
+    // No flow at all: no FCT; 0 is never ranked, as such a trial completed nothing (rankingBasis).
+    p99FctNs: s.fctNs?.p99 ?? 0,
+    p99AtLeast: s.fctNs?.atLeast.p99 ?? false,
     pauseFrames: s.pauseFramesTx,
     cnpSent: s.cnpSent,
     losslessDrops: s.drops.lossless,
     flowsCompleted: s.flowsCompleted,
-    flowsTotal: s.flowsTotal,
+    // The flows due within the trial: a later round past a shortened --duration is no unfinished flow.
+    flowsTotal: s.flowsCompleted + s.flowsUnfinished,
   };
 }

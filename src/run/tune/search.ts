@@ -25,8 +25,13 @@ export interface Candidate {
 
 export interface TuneResult {
   readonly candidate: Candidate;
+  /** Every delivered byte over the trial's span (report.ts): unfinished flows' bytes count. */
   readonly goodputBps: number;
+  readonly deliveredBytes: number;
+  /** p99 FCT over every flow, an unfinished one counted as its time to the trial's end (flow-stats.ts). */
   readonly p99FctNs: number;
+  /** p99FctNs is only a lower bound: an unfinished flow reached its rank. */
+  readonly p99AtLeast: boolean;
   readonly pauseFrames: number;
   readonly cnpSent: number;
   readonly losslessDrops: number;
@@ -106,9 +111,50 @@ export function withCandidate(base: SettingsChange, c: Candidate): SettingsChang
   };
 }
 
-/** Results no other result beats on both goodput (higher) and p99 FCT (lower); runs with lossless drops are out. */
-export function paretoFront(results: readonly TuneResult[]): TuneResult[] {
+/** Every flow of the trial completed within its run. */
+export function complete(r: TuneResult): boolean {
+  return r.flowsCompleted === r.flowsTotal;
+}
+
+/**
+ * What the trials are ranked on. "complete": some trial without lossless drops completed every flow, and
+ * only such trials are ranked (goodput against p99 FCT): a trial that left flows unfinished has an FCT that
+ * is only a lower bound, and must not win over one whose flows all finished. "delivered": none completed
+ * every flow, but some completed at least one: those are ranked by the bytes they delivered (their goodput,
+ * over the same span to the end of the run). "none": no trial completed a single flow: nothing to rank.
+ */
+export type RankingBasis = "complete" | "delivered" | "none";
+
+export function rankingBasis(results: readonly TuneResult[]): RankingBasis {
   const ok = results.filter(feasible);
+  if (ok.some(complete)) return "complete";
+  return ok.some((r) => r.flowsCompleted > 0) ? "delivered" : "none";
+}
+
+/** Why the ranking is what it is, for the command's output; "" when every ranked trial completed. */
+export function rankingWhy(results: readonly TuneResult[], durationNs: number): string {
+  const basis = rankingBasis(results);
+  const unfinished = results.filter((r) => !complete(r)).length;
+  const run = formatDuration(durationNs);
+  if (basis === "none")
+    return `no trial completed a single flow within ${run}: nothing to recommend; raise --duration (or the scenario's duration)`;
+  if (basis === "delivered")
+    return `no trial completed all its flows within ${run}: ranked by bytes delivered (p99 FCTs are lower bounds, shown with ≥); raise --duration for a recommendation on completion times`;
+  return unfinished > 0
+    ? `${unfinished} trial${unfinished === 1 ? "" : "s"} left flows unfinished within ${run}: not ranked, as their FCTs are only lower bounds and a trial that completed every flow is preferred`
+    : "";
+}
+
+/**
+ * The trials the ranking basis admits (no lossless drops; all flows complete when any trial completed
+ * them all) that no other beats on both goodput (higher) and p99 FCT (lower).
+ */
+export function paretoFront(results: readonly TuneResult[]): TuneResult[] {
+  const basis = rankingBasis(results);
+  if (basis === "none") return [];
+  const ok = results.filter(
+    (r) => feasible(r) && (basis === "complete" ? complete(r) : r.flowsCompleted > 0),
+  );
   const front = ok.filter(
     (a) =>
       !ok.some(
@@ -122,17 +168,19 @@ export function paretoFront(results: readonly TuneResult[]): TuneResult[] {
   return front.sort((a, b) => a.p99FctNs - b.p99FctNs || b.goodputBps - a.goodputBps);
 }
 
-/**
- * A setting that lost lossless packets is no candidate. Unfinished flows are not held against a trial: a
- * run cut short (`--duration`) leaves the later rounds of every trial unfinished alike.
- */
+/** A setting that lost lossless packets is no candidate. */
 export function feasible(r: TuneResult): boolean {
   return r.losslessDrops === 0;
 }
 
-/** The front's point nearest the ideal (best goodput, best p99 of the front), both axes normalised. */
+/**
+ * The front's point nearest the ideal (best goodput, best p99 of the front), both axes normalised; on a
+ * front of trials that left flows unfinished, the one that delivered the most.
+ */
 export function recommend(front: readonly TuneResult[]): TuneResult | null {
   if (front.length === 0) return null;
+  if (!front.every(complete))
+    return front.reduce((best, r) => (r.goodputBps > best.goodputBps ? r : best), front[0]!);
   const g = front.map((r) => r.goodputBps);
   const p = front.map((r) => r.p99FctNs);
   const [gLo, gHi, pLo, pHi] = [Math.min(...g), Math.max(...g), Math.min(...p), Math.max(...p)];
@@ -153,8 +201,8 @@ export function recommend(front: readonly TuneResult[]): TuneResult | null {
 export function profileSnippet(r: TuneResult, scenario: string): string {
   const c = r.candidate;
   const lines = [
-    `# rocelab tune ${scenario}: ${c.name}, goodput ${formatRate(r.goodputBps)}b/s, p99 FCT ${formatDuration(r.p99FctNs)},`,
-    `# ${r.pauseFrames} pause frames, ${r.cnpSent} CNPs, no lossless drop.`,
+    `# rocelab tune ${scenario}: ${c.name}, goodput ${formatRate(r.goodputBps)}b/s, p99 FCT ${r.p99AtLeast ? "≥ " : ""}${formatDuration(r.p99FctNs)},`,
+    `# ${r.pauseFrames} pause frames, ${r.cnpSent} CNPs, no lossless drop, ${r.flowsCompleted}/${r.flowsTotal} flows completed.`,
     "# In a topology file (then `profile: tuned` in defaults.switch or on a node):",
     "profiles:",
     "  tuned:",

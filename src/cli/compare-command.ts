@@ -1,0 +1,130 @@
+// `rocelab compare A.yaml [B.yaml …] [--sweep switches.PATH=V1,V2] --seeds N`: every variant over N seeds in
+// the simulator, the mean of each metric with a 95 % confidence interval, and per pair of variants the
+// paired difference and a verdict (docs/compare.md). Text on stdout, or JSON (--json); --out also writes
+// compare.json and compare.svg (the means with their intervals as error bars).
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { basename, join, resolve } from "node:path";
+import type { Command } from "commander";
+import { parseDuration, parseSize } from "../device/units.js";
+import { renderSvg } from "../report/plots.js";
+import { runComparison } from "../run/compare/compare.js";
+import { compareSpec } from "../run/compare/compare-plot.js";
+import { formatComparison } from "../run/compare/compare-text.js";
+import { parseSweep, planJobs, SweepError, type SweepValue, type Variant } from "../run/compare/variants.js";
+import { loadScenario } from "../scenario/scenario.js";
+import { action, UsageError } from "./errors.js";
+import { startProgress } from "./progress.js";
+
+interface CompareCliOptions {
+  readonly seeds: string;
+  readonly sweep?: string;
+  readonly jitter: string;
+  readonly sameEcmp?: boolean;
+  readonly small?: string;
+  readonly duration?: string;
+  readonly jobs: string;
+  readonly runtime: string;
+  readonly json?: boolean;
+  readonly out?: string;
+  readonly quiet?: boolean;
+}
+
+function variantsOf(files: readonly string[], sweep: string | undefined): Variant[] {
+  const names = files.map((f) => loadScenario(f).name);
+  const label = (f: string, i: number) =>
+    names.filter((n) => n === names[i]).length > 1 ? basename(f) : names[i]!;
+  let values: SweepValue[];
+  try {
+    values = sweep === undefined ? [] : parseSweep(sweep);
+  } catch (e) {
+    if (e instanceof SweepError) throw new UsageError(e.message);
+    throw e;
+  }
+  const out: Variant[] = [];
+  files.forEach((f, i) => {
+    const file = resolve(f);
+    if (values.length === 0) out.push({ label: label(f, i), file });
+    for (const v of values)
+      out.push({ label: files.length === 1 ? v.label : `${label(f, i)} ${v.label}`, file, sweep: v });
+  });
+  return out;
+}
+
+export function registerCompareCommand(program: Command): void {
+  program
+    .command("compare")
+    .argument("<scenarios...>", "scenario YAML files: the variants (with --sweep, each file once per value)")
+    .description(
+      "run variants over several seeds in the simulator; print each metric's mean with a 95 % confidence interval and, per pair, whether the difference is larger than a change of seed",
+    )
+    .option("--seeds <n>", "seeds per variant (1..N; each variant runs with the same seeds)", "5")
+    .option(
+      "--sweep <spec>",
+      "a settings sweep: switches.PATH=V1,V2,… or hosts.PATH=V1,V2,… (e.g. switches.ecn.ai.mode=off,local)",
+    )
+    .option("--jitter <time>", "start jitter per message drawn from each seed (0: none)", "1us")
+    .option("--same-ecmp", "keep the scenario's ECMP hash seeds instead of a per-switch seed per run")
+    .option("--small <size>", "also FCT percentiles of the flows of at most this size (e.g. 100KB)")
+    .option("--duration <time>", "run each variant this long instead of its scenario's duration")
+    .option("--jobs <n>", "worker threads (default: the cores)", String(availableParallelism()))
+    .option("--runtime <runtime>", "sim (live: not yet)", "sim")
+    .option("--json", "print the comparison as JSON")
+    .option("--out <dir>", "also write compare.json and compare.svg there")
+    .option("--quiet", "no progress")
+    .action(
+      action(async (files: string[], opts: CompareCliOptions) => {
+        if (opts.runtime !== "sim")
+          throw new UsageError(
+            `--runtime ${opts.runtime}: compare runs the simulator only so far (several live runs: rocelab run --runtime live, once per run)`,
+          );
+        const n = Number(opts.seeds);
+        const jobs = Number(opts.jobs);
+        if (!Number.isInteger(n) || n < 2 || n > 1000)
+          throw new UsageError("--seeds takes a number from 2 to 1000 (an interval needs two runs)");
+        if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError("--jobs takes a number >= 1");
+        const jitterNs = opts.jitter === "0" ? 0 : parseDuration(opts.jitter);
+        if (jitterNs === null || jitterNs < 0)
+          throw new UsageError(`--jitter "${opts.jitter}" is not a duration (for example 1us, or 0)`);
+        const durationNs = opts.duration === undefined ? undefined : parseDuration(opts.duration);
+        if (durationNs === null || (durationNs !== undefined && durationNs <= 0))
+          throw new UsageError(`--duration "${opts.duration}" is not a duration (for example 2ms)`);
+        const smallBytes = opts.small === undefined ? undefined : parseSize(opts.small);
+        if (smallBytes === null || (smallBytes !== undefined && smallBytes <= 0))
+          throw new UsageError(`--small "${opts.small}" is not a size (for example 100KB)`);
+        const variants = variantsOf(files, opts.sweep);
+        if (variants.length < 1) throw new UsageError("nothing to compare");
+        const seeds = Array.from({ length: n }, (_, i) => i + 1);
+        const plan = { seeds, jitterNs, varyEcmp: opts.sameEcmp !== true };
+        const metrics = smallBytes !== undefined ? { smallBytes } : {};
+        const all = planJobs(variants, plan, metrics, durationNs);
+        const progress = opts.quiet ? null : startProgress("compare", all.length, (v) => `${v}`);
+        const outcome = await runComparison(all, jobs, (done) => progress?.update(done, ""));
+        progress?.stop();
+        const doc = {
+          runtime: "sim",
+          seeds,
+          jitterNs,
+          ecmpSeeds: plan.varyEcmp ? "per switch, from each seed" : "the scenario's",
+          ...(durationNs !== undefined ? { durationNs } : {}),
+          ...(smallBytes !== undefined ? { smallBytes } : {}),
+          interval: "95 % confidence interval of the mean, Student t; differences paired by seed",
+          variants: variants.map((v) => ({ label: v.label, file: basename(v.file), sweep: v.sweep ?? null })),
+          metrics: outcome.metrics,
+          runs: outcome.runs,
+        };
+        if (opts.out !== undefined) {
+          const dir = resolve(opts.out);
+          mkdirSync(dir, { recursive: true });
+          writeFileSync(join(dir, "compare.json"), `${JSON.stringify(doc, null, 2)}\n`);
+          writeFileSync(join(dir, "compare.svg"), await renderSvg(compareSpec(outcome.metrics, n)));
+        }
+        process.stdout.write(
+          opts.json
+            ? `${JSON.stringify(doc, null, 2)}\n`
+            : `${formatComparison(outcome.metrics, plan, variants)}\n`,
+        );
+      }),
+    );
+}

@@ -1,0 +1,148 @@
+// What `rocelab compare` measures in each run: figures of the report's summary, and FCT percentiles of the
+// small flows. Every value says whether it is only a lower bound (an FCT percentile that an unfinished flow
+// reached: report/flow-stats.ts), so a verdict never calls a variant faster on a figure that hides flows
+// still running.
+
+import type { FlowReport } from "../../lab/flow-report.js";
+import { dueFlows, fctPercentiles } from "../../report/flow-stats.js";
+import type { Report } from "../../report/report.js";
+
+export interface MetricValue {
+  readonly value: number;
+  /** The true value is at least `value` (FCT percentiles reaching an unfinished flow). */
+  readonly atLeast: boolean;
+}
+
+export interface MetricDef {
+  readonly id: string;
+  readonly label: string;
+  /** How values print: "ns" durations, "bps" rates, "bytes", "count", "ratio". */
+  readonly unit: "ns" | "bps" | "bytes" | "count" | "ratio";
+  /** Which direction is better, when one is (ECN marks and CNPs are neither). */
+  readonly better: "lower" | "higher" | null;
+}
+
+export interface MetricOptions {
+  /** Also FCT percentiles of the flows of at most this many bytes ("mice"). */
+  readonly smallBytes?: number;
+}
+
+type Extract = (r: Report, o: MetricOptions) => MetricValue | null;
+
+const exact = (value: number): MetricValue => ({ value, atLeast: false });
+
+function fctOf(flows: readonly FlowReport[], end: number, p: "p50" | "p99"): MetricValue | null {
+  const f = fctPercentiles(dueFlows(flows, end), end);
+  return f === null ? null : { value: f[p], atLeast: f.atLeast[p] };
+}
+
+const small = (r: Report, o: MetricOptions) => r.flows.filter((f) => f.bytes <= (o.smallBytes ?? 0));
+
+const METRICS: readonly (MetricDef & { readonly extract: Extract })[] = [
+  {
+    id: "goodput",
+    label: "goodput (every delivered byte)",
+    unit: "bps",
+    better: "higher",
+    extract: (r) => exact(r.summary.goodputBps),
+  },
+  {
+    id: "unfinished",
+    label: "flows unfinished at the end",
+    unit: "count",
+    better: "lower",
+    extract: (r) => exact(r.summary.flowsUnfinished),
+  },
+  {
+    id: "fct-p50",
+    label: "FCT p50 (all flows)",
+    unit: "ns",
+    better: "lower",
+    extract: (r) => fctOf(r.flows, r.durationNs, "p50"),
+  },
+  {
+    id: "fct-p99",
+    label: "FCT p99 (all flows)",
+    unit: "ns",
+    better: "lower",
+    extract: (r) => fctOf(r.flows, r.durationNs, "p99"),
+  },
+  {
+    id: "small-fct-p50",
+    label: "FCT p50 (small flows)",
+    unit: "ns",
+    better: "lower",
+    extract: (r, o) => (o.smallBytes === undefined ? null : fctOf(small(r, o), r.durationNs, "p50")),
+  },
+  {
+    id: "small-fct-p99",
+    label: "FCT p99 (small flows)",
+    unit: "ns",
+    better: "lower",
+    extract: (r, o) => (o.smallBytes === undefined ? null : fctOf(small(r, o), r.durationNs, "p99")),
+  },
+  {
+    id: "latency-p99",
+    label: "packet latency p99",
+    unit: "ns",
+    better: "lower",
+    extract: (r) => exact(r.summary.latencyNs.p99),
+  },
+  {
+    id: "queue-peak",
+    label: "deepest switch queue",
+    unit: "bytes",
+    better: "lower",
+    extract: (r) => exact(r.summary.queuePeakBytes),
+  },
+  {
+    id: "pause-frames",
+    label: "PFC pause frames sent",
+    unit: "count",
+    better: "lower",
+    extract: (r) => exact(r.summary.pauseFramesTx),
+  },
+  {
+    id: "pause-time",
+    label: "time paused (sum over queues)",
+    unit: "ns",
+    better: "lower",
+    extract: (r) => exact(r.summary.pauseTimeNs),
+  },
+  {
+    id: "ecn-marked",
+    label: "packets marked CE",
+    unit: "count",
+    better: null,
+    extract: (r) => exact(r.summary.ecnMarked),
+  },
+  {
+    id: "cnp-sent",
+    label: "CNPs sent",
+    unit: "count",
+    better: null,
+    extract: (r) => exact(r.summary.cnpSent),
+  },
+  {
+    id: "lossless-drops",
+    label: "lossless drops",
+    unit: "count",
+    better: "lower",
+    extract: (r) => exact(r.summary.drops.lossless),
+  },
+  {
+    id: "load-balance",
+    label: "load balance max/mean (fabric links)",
+    unit: "ratio",
+    better: "lower",
+    extract: (r) => (r.loadBalance && r.loadBalance.links > 0 ? exact(r.loadBalance.figure) : null),
+  },
+];
+
+/** The metrics compare reports, in table order. */
+export const METRIC_DEFS: readonly MetricDef[] = METRICS.map(({ extract: _, ...d }) => d);
+
+/** Every metric's value in one run (null: the metric does not apply, e.g. no fabric links). */
+export function measure(r: Report, o: MetricOptions): Record<string, MetricValue | null> {
+  return Object.fromEntries(METRICS.map((m) => [m.id, m.extract(r, o)]));
+}
