@@ -80,6 +80,7 @@ export class NicShared {
       ackReqEvery: config.transport.ackReqEvery,
       maxInflightPackets: config.transport.maxInflight,
       nakRetryGuard: config.transport.nakRetryGuard,
+      retryCnt: config.transport.retryCnt,
       reorderWindow: config.reorder.window,
     };
     this.builder = new FrameBuilder(config);

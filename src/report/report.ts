@@ -10,7 +10,7 @@ import { PfcCounter } from "../device/l2/pfc-counters.js";
 import { PortCounter } from "../device/l2/port-counters.js";
 import { formatDuration, formatRate, formatSize } from "../device/units.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
-import type { FlowReport } from "../lab/flow-report.js";
+import type { FlowError, FlowReport } from "../lab/flow-report.js";
 import { NicCounter } from "../nic/counters.js";
 import { Histogram } from "../nic/histogram.js";
 import type { Scenario } from "../scenario/scenario.js";
@@ -42,6 +42,9 @@ export interface Summary {
   readonly cnpHandled: number;
   readonly drops: { readonly lossless: number; readonly lossy: number };
   readonly flowsCompleted: number;
+  /** Flows whose work completion carried an error, and how many of each (flow-report.ts FlowError). */
+  readonly flowsFailed: number;
+  readonly flowsFailedBy: Readonly<Partial<Record<FlowError, number>>>;
   readonly flowsTotal: number;
   /** Packets the NICs sent again, over all flows (completed or not). */
   readonly retransmits: number;
@@ -213,7 +216,9 @@ export interface SummaryInputs {
 export function summarise({ stats, flows, latency, durationNs }: SummaryInputs): Summary {
   const switches = stats.filter((s) => s.kind === "switch");
   const nics = stats.filter((s) => s.kind === "nic");
-  const done = flows.filter((f) => f.endNs !== null);
+  const done = flows.filter((f) => f.outcome === "completed");
+  const failedBy: Partial<Record<FlowError, number>> = {};
+  for (const f of flows) if (f.error !== null) failedBy[f.error] = (failedBy[f.error] ?? 0) + 1;
   const start = Math.min(...flows.map((f) => f.startNs));
   const end = Math.max(...done.map((f) => f.endNs!));
   const bytes = done.reduce((a, f) => a + f.bytes, 0);
@@ -242,6 +247,8 @@ export function summarise({ stats, flows, latency, durationNs }: SummaryInputs):
       lossy: sumCounters(switches, SwitchCounter.droppedLossy),
     },
     flowsCompleted: done.length,
+    flowsFailed: flows.filter((f) => f.outcome === "failed").length,
+    flowsFailedBy: failedBy,
     flowsTotal: flows.length,
     // Every packet the NICs sent again, also for flows that never completed (they have no record).
     retransmits: sumCounters(nics, NicCounter.retransmittedPackets),
@@ -349,6 +356,13 @@ export function writeReport(
   writeFileSync(join(dir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
 }
 
+/** ", 3 failed (retry_exceeded 2, flushed 1)", or nothing when no flow failed. */
+export function formatFailed(s: Pick<Summary, "flowsFailed" | "flowsFailedBy">): string {
+  if (!s.flowsFailed) return "";
+  const by = Object.entries(s.flowsFailedBy ?? {}).map(([k, n]) => `${k} ${n}`);
+  return `, ${s.flowsFailed} failed (${by.join(", ")})`;
+}
+
 /** The one-screen summary `rocelab run` prints. */
 export function formatSummary(r: Report, dir?: string): string {
   const s = r.summary;
@@ -356,7 +370,7 @@ export function formatSummary(r: Report, dir?: string): string {
     `scenario ${r.scenario} (${r.runtime}${r.dilation ? `, dilation ${r.dilation}` : ""}, seed ${r.seed}) — ${formatDuration(r.durationNs)} emulated in ${(r.wallClockMs / 1000).toFixed(1)} s`,
     `topology ${r.topology.name}`,
     "",
-    `  flows          ${s.flowsCompleted}/${s.flowsTotal} completed, ${s.retransmits} retransmissions`,
+    `  flows          ${s.flowsCompleted}/${s.flowsTotal} completed${formatFailed(s)}, ${s.retransmits} retransmissions`,
     `  goodput        ${formatRate(s.goodputBps)}b/s`,
     `  FCT            p50 ${formatDuration(s.fctNs.p50)}   p99 ${formatDuration(s.fctNs.p99)}   p99.9 ${formatDuration(s.fctNs.p999)}`,
     `  packet latency p50 ${formatDuration(s.latencyNs.p50)}   p99 ${formatDuration(s.latencyNs.p99)}   p99.9 ${formatDuration(s.latencyNs.p999)}`,

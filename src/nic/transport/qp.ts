@@ -13,6 +13,10 @@ import type { FrameBuilder } from "./frames.js";
 import { type CompletionSink, Requester } from "./requester.js";
 import { Responder } from "./responder.js";
 import type { QpLink, TransportSettings } from "./transport.js";
+import { QpState, type WcStatus } from "./work-completion.js";
+
+/** Told when a QP goes to the error state, before its work requests are flushed. */
+export type QpErrorSink = (qp: QueuePair, status: WcStatus, now: Nanoseconds) => void;
 
 /** A pacer lets a packet start up to this early (timers fire on whole ns; the schedule stays exact). */
 export const PACE_SLACK_NS = 1;
@@ -61,6 +65,8 @@ export class QueuePair implements QpLink {
   cnpIgnored = 0;
   /** CE-marked data packets received on this QP (the NP's input). */
   ecnMarked = 0;
+  /** Ready to send, or in the error state (for good: this NIC does not reset QPs). */
+  state: QpState = QpState.Rts;
 
   constructor(
     init: QpInit,
@@ -69,6 +75,7 @@ export class QueuePair implements QpLink {
     readonly settings: TransportSettings,
     np: NpSettings,
     complete: CompletionSink,
+    private readonly onError: QpErrorSink = () => {},
   ) {
     this.slot = init.slot;
     this.qpn = init.qpn;
@@ -78,6 +85,14 @@ export class QueuePair implements QpLink {
     this.requester = new Requester(this, init.startPsn, complete);
     this.responder = new Responder(this, init.remoteStartPsn);
     this.np = new CnpPacer(np.cnpInterval, np.cnpMode);
+  }
+
+  qpError(status: WcStatus, now: Nanoseconds): void {
+    if (this.state === QpState.Error) return;
+    this.state = QpState.Error;
+    this.onError(this, status, now);
+    this.responder.enterError();
+    this.requester.flush(status, now);
   }
 
   /** (Re)starts its congestion control (null: none, line rate). The rate goes back to the line rate. */
