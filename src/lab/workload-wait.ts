@@ -20,7 +20,13 @@ export function workloadProgress(report: readonly FlowReport[], workload: string
   const flows = report.filter((f) => f.workload === workload);
   const completed = flows.filter((f) => f.outcome === "completed").length;
   const failed = flows.filter((f) => f.outcome === "failed").length;
-  return { workload, flows, completed, failed, done: flows.length > 0 && completed + failed === flows.length };
+  return {
+    workload,
+    flows,
+    completed,
+    failed,
+    done: flows.length > 0 && completed + failed === flows.length,
+  };
 }
 
 export interface WaitOptions {

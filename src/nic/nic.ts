@@ -40,9 +40,9 @@ import { NicShared, type NicTimers } from "./nic-shared.js";
 import { type NicParts, nicStats } from "./nic-stats.js";
 import { ReceivePath } from "./receive-path.js";
 import type { CompletionRecord, NicStats } from "./stats-types.js";
+import type { Message } from "./transport/message.js";
 import { PostQueue } from "./transport/post-queue.js";
 import { QueuePair } from "./transport/qp.js";
-import type { Message } from "./transport/requester.js";
 import { MSG_OP_NAMES } from "./transport/transport.js";
 import { WC_STATUS_NAMES, WcStatus } from "./transport/work-completion.js";
 

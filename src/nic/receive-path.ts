@@ -9,7 +9,7 @@ import { ipv4HeaderValid } from "../device/l2/ipv4-check.js";
 import { ArpOp, buildArpFrame, parseArp } from "../wire/arp.js";
 import { BROADCAST_MAC, readMac, readU16, readU32 } from "../wire/bytes.js";
 import { EtherType, ethPayloadOffset, ethType } from "../wire/ethernet.js";
-import { verifyIcrcV1, verifyIcrcV2 } from "../wire/icrc.js";
+import { ICRC_LENGTH, verifyIcrcV1, verifyIcrcV2 } from "../wire/icrc.js";
 import {
   Ecn,
   IpProtocol,
@@ -20,7 +20,6 @@ import {
   ipv4TotalLength,
 } from "../wire/ipv4.js";
 import { AethSyndrome, aethKind, Opcode } from "../wire/roce.js";
-import { ICRC_LENGTH } from "../wire/icrc.js";
 import { BTH_LENGTH } from "../wire/roce-opcodes.js";
 import { decodeRoce, RoceView } from "../wire/roce-view.js";
 import { GRH_LENGTH, GRH_NEXT_HEADER_IBA } from "../wire/rocev1.js";
@@ -32,10 +31,9 @@ import type { RxBuffer } from "./l2/rx-buffer.js";
 import type { TxArbiter } from "./l2/tx-arbiter.js";
 import { DropReason } from "./nic-ids.js";
 import type { NicShared } from "./nic-shared.js";
+import { ResponseResult } from "./transport/message.js";
 import { payloadSentAt, TIMESTAMP_LENGTH } from "./transport/payload.js";
 import type { QueuePair } from "./transport/qp.js";
-import { ResponseResult } from "./transport/requester.js";
-import { WcStatus } from "./transport/work-completion.js";
 import { RequestResult } from "./transport/responder.js";
 import {
   KIND_ACK,
@@ -45,6 +43,7 @@ import {
   KIND_WRITE,
   opcodeKind,
 } from "./transport/transport.js";
+import { WcStatus } from "./transport/work-completion.js";
 
 /** ACKs, NAKs or responses may have opened the window, completed work or asked for a resend. */
 export type RequesterEvent = (qp: QueuePair, now: Nanoseconds) => void;
@@ -243,7 +242,8 @@ export class ReceivePath {
         h.hasReth ? h.rkey : -1,
         now,
       );
-      if (r === RequestResult.Invalid || r === RequestResult.AccessError) s.drop(DropReason.InvalidRequest, now);
+      if (r === RequestResult.Invalid || r === RequestResult.AccessError)
+        s.drop(DropReason.InvalidRequest, now);
       else if (r === RequestResult.QpError) s.drop(DropReason.QpError, now);
       if (qp.responder.ackPending || qp.responder.nakPending) this.tx.queueAck(qp, now);
       if (kind === KIND_READ_REQUEST && qp.responder.hasResponses) this.tx.kick(now);

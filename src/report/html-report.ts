@@ -4,7 +4,7 @@
 
 import { formatDuration, formatRate, formatSize } from "../device/units.js";
 import type { Finding } from "../scenario/rule.js";
-import type { Report } from "./report.js";
+import { formatFailed, type Report } from "./report.js";
 
 export interface HtmlReportInput {
   readonly report: Report;
@@ -39,7 +39,7 @@ function summaryRows(r: Report): [string, string][] {
   const s = r.summary;
   return [
     ["goodput", `${formatRate(s.goodputBps)}b/s`],
-    ["flows completed", `${s.flowsCompleted} of ${s.flowsTotal}`],
+    ["flows completed", `${s.flowsCompleted} of ${s.flowsTotal}${formatFailed(s)}`],
     [
       "FCT p50 / p99 / p99.9",
       `${formatDuration(s.fctNs.p50)} / ${formatDuration(s.fctNs.p99)} / ${formatDuration(s.fctNs.p999)}`,

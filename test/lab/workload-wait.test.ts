@@ -30,7 +30,12 @@ t.test("progress counts only the named workload's flows", async (t) => {
   t.equal(p.done, false);
   t.equal(workloadProgress([flow(1, "incast-1", 10)], "incast-1").done, true);
   t.equal(workloadProgress(report, "nothing").done, false, "a workload the lab does not know is never done");
-  const failed: FlowReport = { ...flow(2, "incast-1", 20), fctNs: null, outcome: "failed", error: "retry_exceeded" };
+  const failed: FlowReport = {
+    ...flow(2, "incast-1", 20),
+    fctNs: null,
+    outcome: "failed",
+    error: "retry_exceeded",
+  };
   const ended = workloadProgress([flow(1, "incast-1", 10), failed], "incast-1");
   t.same([ended.completed, ended.failed, ended.done], [1, 1, true], "a failed flow has ended too");
 });

@@ -21,7 +21,13 @@ function link(nakRetryGuard = true): QpLink {
     port: { mac: 0x02_00_00_00_0b_01, ip: parseIp("10.0.0.2")!, rateBps: 100e9 },
     gatewayMac: 0x02_00_00_00_0a_01,
   });
-  const settings: TransportSettings = { mtu: cfg.mtu, ackReqEvery: 1, maxInflightPackets: 64, nakRetryGuard, retryCnt: 7 };
+  const settings: TransportSettings = {
+    mtu: cfg.mtu,
+    ackReqEvery: 1,
+    maxInflightPackets: 64,
+    nakRetryGuard,
+    retryCnt: 7,
+  };
   return {
     qpn: QPN,
     remoteQpn: 1,

@@ -30,7 +30,14 @@ function link(reorderWindow: number): QpLink {
     udpSrcPort: 0xc000,
     builder: new FrameBuilder(cfg),
     counters: declareNicCounters(new CounterSet({})),
-    settings: { mtu: cfg.mtu, ackReqEvery: 8, maxInflightPackets: 64, nakRetryGuard: true, retryCnt: 7, reorderWindow },
+    settings: {
+      mtu: cfg.mtu,
+      ackReqEvery: 8,
+      maxInflightPackets: 64,
+      nakRetryGuard: true,
+      retryCnt: 7,
+      reorderWindow,
+    },
     qpError: () => {},
   };
 }

@@ -58,8 +58,8 @@ export function localAckTimeoutNs(timeout: number): Nanoseconds {
 
 /** IBTA Vol. 1 table 45 (RNR NAK timer field), the wait each 5-bit code stands for, µs. */
 const RNR_TIMER_US = [
-  655_360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1_280, 1_920, 2_560, 3_840, 5_120, 7_680,
-  10_240, 15_360, 20_480, 30_720, 40_960, 61_440, 81_920, 122_880, 163_840, 245_760, 327_680, 491_520,
+  655_360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960, 1_280, 1_920, 2_560, 3_840, 5_120,
+  7_680, 10_240, 15_360, 20_480, 30_720, 40_960, 61_440, 81_920, 122_880, 163_840, 245_760, 327_680, 491_520,
 ] as const;
 
 /** How long an RNR NAK with timer code `code` (0..31) makes the requester wait, ns. */

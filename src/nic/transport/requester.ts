@@ -19,38 +19,9 @@
 import type { Nanoseconds } from "../../device/contract.js";
 import { Fifo } from "../../device/fifo.js";
 import { PSN_MASK, psnDiff } from "../../wire/roce.js";
+import { type CompletionSink, type Message, ResponseResult } from "./message.js";
 import { MsgOp, packetLength, packetsFor, type QpLink, requestOpcode } from "./transport.js";
 import { WcStatus } from "./work-completion.js";
-
-/** One work request being carried out by a requester. */
-export interface Message {
-  readonly flowId: string;
-  readonly op: MsgOp;
-  readonly bytes: number;
-  readonly npkts: number;
-  /** Index of the message's first PSN. */
-  readonly startV: number;
-  readonly postedAt: Nanoseconds;
-  firstSentAt: Nanoseconds;
-  /** WRITE/SEND: packets acknowledged (a prefix); READ: response packets received in order. */
-  donePkts: number;
-  retransmits: number;
-  /** READ: donePkts when the read was last re-issued for a gap (-1: not re-issued at that point). */
-  reissueMark: number;
-  completed: boolean;
-}
-
-/** What happened to a received READ response. */
-export const ResponseResult = {
-  Accepted: 0,
-  Duplicate: 1,
-  Gap: 2,
-  Invalid: 3,
-} as const;
-export type ResponseResult = (typeof ResponseResult)[keyof typeof ResponseResult];
-
-/** Called once per completed message (successfully or not), in posting order. */
-export type CompletionSink = (m: Message, now: Nanoseconds, status: WcStatus) => void;
 
 /** Compact the message array when this many completed messages sit before the head. */
 const COMPACT_AT = 1024;
@@ -260,7 +231,7 @@ export class Requester {
     if (this.dead) return;
     const v = this.unwrap(psn, this.ackedV);
     if (v >= this.highV || v < this.ackedV) return;
-    if (v === this.ackedV && !this.useRetry(now)) return;
+    if (v === this.ackedV && !this.spendRetry(now)) return;
     this.advance(v, now);
     this.lastProgressAt = now;
     if (v < this.sendV) this.rewind(v);
@@ -281,7 +252,7 @@ export class Requester {
   }
 
   /** Takes one retry; with none left, fails the QP (retry exceeded) and returns false. */
-  private useRetry(now: Nanoseconds): boolean {
+  private spendRetry(now: Nanoseconds): boolean {
     if (this.retriesLeft === 0) {
       this.link.qpError(WcStatus.RetryExceeded, now);
       return false;
@@ -323,7 +294,7 @@ export class Requester {
    * no retry left, fail the QP (retry exceeded).
    */
   onTimeout(now: Nanoseconds): void {
-    if (this.head >= this.msgs.length || !this.useRetry(now)) return;
+    if (this.head >= this.msgs.length || !this.spendRetry(now)) return;
     const m = this.msgs[this.head]!;
     const v = this.firstUnacked(m);
     m.reissueMark = -1;

@@ -9,7 +9,6 @@
 // the NIC's reorder setting is on: reorder-window.ts).
 
 import type { Nanoseconds } from "../../device/contract.js";
-import { WcStatus } from "./work-completion.js";
 import { AethSyndrome, psnAdd, psnDiff } from "../../wire/roce.js";
 import { rkeyFor } from "./frames.js";
 import { Arrival, GoBackN, type ReceiveOrder } from "./receive-order.js";
@@ -25,6 +24,7 @@ import {
   type QpLink,
   readResponseOpcode,
 } from "./transport.js";
+import { WcStatus } from "./work-completion.js";
 
 /** What the responder did with a request packet. */
 export const RequestResult = {
