@@ -162,6 +162,20 @@ export const NicCounter = {
     help: "work requests flushed because their QP was in the error state (stopped ones included)",
     labels: [],
   },
+  outOfBuffer: {
+    name: "out_of_buffer",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "SENDs refused with an RNR NAK: no receive posted",
+    labels: [],
+  },
+  rnrNakRetryErr: {
+    name: "rnr_nak_retry_err",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "RNR NAKs received (the requester waits the RNR timer and resends)",
+    labels: [],
+  },
   qpErrors: {
     name: "qp_errors",
     kind: CounterKind.Counter,

@@ -81,6 +81,10 @@ export class NicShared {
       maxInflightPackets: config.transport.maxInflight,
       nakRetryGuard: config.transport.nakRetryGuard,
       retryCnt: config.transport.retryCnt,
+      rnrRetry: config.transport.rnrRetry,
+      minRnrTimer: config.transport.minRnrTimer,
+      recvDepth: config.transport.recvDepth,
+      recvRepostNs: config.transport.recvRepost,
       reorderWindow: config.reorder.window,
     };
     this.builder = new FrameBuilder(config);

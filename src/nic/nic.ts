@@ -242,6 +242,9 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     s.settings.maxInflightPackets = next.transport.maxInflight;
     s.settings.nakRetryGuard = next.transport.nakRetryGuard;
     s.settings.retryCnt = next.transport.retryCnt;
+    s.settings.rnrRetry = next.transport.rnrRetry;
+    s.settings.minRnrTimer = next.transport.minRnrTimer;
+    s.settings.recvRepostNs = next.transport.recvRepost;
     s.settings.reorderWindow = next.reorder.window;
     for (const qp of s.qps) {
       qp.responder.setReorderWindow(next.reorder.window);

@@ -19,12 +19,13 @@ import {
   ipv4Protocol,
   ipv4TotalLength,
 } from "../wire/ipv4.js";
-import { AethSyndrome, aethKind, Opcode } from "../wire/roce.js";
+import { AethSyndrome, aethKind, aethValue, Opcode } from "../wire/roce.js";
 import { BTH_LENGTH } from "../wire/roce-opcodes.js";
 import { decodeRoce, RoceView } from "../wire/roce-view.js";
 import { GRH_LENGTH, GRH_NEXT_HEADER_IBA } from "../wire/rocev1.js";
 import { ROCEV2_UDP_PORT, udpDstPort, udpLength } from "../wire/udp.js";
 import type { CcDriver } from "./cc/cc-driver.js";
+import { rnrTimerNs } from "./features/transport.js";
 import type { HostPort } from "./l2/host-port.js";
 import type { PauseState } from "./l2/pause-state.js";
 import type { RxBuffer } from "./l2/rx-buffer.js";
@@ -259,7 +260,11 @@ export class ReceivePath {
     c.acksReceived[0]!++;
     const kind = aethKind(h.syndrome);
     if (kind === "ack") qp.requester.onAck(h.psn, now);
-    else if (kind === "nak") {
+    else if (kind === "rnr-nak") {
+      c.rnrNakRetryErr[0]!++;
+      const until = qp.requester.onRnrNak(h.psn, rnrTimerNs(aethValue(h.syndrome)), now);
+      if (until >= 0) qp.hold(until);
+    } else if (kind === "nak") {
       switch (h.syndrome) {
         case AethSyndrome.NakPsnSequenceError:
           c.packetSeqErr[0]!++;

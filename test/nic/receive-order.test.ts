@@ -27,6 +27,10 @@ function link(nakRetryGuard = true): QpLink {
     maxInflightPackets: 64,
     nakRetryGuard,
     retryCnt: 7,
+    rnrRetry: 7,
+    minRnrTimer: 12,
+    recvDepth: null,
+    recvRepostNs: 0,
   };
   return {
     qpn: QPN,
@@ -117,6 +121,7 @@ t.test("the responder does what its receive order decides", async (t) => {
     advanced() {
       advanced++;
     },
+    naked() {},
   };
   const r = new Responder(link(), 0, order);
   // Go-back-N would accept PSN 0; this order says it is out of order (silently).

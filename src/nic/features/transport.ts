@@ -33,6 +33,13 @@ export interface TransportConfig {
   readonly rnrRetry: number;
   /** The responder's RNR timer code, 0..31 (IBTA table 45: rnrTimerNs). */
   readonly minRnrTimer: number;
+  /**
+   * Receives each responder QP keeps posted (a SEND consumes one; with none posted it answers RNR NAK);
+   * null: a receive is always posted (no RNR), as before receive queues existed.
+   */
+  readonly recvDepth: number | null;
+  /** How long the application takes to post a receive again after a SEND landed in it. */
+  readonly recvRepost: Nanoseconds;
   /** At most this many PSNs unacknowledged per QP. */
   readonly maxInflight: number;
   /** Send one NAK per gap and stay silent until the expected PSN arrives (avoids NAK floods). */
@@ -75,6 +82,8 @@ export const TRANSPORT_DEFAULTS: TransportConfig = {
   retryCnt: 7,
   rnrRetry: 7,
   minRnrTimer: 12,
+  recvDepth: null,
+  recvRepost: 0,
   maxInflight: 4096,
   nakRetryGuard: true,
   verifyPayload: true,
@@ -90,6 +99,8 @@ const settings = z
     retryCnt: code(7).optional(),
     rnrRetry: code(7).optional(),
     minRnrTimer: code(31).optional(),
+    recvDepth: z.number().int().min(0).max(1_000_000).nullable().optional(),
+    recvRepost: duration.optional(),
     maxInflight: z
       .number()
       .int()
@@ -117,7 +128,7 @@ export const transportFeature = defineNicFeature({
   doc:
     "The RC transport (IBTA RC service, go-back-N): AckReq every ackReqEvery packets; the verbs QP attributes " +
     "timeout (local ACK timeout 4.096 us x 2^timeout, 0 infinite), retryCnt, rnrRetry (7: infinite) and " +
-    "minRnrTimer; rto, an exact retransmission timeout that wins over timeout (4 ms when neither is set); " +
+    "minRnrTimer; receive queues of recvDepth posted receives re-posted recvRepost after use; rto, an exact retransmission timeout that wins over timeout (4 ms when neither is set); " +
     "at most maxInflight PSNs per QP, one NAK per gap (nakRetryGuard), the payload check.",
   settings,
   resolve: (s): TransportConfig => resolveTransport(s),

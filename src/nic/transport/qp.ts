@@ -51,6 +51,8 @@ export class QueuePair implements QpLink {
   cc: QpCc | null = null;
   /** Earliest start of this QP's next data packet (pacing), fractional ns. */
   nextSendAt = 0;
+  /** No data packet before this time (an RNR NAK's wait), ns. */
+  private holdUntil = 0;
   /** The pacing base and bits of the last packet, to re-pace when the rate changes. */
   private paceBase = 0;
   private paceBits = 0;
@@ -120,6 +122,12 @@ export class QueuePair implements QpLink {
     return frame;
   }
 
+  /** An RNR NAK: send nothing (requests nor READ responses) before `until`. */
+  hold(until: Nanoseconds): void {
+    this.holdUntil = until;
+    if (this.nextSendAt < until) this.nextSendAt = until;
+  }
+
   /** A packet of `bits` wire bits started at `now`: the next may start when they have left at RC. */
   paced(now: Nanoseconds, bits: number, lineRate: BitsPerSecond): void {
     const rate = this.rate(lineRate);
@@ -139,6 +147,7 @@ export class QueuePair implements QpLink {
   repace(lineRate: BitsPerSecond): void {
     if (this.paceBits === 0) return;
     const rate = this.rate(lineRate);
-    this.nextSendAt = rate >= lineRate ? 0 : this.paceBase + (this.paceBits * 1e9) / rate;
+    const paced = rate >= lineRate ? 0 : this.paceBase + (this.paceBits * 1e9) / rate;
+    this.nextSendAt = Math.max(paced, this.holdUntil);
   }
 }

@@ -20,6 +20,7 @@ import type { Nanoseconds } from "../../device/contract.js";
 import { Fifo } from "../../device/fifo.js";
 import { PSN_MASK, psnDiff } from "../../wire/roce.js";
 import { type CompletionSink, type Message, ResponseResult } from "./message.js";
+import { RetryCounters } from "./retry.js";
 import { MsgOp, packetLength, packetsFor, type QpLink, requestOpcode } from "./transport.js";
 import { WcStatus } from "./work-completion.js";
 
@@ -43,8 +44,7 @@ export class Requester {
   bytesAcked = 0;
   readBytesReceived = 0;
   retransmits = 0;
-  /** Retries left before the QP fails with retry-exceeded (retryCnt again after every progress). */
-  retriesLeft: number;
+  readonly retries: RetryCounters;
   /** The QP is in the error state: every request completes flushed at once, nothing is sent. */
   dead = false;
   readonly vaBase: bigint;
@@ -57,7 +57,7 @@ export class Requester {
   ) {
     // Each QP writes to its own region of the peer's memory.
     this.vaBase = BigInt(link.remoteQpn) << 32n;
-    this.retriesLeft = link.settings.retryCnt;
+    this.retries = new RetryCounters(link.settings);
   }
 
   /** Wire PSN of index `v`. */
@@ -251,14 +251,29 @@ export class Requester {
     return true;
   }
 
+  /**
+   * An RNR NAK for `psn` (no receive for the SEND there): acknowledges what is before it; costs an RNR retry
+   * (none left: rnr_retry_exceeded) and resends from it after `waitNs`. Returns when; -1: ignored or failed.
+   */
+  onRnrNak(psn: number, waitNs: Nanoseconds, now: Nanoseconds): Nanoseconds {
+    if (this.dead) return -1;
+    const v = this.unwrap(psn, this.ackedV);
+    if (v >= this.highV || v < this.ackedV) return -1;
+    this.advance(v, now);
+    if (!this.retries.takeRnr()) {
+      this.link.qpError(WcStatus.RnrRetryExceeded, now);
+      return -1;
+    }
+    if (v < this.sendV) this.rewind(v);
+    this.lastProgressAt = now + waitNs; // the retransmission timer counts from the resend
+    return now + waitNs;
+  }
+
   /** Takes one retry; with none left, fails the QP (retry exceeded) and returns false. */
   private spendRetry(now: Nanoseconds): boolean {
-    if (this.retriesLeft === 0) {
-      this.link.qpError(WcStatus.RetryExceeded, now);
-      return false;
-    }
-    this.retriesLeft--;
-    return true;
+    if (this.retries.take()) return true;
+    this.link.qpError(WcStatus.RetryExceeded, now);
+    return false;
   }
 
   /** A READ response for wire PSN `psn` with `length` payload bytes. */
@@ -279,7 +294,7 @@ export class Requester {
     }
     if (length !== packetLength(m.bytes, m.npkts, k, this.link.settings.mtu)) return ResponseResult.Invalid;
     m.donePkts++;
-    this.retriesLeft = this.link.settings.retryCnt;
+    this.retries.reset();
     this.readBytesReceived += length;
     this.lastProgressAt = now;
     // A response implies the responder executed every request before this READ.
@@ -333,7 +348,7 @@ export class Requester {
     if (acked <= this.ackedV) return;
     this.ackedV = acked;
     this.lastProgressAt = now;
-    this.retriesLeft = this.link.settings.retryCnt;
+    this.retries.reset();
     this.completeHead(now);
   }
 

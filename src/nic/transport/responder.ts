@@ -9,6 +9,7 @@
 // the NIC's reorder setting is on: reorder-window.ts).
 
 import type { Nanoseconds } from "../../device/contract.js";
+import { Fifo } from "../../device/fifo.js";
 import { AethSyndrome, psnAdd, psnDiff } from "../../wire/roce.js";
 import { rkeyFor } from "./frames.js";
 import { Arrival, GoBackN, type ReceiveOrder } from "./receive-order.js";
@@ -40,6 +41,8 @@ export const RequestResult = {
   AccessError: 5,
   /** The QP is in the error state: dropped. */
   QpError: 6,
+  /** A SEND with no receive posted: RNR NAK, the requester waits and resends. */
+  ReceiverNotReady: 7,
 } as const;
 export type RequestResult = (typeof RequestResult)[keyof typeof RequestResult];
 
@@ -75,6 +78,10 @@ export class Responder {
   /** WRITE: bytes the RETH announced that have not arrived yet. */
   private writeRemaining = 0;
   private readonly jobs: ReadJob[] = [];
+  /** Receives posted (Infinity: no receive queue, a receive is always there). */
+  private recvPosted: number;
+  /** When each used receive is posted again, in order (the application's re-post after its SEND landed). */
+  private readonly reposts = new Fifo<number>();
   /** WRITE/SEND payload bytes accepted in order (each byte once). */
   bytesDelivered = 0;
   messagesDelivered = 0;
@@ -88,6 +95,7 @@ export class Responder {
     private order: ReceiveOrder = receiveOrderFor(link),
   ) {
     this.ePsn = startPsn;
+    this.recvPosted = link.settings.recvDepth ?? Number.POSITIVE_INFINITY;
     this.window = order instanceof ReorderWindow ? order : null;
   }
 
@@ -144,8 +152,11 @@ export class Responder {
       else if (ackReq) this.ackPending = true;
       return RequestResult.Duplicate;
     }
+    if (kind === KIND_SEND && this.inMessage === NONE && !this.takeReceive(now)) return this.notReady(psn);
     const result = this.execute(kind, opcode, psn, ackReq, length, dmaLength, rkey);
     if (result !== RequestResult.Accepted) return this.refuse(result, psn, now);
+    if (kind === KIND_SEND && this.inMessage === NONE && this.recvPosted !== Number.POSITIVE_INFINITY)
+      this.reposts.push(now + this.link.settings.recvRepostNs);
     if (this.window !== null && this.window.placed > 0) this.drain(now);
     return result;
   }
@@ -173,6 +184,30 @@ export class Responder {
     counters.respCqeError[0]!++;
     this.link.qpError(WcStatus.Flushed, now);
     return result;
+  }
+
+  /** A SEND opens a message: it takes a posted receive (those re-posted by `now` count); false when none. */
+  private takeReceive(now: Nanoseconds): boolean {
+    while (this.reposts.length > 0 && this.reposts.peek()! <= now) {
+      this.reposts.shift();
+      this.recvPosted++;
+    }
+    if (this.recvPosted === 0) return false;
+    this.recvPosted--;
+    return true;
+  }
+
+  /**
+   * No receive for a SEND (IBTA 9.7.5.2.8): RNR NAK for its PSN with our RNR timer code; the SEND is not
+   * executed and the packets behind it are a gap already NAKed (silent until the PSN comes again).
+   */
+  private notReady(psn: number): RequestResult {
+    this.link.counters.outOfBuffer[0]!++;
+    this.nakPending = true;
+    this.nakPsn = psn;
+    this.nakSyndrome = AethSyndrome.rnrNak(this.link.settings.minRnrTimer);
+    this.order.naked();
+    return RequestResult.ReceiverNotReady;
   }
 
   /** The QP went to the error state: queued READ responses and owed ACKs are dropped (an owed NAK stays). */

@@ -26,6 +26,14 @@ export interface TransportSettings {
   nakRetryGuard: boolean;
   /** Retries after a timeout or a PSN-sequence NAK without progress before the QP fails (0..7). */
   retryCnt: number;
+  /** Retries after an RNR NAK before the QP fails (0..7, 7: for ever). */
+  rnrRetry: number;
+  /** The RNR timer code our responder's RNR NAKs carry (0..31). */
+  minRnrTimer: number;
+  /** Receives each responder QP has posted (null: always one posted, no RNR). */
+  recvDepth: number | null;
+  /** How long after a SEND lands in a receive the application posts it again, ns. */
+  recvRepostNs: number;
   /** Out-of-order placement window of the responders, PSNs; 0 or absent: go-back-N. */
   reorderWindow?: number;
 }
