@@ -72,6 +72,12 @@ export function registerIncastCommand(inject: Command): void {
               throw new LabError(
                 `${name}: ${p.completed} of ${p.flows.length} flows completed within ${waitS} real s (the lab may be slow: rocelab status shows its clock)`,
               );
+            if (p.failed > 0) {
+              const failed = p.flows.filter((f) => f.outcome === "failed");
+              throw new LabError(
+                `${name}: ${p.failed} of ${p.flows.length} flows failed: ${failed.map((f) => `${f.src} -> ${f.dst} qp ${f.qp} ${f.error}`).join("; ")}`,
+              );
+            }
             process.stdout.write(`${name}: all ${p.flows.length} flows completed\n`);
           });
         },
@@ -81,6 +87,7 @@ export function registerIncastCommand(inject: Command): void {
 
 function formatFlow(f: FlowReport): string {
   const what = `${f.src} -> ${f.dst} qp ${f.qp} ${formatSize(f.bytes)}`;
+  if (f.outcome === "failed") return `${what}: FAILED (${f.error}), ${f.retransmits} retransmits`;
   if (f.fctNs === null) return `${what}: not completed`;
   const goodput = f.goodputBps === null ? "" : `, ${formatRate(f.goodputBps)}`;
   return `${what}: FCT ${formatDuration(f.fctNs)}${goodput}, ${f.retransmits} retransmits`;

@@ -67,6 +67,10 @@ export const EventKind = {
   CnpSent: "cnp-sent",
   RateCut: "rate-cut",
   FlowDone: "flow-done",
+  /** A work request completed with an error (detail: "<flow id> <status>", work-completion.ts). */
+  FlowFailed: "flow-failed",
+  /** A QP went to the error state (detail: the status that failed it). */
+  QpError: "qp-error",
   Info: "info",
   /** The PFC watchdog declared a PFC storm on `port`/`priority` (detail: its action, and "latched"). */
   PfcStorm: "pfc-storm",

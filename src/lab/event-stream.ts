@@ -39,6 +39,9 @@ export function eventClass(e: LabEvent): EventClass {
       return EventClass.Congestion;
     case "flow-done":
       return EventClass.Flow;
+    case "flow-failed":
+    case "qp-error":
+      return EventClass.Failure;
     default:
       if (e.detail?.startsWith(CONFIG_CHANGED)) return EventClass.Config;
       if (e.detail !== undefined && /\b(crashed|killed|restarted|watchdog|storm)\b/.test(e.detail))

@@ -78,8 +78,9 @@ export class FlowDriver {
   }
 
   /**
-   * Stops workloads (by name, or all so far): nothing more of them is posted; "all" also clears the NICs.
-   * Workloads added later run as usual.
+   * Stops workloads (by name, or all so far): nothing more of them is posted; "all" also stops the NICs,
+   * whose QPs with work flush it as `stopped` and stay in the error state, so workloads added later get new
+   * QP pairs (as an application reconnects after destroying its QPs).
    */
   stop(workloads: "all" | readonly string[]): void {
     if (workloads === "all") {
@@ -87,6 +88,7 @@ export class FlowDriver {
       const hosts = new Set<string>();
       for (const f of this.postedAt.keys()) hosts.add(this.flows.get(f)!.src);
       for (const h of hosts) this.runtime.command(h, { type: "stop" });
+      this.pairs.clear();
       return;
     }
     for (const w of workloads) this.stopped.add(w);
@@ -104,6 +106,8 @@ export class FlowDriver {
     for (const f of [...this.flows.values()].sort((a, b) => a.id - b.id)) {
       const r = byId.get(f.id);
       const posted = this.postedAt.get(f.id);
+      const ok = r !== undefined && r.status === "success";
+      const error = r === undefined || r.status === "success" ? null : r.status;
       out.push({
         id: f.id,
         workload: f.workload,
@@ -114,9 +118,11 @@ export class FlowDriver {
         bytes: f.bytes,
         startNs: r?.postedAt ?? posted ?? f.atNs,
         endNs: r?.completedAt ?? null,
-        fctNs: r?.fctNs ?? null,
-        goodputBps: r && r.fctNs > 0 ? (f.bytes * 8e9) / r.fctNs : null,
+        fctNs: ok ? r.fctNs : null,
+        goodputBps: ok && r.fctNs > 0 ? (f.bytes * 8e9) / r.fctNs : null,
         retransmits: r?.retransmits ?? 0,
+        outcome: r === undefined ? "unfinished" : ok ? "completed" : "failed",
+        error,
       });
     }
     return out;

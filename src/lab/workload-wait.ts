@@ -10,14 +10,23 @@ export interface WorkloadProgress {
   /** The workload's flows, completed or not. */
   readonly flows: readonly FlowReport[];
   readonly completed: number;
-  /** True when every flow completed; false when the limit passed first (or the lab has no such workload). */
+  /** Flows that ended with an error. */
+  readonly failed: number;
+  /** True when every flow ended (completed or failed); false when the limit passed first (or the lab has no such workload). */
   readonly done: boolean;
 }
 
 export function workloadProgress(report: readonly FlowReport[], workload: string): WorkloadProgress {
   const flows = report.filter((f) => f.workload === workload);
-  const completed = flows.filter((f) => f.endNs !== null).length;
-  return { workload, flows, completed, done: flows.length > 0 && completed === flows.length };
+  const completed = flows.filter((f) => f.outcome === "completed").length;
+  const failed = flows.filter((f) => f.outcome === "failed").length;
+  return {
+    workload,
+    flows,
+    completed,
+    failed,
+    done: flows.length > 0 && completed + failed === flows.length,
+  };
 }
 
 export interface WaitOptions {

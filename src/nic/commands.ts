@@ -45,7 +45,10 @@ export type NicCommand =
    * to steer a QP onto another ECMP path: path navigation's host mode).
    */
   | { readonly type: "set-source-port"; readonly qpn: number; readonly udpSrcPort: number }
-  /** Drop every work request not yet started and cancel scheduled posts (started ones run to the end). */
+  /**
+   * Stop every work request: scheduled posts are cancelled, and every QP with requests outstanding goes to
+   * the error state, its requests completing as `stopped` (`dropped` in the reply: how many).
+   */
   | { readonly type: "stop" }
   | { readonly type: "clear-counters" }
   /** Failure injection: keep the link partner paused on `priority` (null stops), pfc-storm.ts. */

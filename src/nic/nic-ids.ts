@@ -14,6 +14,8 @@ export const DropReason = {
   Malformed: "malformed",
   UnknownQp: "unknown_qp",
   InvalidRequest: "invalid_request",
+  /** A request for a QP in the error state. */
+  QpError: "qp_error",
 } as const;
 export type DropReason = (typeof DropReason)[keyof typeof DropReason];
 export const DROP_REASONS: readonly DropReason[] = Object.values(DropReason);

@@ -81,6 +81,11 @@ export class NicShared {
       ackReqEvery: config.transport.ackReqEvery,
       maxInflightPackets: config.transport.maxInflight,
       nakRetryGuard: config.transport.nakRetryGuard,
+      retryCnt: config.transport.retryCnt,
+      rnrRetry: config.transport.rnrRetry,
+      minRnrTimer: config.transport.minRnrTimer,
+      recvDepth: config.transport.recvDepth,
+      recvRepostNs: config.transport.recvRepost,
       reorderWindow: config.reorder.window,
     };
     this.builder = new FrameBuilder(config);

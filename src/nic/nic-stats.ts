@@ -16,6 +16,7 @@ import type { NicShared } from "./nic-shared.js";
 import type { ReceivePath } from "./receive-path.js";
 import type { NicDetail, NicStats, QpStats } from "./stats-types.js";
 import type { QueuePair } from "./transport/qp.js";
+import { QpState } from "./transport/work-completion.js";
 
 /** The parts of a NIC whose counters its stats report. */
 export interface NicParts {
@@ -90,5 +91,6 @@ function qpStats(s: NicShared, qp: QueuePair, paused: boolean, now: Nanoseconds)
     inflightPackets: r.inflightPackets,
     pendingMessages: r.pendingMessages,
     paused,
+    state: qp.state === QpState.Error ? "error" : "rts",
   };
 }

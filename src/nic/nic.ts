@@ -41,10 +41,11 @@ import { NicShared, type NicTimers } from "./nic-shared.js";
 import { type NicParts, nicStats } from "./nic-stats.js";
 import { ReceivePath } from "./receive-path.js";
 import type { CompletionRecord, NicStats } from "./stats-types.js";
+import type { Message } from "./transport/message.js";
 import { PostQueue } from "./transport/post-queue.js";
 import { QueuePair } from "./transport/qp.js";
-import type { Message } from "./transport/requester.js";
 import { MSG_OP_NAMES } from "./transport/transport.js";
+import { WC_STATUS_NAMES, WcStatus } from "./transport/work-completion.js";
 
 /** The RDMA NIC device (one port, port 1; port 2 is the host stack's when NicConfig.hostPort is on). */
 export class Nic implements Device<NicCommand, NicReply, NicStats> {
@@ -123,7 +124,8 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
 
   /** Keeps the QP's retransmission timer armed while it has anything outstanding. */
   private ensureRto(qp: QueuePair, _now: Nanoseconds): void {
-    if (qp.rtoArmed || !qp.requester.outstanding) return;
+    // timeout 0 (an infinite local ACK timeout): no timer at all.
+    if (qp.rtoArmed || !qp.requester.outstanding || !Number.isFinite(this.s.cfg.transport.rto)) return;
     qp.rtoArmed = true;
     this.s.env.arm(this.s.t.rto.id(qp.slot), qp.requester.lastProgressAt + this.s.cfg.transport.rto);
   }
@@ -198,7 +200,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
       case "set-source-port":
         return this.setSourcePort(cmd.qpn, cmd.udpSrcPort);
       case "stop":
-        return { ok: true, dropped: this.posts.stop() };
+        return { ok: true, dropped: this.stopAll(now) };
       case "clear-counters":
         this.clearCounters();
         return { ok: true };
@@ -222,8 +224,14 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     const s = this.s;
     const init = qpInit(cmd, s.qpByNum, TIMER_STRIDE, s.cfg.sourcePort);
     if (typeof init === "string") return fail(init);
-    const qp = new QueuePair(init, s.builder, s.counters, s.settings, npSettings(s.cfg), (m, now) =>
-      this.completed(qp, m, now),
+    const qp = new QueuePair(
+      init,
+      s.builder,
+      s.counters,
+      s.settings,
+      npSettings(s.cfg),
+      (m, now, status) => this.completed(qp, m, now, status),
+      (q, status, now) => this.qpFailed(q, status, now),
     );
     qp.setCc(createQpCc(s.cfg, s.lineRate), s.lineRate);
     s.qps.push(qp);
@@ -241,6 +249,10 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     s.settings.ackReqEvery = next.transport.ackReqEvery;
     s.settings.maxInflightPackets = next.transport.maxInflight;
     s.settings.nakRetryGuard = next.transport.nakRetryGuard;
+    s.settings.retryCnt = next.transport.retryCnt;
+    s.settings.rnrRetry = next.transport.rnrRetry;
+    s.settings.minRnrTimer = next.transport.minRnrTimer;
+    s.settings.recvRepostNs = next.transport.recvRepost;
     s.settings.reorderWindow = next.reorder.window;
     for (const qp of s.qps) {
       qp.responder.setReorderWindow(next.reorder.window);
@@ -255,7 +267,30 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     return { ok: true };
   }
 
-  private completed(qp: QueuePair, m: Message, now: Nanoseconds): void {
+  /**
+   * Scheduled posts are cancelled and every QP with work requests outstanding goes to the error state, its
+   * requests flushed as `stopped` (an application that stops destroys its QPs); returns how many.
+   */
+  private stopAll(now: Nanoseconds): number {
+    this.posts.stop(now);
+    let stopped = 0;
+    for (const qp of this.s.qps) {
+      if (qp.requester.pendingMessages === 0) continue;
+      stopped += qp.requester.pendingMessages;
+      qp.qpError(WcStatus.Stopped, now);
+    }
+    return stopped;
+  }
+
+  private qpFailed(qp: QueuePair, status: WcStatus, now: Nanoseconds): void {
+    this.s.counters.qpErrors[0]!++;
+    this.s.env.emit({ kind: EventKind.QpError, qp: qp.qpn, detail: WC_STATUS_NAMES[status] });
+    this.s.env.disarm(this.s.t.rto.id(qp.slot));
+    qp.rtoArmed = false;
+    this.port.kick(now);
+  }
+
+  private completed(qp: QueuePair, m: Message, now: Nanoseconds, status: WcStatus): void {
     const record: CompletionRecord = {
       flowId: m.flowId,
       qpn: qp.qpn,
@@ -266,10 +301,18 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
       completedAt: now,
       fctNs: now - m.postedAt,
       retransmits: m.retransmits,
+      status: WC_STATUS_NAMES[status],
     };
+    const c = this.s.counters;
     this.s.flows.push(record);
-    this.s.counters.flowsCompleted[0]!++;
-    this.s.env.emit({ kind: EventKind.FlowDone, qp: qp.qpn, detail: m.flowId });
+    if (status === WcStatus.Success) {
+      c.flowsCompleted[0]!++;
+      this.s.env.emit({ kind: EventKind.FlowDone, qp: qp.qpn, detail: m.flowId });
+      return;
+    }
+    if (status === WcStatus.Flushed || status === WcStatus.Stopped) c.reqCqeFlushError[0]!++;
+    else c.reqCqeError[0]!++;
+    this.s.env.emit({ kind: EventKind.FlowFailed, qp: qp.qpn, detail: `${m.flowId} ${record.status}` });
   }
 
   private clearCounters(): void {

@@ -9,7 +9,7 @@ import { ipv4HeaderValid } from "../device/l2/ipv4-check.js";
 import { ArpOp, buildArpFrame, parseArp } from "../wire/arp.js";
 import { BROADCAST_MAC, readMac, readU16, readU32 } from "../wire/bytes.js";
 import { EtherType, ethPayloadOffset, ethType } from "../wire/ethernet.js";
-import { verifyIcrcV1, verifyIcrcV2 } from "../wire/icrc.js";
+import { ICRC_LENGTH, verifyIcrcV1, verifyIcrcV2 } from "../wire/icrc.js";
 import {
   Ecn,
   IpProtocol,
@@ -19,20 +19,22 @@ import {
   ipv4Protocol,
   ipv4TotalLength,
 } from "../wire/ipv4.js";
-import { AethSyndrome, aethKind, Opcode } from "../wire/roce.js";
+import { AethSyndrome, aethKind, aethValue, Opcode } from "../wire/roce.js";
+import { BTH_LENGTH } from "../wire/roce-opcodes.js";
 import { decodeRoce, RoceView } from "../wire/roce-view.js";
 import { GRH_LENGTH, GRH_NEXT_HEADER_IBA } from "../wire/rocev1.js";
 import { ROCEV2_UDP_PORT, udpDstPort, udpLength } from "../wire/udp.js";
 import type { CcDriver } from "./cc/cc-driver.js";
+import { rnrTimerNs } from "./features/transport.js";
 import type { HostPort } from "./l2/host-port.js";
 import type { PauseState } from "./l2/pause-state.js";
 import type { RxBuffer } from "./l2/rx-buffer.js";
 import type { TxArbiter } from "./l2/tx-arbiter.js";
 import { DropReason } from "./nic-ids.js";
 import type { NicShared } from "./nic-shared.js";
+import { ResponseResult } from "./transport/message.js";
 import { payloadSentAt, TIMESTAMP_LENGTH } from "./transport/payload.js";
 import type { QueuePair } from "./transport/qp.js";
-import { ResponseResult } from "./transport/requester.js";
 import { RequestResult } from "./transport/responder.js";
 import {
   KIND_ACK,
@@ -42,6 +44,7 @@ import {
   KIND_WRITE,
   opcodeKind,
 } from "./transport/transport.js";
+import { WcStatus } from "./transport/work-completion.js";
 
 /** ACKs, NAKs or responses may have opened the window, completed work or asked for a resend. */
 export type RequesterEvent = (qp: QueuePair, now: Nanoseconds) => void;
@@ -130,13 +133,18 @@ export class ReceivePath {
       s.drop(DropReason.Malformed, now);
       return;
     }
+    // Too short for a BTH and an ICRC: malformed, whatever its last four bytes say.
+    if (end - (udp + 8) < BTH_LENGTH + ICRC_LENGTH) {
+      s.drop(DropReason.Malformed, now);
+      return;
+    }
     if (!verifyIcrcV2(frame, ip, end)) {
       s.drop(DropReason.Icrc, now);
       return;
     }
     const h = this.view;
     if (!decodeRoce(h, frame, udp + 8, end)) {
-      s.drop(DropReason.Malformed, now);
+      this.malformed(h, now);
       return;
     }
     this.receiveRoce(h, frame, ipv4Ecn(frame, ip) === Ecn.Ce, now);
@@ -162,16 +170,37 @@ export class ReceivePath {
       s.counters.rxIgnored[0]!++;
       return;
     }
+    if (end - (grh + GRH_LENGTH) < BTH_LENGTH + ICRC_LENGTH) {
+      s.drop(DropReason.Malformed, now);
+      return;
+    }
     if (!verifyIcrcV1(frame, grh, end)) {
       s.drop(DropReason.Icrc, now);
       return;
     }
     const h = this.view;
     if (!decodeRoce(h, frame, grh + GRH_LENGTH, end)) {
-      s.drop(DropReason.Malformed, now);
+      this.malformed(h, now);
       return;
     }
     this.receiveRoce(h, frame, false, now);
+  }
+
+  /**
+   * A packet whose ICRC passed but whose headers do not add up (a missing extension header, a pad or
+   * payload the opcode does not allow): counted as malformed, and a request of a known opcode for one of
+   * our QPs at its expected PSN draws NAK Invalid Request (the responder's check, responder.ts).
+   */
+  private malformed(h: RoceView, now: Nanoseconds): void {
+    this.s.drop(DropReason.Malformed, now);
+    // No opcode layout: the BTH itself was refused (truncated, TVer, an opcode we do not speak).
+    if (h.layout === null) return;
+    const kind = opcodeKind(h.opcode);
+    if (kind !== KIND_WRITE && kind !== KIND_SEND && kind !== KIND_READ_REQUEST) return;
+    const qp = this.s.qpByNum.get(h.destQp);
+    if (qp === undefined) return;
+    qp.responder.onMalformed(h.psn, now);
+    if (qp.responder.nakPending) this.tx.queueAck(qp, now);
   }
 
   private receiveRoce(h: RoceView, frame: Uint8Array, ce: boolean, now: Nanoseconds): void {
@@ -212,8 +241,11 @@ export class ReceivePath {
         h.payloadLength,
         h.hasReth ? h.dmaLength : -1,
         h.hasReth ? h.rkey : -1,
+        now,
       );
-      if (r === RequestResult.Invalid) s.drop(DropReason.InvalidRequest, now);
+      if (r === RequestResult.Invalid || r === RequestResult.AccessError)
+        s.drop(DropReason.InvalidRequest, now);
+      else if (r === RequestResult.QpError) s.drop(DropReason.QpError, now);
       if (qp.responder.ackPending || qp.responder.nakPending) this.tx.queueAck(qp, now);
       if (kind === KIND_READ_REQUEST && qp.responder.hasResponses) this.tx.kick(now);
       return;
@@ -224,12 +256,33 @@ export class ReceivePath {
   }
 
   private receiveAck(qp: QueuePair, h: RoceView, now: Nanoseconds): void {
-    this.s.counters.acksReceived[0]!++;
+    const c = this.s.counters;
+    c.acksReceived[0]!++;
     const kind = aethKind(h.syndrome);
     if (kind === "ack") qp.requester.onAck(h.psn, now);
-    else if (kind === "nak" && h.syndrome === AethSyndrome.NakPsnSequenceError) {
-      this.s.counters.packetSeqErr[0]!++;
-      qp.requester.onNak(h.psn, now);
+    else if (kind === "rnr-nak") {
+      c.rnrNakRetryErr[0]!++;
+      const until = qp.requester.onRnrNak(h.psn, rnrTimerNs(aethValue(h.syndrome)), now);
+      if (until >= 0) qp.hold(until);
+    } else if (kind === "nak") {
+      switch (h.syndrome) {
+        case AethSyndrome.NakPsnSequenceError:
+          c.packetSeqErr[0]!++;
+          qp.requester.onNak(h.psn, now);
+          break;
+        case AethSyndrome.NakInvalidRequest:
+          c.reqRemoteInvalidRequest[0]!++;
+          qp.requester.onErrorNak(h.psn, WcStatus.InvalidRequest, now);
+          break;
+        case AethSyndrome.NakRemoteAccessError:
+          c.reqRemoteAccessErrors[0]!++;
+          qp.requester.onErrorNak(h.psn, WcStatus.RemoteAccess, now);
+          break;
+        case AethSyndrome.NakRemoteOperationalError:
+          c.reqRemoteOperationalErrors[0]!++;
+          qp.requester.onErrorNak(h.psn, WcStatus.RemoteOperational, now);
+          break;
+      }
     }
     this.requesterEvent(qp, now);
   }

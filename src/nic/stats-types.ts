@@ -5,8 +5,9 @@ import type { DeviceStatsBase, Nanoseconds } from "../device/contract.js";
 import type { Ipv4Address } from "../wire/bytes.js";
 import type { HistogramSnapshot } from "./histogram.js";
 import type { MsgOpName } from "./transport/transport.js";
+import type { WcStatusName } from "./transport/work-completion.js";
 
-/** What the scenario report needs about one completed work request. */
+/** What the scenario report needs about one work request that completed, successfully or not. */
 export interface CompletionRecord {
   readonly flowId: string;
   readonly qpn: number;
@@ -19,6 +20,8 @@ export interface CompletionRecord {
   /** completedAt − postedAt. */
   readonly fctNs: Nanoseconds;
   readonly retransmits: number;
+  /** The work completion's status: "success", or the error (work-completion.ts; completedAt: when). */
+  readonly status: WcStatusName;
 }
 
 export interface QpStats {
@@ -47,6 +50,8 @@ export interface QpStats {
   readonly inflightPackets: number;
   readonly pendingMessages: number;
   readonly paused: boolean;
+  /** "rts", or "error" once the QP failed (or was stopped). */
+  readonly state: "rts" | "error";
 }
 
 export interface NicDetail {

@@ -9,7 +9,7 @@ import { PfcCounter } from "../device/l2/pfc-counters.js";
 import { PortCounter } from "../device/l2/port-counters.js";
 import { formatDuration } from "../device/units.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
-import type { FlowReport } from "../lab/flow-report.js";
+import type { FlowError, FlowReport } from "../lab/flow-report.js";
 import { NicCounter } from "../nic/counters.js";
 import { Histogram } from "../nic/histogram.js";
 import type { OutputDir } from "../runtime/realtime/safe-files.js";
@@ -61,6 +61,9 @@ export interface Summary {
   readonly flowsUnfinished: number;
   /** Flows whose start lay after the end of the run (a workload cut short): in no statistic. */
   readonly flowsNotDue: number;
+  /** Flows whose work completion carried an error, and how many of each (flow-report.ts FlowError). */
+  readonly flowsFailed: number;
+  readonly flowsFailedBy: Readonly<Partial<Record<FlowError, number>>>;
   readonly flowsTotal: number;
   /** Packets the NICs sent again, over all flows (completed or not). */
   readonly retransmits: number;
@@ -232,7 +235,10 @@ export interface SummaryInputs {
 export function summarise({ stats, flows, latency, durationNs }: SummaryInputs): Summary {
   const switches = stats.filter((s) => s.kind === "switch");
   const nics = stats.filter((s) => s.kind === "nic");
-  const done = flows.filter((f) => f.endNs !== null);
+  const done = flows.filter((f) => f.outcome === "completed");
+  const failed = flows.filter((f) => f.outcome === "failed");
+  const failedBy: Partial<Record<FlowError, number>> = {};
+  for (const f of flows) if (f.error !== null) failedBy[f.error] = (failedBy[f.error] ?? 0) + 1;
   const due = dueFlows(flows, durationNs);
   const delivered = deliveredBytes(stats);
   const span = goodputSpanNs(due, durationNs);
@@ -262,8 +268,10 @@ export function summarise({ stats, flows, latency, durationNs }: SummaryInputs):
       lossy: sumCounters(switches, SwitchCounter.droppedLossy),
     },
     flowsCompleted: done.length,
-    flowsUnfinished: due.length - done.length,
+    flowsUnfinished: due.length - done.length - failed.length,
     flowsNotDue: flows.length - due.length,
+    flowsFailed: failed.length,
+    flowsFailedBy: failedBy,
     flowsTotal: flows.length,
     // Every packet the NICs sent again, also for flows that never completed (they have no record).
     retransmits: sumCounters(nics, NicCounter.retransmittedPackets),

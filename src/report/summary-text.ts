@@ -11,15 +11,22 @@ import type { Report, Summary } from "./report.js";
 export function flowsText(s: Summary): string {
   const notDue = s.flowsNotDue > 0 ? `, ${s.flowsNotDue} due after the end of the run (not counted)` : "";
   const due = s.flowsTotal - s.flowsNotDue;
-  return `${s.flowsCompleted}/${due} completed${s.flowsUnfinished > 0 ? `, ${s.flowsUnfinished} unfinished when the run ended` : ""}${notDue}`;
+  return `${s.flowsCompleted}/${due} completed${failedText(s)}${s.flowsUnfinished > 0 ? `, ${s.flowsUnfinished} unfinished when the run ended` : ""}${notDue}`;
+}
+
+/** ", 3 failed (retry_exceeded 2, flushed 1)", or nothing when no flow failed. */
+export function failedText(s: Pick<Summary, "flowsFailed" | "flowsFailedBy">): string {
+  if (!s.flowsFailed) return "";
+  const by = Object.entries(s.flowsFailedBy ?? {}).map(([k, n]) => `${k} ${n}`);
+  return `, ${s.flowsFailed} failed (${by.join(", ")})`;
 }
 
 /** Goodput and what it counts. */
 export function goodputText(s: Summary): string {
   const rate = `${formatRate(s.goodputBps)}b/s`;
   if (s.flowsTotal === 0) return `${rate} (no flows)`;
-  return s.flowsUnfinished > 0
-    ? `${rate} (${formatSize(s.deliveredBytes)} delivered, unfinished flows' bytes included, up to the end of the run)`
+  return s.flowsUnfinished + s.flowsFailed > 0
+    ? `${rate} (${formatSize(s.deliveredBytes)} delivered, unfinished and failed flows' bytes included, up to the end of the run)`
     : rate;
 }
 
@@ -32,9 +39,9 @@ export function fctValueText(fct: FctPercentiles | null, p: "p50" | "p99" | "p99
 /** What the FCT percentiles stand for when they are not plain completion times; "" when they are. */
 export function fctNote(s: Summary): string {
   if (s.fctNs === null) return "no flows";
-  const unfinished = s.flowsUnfinished;
+  const unfinished = s.flowsUnfinished + s.flowsFailed;
   if (unfinished === 0) return "";
-  return `${unfinished} unfinished flow${unfinished === 1 ? "" : "s"} counted as at least their time to the end of the run`;
+  return `${unfinished} unfinished or failed flow${unfinished === 1 ? "" : "s"} counted as at least their time to the end of the run`;
 }
 
 /** The one-screen summary `rocelab run` prints. */

@@ -157,7 +157,7 @@ export function judgeLiveChaos(
   }
   // Messages: every one whose endpoints survived must complete; the judge of the simulator's chaos does the rest.
   const survivors = report.flows.filter((f) => !deadHosts.has(f.src) && !deadHosts.has(f.dst));
-  const unfinished = survivors.filter((f) => f.endNs === null);
+  const unfinished = survivors.filter((f) => f.outcome !== "completed");
   if (unfinished.length > 0)
     problems.push(
       `${unfinished.length} of ${survivors.length} messages between surviving hosts did not complete`,

@@ -25,6 +25,9 @@ export function eventGroup(e: LabEvent): Exclude<EventFilter, "all"> {
       return "drops";
     case "flow-done":
       return "flows";
+    case "flow-failed":
+    case "qp-error":
+      return "failures";
     default:
       return "failures";
   }

@@ -38,6 +38,12 @@ export function describeEvent(e: LabEvent): string {
       return `qp ${e.qp ?? "?"} rate cut to ${formatBps(e.value ?? null)}b/s${times(e)}`;
     case "flow-done":
       return `qp ${e.qp ?? "?"} finished flow ${e.detail ?? "?"}`;
+    case "flow-failed": {
+      const [flow, status] = (e.detail ?? "? ?").split(" ");
+      return `qp ${e.qp ?? "?"} FAILED flow ${flow}: ${status}`;
+    }
+    case "qp-error":
+      return `qp ${e.qp ?? "?"} in ERROR state (${e.detail ?? "?"})`;
     case "link-down":
       return `link DOWN ${e.detail ?? at(e, "p")}`;
     case "link-up":

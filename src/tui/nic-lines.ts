@@ -59,6 +59,8 @@ export function nicLines(
     row(NicCounter.localAckTimeoutErr, Tone.Bad),
     row(NicCounter.outOfSequence, Tone.Bad),
     row(NicCounter.flowsCompleted, Tone.Good),
+    row(NicCounter.reqCqeError, Tone.Bad),
+    row(NicCounter.reqCqeFlushError, Tone.Bad),
     [`drop_${NicDrop.Icrc}`, readCounter(k, DROP_COUNTER, { reason: NicDrop.Icrc }), Tone.Bad],
   ];
   const colWidth = 38;

@@ -17,6 +17,8 @@ function flow(id: number, workload: string, endNs: number | null): FlowReport {
     fctNs: endNs,
     goodputBps: endNs === null ? null : 8e12 / endNs,
     retransmits: 0,
+    outcome: endNs === null ? "unfinished" : "completed",
+    error: null,
   };
 }
 
@@ -28,6 +30,14 @@ t.test("progress counts only the named workload's flows", async (t) => {
   t.equal(p.done, false);
   t.equal(workloadProgress([flow(1, "incast-1", 10)], "incast-1").done, true);
   t.equal(workloadProgress(report, "nothing").done, false, "a workload the lab does not know is never done");
+  const failed: FlowReport = {
+    ...flow(2, "incast-1", 20),
+    fctNs: null,
+    outcome: "failed",
+    error: "retry_exceeded",
+  };
+  const ended = workloadProgress([flow(1, "incast-1", 10), failed], "incast-1");
+  t.same([ended.completed, ended.failed, ended.done], [1, 1, true], "a failed flow has ended too");
 });
 
 /** A clock that only sleeping advances. */

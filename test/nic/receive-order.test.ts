@@ -21,7 +21,17 @@ function link(nakRetryGuard = true): QpLink {
     port: { mac: 0x02_00_00_00_0b_01, ip: parseIp("10.0.0.2")!, rateBps: 100e9 },
     gatewayMac: 0x02_00_00_00_0a_01,
   });
-  const settings: TransportSettings = { mtu: cfg.mtu, ackReqEvery: 1, maxInflightPackets: 64, nakRetryGuard };
+  const settings: TransportSettings = {
+    mtu: cfg.mtu,
+    ackReqEvery: 1,
+    maxInflightPackets: 64,
+    nakRetryGuard,
+    retryCnt: 7,
+    rnrRetry: 7,
+    minRnrTimer: 12,
+    recvDepth: null,
+    recvRepostNs: 0,
+  };
   return {
     qpn: QPN,
     remoteQpn: 1,
@@ -30,12 +40,13 @@ function link(nakRetryGuard = true): QpLink {
     builder: new FrameBuilder(cfg),
     counters: declareNicCounters(new CounterSet({})),
     settings,
+    qpError: () => {},
   };
 }
 
 /** A one-packet WRITE with PSN `psn` and AckReq set. */
 function write(r: Responder, psn: number): RequestResult {
-  return r.onRequest(KIND_WRITE, Opcode.RdmaWriteOnly, psn, true, LEN, LEN, rkeyFor(QPN));
+  return r.onRequest(KIND_WRITE, Opcode.RdmaWriteOnly, psn, true, LEN, LEN, rkeyFor(QPN), 0);
 }
 
 /** The PSN and syndrome of the ACK/NAK the responder owes, or null. */
@@ -110,6 +121,7 @@ t.test("the responder does what its receive order decides", async (t) => {
     advanced() {
       advanced++;
     },
+    naked() {},
   };
   const r = new Responder(link(), 0, order);
   // Go-back-N would accept PSN 0; this order says it is out of order (silently).

@@ -30,7 +30,19 @@ function link(reorderWindow: number): QpLink {
     udpSrcPort: 0xc000,
     builder: new FrameBuilder(cfg),
     counters: declareNicCounters(new CounterSet({})),
-    settings: { mtu: cfg.mtu, ackReqEvery: 8, maxInflightPackets: 64, nakRetryGuard: true, reorderWindow },
+    settings: {
+      mtu: cfg.mtu,
+      ackReqEvery: 8,
+      maxInflightPackets: 64,
+      nakRetryGuard: true,
+      retryCnt: 7,
+      rnrRetry: 7,
+      minRnrTimer: 12,
+      recvDepth: null,
+      recvRepostNs: 0,
+      reorderWindow,
+    },
+    qpError: () => {},
   };
 }
 
@@ -52,6 +64,7 @@ function packet(r: Responder, mtu: number, n: number, k: number): RequestResult 
     mtu,
     k === 0 ? n * mtu : -1,
     rkeyFor(QPN),
+    0,
   );
 }
 

@@ -224,7 +224,7 @@ t.test("several QPs between one host pair: own UDP source ports, interleaved", (
   t.end();
 });
 
-t.test("a post scheduled in the future runs on the NIC's own timer; stop cancels the rest", (t) => {
+t.test("a post scheduled in the future runs on the NIC's own timer; stop flushes everything", (t) => {
   const p = pair();
   connect(p, 1);
   must(p.a, { type: "post", qpn: 1, op: "write", bytes: 4096, flowId: "later", at: 500_000 });
@@ -236,22 +236,34 @@ t.test("a post scheduled in the future runs on the NIC's own timer; stop cancels
   t.equal(f.flowId, "later");
   t.equal(f.postedAt, 500_000);
   t.equal(f.firstSentAt, 500_000);
+  t.equal(f.status, "success");
   must(p.a, { type: "post", qpn: 1, op: "write", bytes: MB, flowId: "started" }, 800_000);
   must(p.a, { type: "post", qpn: 1, op: "write", bytes: MB, flowId: "dropped1" }, 800_000);
   must(p.a, { type: "post", qpn: 1, op: "read", bytes: MB, flowId: "dropped2" }, 800_000);
   p.sim.run(810_000);
   const r = p.a.command({ type: "stop" }, 810_000);
-  t.same(r, { ok: true, dropped: 2 }, "two messages had not started");
-  p.sim.run(3_000_000);
+  t.same(r, { ok: true, dropped: 4 }, "three posted and one scheduled request stopped");
   t.same(
-    p.a.completions.map((c) => c.flowId),
-    ["later", "started"],
-    "the started message finishes; the rest and the scheduled post are gone",
+    p.a.completions.map((c) => [c.flowId, c.status, c.completedAt]),
+    [
+      ["later", "success", f.completedAt],
+      ["started", "stopped", 810_000],
+      ["dropped1", "stopped", 810_000],
+      ["dropped2", "stopped", 810_000],
+      ["cancelled", "stopped", 810_000],
+    ],
+    "the started message is stopped too, in posting order, at once",
   );
+  const sent = qpStats(p.a, 1, 810_000).bytesSent;
+  p.sim.run(3_000_000);
+  t.equal(qpStats(p.a, 1, 3_000_000).bytesSent, sent, "nothing more is sent");
+  t.equal(qpStats(p.a, 1, 3_000_000).state, "error");
   must(p.a, { type: "post", qpn: 1, op: "send", bytes: 5000, flowId: "after" }, 3_000_000);
-  p.sim.run(4_000_000);
-  t.equal(p.a.completions.length, 3, "the QP still works after stop");
-  t.equal(p.b.stats(4_000_000).counters.out_of_sequence, 0, "PSNs stayed continuous");
+  t.same(p.a.completions.at(-1), { ...p.a.completions.at(-1)!, flowId: "after", status: "flushed" });
+  const c = p.a.stats(3_000_000).counters;
+  t.equal(c.req_cqe_flush_error, 5, "every stopped or flushed request counted");
+  t.equal(c.req_cqe_error, 0);
+  t.equal(c.flows_completed, 1);
   t.end();
 });
 

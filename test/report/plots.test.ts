@@ -30,6 +30,8 @@ function flow(id: number, workload: string, fctNs: number | null): FlowReport {
     fctNs,
     goodputBps: fctNs ? 8e12 / fctNs : null,
     retransmits: 0,
+    outcome: fctNs === null ? "unfinished" : "completed",
+    error: null,
   };
 }
 

@@ -27,6 +27,8 @@ t.test("retransmissions are counted over every flow, completed or not", (t) => {
     fctNs: null,
     goodputBps: null,
     retransmits: 0,
+    outcome: "unfinished",
+    error: null,
   };
   const s = summarise({
     stats: [nic("h1", 1200), nic("h2", 21)],

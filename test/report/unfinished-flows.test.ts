@@ -24,6 +24,8 @@ function flow(id: number, startNs: number, fctNs: number | null): FlowReport {
     fctNs,
     goodputBps: null,
     retransmits: 0,
+    outcome: fctNs === null ? "unfinished" : "completed",
+    error: null,
   };
 }
 

@@ -43,9 +43,9 @@ t.test("the judge names an unreported death, a failed restart, lost messages and
   const report = {
     summary: { flowsCompleted: 1, flowsTotal: 3, drops: { lossless: 0, lossy: 0 }, retransmits: 0 },
     flows: [
-      { src: "h1", dst: "h5", endNs: 10 },
-      { src: "h2", dst: "h6", endNs: null },
-      { src: "h3", dst: "h7", endNs: null },
+      { src: "h1", dst: "h5", endNs: 10, outcome: "completed" },
+      { src: "h2", dst: "h6", endNs: null, outcome: "unfinished" },
+      { src: "h3", dst: "h7", endNs: null, outcome: "unfinished" },
     ],
     devices: {},
   } as unknown as Report;

@@ -1,6 +1,6 @@
 // Work requests: `post` hands one to its QP's requester now, or keeps it until its time (`at`), on one
 // timer armed at the earliest scheduled post; a post whose time has passed starts now and is counted late
-// (`posts_late`); `stop` drops what has not started.
+// (`posts_late`); `stop` cancels what is scheduled (completed as `stopped`).
 
 import type { Nanoseconds } from "../../device/contract.js";
 import { fail, type NicCommand, type NicReply } from "../commands.js";
@@ -76,12 +76,14 @@ export class PostQueue {
     this.kick(now);
   }
 
-  /** Cancel scheduled posts and drop every work request not yet started; returns how many were dropped. */
-  stop(): number {
+  /**
+   * Cancels the scheduled posts: each is handed to its QP now, which the NIC then flushes as `stopped`
+   * (so every flow the NIC was given has an outcome: nic.ts stopAll).
+   */
+  stop(now: Nanoseconds): void {
+    const cancelled = this.scheduled;
     this.scheduled = [];
     this.s.env.disarm(this.s.t.post.id(0));
-    let dropped = 0;
-    for (const qp of this.s.qps) dropped += qp.requester.stop();
-    return dropped;
+    for (const p of cancelled) this.s.qpByNum.get(p.qpn)?.requester.post(p.op, p.bytes, p.flowId, now);
   }
 }

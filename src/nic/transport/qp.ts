@@ -10,9 +10,14 @@ import { CnpPacer } from "../cc/dcqcn-np.js";
 import type { NpSettings } from "../cc/dcqcn-params.js";
 import type { NicCounters } from "../counters.js";
 import type { FrameBuilder } from "./frames.js";
-import { type CompletionSink, Requester } from "./requester.js";
+import type { CompletionSink } from "./message.js";
+import { Requester } from "./requester.js";
 import { Responder } from "./responder.js";
 import type { QpLink, TransportSettings } from "./transport.js";
+import { QpState, type WcStatus } from "./work-completion.js";
+
+/** Told when a QP goes to the error state, before its work requests are flushed. */
+export type QpErrorSink = (qp: QueuePair, status: WcStatus, now: Nanoseconds) => void;
 
 /** A pacer lets a packet start up to this early (timers fire on whole ns; the schedule stays exact). */
 export const PACE_SLACK_NS = 1;
@@ -46,6 +51,8 @@ export class QueuePair implements QpLink {
   cc: QpCc | null = null;
   /** Earliest start of this QP's next data packet (pacing), fractional ns. */
   nextSendAt = 0;
+  /** No data packet before this time (an RNR NAK's wait), ns. */
+  private holdUntil = 0;
   /** The pacing base and bits of the last packet, to re-pace when the rate changes. */
   private paceBase = 0;
   private paceBits = 0;
@@ -61,6 +68,8 @@ export class QueuePair implements QpLink {
   cnpIgnored = 0;
   /** CE-marked data packets received on this QP (the NP's input). */
   ecnMarked = 0;
+  /** Ready to send, or in the error state (for good: this NIC does not reset QPs). */
+  state: QpState = QpState.Rts;
 
   constructor(
     init: QpInit,
@@ -69,6 +78,7 @@ export class QueuePair implements QpLink {
     readonly settings: TransportSettings,
     np: NpSettings,
     complete: CompletionSink,
+    private readonly onError: QpErrorSink = () => {},
   ) {
     this.slot = init.slot;
     this.qpn = init.qpn;
@@ -78,6 +88,14 @@ export class QueuePair implements QpLink {
     this.requester = new Requester(this, init.startPsn, complete);
     this.responder = new Responder(this, init.remoteStartPsn);
     this.np = new CnpPacer(np.cnpInterval, np.cnpMode);
+  }
+
+  qpError(status: WcStatus, now: Nanoseconds): void {
+    if (this.state === QpState.Error) return;
+    this.state = QpState.Error;
+    this.onError(this, status, now);
+    this.responder.enterError();
+    this.requester.flush(status, now);
   }
 
   /** (Re)starts its congestion control (null: none, line rate). The rate goes back to the line rate. */
@@ -104,6 +122,12 @@ export class QueuePair implements QpLink {
     return frame;
   }
 
+  /** An RNR NAK: send nothing (requests nor READ responses) before `until`. */
+  hold(until: Nanoseconds): void {
+    this.holdUntil = until;
+    if (this.nextSendAt < until) this.nextSendAt = until;
+  }
+
   /** A packet of `bits` wire bits started at `now`: the next may start when they have left at RC. */
   paced(now: Nanoseconds, bits: number, lineRate: BitsPerSecond): void {
     const rate = this.rate(lineRate);
@@ -123,6 +147,7 @@ export class QueuePair implements QpLink {
   repace(lineRate: BitsPerSecond): void {
     if (this.paceBits === 0) return;
     const rate = this.rate(lineRate);
-    this.nextSendAt = rate >= lineRate ? 0 : this.paceBase + (this.paceBits * 1e9) / rate;
+    const paced = rate >= lineRate ? 0 : this.paceBase + (this.paceBits * 1e9) / rate;
+    this.nextSendAt = Math.max(paced, this.holdUntil);
   }
 }

@@ -28,6 +28,8 @@ export interface ReceiveOrder {
   arrive(psn: number, ePsn: number): Arrival;
   /** The responder executed the expected request and moved its expected PSN on: any gap is closed. */
   advanced(): void;
+  /** The responder NAKed the expected PSN itself (RNR NAK): later packets are a gap already NAKed. */
+  naked(): void;
 }
 
 /** Go-back-N: one NAK per gap while `nakRetryGuard` is on, a NAK for every out-of-order packet otherwise. */
@@ -48,5 +50,9 @@ export class GoBackN implements ReceiveOrder {
 
   advanced(): void {
     this.nakOutstanding = false;
+  }
+
+  naked(): void {
+    this.nakOutstanding = true;
   }
 }

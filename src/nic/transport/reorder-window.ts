@@ -55,6 +55,10 @@ export class ReorderWindow implements ReceiveOrder {
     return Arrival.OutOfOrderNak;
   }
 
+  naked(): void {
+    this.nakOutstanding = true;
+  }
+
   advanced(): void {
     this.nakOutstanding = false;
   }

@@ -1,5 +1,8 @@
 // The requester half of an RC queue pair: work requests (WRITE, SEND, READ) in PSN order, segmentation at
-// the path MTU, ACK/NAK processing, go-back-N, the retransmission timeout and READ gap recovery.
+// the path MTU, ACK/NAK processing, go-back-N, the retransmission timeout and READ gap recovery, the
+// retry counter (IBTA Vol. 1 9.7.6.1.3: retryCnt retries after a local ACK timeout or a PSN-sequence NAK
+// without forward progress, reset by progress), error NAKs, and the flush of every outstanding work
+// request when the QP goes to the error state.
 //
 // PSNs are tracked internally as unbounded packet indices v = 0, 1, 2, ... from the QP's start PSN; the
 // wire PSN is (startPsn + v) mod 2^24, and a received 24-bit PSN is unwrapped against a nearby index
@@ -16,37 +19,10 @@
 import type { Nanoseconds } from "../../device/contract.js";
 import { Fifo } from "../../device/fifo.js";
 import { PSN_MASK, psnDiff } from "../../wire/roce.js";
+import { type CompletionSink, type Message, ResponseResult } from "./message.js";
+import { RetryCounters } from "./retry.js";
 import { MsgOp, packetLength, packetsFor, type QpLink, requestOpcode } from "./transport.js";
-
-/** One work request being carried out by a requester. */
-export interface Message {
-  readonly flowId: string;
-  readonly op: MsgOp;
-  readonly bytes: number;
-  readonly npkts: number;
-  /** Index of the message's first PSN. */
-  readonly startV: number;
-  readonly postedAt: Nanoseconds;
-  firstSentAt: Nanoseconds;
-  /** WRITE/SEND: packets acknowledged (a prefix); READ: response packets received in order. */
-  donePkts: number;
-  retransmits: number;
-  /** READ: donePkts when the read was last re-issued for a gap (-1: not re-issued at that point). */
-  reissueMark: number;
-  completed: boolean;
-}
-
-/** What happened to a received READ response. */
-export const ResponseResult = {
-  Accepted: 0,
-  Duplicate: 1,
-  Gap: 2,
-  Invalid: 3,
-} as const;
-export type ResponseResult = (typeof ResponseResult)[keyof typeof ResponseResult];
-
-/** Called once per completed message, in posting order. */
-export type CompletionSink = (m: Message, now: Nanoseconds) => void;
+import { WcStatus } from "./work-completion.js";
 
 /** Compact the message array when this many completed messages sit before the head. */
 const COMPACT_AT = 1024;
@@ -68,6 +44,9 @@ export class Requester {
   bytesAcked = 0;
   readBytesReceived = 0;
   retransmits = 0;
+  readonly retries: RetryCounters;
+  /** The QP is in the error state: every request completes flushed at once, nothing is sent. */
+  dead = false;
   readonly vaBase: bigint;
 
   constructor(
@@ -78,6 +57,7 @@ export class Requester {
   ) {
     // Each QP writes to its own region of the peer's memory.
     this.vaBase = BigInt(link.remoteQpn) << 32n;
+    this.retries = new RetryCounters(link.settings);
   }
 
   /** Wire PSN of index `v`. */
@@ -114,6 +94,12 @@ export class Requester {
       reissueMark: -1,
       completed: false,
     };
+    if (this.dead) {
+      // A work request posted to a QP in the error state completes at once, flushed (IBTA 10.3.1).
+      m.completed = true;
+      this.complete(m, now, WcStatus.Flushed);
+      return m;
+    }
     this.msgs.push(m);
     this.nextV += npkts;
     return m;
@@ -224,20 +210,70 @@ export class Requester {
     );
   }
 
-  /** An ACK for wire PSN `psn`: everything up to and including it is acknowledged. */
+  /**
+   * An ACK for wire PSN `psn`: everything up to and including it is acknowledged. An ACK for a PSN not sent
+   * yet, or older than the acknowledged point, is ignored (IBTA 9.7.5.1: a response outside the
+   * outstanding PSNs is a ghost or a duplicate, silently dropped).
+   */
   onAck(psn: number, now: Nanoseconds): void {
+    if (this.dead) return;
     const v = this.unwrap(psn, this.ackedV - 1);
     if (v >= this.highV || v < this.ackedV - 1) return; // nothing we have in flight
     this.advance(v + 1, now);
   }
 
-  /** A NAK PSN-sequence-error: the responder expects `psn`; go back and resend from there. */
+  /**
+   * A NAK PSN-sequence-error: the responder expects `psn`; go back and resend from there. It acknowledges
+   * everything before `psn`; one that acknowledges nothing new costs a retry, and with none left the QP
+   * fails (retry exceeded).
+   */
   onNak(psn: number, now: Nanoseconds): void {
+    if (this.dead) return;
     const v = this.unwrap(psn, this.ackedV);
     if (v >= this.highV || v < this.ackedV) return;
+    if (v === this.ackedV && !this.spendRetry(now)) return;
     this.advance(v, now);
     this.lastProgressAt = now;
     if (v < this.sendV) this.rewind(v);
+  }
+
+  /**
+   * An error NAK (invalid request, remote access or remote operational error) for wire PSN `psn`: the
+   * requests before it are acknowledged, the one holding it fails with `status` and the QP goes to the
+   * error state. False when `psn` is not outstanding (ignored).
+   */
+  onErrorNak(psn: number, status: WcStatus, now: Nanoseconds): boolean {
+    if (this.dead) return false;
+    const v = this.unwrap(psn, this.ackedV);
+    if (v >= this.highV || v < this.ackedV) return false;
+    this.advance(v, now);
+    this.link.qpError(status, now);
+    return true;
+  }
+
+  /**
+   * An RNR NAK for `psn` (no receive for the SEND there): acknowledges what is before it; costs an RNR retry
+   * (none left: rnr_retry_exceeded) and resends from it after `waitNs`. Returns when; -1: ignored or failed.
+   */
+  onRnrNak(psn: number, waitNs: Nanoseconds, now: Nanoseconds): Nanoseconds {
+    if (this.dead) return -1;
+    const v = this.unwrap(psn, this.ackedV);
+    if (v >= this.highV || v < this.ackedV) return -1;
+    this.advance(v, now);
+    if (!this.retries.takeRnr()) {
+      this.link.qpError(WcStatus.RnrRetryExceeded, now);
+      return -1;
+    }
+    if (v < this.sendV) this.rewind(v);
+    this.lastProgressAt = now + waitNs; // the retransmission timer counts from the resend
+    return now + waitNs;
+  }
+
+  /** Takes one retry; with none left, fails the QP (retry exceeded) and returns false. */
+  private spendRetry(now: Nanoseconds): boolean {
+    if (this.retries.take()) return true;
+    this.link.qpError(WcStatus.RetryExceeded, now);
+    return false;
   }
 
   /** A READ response for wire PSN `psn` with `length` payload bytes. */
@@ -258,6 +294,7 @@ export class Requester {
     }
     if (length !== packetLength(m.bytes, m.npkts, k, this.link.settings.mtu)) return ResponseResult.Invalid;
     m.donePkts++;
+    this.retries.reset();
     this.readBytesReceived += length;
     this.lastProgressAt = now;
     // A response implies the responder executed every request before this READ.
@@ -267,9 +304,12 @@ export class Requester {
     return ResponseResult.Accepted;
   }
 
-  /** The retransmission timer expired with no progress: resend from the oldest unacknowledged PSN. */
+  /**
+   * The retransmission timer expired with no progress: resend from the oldest unacknowledged PSN, or, with
+   * no retry left, fail the QP (retry exceeded).
+   */
   onTimeout(now: Nanoseconds): void {
-    if (this.head >= this.msgs.length) return;
+    if (this.head >= this.msgs.length || !this.spendRetry(now)) return;
     const m = this.msgs[this.head]!;
     const v = this.firstUnacked(m);
     m.reissueMark = -1;
@@ -277,18 +317,26 @@ export class Requester {
     if (v < this.sendV) this.rewind(v);
   }
 
-  /** Drops every message not yet started; messages already on the wire run to completion. */
-  stop(): number {
-    let dropped = 0;
-    while (this.msgs.length > this.head && this.msgs[this.msgs.length - 1]!.startV >= this.highV) {
-      this.msgs.pop();
-      dropped++;
-    }
-    const last = this.msgs[this.msgs.length - 1];
-    this.nextV = this.msgs.length > this.head && last ? last.startV + last.npkts : this.highV;
-    if (this.sendV > this.nextV) this.sendV = this.nextV;
-    this.sendIdx = this.locate(this.sendV);
-    return dropped;
+  /**
+   * The QP went to the error state: every outstanding message completes in posting order, the oldest with
+   * `status` (the error that failed the QP) and the others flushed (or `stopped` when the lab stopped
+   * them); from now on nothing is sent. Returns how many messages it completed.
+   */
+  flush(status: WcStatus, now: Nanoseconds): number {
+    const pending = this.msgs.slice(this.head);
+    this.dead = true;
+    this.msgs = [];
+    this.head = 0;
+    this.sendIdx = 0;
+    while (this.reissue.length > 0) this.reissue.shift();
+    this.nextV = this.highV;
+    this.sendV = this.highV;
+    const rest = status === WcStatus.Stopped ? WcStatus.Stopped : WcStatus.Flushed;
+    pending.forEach((m, i) => {
+      m.completed = true;
+      this.complete(m, now, i === 0 ? status : rest);
+    });
+    return pending.length;
   }
 
   private rewind(v: number): void {
@@ -300,6 +348,7 @@ export class Requester {
     if (acked <= this.ackedV) return;
     this.ackedV = acked;
     this.lastProgressAt = now;
+    this.retries.reset();
     this.completeHead(now);
   }
 
@@ -320,7 +369,7 @@ export class Requester {
       }
       m.completed = true;
       this.head++;
-      this.complete(m, now);
+      this.complete(m, now, WcStatus.Success);
     }
     if (this.head >= COMPACT_AT && this.head * 2 >= this.msgs.length) {
       this.msgs = this.msgs.slice(this.head);

@@ -1,10 +1,15 @@
 // The responder half of an RC queue pair: the expected PSN, in-order acceptance of WRITE and SEND packets,
 // coalesced ACKs on AckReq, duplicate handling, and READ execution (streaming responses at the QP's own,
-// DCQCN-paced, rate). Whether a PSN is in order, a duplicate or out of order (and NAKed) is decided by the
+// DCQCN-paced, rate). An in-order request it cannot execute draws the error NAK of IBTA Vol. 1 9.9.3
+// (responder class C errors, as Linux rxe's responder answers them): NAK Invalid Request (AETH 0x61) for
+// an opcode out of sequence, a length that does not fit the path MTU or the RETH, or a malformed packet
+// that passed the ICRC; NAK Remote Access Error (0x62) for a bad R_Key. The QP then goes to the error
+// state and drops every later request. Whether a PSN is in order, a duplicate or out of order (and NAKed) is decided by the
 // QP's ReceiveOrder (receive-order.ts; go-back-N by default, out-of-order placement within a window when
 // the NIC's reorder setting is on: reorder-window.ts).
 
 import type { Nanoseconds } from "../../device/contract.js";
+import { Fifo } from "../../device/fifo.js";
 import { AethSyndrome, psnAdd, psnDiff } from "../../wire/roce.js";
 import { rkeyFor } from "./frames.js";
 import { Arrival, GoBackN, type ReceiveOrder } from "./receive-order.js";
@@ -20,6 +25,7 @@ import {
   type QpLink,
   readResponseOpcode,
 } from "./transport.js";
+import { WcStatus } from "./work-completion.js";
 
 /** What the responder did with a request packet. */
 export const RequestResult = {
@@ -27,10 +33,16 @@ export const RequestResult = {
   Accepted: 0,
   Duplicate: 1,
   OutOfSequence: 2,
-  /** In order but not a valid continuation (wrong opcode, length or key): dropped. */
+  /** In order but not a valid continuation (opcode sequence, length): NAK Invalid Request, QP error. */
   Invalid: 3,
   /** Ahead of the expected PSN, within the reorder window: kept until the gap closes. */
   Placed: 4,
+  /** In order with a bad R_Key: NAK Remote Access Error, QP error. */
+  AccessError: 5,
+  /** The QP is in the error state: dropped. */
+  QpError: 6,
+  /** A SEND with no receive posted: RNR NAK, the requester waits and resends. */
+  ReceiverNotReady: 7,
 } as const;
 export type RequestResult = (typeof RequestResult)[keyof typeof RequestResult];
 
@@ -55,6 +67,10 @@ export class Responder {
   /** A NAK is owed for `nakPsn`. */
   nakPending = false;
   nakPsn = 0;
+  /** The owed NAK's AETH syndrome (PSN sequence error, or an error NAK). */
+  nakSyndrome: number = AethSyndrome.NakPsnSequenceError;
+  /** The QP is in the error state: requests are dropped, nothing is acknowledged. */
+  dead = false;
   /** Kind (KIND_WRITE / KIND_SEND) of the multi-packet message in progress, or NONE. */
   private inMessage = NONE;
   /** The order seam when it places out-of-order packets, else null. */
@@ -62,6 +78,10 @@ export class Responder {
   /** WRITE: bytes the RETH announced that have not arrived yet. */
   private writeRemaining = 0;
   private readonly jobs: ReadJob[] = [];
+  /** Receives posted (Infinity: no receive queue, a receive is always there). */
+  private recvPosted: number;
+  /** When each used receive is posted again, in order (the application's re-post after its SEND landed). */
+  private readonly reposts = new Fifo<number>();
   /** WRITE/SEND payload bytes accepted in order (each byte once). */
   bytesDelivered = 0;
   messagesDelivered = 0;
@@ -75,6 +95,7 @@ export class Responder {
     private order: ReceiveOrder = receiveOrderFor(link),
   ) {
     this.ePsn = startPsn;
+    this.recvPosted = link.settings.recvDepth ?? Number.POSITIVE_INFINITY;
     this.window = order instanceof ReorderWindow ? order : null;
   }
 
@@ -104,7 +125,9 @@ export class Responder {
     length: number,
     dmaLength: number,
     rkey: number,
+    now: Nanoseconds,
   ): RequestResult {
+    if (this.dead) return RequestResult.QpError;
     const counters = this.link.counters;
     const arrival = this.order.arrive(psn, this.ePsn);
     if (arrival === Arrival.Placed && this.window !== null) {
@@ -119,6 +142,7 @@ export class Responder {
       if (arrival === Arrival.OutOfOrderNak) {
         this.nakPending = true;
         this.nakPsn = this.ePsn;
+        this.nakSyndrome = AethSyndrome.NakPsnSequenceError;
       }
       return RequestResult.OutOfSequence;
     }
@@ -128,18 +152,81 @@ export class Responder {
       else if (ackReq) this.ackPending = true;
       return RequestResult.Duplicate;
     }
+    if (kind === KIND_SEND && this.inMessage === NONE && !this.takeReceive(now)) return this.notReady(psn);
     const result = this.execute(kind, opcode, psn, ackReq, length, dmaLength, rkey);
-    if (result === RequestResult.Accepted && this.window !== null && this.window.placed > 0) this.drain();
+    if (result !== RequestResult.Accepted) return this.refuse(result, psn, now);
+    if (kind === KIND_SEND && this.inMessage === NONE && this.recvPosted !== Number.POSITIVE_INFINITY)
+      this.reposts.push(now + this.link.settings.recvRepostNs);
+    if (this.window !== null && this.window.placed > 0) this.drain(now);
     return result;
   }
 
-  /** Executes the placed packets that now follow in order; a refused one drops the rest (resent later). */
-  private drain(): void {
+  /**
+   * A request packet for this QP that is malformed although its ICRC passed (a length the headers do not
+   * account for, a missing extension header): at the expected PSN it draws NAK Invalid Request.
+   */
+  onMalformed(psn: number, now: Nanoseconds): void {
+    if (!this.dead && psn === this.ePsn) this.refuse(RequestResult.Invalid, psn, now);
+  }
+
+  /** An in-order request that cannot be executed: its error NAK, and the QP to the error state. */
+  private refuse(result: RequestResult, psn: number, now: Nanoseconds): RequestResult {
+    const counters = this.link.counters;
+    this.nakPending = true;
+    this.nakPsn = psn;
+    if (result === RequestResult.AccessError) {
+      counters.respRemoteAccessErrors[0]!++;
+      this.nakSyndrome = AethSyndrome.NakRemoteAccessError;
+    } else {
+      counters.rxInvalidRequest[0]!++;
+      this.nakSyndrome = AethSyndrome.NakInvalidRequest;
+    }
+    counters.respCqeError[0]!++;
+    this.link.qpError(WcStatus.Flushed, now);
+    return result;
+  }
+
+  /** A SEND opens a message: it takes a posted receive (those re-posted by `now` count); false when none. */
+  private takeReceive(now: Nanoseconds): boolean {
+    while (this.reposts.length > 0 && this.reposts.peek()! <= now) {
+      this.reposts.shift();
+      this.recvPosted++;
+    }
+    if (this.recvPosted === 0) return false;
+    this.recvPosted--;
+    return true;
+  }
+
+  /**
+   * No receive for a SEND (IBTA 9.7.5.2.8): RNR NAK for its PSN with our RNR timer code; the SEND is not
+   * executed and the packets behind it are a gap already NAKed (silent until the PSN comes again).
+   */
+  private notReady(psn: number): RequestResult {
+    this.link.counters.outOfBuffer[0]!++;
+    this.nakPending = true;
+    this.nakPsn = psn;
+    this.nakSyndrome = AethSyndrome.rnrNak(this.link.settings.minRnrTimer);
+    this.order.naked();
+    return RequestResult.ReceiverNotReady;
+  }
+
+  /** The QP went to the error state: queued READ responses and owed ACKs are dropped (an owed NAK stays). */
+  enterError(): void {
+    this.dead = true;
+    this.ackPending = false;
+    this.jobs.length = 0;
+    this.window?.clear();
+  }
+
+  /** Executes the placed packets that now follow in order; a refused one fails the QP. */
+  private drain(now: Nanoseconds): void {
     const w = this.window!;
     while (w.placed > 0 && w.take(this.ePsn)) {
-      const r = this.execute(w.kind, w.opcode, this.ePsn, w.ackReq, w.length, w.dmaLength, w.rkey);
+      const psn = this.ePsn;
+      const r = this.execute(w.kind, w.opcode, psn, w.ackReq, w.length, w.dmaLength, w.rkey);
       if (r !== RequestResult.Accepted) {
         w.clear();
+        this.refuse(r, psn, now);
         return;
       }
     }
@@ -157,7 +244,8 @@ export class Responder {
   ): RequestResult {
     const counters = this.link.counters;
     if (kind === KIND_READ_REQUEST) {
-      if (this.inMessage !== NONE || rkey !== rkeyFor(this.link.qpn)) return this.invalid();
+      if (this.inMessage !== NONE) return RequestResult.Invalid;
+      if (rkey !== rkeyFor(this.link.qpn)) return RequestResult.AccessError;
       const npkts = packetsFor(dmaLength, this.link.settings.mtu);
       this.jobs.push({ psn, npkts, bytes: dmaLength, sent: 0 });
       this.ePsn = psnAdd(this.ePsn, npkts);
@@ -169,17 +257,18 @@ export class Responder {
     const pos = opcodePosition(opcode);
     const mtu = this.link.settings.mtu;
     const opens = pos === Position.Only || pos === Position.First;
-    if (opens ? this.inMessage !== NONE : this.inMessage !== kind) return this.invalid();
+    if (opens ? this.inMessage !== NONE : this.inMessage !== kind) return RequestResult.Invalid;
     // Every packet but the last of a message is full; the last carries 1..mtu bytes.
     if (pos === Position.First || pos === Position.Middle ? length !== mtu : length > mtu)
-      return this.invalid();
+      return RequestResult.Invalid;
     if (kind === KIND_WRITE) {
       if (opens) {
-        if (rkey !== rkeyFor(this.link.qpn)) return this.invalid();
+        if (rkey !== rkeyFor(this.link.qpn)) return RequestResult.AccessError;
         this.writeRemaining = dmaLength;
       }
       const closes = pos === Position.Only || pos === Position.Last;
-      if (length > this.writeRemaining || (closes && length !== this.writeRemaining)) return this.invalid();
+      if (length > this.writeRemaining || (closes && length !== this.writeRemaining))
+        return RequestResult.Invalid;
       this.writeRemaining -= length;
     }
     this.ePsn = psnAdd(this.ePsn, 1);
@@ -198,11 +287,6 @@ export class Responder {
     }
     if (ackReq) this.ackPending = true;
     return RequestResult.Accepted;
-  }
-
-  private invalid(): RequestResult {
-    this.link.counters.rxInvalidRequest[0]!++;
-    return RequestResult.Invalid;
   }
 
   /**
@@ -260,11 +344,11 @@ export class Responder {
         link.udpSrcPort,
         link.remoteQpn,
         this.nakPsn,
-        AethSyndrome.NakPsnSequenceError,
+        this.nakSyndrome,
         this.msn,
       );
     }
-    if (this.ackPending) {
+    if (this.ackPending && !this.dead) {
       this.ackPending = false;
       link.counters.acksSent[0]!++;
       // Coalesced: the ACK names the last PSN received in order, whatever asked for it.

@@ -5,6 +5,7 @@ import type { Ipv4Address } from "../../wire/bytes.js";
 import { Opcode } from "../../wire/roce.js";
 import type { NicCounters } from "../counters.js";
 import type { FrameBuilder } from "./frames.js";
+import type { WcStatus } from "./work-completion.js";
 
 /** The operation of a work request. */
 export const MsgOp = {
@@ -23,6 +24,16 @@ export interface TransportSettings {
   ackReqEvery: number;
   maxInflightPackets: number;
   nakRetryGuard: boolean;
+  /** Retries after a timeout or a PSN-sequence NAK without progress before the QP fails (0..7). */
+  retryCnt: number;
+  /** Retries after an RNR NAK before the QP fails (0..7, 7: for ever). */
+  rnrRetry: number;
+  /** The RNR timer code our responder's RNR NAKs carry (0..31). */
+  minRnrTimer: number;
+  /** Receives each responder QP has posted (null: always one posted, no RNR). */
+  recvDepth: number | null;
+  /** How long after a SEND lands in a receive the application posts it again, ns. */
+  recvRepostNs: number;
   /** Out-of-order placement window of the responders, PSNs; 0 or absent: go-back-N. */
   reorderWindow?: number;
 }
@@ -36,6 +47,11 @@ export interface QpLink {
   readonly builder: FrameBuilder;
   readonly counters: NicCounters;
   readonly settings: TransportSettings;
+  /**
+   * Moves the QP to the error state (IBTA 10.3.1): every outstanding work request completes, the one that
+   * failed (if the requester's) with `status`, the others flushed; requests that arrive later are dropped.
+   */
+  qpError(status: WcStatus, now: number): void;
 }
 
 /** Packets of a message of `bytes` bytes at path MTU `mtu` (a zero-byte message still takes one). */

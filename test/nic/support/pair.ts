@@ -49,6 +49,10 @@ export class Middlebox implements Device<unknown, void> {
     }
     this.env.transmit(port === 1 ? 2 : 1, frame);
   }
+  /** Sends `frame` out of `port` as if it had come from the other side (forged or rewritten frames). */
+  inject(port: 1 | 2, frame: Uint8Array): void {
+    this.env.transmit(port, frame);
+  }
   fire(): void {}
   setLinkState(): void {}
   command(): void {}
