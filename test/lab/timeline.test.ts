@@ -139,7 +139,7 @@ t.test("an unknown step kind fails with its index, time and the known kinds, bef
     ...TIMELINE.slice(2),
   ];
   const message =
-    /timeline step 2 \(at 6000 ns\) has unknown kind "explode" \(known: start, incast, udp, stop, link, device, pfc-storm, pfc-enable, set, route, dilation\)/;
+    /timeline step 2 \(at 6000 ns\) has unknown kind "explode" \(known: start, incast, udp, stop, link, device, pfc-storm, pfc-enable, set, route, dilation, clear-counters\)/;
   const log: string[] = [];
   const scheduled: number[] = [];
   t.throws(
