@@ -41,7 +41,8 @@ export function fctNote(s: Summary): string {
   if (s.fctNs === null) return "no flows";
   const unfinished = s.flowsUnfinished + s.flowsFailed;
   if (unfinished === 0) return "";
-  return `${unfinished} unfinished or failed flow${unfinished === 1 ? "" : "s"} counted as at least their time to the end of the run`;
+  const what = s.flowsFailed > 0 ? "unfinished or failed flow" : "unfinished flow";
+  return `${unfinished} ${what}${unfinished === 1 ? "" : "s"} counted as at least their time to the end of the run`;
 }
 
 /** The one-screen summary `rocelab run` prints. */

@@ -60,7 +60,11 @@ t.test("the default timeout is 8 s: a 150 ms storm goes on", (t) => {
 
 t.test("a receive buffer that cannot drain stops pausing at the timeout and then drops", (t) => {
   const rx = { enabled: true, hostIngestRate: 1e6, xoff: 100_000, xon: 50_000, size: 400_000 };
-  const p = pair({ b: { settings: { rxBuffer: rx, pfcStallPrevention: { timeout: 80 * MS } } } });
+  // A's retransmission timer is set beyond the run: its QP must not give up (retryCnt) before B stops pausing.
+  const p = pair({
+    a: { settings: { transport: { rto: 1000 * MS } } },
+    b: { settings: { rxBuffer: rx, pfcStallPrevention: { timeout: 80 * MS } } },
+  });
   connect(p, 1);
   must(p.a, { type: "post", qpn: 1, op: "write", bytes: 64 << 20, flowId: "w" });
   p.sim.run(79 * MS);
