@@ -2,9 +2,9 @@
 // a long line without a newline (the probe of docs/reliability.md, "Security model"). The device side runs
 // in a child process (this script with --listen), so its CPU and memory are its own; the table gives the
 // device's CPU seconds, its peak RSS and how long the last connection lasted. Run it against an older
-// build (node OLD/dist/bench/control-flood.js) for the before/after.
+// build (node OLD/dist/tools/bench/control-flood.js) for the before/after.
 //
-//   node dist/bench/control-flood.js [--connections 1,10] [--mb 4,16]
+//   node dist/tools/bench/control-flood.js [--connections 1,10] [--mb 4,16]
 
 import { fork } from "node:child_process";
 import { connect } from "node:net";

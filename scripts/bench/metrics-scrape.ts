@@ -1,9 +1,9 @@
 // What scraping a live lab's /metrics costs its supervisor: a lab of the built-in topology, N scrape loops
 // hitting /metrics back to back for S seconds, the supervisor's CPU share over them (from /proc) and the
-// scrapes served. It drives the CLI of the build it belongs to (dist/bundle/cli.js), so the same script
-// measures an older build for the before/after: node OLD/dist/bench/metrics-scrape.js. Needs root.
+// scrapes served. It drives the CLI of the build it belongs to (dist/bundle/main/cli.js), so the same script
+// measures an older build for the before/after: node OLD/dist/tools/bench/metrics-scrape.js. Needs root.
 //
-//   node dist/bench/metrics-scrape.js [--loops 0,4] [--seconds 20] [--port 9499] [--interval-ms 200]
+//   node dist/tools/bench/metrics-scrape.js [--loops 0,4] [--seconds 20] [--port 9499] [--interval-ms 200]
 // (--interval-ms: each loop waits that long between scrapes — 4 loops at 200 ms ask 20 scrapes/s; 0: back
 // to back.)
 
@@ -26,7 +26,7 @@ const LAB = "benchscrape";
 const RUN_DIR = process.env.ROCELAB_RUN_DIR ?? "/run/rocelab";
 
 function cli(args: readonly string[]) {
-  return execa(process.execPath, [join(distPath("bundle"), "cli.js"), ...args], { reject: false });
+  return execa(process.execPath, [join(distPath("bundle"), "main", "cli.js"), ...args], { reject: false });
 }
 
 /** `loops` scrapers for `seconds`: the supervisor's CPU share and the scrapes answered. */

@@ -108,7 +108,7 @@ t.test(
         "--regid=65534",
         "--clear-groups",
         process.execPath,
-        "dist/bundle/cli.js",
+        "dist/bundle/main/cli.js",
         "status",
         "--name",
         LAB,

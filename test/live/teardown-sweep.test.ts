@@ -40,7 +40,8 @@ t.test("a process started during the teardown and its state directory are swept 
   const deadline = Date.now() + 5000;
   while (findLabProcesses(LAB).length === 0 && Date.now() < deadline)
     await new Promise((r) => setTimeout(r, 50));
-  t.equal(findLabProcesses(LAB).length, 1, "the lab's one process runs");
+  // At least one: between a fork and its exec of sleep, the parent's loop has a second process of its title.
+  t.ok(findLabProcesses(LAB).length >= 1, "the lab's process runs");
 
   await teardown(LAB);
   await new Promise((r) => setTimeout(r, 500)); // what a survivor would do, it has done by now
