@@ -2,10 +2,12 @@
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { execa } from "execa";
-import type { Test } from "tap";
+import tap, { type Test } from "tap";
 import type { AnyDeviceStats } from "../../src/lab/device-stats.js";
+import { LiveLab } from "../../src/lab/live/live-lab.js";
 import { findLabProcesses } from "../../src/lab/live/provision.js";
 import type { NicStats } from "../../src/nic/stats-types.js";
+import { ensureBuilt } from "./built.js";
 
 /** Live tests need root; CI runs as root, so a non-root run fails loudly instead of skipping. */
 export function requireRoot(t: Test): void {
@@ -33,19 +35,6 @@ export function guardLab(lab: string): void {
     { detached: true, stdio: "ignore" },
   );
   reaper.unref();
-}
-
-let built = false;
-
-/** Device processes run the compiled JavaScript: make sure it is current (fast when it is). */
-async function ensureBuilt(): Promise<void> {
-  if (built) return;
-  // env(1) drops the test runner's NODE_OPTIONS, which its child_process hooks would otherwise re-add.
-  const r = await execa("env", ["-u", "NODE_OPTIONS", process.execPath, "scripts/setup", "--quiet"], {
-    reject: false,
-  });
-  if (r.exitCode !== 0) throw new Error(`scripts/setup failed: ${r.stderr}`);
-  built = true;
 }
 
 /**
@@ -78,10 +67,45 @@ export async function upLab(
   t.pass(`lab ${lab} is up`);
 }
 
+/** One control connection per lab, kept for the test file's run: polling through a new `rocelab stats`
+ * process each time cost a Node start (about a second of CPU on a busy lab) per read. `rocelab stats` itself
+ * is tested where its output is the point (attach-unix, lab). */
+const controls = new Map<string, Promise<LiveLab>>();
+let closing = false;
+
+function control(lab: string): Promise<LiveLab> {
+  let c = controls.get(lab);
+  if (c === undefined) {
+    c = LiveLab.connect(lab);
+    controls.set(lab, c);
+    c.then(
+      (l) => l.onClose(() => controls.delete(lab)),
+      () => controls.delete(lab),
+    );
+    if (!closing) {
+      closing = true;
+      tap.teardown(async () => {
+        for (const open of controls.values()) await (await open.catch(() => null))?.close();
+        controls.clear();
+      });
+    }
+  }
+  return c;
+}
+
+/** A device's stats, as `rocelab stats NODE --json` prints them (through the lab's control channel). */
 export async function statsOf(lab: string, node: string): Promise<AnyDeviceStats> {
-  const r = await rl(["stats", node, "--json", "--name", lab]);
-  if (r.exitCode !== 0) throw new Error(`stats ${node}: ${r.stderr}`);
-  return (JSON.parse(r.stdout) as { stats: AnyDeviceStats }).stats;
+  await ensureBuilt();
+  const ask = async () =>
+    (await (await control(lab)).request<{ stats: AnyDeviceStats }>("stats", { node })).stats;
+  try {
+    return await ask();
+  } catch {
+    // The lab was taken down and brought up again since: one fresh connection.
+    await (await controls.get(lab)?.catch(() => null))?.close();
+    controls.delete(lab);
+    return ask();
+  }
 }
 
 /** The stats of a host's NIC (fails if `node` is not a NIC). */

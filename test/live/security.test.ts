@@ -3,10 +3,19 @@
 // lab, a capture file replaced by a link, a supervisor killed mid-run. Every probe must end in a refusal
 // or a clear error, with nothing overwritten, slowed or impersonated.
 
-import { existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  cpSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { execa } from "execa";
 import t from "tap";
 import { LiveLab } from "../../src/lab/live/live-lab.js";
@@ -28,6 +37,13 @@ t.teardown(async () => {
 const statusOf = (pid: number): string => readFileSync(`/proc/${pid}/status`, "utf8");
 const field = (status: string, name: string): string =>
   new RegExp(`^${name}:\\s+(.*)$`, "m").exec(status)?.[1] ?? "";
+
+/** Whether the unprivileged user can read every one of `files` (what `up` probes before it drops to it). */
+async function readableByNobody(files: readonly string[]): Promise<boolean> {
+  const test = files.flatMap((f, i) => [...(i > 0 ? ["-a"] : []), "-r", f]);
+  const args = ["--reuid=65534", "--regid=65534", "--clear-groups", "test", ...test];
+  return (await execa("setpriv", args, { reject: false })).exitCode === 0;
+}
 
 async function until(what: () => boolean, ms = 20_000): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -88,7 +104,15 @@ t.test(
       t.equal(field(st, "NoNewPrivs"), "1", `${d.node}: no_new_privs`);
       t.equal(field(st, "Uid").split(/\s+/)[0], uid, `${d.node}: runs as uid ${uid}`);
     }
-    t.equal(uid, "65534", "this checkout is readable by others: the devices run as nobody");
+    // Who they run as depends on the checkout: nobody when nobody can read the node binary, the device's
+    // bundle and the addon (probed here independently of `up`), else root with the same single capability
+    // and a note saying why (a clone under a private home or a 0700 temporary directory).
+    if (await readableByNobody([process.execPath, resolve("dist/bundle/main/device-main.js")]))
+      t.equal(uid, "65534", "this checkout is readable by others: the devices run as nobody");
+    else {
+      t.equal(uid, "0", "this checkout is private: the devices run as root, CAP_NET_RAW alone");
+      t.match(up.stderr, /nobody cannot read the project's files .*: make them readable by others/);
+    }
 
     // UDP helpers need no capability at all.
     t.equal(
@@ -100,7 +124,13 @@ t.test(
     for (const h of helpers)
       t.equal(field(statusOf(h.pid!), "CapEff"), "0000000000000000", `${h.name}: no capability`);
 
-    // A user who is not root is told why, not that there is no lab.
+    // A user who is not root is told why, not that there is no lab. They run their own copy of the CLI (a
+    // private checkout is not theirs to read).
+    const theirs = tempDir("rl-sec-other-");
+    cpSync("package.json", join(theirs, "package.json"));
+    cpSync("dist/bundle", join(theirs, "dist", "bundle"), { recursive: true });
+    for (const f of ["", ...readdirSync(theirs, { recursive: true, encoding: "utf8" })])
+      chmodSync(join(theirs, f), statSync(join(theirs, f)).isDirectory() ? 0o755 : 0o644);
     const other = await execa(
       "setpriv",
       [
@@ -108,7 +138,7 @@ t.test(
         "--regid=65534",
         "--clear-groups",
         process.execPath,
-        "dist/bundle/main/cli.js",
+        join(theirs, "dist", "bundle", "main", "cli.js"),
         "status",
         "--name",
         LAB,
