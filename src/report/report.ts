@@ -57,7 +57,10 @@ export interface Summary {
   readonly cnpHandled: number;
   readonly drops: { readonly lossless: number; readonly lossy: number };
   readonly flowsCompleted: number;
-  /** Flows posted or due that had not completed when the run ended. */
+  /**
+   * Flows due that had neither completed nor failed when the run ended. Derivable (due − completed − failed)
+   * but kept in report.json: readers of the file see it without knowing the rule, and the goldens pin it.
+   */
   readonly flowsUnfinished: number;
   /** Flows whose start lay after the end of the run (a workload cut short): in no statistic. */
   readonly flowsNotDue: number;

@@ -30,10 +30,13 @@ export function switchTables(): SwitchTables {
     const h = new SwitchHarness({ ports: 1 });
     const s = h.sw.stats(0);
     const port = s.ports[0]!;
+    const queue = port.queues?.[0];
+    if (queue === undefined)
+      throw new Error("a switch port's stats carry no queue table: the tables would be empty");
     switchCache = {
       node: zero(s.counters),
       port: zero(port.counters),
-      queue: zero(port.queues?.[0]?.counters ?? {}),
+      queue: zero(queue.counters),
     };
   }
   return switchCache;

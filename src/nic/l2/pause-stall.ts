@@ -62,10 +62,10 @@ export class PauseStall {
   /** The timeout changed: the current stretch is judged by the new one. */
   configure(now: Nanoseconds): void {
     if (this.holders === 0 || this.stage === Stage.Stopped) return;
-    this.arm();
-    if (this.timeout() === 0) return;
-    // Already past a mark of the new timeout: act on it now.
-    this.onTimer(now);
+    // Timeout 0 turns the prevention off: disarm. Otherwise onTimer acts on a mark the stretch has already
+    // passed under the new timeout and re-arms for the next one.
+    if (this.timeout() === 0) this.arm();
+    else this.onTimer(now);
   }
 
   onTimer(now: Nanoseconds): void {
