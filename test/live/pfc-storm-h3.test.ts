@@ -90,6 +90,15 @@ t.test("live: a PFC storm detected, dropped, forwarded, latched and re-enabled",
   const events: LabEvent[] = [];
   lab.onEvents((e) => events.push(...e));
   await lab.subscribe();
+  // Events are pushed on the subscription; the counters are read by request: an event may come a moment
+  // after the counter that announced it.
+  const eventOf = async (t: Test, match: (e: LabEvent) => boolean): Promise<LabEvent | undefined> =>
+    (await until(
+      t,
+      "the event arrives",
+      async () => events.find(match),
+      (e) => e !== undefined,
+    )) ?? undefined;
   const write = (from: string, to: string) =>
     lab.apply({ kind: "incast", to, from: [from], bytes: 64_000_000 });
 
@@ -140,7 +149,7 @@ t.test("live: a PFC storm detected, dropped, forwarded, latched and re-enabled",
     (n) => n >= 1,
   );
   t.equal(await wd(3, 3, "state"), 1, "leaf2:eth3 priority 3 is stormed");
-  const detected = events.find((e) => e.kind === "pfc-storm" && e.device === "leaf2" && e.port === 3);
+  const detected = await eventOf(t, (e) => e.kind === "pfc-storm" && e.device === "leaf2" && e.port === 3);
   t.ok(detected, "a pfc-storm event from leaf2:eth3");
   t.equal(detected?.priority, 3);
   t.equal(detected?.detail, "drop");
@@ -180,7 +189,8 @@ t.test("live: a PFC storm detected, dropped, forwarded, latched and re-enabled",
   );
   t.equal(await wd(3, 3, "state"), 0, "monitoring again");
   t.ok(
-    events.some((e) => e.kind === "pfc-storm-restored" && e.device === "leaf2" && e.port === 3),
+    (await eventOf(t, (e) => e.kind === "pfc-storm-restored" && e.device === "leaf2" && e.port === 3)) !==
+      undefined,
     "and a pfc-storm-restored event",
   );
   const h5 = await delivered("h5");
@@ -211,7 +221,8 @@ t.test("live: a PFC storm detected, dropped, forwarded, latched and re-enabled",
   t.ok(ok > 0, `${ok} packets forwarded despite the pauses`);
   t.equal(await wd(3, 3, "tx_drop"), dropped, "and nothing more dropped");
   t.ok(
-    events.some((e) => e.kind === "pfc-storm" && e.device === "leaf2" && e.detail === "forward"),
+    (await eventOf(t, (e) => e.kind === "pfc-storm" && e.device === "leaf2" && e.detail === "forward")) !==
+      undefined,
     "detected with the forward action",
   );
   t.equal(await wd(3, 3, "state"), 1, "stormed");
@@ -234,7 +245,7 @@ t.test("live: a PFC storm detected, dropped, forwarded, latched and re-enabled",
   );
   t.equal(await wd(3, 3, "storm_detected"), 3);
   t.ok(
-    events.some((e) => e.kind === "pfc-storm" && e.detail === "forward, latched"),
+    (await eventOf(t, (e) => e.kind === "pfc-storm" && e.detail === "forward, latched")) !== undefined,
     "the event says latched",
   );
   await storm(false);
