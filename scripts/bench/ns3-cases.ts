@@ -85,6 +85,11 @@ interface Built {
   readonly ns3: Ns3Input;
   /** Link hops of each flow by its workload's name (for the ideal FCT); absent: 2 (through one switch). */
   readonly hops: ReadonlyMap<string, number>;
+  /**
+   * `--scale-flows`: the size each fat-tree flow has in HPCC's input, by workload name, where ours sends
+   * WIRE_SCALE × it. Slowdowns are bucketed by this size and divided by the ideal FCT of what was sent.
+   */
+  readonly unscaled?: ReadonlyMap<string, number>;
 }
 
 function switchSettings(c: FidelityCase, mmu: MmuMode, byteScale: number): Record<string, unknown> {
@@ -138,10 +143,11 @@ export function buildCase(
   seed: number,
   acks: AckClass = "data",
   byteScale = 1,
+  scaleFlows = false,
 ): Built {
   return c.kind === "incast"
     ? buildIncast(c, mmu, seed, acks, byteScale)
-    : buildFatTree(c, mmu, seed, acks, byteScale);
+    : buildFatTree(c, mmu, seed, acks, byteScale, scaleFlows);
 }
 
 function buildIncast(
@@ -223,6 +229,7 @@ function buildFatTree(
   seed: number,
   acks: AckClass,
   byteScale: number,
+  scaleFlows: boolean,
 ): Built {
   const topo = fatTreeTopology({ k: FAT_TREE_K, mtu: 1024 });
   const names = Object.keys(topo.nodes);
@@ -235,6 +242,8 @@ function buildFatTree(
   const ends = topo.links.map((l) => (Array.isArray(l) ? l : l.endpoints));
   const links = ends.map(([a, b]) => [id.get(node(a))!, id.get(node(b))!] as const);
   const flows = fatTreeFlows(hosts, c.load, seed);
+  // `--scale-flows`: each of our flows takes the wire time of its bytes in HPCC's run (the incasts always do).
+  const sent = (bytes: number): number => (scaleFlows ? Math.max(1, Math.round(bytes * WIRE_SCALE)) : bytes);
   const scenario = parse({
     name: "ns3-fat-tree-websearch",
     seed,
@@ -252,7 +261,7 @@ function buildFatTree(
         name: `f${f.id}`,
         from: f.src,
         to: f.dst,
-        size: `${f.bytes}B`,
+        size: `${sent(f.bytes)}B`,
         qpPerMessage: true,
       },
     })),
@@ -274,7 +283,8 @@ function buildFatTree(
     trace: [],
     stopS: FAT_TREE_DURATION_NS / 1e9,
   };
-  return { scenario, ns3, hops };
+  const unscaled = scaleFlows ? new Map(flows.map((f) => [`f${f.id}`, f.bytes])) : undefined;
+  return { scenario, ns3, hops, ...(unscaled !== undefined ? { unscaled } : {}) };
 }
 
 /** Links on a shortest path between each flow's hosts (breadth first over the topology). */
@@ -338,7 +348,7 @@ export function runOurs(built: Built, opts: SimRunOptions = {}): RunOutcome {
   for (const f of report.flows) if (f.fctNs !== null) dataPackets += Math.ceil(f.bytes / 1024);
   return {
     flows: report.flows.map((f) => ({
-      bytes: f.bytes,
+      bytes: built.unscaled?.get(f.workload) ?? f.bytes,
       fctNs: f.fctNs,
       idealNs: idealFctNs(f.bytes, built.hops.get(f.workload) ?? 2),
     })),

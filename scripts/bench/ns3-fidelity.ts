@@ -17,6 +17,7 @@ import {
   type FlowOutcome,
   type RunOutcome,
   runOurs,
+  WIRE_SCALE,
 } from "./ns3-cases.js";
 
 /** Size buckets of the fat tree's slowdowns, bytes: [from, to). */
@@ -112,6 +113,8 @@ export interface SavedFidelity {
   readonly acks: AckClass;
   /** Our byte settings' factor (`--byte-scale`: BYTE_SCALE); 1 or absent: as configured. */
   readonly byteScale?: number;
+  /** `--scale-flows`: our fat-tree flows sent WIRE_SCALE × HPCC's bytes; absent: the same bytes. */
+  readonly scaleFlows?: boolean;
   readonly results: readonly CaseResult[];
 }
 
@@ -133,6 +136,7 @@ export function reprintFidelity(
     seeds: saved.seeds,
     acks: saved.acks ?? "data",
     byteScale: saved.byteScale ?? 1,
+    scaleFlows: saved.scaleFlows === true,
     cases: [],
     mmus: [],
   });
@@ -145,6 +149,8 @@ export interface FidelityOptions {
   readonly acks: AckClass;
   /** Multiplies our byte-denominated switch settings (BYTE_SCALE with `--byte-scale`); default 1. */
   readonly byteScale?: number;
+  /** Fat tree: our flows carry WIRE_SCALE × HPCC's bytes (`--scale-flows`), so each takes its wire time. */
+  readonly scaleFlows?: boolean;
   readonly ns3Dir?: string;
   readonly markdown: boolean;
   readonly json?: string;
@@ -173,11 +179,14 @@ export async function runFidelity(o: FidelityOptions): Promise<CaseResult[]> {
     const ours: Record<string, Metrics[]> = Object.fromEntries(o.mmus.map((m) => [m, []]));
     for (const seed of o.seeds) {
       const scale = o.byteScale ?? 1;
-      const first = buildCase(c, o.mmus[0]!, seed, o.acks, scale);
+      const flows = o.scaleFlows === true;
+      const first = buildCase(c, o.mmus[0]!, seed, o.acks, scale, flows);
       // HPCC's run goes on in its own process while ours run here.
       const theirs = o.ns3Dir === undefined ? null : runNs3(o.ns3Dir, first.ns3, seed);
       for (const m of o.mmus)
-        ours[m]!.push(metricsOf(runOurs(m === o.mmus[0] ? first : buildCase(c, m, seed, o.acks, scale))));
+        ours[m]!.push(
+          metricsOf(runOurs(m === o.mmus[0] ? first : buildCase(c, m, seed, o.acks, scale, flows))),
+        );
       if (theirs !== null) ns3.push(metricsOf(ns3Outcome(await theirs, first.ns3.flows)));
     }
     const r: CaseResult = { case: c, name: caseName(c), ns3: o.ns3Dir === undefined ? null : ns3, ours };
@@ -185,7 +194,13 @@ export async function runFidelity(o: FidelityOptions): Promise<CaseResult[]> {
     o.print(`done: ${r.name} (${o.seeds.length} seeds)`);
   }
   if (o.json !== undefined) {
-    const saved: SavedFidelity = { seeds: o.seeds, acks: o.acks, byteScale: o.byteScale ?? 1, results };
+    const saved: SavedFidelity = {
+      seeds: o.seeds,
+      acks: o.acks,
+      byteScale: o.byteScale ?? 1,
+      scaleFlows: o.scaleFlows === true,
+      results,
+    };
     const json = JSON.stringify(
       saved,
       (_k, v) =>
@@ -322,6 +337,11 @@ function printFidelity(results: readonly CaseResult[], o: FidelityOptions): void
     o.print(
       `rocelab's buffer, reserve, headroom, resume offset, Kmin and Kmax × ${fmt(scale, 4)} ` +
         "(--byte-scale: the same wire time as HPCC's bytes)",
+    );
+  if (o.scaleFlows === true && results.some((r) => r.case.kind === "fat-tree"))
+    o.print(
+      `rocelab's fat-tree flows send ${fmt(WIRE_SCALE, 4)} × HPCC's bytes (--scale-flows: the same wire time); ` +
+        "slowdowns bucketed by HPCC's size, over the ideal FCT of what was sent",
     );
   for (const kind of ["incast", "fat-tree"] as const) {
     const rs = results.filter((r) => r.case.kind === kind);

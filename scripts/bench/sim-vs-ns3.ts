@@ -126,6 +126,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       seeds: { type: "string" },
       acks: { type: "string" },
       "byte-scale": { type: "boolean" },
+      "scale-flows": { type: "boolean" },
       from: { type: "string" },
       markdown: { type: "boolean" },
       json: { type: "string" },
@@ -137,7 +138,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       "usage: node dist/tools/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 HPCC_SIMULATION_DIR]\n" +
         "       node dist/tools/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off [--fat-tree MIB] [--load 0.5]\n" +
         "           [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--byte-scale]\n" +
-        "           [--ns3 DIR] [--markdown] [--json FILE]\n" +
+        "           [--scale-flows] [--ns3 DIR] [--markdown] [--json FILE]\n" +
         "       node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]\n",
     );
     return;
@@ -281,6 +282,7 @@ async function fidelity(values: Record<string, string | boolean | undefined>): P
     seeds,
     acks,
     byteScale: values["byte-scale"] === true ? BYTE_SCALE : 1,
+    scaleFlows: values["scale-flows"] === true,
     ...(ns3Dir !== undefined ? { ns3Dir } : {}),
     markdown: values.markdown === true,
     ...(str("json") !== undefined ? { json: str("json")! } : {}),

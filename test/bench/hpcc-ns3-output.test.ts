@@ -209,6 +209,38 @@ t.test("the fat tree in HPCC's formats: hosts first, the same flows at the same 
   t.end();
 });
 
+t.test(
+  "--scale-flows: our fat-tree flows carry HPCC's bytes in its wire time, bucketed by HPCC's size",
+  (t) => {
+    const c = { kind: "fat-tree", bufferMiB: 2, cc: "off", load: 0.3 } as const;
+    const plain = buildCase(c, "hpcc-ns3", 3);
+    const scaled = buildCase(c, "hpcc-ns3", 3, "data", 1, true);
+    t.same(scaled.ns3.flows, plain.ns3.flows, "HPCC's input is unchanged");
+    t.equal(plain.unscaled, undefined, "no map without the option");
+    const sizes = (b: typeof plain): number[] =>
+      b.scenario.timeline.flatMap((s) =>
+        s.action.kind === "start" && s.action.workload.type === "flow" ? [s.action.workload.bytes] : [],
+      );
+    t.same(
+      sizes(plain),
+      plain.ns3.flows.map((f) => f.bytes),
+      "as configured: the same bytes",
+    );
+    t.same(
+      sizes(scaled),
+      plain.ns3.flows.map((f) => Math.max(1, Math.round(f.bytes * WIRE_SCALE))),
+      `scaled: ${WIRE_SCALE.toFixed(4)} × each`,
+    );
+    t.same(
+      [...scaled.unscaled!.values()],
+      plain.ns3.flows.map((f) => f.bytes),
+      "every flow's HPCC size kept for its bucket",
+    );
+    t.ok(WIRE_SCALE > 0.95 && WIRE_SCALE < 0.97);
+    t.end();
+  },
+);
+
 t.test("our ideal FCT: the base RTT and the message with our per-packet overhead", (t) => {
   // One switch (2 hops), 1 MB: 977 packets; 2 × 2 µs + 2 × 81.92 ns + (1e6 + 977 × 82 + 16) × 0.08 ns.
   t.equal(
