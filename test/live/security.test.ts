@@ -15,7 +15,7 @@ import {
 } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { dirname, join, resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { execa } from "execa";
 import t from "tap";
 import { LiveLab } from "../../src/lab/live/live-lab.js";
