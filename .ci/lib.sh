@@ -4,15 +4,16 @@
 
 ci_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# The labs' marks on this machine (namespaces, state directories), from netns/leftovers.
+# The labs' marks on this machine (namespaces, state directories, /etc/netns hosts), from netns/leftovers.
 ci_marks() {
-  "$ci_root/netns/leftovers" 2>/dev/null | grep -E '^(namespace|state) ' | sort || true
+  "$ci_root/netns/leftovers" 2>/dev/null | grep -E '^(namespace|state|hosts) ' | sort || true
 }
 
 # The labs whose marks are there now but were not in $1 (marks taken earlier by ci_marks), one per line.
 ci_new_labs() {
   comm -13 <(printf '%s\n' "$1") <(ci_marks) |
-    sed -nE 's#^namespace rl-([a-z][a-z0-9]*)-.*#\1#p; s#^state /run/rocelab/##p' | sort -u
+    sed -nE 's#^namespace rl-([a-z][a-z0-9]*)-.*#\1#p; s#^hosts /etc/netns/rl-([a-z][a-z0-9]*)-.*#\1#p; s#^state /run/rocelab/##p' |
+    sort -u
 }
 
 # ci_run_summarised BEFORE LOG COMMAND...: runs COMMAND with its output on stdout and in LOG, then prints

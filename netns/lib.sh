@@ -49,3 +49,14 @@ lab_state_dirs() {
   done
   return 0
 }
+
+# /etc/netns directories of labs (hosts files that name the lab's nodes), one per line.
+lab_netns_etc() {
+  local pattern=$1 dir
+  [[ -d /etc/netns ]] || return 0
+  for dir in /etc/netns/rl-*; do
+    [[ -e $dir || -L $dir ]] || continue
+    [[ ${dir##*/} =~ ^rl-($pattern)- ]] && echo "$dir"
+  done
+  return 0
+}

@@ -6,17 +6,16 @@
 import type { Command } from "commander";
 import { formatDuration } from "../device/units.js";
 import { parseDilationOption } from "../lab/live/auto-dilation.js";
-import { DEFAULT_LAB } from "../lab/live/names.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { action, UsageError } from "./errors.js";
-import { withLab } from "./with-lab.js";
+import { LAB_NAME_HELP, withLab } from "./with-lab.js";
 
 export function registerDilationCommand(program: Command): void {
   program
     .command("dilation")
     .argument("[value]", "N (a fixed dilation, >= 1) or auto; none: show the current one")
     .description("show or change a running lab's dilation (emulated time runs N times slower than real time)")
-    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .option("--name <name>", LAB_NAME_HELP)
     .action(
       action(async (value: string | undefined, opts: { name?: string }) => {
         await withLab(opts, async (lab) => {

@@ -6,9 +6,9 @@ import { formatDuration } from "../device/units.js";
 import { type EventSink, eventClass, jsonLines, streamEvents } from "../lab/event-stream.js";
 import type { LabEvent, LabSnapshot } from "../lab/lab.js";
 import { LiveLab } from "../lab/live/live-lab.js";
-import { DEFAULT_LAB, labNameProblem } from "../lab/live/names.js";
 import { describeEvent } from "../tui/event-text.js";
 import { action, UsageError } from "./errors.js";
+import { LAB_NAME_HELP, labName } from "./with-lab.js";
 
 function textLine(e: LabEvent): string {
   return `${formatDuration(e.t).padStart(10)}  ${e.device.padEnd(8)} ${eventClass(e).padEnd(10)} ${describeEvent(e)}`;
@@ -20,13 +20,11 @@ export function registerEventsCommand(program: Command): void {
     .description(
       "stream a running lab's events: a snapshot, then pauses, ECN marks, drops, failures and threshold changes (Ctrl-C stops)",
     )
-    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .option("--name <name>", LAB_NAME_HELP)
     .option("--json", "JSON lines: one snapshot object, then one object per event")
     .action(
-      action(async (opts: { name: string; json?: boolean }) => {
-        const problem = labNameProblem(opts.name);
-        if (problem) throw new UsageError(problem);
-        const lab = await LiveLab.connect(opts.name).catch((e: Error) => {
+      action(async (opts: { name?: string; json?: boolean }) => {
+        const lab = await LiveLab.connect(labName(opts)).catch((e: Error) => {
           throw new UsageError(e.message, 1);
         });
         const out = (line: string) => process.stdout.write(`${line}\n`);

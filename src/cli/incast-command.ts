@@ -5,11 +5,10 @@ import type { Command } from "commander";
 import { formatDuration, formatRate, formatSize, parseSize } from "../device/units.js";
 import type { FlowReport } from "../lab/flow-report.js";
 import { LabError } from "../lab/live/live-lab.js";
-import { DEFAULT_LAB } from "../lab/live/names.js";
 import { waitForWorkload } from "../lab/workload-wait.js";
 import { incastProblem } from "../scenario/incast-check.js";
 import { action, UsageError } from "./errors.js";
-import { withLab } from "./with-lab.js";
+import { LAB_NAME_HELP, withLab } from "./with-lab.js";
 
 /** The default limit of --wait, in real seconds. */
 export const DEFAULT_WAIT_S = 120;
@@ -26,7 +25,7 @@ export function registerIncastCommand(inject: Command): void {
       "--wait [seconds]",
       `wait until every WRITE completed and print each flow's FCT (exit 1 if not within the limit, default ${DEFAULT_WAIT_S} real s)`,
     )
-    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .option("--name <name>", LAB_NAME_HELP)
     .action(
       action(
         async (opts: {

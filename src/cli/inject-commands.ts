@@ -5,7 +5,6 @@
 import type { Command } from "commander";
 import { formatRate, parseRate } from "../device/units.js";
 import type { LiveLab } from "../lab/live/live-lab.js";
-import { DEFAULT_LAB } from "../lab/live/names.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import {
   describeAction,
@@ -18,7 +17,7 @@ import { runtimeRouteProblem } from "../scenario/static-routes.js";
 import { NodeKind } from "../scenario/topology.js";
 import { action, UsageError } from "./errors.js";
 import { registerIncastCommand } from "./incast-command.js";
-import { endpoint, withLab } from "./with-lab.js";
+import { endpoint, LAB_NAME_HELP, withLab } from "./with-lab.js";
 
 /** A priority argument, 0..7. */
 export function priorityArg(text: string): number {
@@ -48,7 +47,7 @@ function hostOf(lab: LiveLab, host: string): string {
 
 export function registerInjectCommands(program: Command): void {
   const cmd = program.command("inject").description("break things on purpose in a running lab");
-  const sub = (name: string) => cmd.command(name).option("--name <name>", "lab name", DEFAULT_LAB);
+  const sub = (name: string) => cmd.command(name).option("--name <name>", LAB_NAME_HELP);
   registerIncastCommand(cmd);
 
   for (const [name, up] of [

@@ -3,23 +3,21 @@ import type { Command } from "commander";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import { DEFAULT_CLOCK_MODE, DEFAULT_DILATION } from "../lab/live/clock-plan.js";
 import { downLab, LabError, upLab } from "../lab/live/live-lab.js";
-import { DEFAULT_LAB, keptLogDir, nsName } from "../lab/live/names.js";
+import { DEFAULT_LAB, keptLogDir } from "../lab/live/names.js";
 import { findAllLabs, purgeKeptLogs } from "../lab/live/provision.js";
 import { listKeptLogs } from "../lab/live/state.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { trace, traceFlows } from "../lab/live/trace.js";
 import { parseFileMode } from "../runtime/realtime/safe-files.js";
 import { describeAction } from "../scenario/action.js";
-import { hostAddress, planAddresses } from "../scenario/address-plan.js";
 import { NodeKind } from "../scenario/topology.js";
-import { ipToString } from "../wire/bytes.js";
 import { captureOn } from "./capture-on.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { formatStats, formatStatus } from "./lab-format.js";
 import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
 import { formatFlowPaths, formatTrace } from "./trace-format.js";
-import { endpoint, labName, print, requireRoot, withLab } from "./with-lab.js";
+import { endpoint, LAB_NAME_HELP, labName, print, requireRoot, withLab } from "./with-lab.js";
 
 export function registerLabCommands(program: Command): void {
   const up = program.command("up");
@@ -77,7 +75,7 @@ export function registerLabCommands(program: Command): void {
               "look:",
               `  rocelab status${flag}                  devices, links, process health`,
               `  rocelab stats ${topo.nodes[0]!.name}${flag}              counters of one device`,
-              `  ip netns exec ${nsName(name, hosts[0] ?? topo.nodes[0]!.name)} ping ${hosts[1] ? ipToString(hostAddress(planAddresses(topo), hosts[1]).ip) : ""}`,
+              `  rocelab exec ${hosts[0] ?? topo.nodes[0]!.name}${flag} -- ping ${hosts[hosts.length - 1] ?? ""}          a command in a node's namespace (names resolve)`,
               `  rocelab capture ${topo.nodes[0]!.name}:eth1 -w /tmp/x.pcap --seconds 5${flag}`,
               `  rocelab trace ${hosts[0] ?? ""} ${hosts[hosts.length - 1] ?? ""}${flag}`,
               ...(metricsUrl !== null ? [`  curl ${metricsUrl}                  Prometheus metrics`] : []),
@@ -97,7 +95,7 @@ export function registerLabCommands(program: Command): void {
     .description(
       "stop a lab and remove every namespace, interface and process it created (also after a crash)",
     )
-    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .option("--name <name>", LAB_NAME_HELP)
     .option(
       "--all",
       "every lab on this machine, and any leftovers of ours (rl-* namespaces, rocelab processes)",
@@ -138,7 +136,7 @@ export function registerLabCommands(program: Command): void {
   program
     .command("status")
     .description("devices, links and process health of a running lab")
-    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .option("--name <name>", LAB_NAME_HELP)
     .option("--json", "print JSON")
     .action(
       action(async (opts: { name?: string; json?: boolean }) => {
@@ -155,7 +153,7 @@ export function registerLabCommands(program: Command): void {
     .description(
       "zero the counters of devices in a running lab (gauges keep their level), as `reset counters` does",
     )
-    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .option("--name <name>", LAB_NAME_HELP)
     .action(
       action((nodes: string[], opts: { name?: string }) =>
         withLab(opts, async (lab) => {
@@ -170,7 +168,7 @@ export function registerLabCommands(program: Command): void {
     .command("stats")
     .argument("<node>", "a switch or a host")
     .description("counters of one device: mlx5-style on NICs, per port and priority on switches")
-    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .option("--name <name>", LAB_NAME_HELP)
     .option("--json", "print JSON")
     .option("--all", "also counters that are zero")
     .action(
@@ -197,7 +195,7 @@ export function registerLabCommands(program: Command): void {
     .option("--seconds <s>", "how long (real seconds)", "5")
     .option("--force", "replace the file if it exists")
     .option("--mode <octal>", "file mode of the pcap (at most 644)", "600")
-    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .option("--name <name>", LAB_NAME_HELP)
     .action(
       action(
         async (
@@ -226,7 +224,7 @@ export function registerLabCommands(program: Command): void {
     )
     .option("--sport <port>", "UDP source port of the flow (RoCE uses 49152-65535)", "49152")
     .option("--flows", "trace every workload QP with the source port it uses now")
-    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .option("--name <name>", LAB_NAME_HELP)
     .option("--json", "print JSON")
     .action(
       action(

@@ -7,12 +7,12 @@ import { planSourceAddresses } from "../control/path-nav/address-planner.js";
 import { LiveNavigator } from "../control/path-nav/live-navigator.js";
 import { type NavPlan, PathNavMode, pathText } from "../control/path-nav/plan.js";
 import { LiveLab } from "../lab/live/live-lab.js";
-import { DEFAULT_LAB, labNameProblem } from "../lab/live/names.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { planAddresses } from "../scenario/address-plan.js";
 import { NodeKind } from "../scenario/topology.js";
 import { action, UsageError } from "./errors.js";
 import { loadTopologyArg } from "./topology-command.js";
+import { LAB_NAME_HELP, labName } from "./with-lab.js";
 
 /** LLDP every 1 ms of emulated time: a second of real time at the default dilation of 1000. */
 const LIVE_LLDP_INTERVAL_NS = 1_000_000;
@@ -73,16 +73,13 @@ export function registerPathNavCommands(program: Command): void {
       "--watch <seconds>",
       "keep watching the LLDP tables for this long, re-planning when the fabric changes",
     )
-    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .option("--name <name>", LAB_NAME_HELP)
     .option("--json", "print JSON")
     .action(
       action(async (mode: string, opts: { watch?: string; name?: string; json?: boolean }) => {
         if (mode !== PathNavMode.Network && mode !== PathNavMode.Host)
           throw new UsageError(`mode must be network or host, not "${mode}"`);
-        const name = opts.name ?? DEFAULT_LAB;
-        const problem = labNameProblem(name);
-        if (problem) throw new UsageError(problem);
-        const lab = await LiveLab.connect(name).catch((e: Error) => {
+        const lab = await LiveLab.connect(labName(opts)).catch((e: Error) => {
           throw new UsageError(e.message, 1);
         });
         try {

@@ -2,12 +2,11 @@
 // off or latched off (switch/features/pfc-watchdog.ts), as an operator restores it on a switch.
 
 import type { Command } from "commander";
-import { DEFAULT_LAB } from "../lab/live/names.js";
 import { describeAction } from "../scenario/action.js";
 import { NodeKind } from "../scenario/topology.js";
 import { action, UsageError } from "./errors.js";
 import { priorityArg } from "./inject-commands.js";
-import { endpoint, withLab } from "./with-lab.js";
+import { endpoint, LAB_NAME_HELP, withLab } from "./with-lab.js";
 
 export function registerPfcCommands(program: Command): void {
   const pfc = program.command("pfc").description("PFC on a running lab's switches");
@@ -16,7 +15,7 @@ export function registerPfcCommands(program: Command): void {
     .argument("<endpoint>", "NODE:ethN of a switch")
     .argument("<priority>", "0..7")
     .description("re-enable PFC and the watchdog on a port and priority the PFC watchdog switched off")
-    .option("--name <name>", "lab name", DEFAULT_LAB)
+    .option("--name <name>", LAB_NAME_HELP)
     .action(
       action(async (text: string, prio: string, opts: { name?: string }) => {
         const priority = priorityArg(prio);

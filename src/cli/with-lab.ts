@@ -2,15 +2,29 @@
 // it, NODE:ethN endpoints checked against the lab's topology, and
 // a connection that is closed whatever happens.
 
+import { runningLabs } from "../lab/live/lab-list.js";
 import { LiveLab } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, labNameProblem } from "../lab/live/names.js";
 import { UsageError } from "./errors.js";
 
+/** What `--name` says for commands that act on a running lab (`up` names a new one and keeps its default). */
+export const LAB_NAME_HELP = `lab name (default: the only running lab, else ${DEFAULT_LAB})`;
+
+/**
+ * The lab a command acts on: `--name`, else the only running lab, else `rocelab` (whose absence the command
+ * then reports). With several labs running and no `--name` it refuses, naming them.
+ */
 export function labName(opts: { name?: string }): string {
-  const name = opts.name ?? DEFAULT_LAB;
+  const name = opts.name ?? defaultLab();
   const problem = labNameProblem(name);
   if (problem) throw new UsageError(problem);
   return name;
+}
+
+function defaultLab(): string {
+  const running = runningLabs();
+  if (running.length <= 1) return running[0] ?? DEFAULT_LAB;
+  throw new UsageError(`${running.length} labs are running (${running.join(", ")}): say which with --name`);
 }
 
 export function requireRoot(what: string): void {

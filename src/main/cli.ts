@@ -12,6 +12,7 @@ import { registerGrafanaCommand } from "../cli/grafana-command.js";
 import { registerInjectCommands } from "../cli/inject-commands.js";
 import { registerLabCommands } from "../cli/lab-commands.js";
 import { registerLintCommand } from "../cli/lint-command.js";
+import { registerLsCommands } from "../cli/ls-command.js";
 import { registerPathNavCommands } from "../cli/path-nav-command.js";
 import { registerPcapCheckCommand } from "../cli/pcap-check-command.js";
 import { registerPfcCommands } from "../cli/pfc-commands.js";
@@ -36,6 +37,7 @@ program
 registerTopologyCommand(program);
 registerRunCommand(program);
 registerLabCommands(program);
+registerLsCommands(program);
 registerInjectCommands(program);
 registerDilationCommand(program);
 registerChaosCommand(program);

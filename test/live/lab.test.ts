@@ -274,6 +274,40 @@ t.test(
       t.equal(p.exitCode, 0, `${lab}: a pings b while the other lab runs`);
     }
 
+    // Labs you can list and enter: ls, a command without --name, exec by node name, names in the namespaces.
+    const listed = await rl(["ls", "--json"]);
+    t.equal(listed.exitCode, 0, listed.stderr);
+    const labs = JSON.parse(listed.stdout) as {
+      lab: string;
+      status: string;
+      devices?: number;
+      links?: number;
+    }[];
+    for (const lab of ["lta", "ltb"])
+      t.match(
+        labs.find((l) => l.lab === lab),
+        { status: "running", devices: 3, links: 2 },
+        `ls lists ${lab}`,
+      );
+    t.match((await rl(["ls"])).stdout, /^LAB\s+STATUS\s+DEVICES\s+LINKS\s+DILATION\s+BEHIND/);
+    const which = await rl(["status"]);
+    t.equal(which.exitCode, 2, "no --name with two labs running: refused");
+    t.match(which.stderr, /labs are running \(.*lta, ltb.*\): say which with --name/);
+    const hosts = "/etc/netns/rl-lta-a/hosts";
+    t.equal(statSync(hosts).mode & 0o777, 0o644, `${hosts} is 0644`);
+    t.match(readFileSync(hosts, "utf8"), /^10\.1\.0\.3\tb$/m, "and names b");
+    const byName = await rl(["exec", "a", "--name", "lta", "--", "ping", "-c", "1", "-W", "5", "b"]);
+    t.equal(byName.exitCode, 0, `exec a -- ping b: ${byName.stderr}`);
+    t.match(byName.stdout, /PING b \(10\.1\.0\.3\)/, "the name resolves inside the namespace");
+    t.equal(
+      (await rl(["exec", "a", "--name", "lta", "--", "false"])).exitCode,
+      1,
+      "exec passes the status on",
+    );
+    const nowhere = await rl(["exec", "c", "--name", "lta", "--", "true"]);
+    t.equal(nowhere.exitCode, 2);
+    t.match(nowhere.stderr, /no node c in lab lta \(nodes: .*a.*\)/);
+
     // Privilege hygiene: the lab's state is root's alone, and nothing of it listens on the network.
     for (const path of ["/run/rocelab", "/run/rocelab/lta"]) {
       const st = statSync(path);
@@ -333,7 +367,13 @@ t.test(
     t.ok(existsSync("/run/rocelab/ltb.logs/supervisor.log"));
     t.equal((await rl(["down", "--name", "ltb", "--purge"])).exitCode, 0);
     t.notOk(existsSync("/run/rocelab/ltb.logs"), "down --purge removes them");
+    t.notOk(existsSync("/etc/netns/rl-ltb-a"), "nor its hosts files");
     t.ok((await labNamespaces("lta")).length === 3, "the other lab is untouched");
+    const only = await rl(["status", "--json"]);
+    t.equal(only.exitCode, 0, only.stderr);
+    t.equal((JSON.parse(only.stdout) as { lab: string }).lab, "lta", "no --name, one lab running: that lab");
+    // (down is given the name: without it, a lab of someone else's running beside the tests could be the one.)
     t.equal((await rl(["down", "--name", "lta"])).exitCode, 0);
+    t.notOk(existsSync("/etc/netns/rl-lta-a"), "down removes the lab's hosts files");
   },
 );

@@ -26,14 +26,21 @@ t.test("a SIGKILLed lab: leftovers lists it, cleanup removes it, then nothing is
   t.equal(before.exitCode, 1, "leftovers exits 1 when something is left");
   t.match(before.stdout, new RegExp(`namespace rl-${LAB}-leaf1`));
   t.match(before.stdout, new RegExp(`state /run/rocelab/${LAB}`));
-  t.match(before.stdout, /0 processes, 12 namespaces, 1 state directories left by lab nsscript/);
+  t.match(before.stdout, new RegExp(`hosts /etc/netns/rl-${LAB}-h1`));
+  t.match(
+    before.stdout,
+    /0 processes, 12 namespaces, 1 state directories, 12 \/etc\/netns directories left by lab nsscript/,
+  );
 
   const other = await script("leftovers", ["other"]);
   t.equal(other.exitCode, 0, "another lab's name finds nothing of this one");
 
   const cleanup = await script("cleanup", [LAB]);
   t.equal(cleanup.exitCode, 0, cleanup.stderr);
-  t.match(cleanup.stdout, /deleted 12 namespaces and 1 state directories of lab nsscript/);
+  t.match(
+    cleanup.stdout,
+    /deleted 12 namespaces, 1 state directories and 12 \/etc\/netns directories of lab nsscript/,
+  );
   t.same(await labNamespaces(LAB), []);
   t.equal((await script("leftovers", [LAB])).exitCode, 0, "and nothing is left");
   t.equal((await script("cleanup", [LAB])).exitCode, 0, "cleanup again is harmless");

@@ -11,7 +11,7 @@
 // All commands are argument arrays (execa), never shell strings; `ip -batch` keeps it to a few calls.
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { execa } from "execa";
 import { type AddressPlan, hostAddress, type PortAddress, portKey } from "../../scenario/address-plan.js";
 import { NodeKind, type Topology } from "../../scenario/topology.js";
@@ -33,6 +33,7 @@ import {
   NS_PREFIX,
   nsName,
 } from "./names.js";
+import { netnsEtcDirs, removeNetnsHosts, writeNetnsHosts } from "./netns-hosts.js";
 import { alive, listLabDirs, readState } from "./state.js";
 
 /** Interface MTU: the path MTU plus room for IP, UDP, BTH, RETH, immediate data and ICRC. */
@@ -83,6 +84,7 @@ export async function provision(
     }
   }
   await ipBatch(root);
+  writeNetnsHosts(lab, topo, plan);
 
   progress("configuring interfaces (MAC, MTU, host addresses and routes)");
   await parallel(nodes, 8, async (n) => {
@@ -231,6 +233,7 @@ export async function teardown(
       for (const ns of mine) await execa("ip", ["netns", "delete", ns], { reject: false });
     });
   rmSync(labDir(lab), { recursive: true, force: true });
+  removeNetnsHosts(lab);
   await sweep(lab, progress);
   return { killed: targets.length, namespaces: mine.length };
 }
@@ -256,6 +259,7 @@ async function sweep(lab: string, progress: Progress): Promise<void> {
     await waitGone(pids, 5000);
     for (const ns of namespaces) await execa("ip", ["netns", "delete", ns], { reject: false });
     rmSync(labDir(lab), { recursive: true, force: true });
+    removeNetnsHosts(lab);
   }
 }
 
@@ -312,6 +316,10 @@ export function purgeKeptLogs(lab: string): boolean {
 export async function findAllLabs(): Promise<string[]> {
   const labs = new Set(listLabDirs());
   for (const p of findLabProcesses()) labs.add(p.lab);
+  for (const d of netnsEtcDirs()) {
+    const lab = labOfNamespace(basename(d), [...labs]);
+    if (lab) labs.add(lab);
+  }
   for (const ns of await listNamespaces()) {
     const lab = labOfNamespace(ns, [...labs]);
     if (lab) labs.add(lab);
