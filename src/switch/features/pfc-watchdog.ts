@@ -126,7 +126,10 @@ class PfcWatchdog implements SwitchFeature, WatchdogCore {
       this.h3c.reset(now);
       for (const ps of this.ctx.portList)
         for (let p = 0; p < PRIORITIES; p++) this.release(ps.port * PRIORITIES + p, now, false);
-      if (this.cfg.semantics !== this.semantics) this.windowCount.fill(0);
+      if (this.cfg.semantics !== this.semantics) {
+        this.windowCount.fill(0);
+        this.held.fill(0);
+      }
       this.semantics = this.cfg.semantics;
     }
     if (!this.cfg.enabled) {
