@@ -45,9 +45,14 @@ function pathFinder(lab: ResolvedLab): PathOf {
     }
     return found;
   };
+  const paths = new Map<string, readonly string[]>();
   return (from, toIp) => {
     const first = linkAt(topo, from, 1)?.peer.node;
     if (first === undefined || !isSwitch.get(first)) return [];
+    // Hosts behind one switch share their paths: one walk per (first switch, destination).
+    const key = `${first}|${toIp}`;
+    const known = paths.get(key);
+    if (known !== undefined) return known;
     const seen = new Set<string>([first]);
     const queue = [first];
     // Breadth-first over every ECMP member; `seen` ends a routing loop.
@@ -57,6 +62,7 @@ function pathFinder(lab: ResolvedLab): PathOf {
           seen.add(n);
           queue.push(n);
         }
+    paths.set(key, queue);
     return queue;
   };
 }
@@ -102,8 +108,9 @@ function checkPair(
       fix: "qos: { cnpPriority: 6 } (ConnectX cnp_802p_prio), a priority of the CNPs' own",
     }));
   const back = new Set(reverse);
+  const ahead = new Set(forward);
   const only = forward.filter((n) => !back.has(n));
-  const onlyBack = reverse.filter((n) => !forward.includes(n));
+  const onlyBack = reverse.filter((n) => !ahead.has(n));
   if (only.length > 0 || onlyBack.length > 0)
     collect(out, `sym|${s.name}|${r.name}`, r.name, () => ({
       path: `topology.nodes`,
