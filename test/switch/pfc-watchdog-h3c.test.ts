@@ -210,3 +210,42 @@ t.test("switching semantics at run time lets go of what the other held", (t) => 
   t.equal(h.data(2).length, 0, "PFC is on again");
   t.end();
 });
+
+t.test("the trigger window: deadlocks further apart than it do not add up; 0 counts them all", (t) => {
+  // Each round: a storm until the deadlock, then quiet long enough to recover (about 1.7 ms a round).
+  const rounds = (h: SwitchHarness, n: number) => {
+    for (let i = 0; i < n; i++) {
+      storm(h, 2, 3, h.now + INTERVAL + 2 * POLL);
+      h.run(h.now + DELAY + 2 * POLL);
+    }
+  };
+  const windowed = h3c({ triggerLimit: 2, triggerWindow: 1_000_000 });
+  rounds(windowed, 3);
+  t.equal(c(windowed, 2, "storm_detected"), 3);
+  t.equal(c(windowed, 2, "latched"), 0, "a 1 ms window never holds two of them");
+  const forever = h3c({ triggerLimit: 2, triggerWindow: 0 });
+  rounds(forever, 2);
+  t.equal(c(forever, 2, "latched"), 1, "window 0: the second since the start latches");
+  // The same reading of 0 under sonic.
+  const sonic = new SwitchHarness({
+    settings: {
+      pfcWatchdog: {
+        enabled: true,
+        detectionTime: INTERVAL,
+        restorationTime: DELAY,
+        pollInterval: POLL,
+        triggerLimit: 2,
+        triggerWindow: 0,
+      },
+    },
+  }).start();
+  for (let i = 0; i < 2; i++) {
+    sonic.deliver(2, sonic.pfcFrame(2, 3, 0xffff));
+    send(sonic, 2, 2);
+    storm(sonic, 2, 3, sonic.now + INTERVAL + 2 * POLL);
+    sonic.run(sonic.now + DELAY + 2 * POLL);
+  }
+  t.equal(c(sonic, 2, "storm_detected"), 2);
+  t.equal(c(sonic, 2, "state"), 2, "sonic, window 0: latched at the second storm too");
+  t.end();
+});

@@ -237,7 +237,8 @@ class PfcWatchdog implements SwitchFeature, WatchdogCore {
   /** sonic: the storm of (port, p) — counted against the trigger limit, then held. */
   private storm(i: number, now: Nanoseconds): void {
     const cfg = this.cfg;
-    if (now - this.windowStart[i]! > cfg.triggerWindow || this.windowCount[i] === 0) {
+    const windowOver = cfg.triggerWindow > 0 && now - this.windowStart[i]! > cfg.triggerWindow;
+    if (windowOver || this.windowCount[i] === 0) {
       this.windowStart[i] = now;
       this.windowCount[i] = 0;
     }
