@@ -14,7 +14,9 @@ export function registerPfcCommands(program: Command): void {
     .command("enable")
     .argument("<endpoint>", "NODE:ethN of a switch")
     .argument("<priority>", "0..7")
-    .description("re-enable PFC and the watchdog on a port and priority the PFC watchdog switched off")
+    .description(
+      "re-enable PFC and the watchdog on a port and priority the PFC watchdog switched off (h3c: the port)",
+    )
     .option("--name <name>", LAB_NAME_HELP)
     .action(
       action(async (text: string, prio: string, opts: { name?: string }) => {

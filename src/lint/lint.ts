@@ -9,6 +9,7 @@ import type { Scenario } from "../scenario/scenario.js";
 import type { SettingsChange } from "../scenario/settings-layers.js";
 import type { Topology } from "../scenario/topology.js";
 import { VALIDATION_RULES } from "../scenario/validate.js";
+import { CNP_PATH_RULES } from "./rules-cnp-path.js";
 import { CONTROL_RULES } from "./rules-control.js";
 import { MACHINE_RULES } from "./rules-machine.js";
 import { QOS_RULES } from "./rules-qos.js";
@@ -19,6 +20,7 @@ export const RULES: readonly Rule[] = [
   ...VALIDATION_RULES,
   ...THRESHOLD_RULES,
   ...QOS_RULES,
+  ...CNP_PATH_RULES,
   ...CONTROL_RULES,
   ...MACHINE_RULES,
 ];

@@ -92,7 +92,7 @@ export class NicShared {
     const q = config.qos;
     this.dataPrio = q.dscpToPriority[q.dataDscp]!;
     this.ackPrio = q.dscpToPriority[q.ackDscp]!;
-    this.cnpPrio = q.dscpToPriority[q.cnpDscp]!;
+    this.cnpPrio = q.cnpPriority;
     this.counters = declareNicCounters(this.counterSet);
     this.drops = new DropCounter(DROP_REASONS, this.counterSet, this.limiter, env, HOST_PORT + 1);
     this.keyCnp = this.limiter.keys(TIMER_STRIDE);

@@ -161,6 +161,14 @@ export function checkMacControl(frame: Uint8Array, eth: EthernetHeader, say: (m:
     }
   }
   if (control.kind === "pause") return FrameKind.Pause;
+  // A receiver ignores the reserved octet (the switches do); a capture of what the lab sent must show 0.
+  if (control.reserved !== 0) {
+    const vector = (control.reserved << 8) | control.enableVector;
+    say(
+      `maccontrol: class-enable vector 0x${vector.toString(16).padStart(4, "0")}: its high octet is reserved ` +
+        "and must be sent as 0 (receivers ignore it)",
+    );
+  }
   return pfcKind(control.enableVector, (p) => control.quanta[p]!);
 }
 

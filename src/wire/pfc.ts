@@ -108,6 +108,12 @@ export interface PfcControl {
   /** Class-enable vector, 0..255: bit n set means priority n's time applies. */
   readonly enableVector: number;
   /**
+   * The reserved first octet of the two-octet priority_enable_vector, as received. Senders transmit 0;
+   * receivers ignore it (IEEE 802.1Q clause 36, the PFC frame of 802.1Qbb), so a frame whose reserved
+   * octet is not 0 still pauses the priorities its enable bits name. Kept so a checker can flag a sender.
+   */
+  readonly reserved: number;
+  /**
    * The eight times as carried, in quanta, indexed by priority. A time whose enable bit is clear means
    * nothing (normally 0): check `pfcPriorityEnabled` first.
    */
@@ -150,18 +156,12 @@ export function parseMacControl(buf: Uint8Array, offset = 0): Parsed<MacControl>
   }
   const shortPfc = need("maccontrol", buf, offset, PFC_PAYLOAD_LENGTH, "PFC payload");
   if (shortPfc) return shortPfc;
-  const vector = readU16(buf, offset + 2);
-  if (vector > 0xff) {
-    return fail(
-      "maccontrol",
-      WireErrorCode.BadValue,
-      `class-enable vector 0x${vector.toString(16).padStart(4, "0")}: its high octet is reserved and must be 0`,
-      offset + 2,
-    );
-  }
+  // The vector's high octet is reserved: ignored on receipt, as 802.1Q has receivers do.
+  const enableVector = buf[offset + 3]!;
+  const reserved = buf[offset + 2]!;
   const quanta: number[] = [];
   for (let p = 0; p < PRIORITIES; p++) quanta.push(readU16(buf, offset + 4 + 2 * p));
-  return ok({ kind: "pfc", enableVector: vector, quanta });
+  return ok({ kind: "pfc", enableVector, reserved, quanta });
 }
 
 export interface MacControlFrame {

@@ -13,7 +13,12 @@ import {
   type SettingsChange,
   switchChange,
 } from "../../src/scenario/settings-layers.js";
-import { defaultTopology, type Topology } from "../../src/scenario/topology.js";
+import {
+  defaultTopology,
+  defaultTopologyFile,
+  resolveTopology,
+  type Topology,
+} from "../../src/scenario/topology.js";
 import { loadTopology } from "../../src/scenario/topology-file.js";
 
 const serious = (fs: readonly Finding[]) => fs.filter((f) => f.severity !== "info");
@@ -26,6 +31,22 @@ interface Case {
   readonly machine?: MachineContext;
 }
 const incast = () => loadTopology("docs/examples/incast-3leaf.yaml");
+/** The default fabric with static routes that send h1 → h5 up spine1 and h5 → h1 up spine2. */
+const asymmetric = (): Topology => {
+  const file = defaultTopologyFile();
+  return resolveTopology(
+    {
+      ...file,
+      nodes: {
+        ...file.nodes,
+        leaf1: { kind: "switch", routes: [{ to: "h5", via: "eth1" }] },
+        leaf2: { kind: "switch", routes: [{ to: "h1", via: "eth2" }] },
+      },
+    },
+    "test",
+    null,
+  );
+};
 function lint(c: Case): Finding[] {
   return lintLab(resolveLab((c.topology ?? defaultTopology)(), c.changes ?? [], c.machine));
 }
@@ -116,6 +137,31 @@ const CASES: Record<string, { fires: (Case & { severity: string })[]; quiet: Cas
       },
     ],
     quiet: [{ what: "queues 6 and 7 strict", changes: [switchChange({ qos: { strictQueues: [6, 7] } })] }],
+  },
+  "cnp-return-path": {
+    fires: [
+      {
+        what: "the NICs send CNPs on the data priority (cnp_802p_prio 3)",
+        changes: [hostChange({ qos: { cnpPriority: 3 } })],
+        severity: "warning",
+      },
+      {
+        what: "spine1 gives DSCP 48 priority 5",
+        changes: [switchChange({ qos: { dscpToPriority: { "48": 5 } } }, ["spine1"])],
+        severity: "warning",
+      },
+      {
+        what: "CNPs at DSCP 46, which the NICs map to 6 and the switches to 0",
+        changes: [hostChange({ qos: { cnpDscp: 46, dscpToPriority: { "46": 6 } } })],
+        severity: "warning",
+      },
+      { what: "h1 → h5 up spine1, its CNPs back down spine2", topology: asymmetric, severity: "info" },
+    ],
+    quiet: [
+      { what: "the default fabric" },
+      { what: "cnpPriority 6 said out loud", changes: [hostChange({ qos: { cnpPriority: 6 } })] },
+      { what: "a ring with computed routes", topology: () => loadTopology("docs/examples/ring4.yaml") },
+    ],
   },
   "dcqcn-on-senders": {
     fires: [

@@ -7,7 +7,10 @@
 //      flowing, and PFC is restored once the storm stops;
 //   2. forward (set at run time): the next storm is detected and the stuck traffic sent despite the pauses;
 //   3. the third storm within the trigger window latches PFC off: no restoration after the storm stops,
-//      until `rocelab pfc enable leaf2:eth3 3`.
+//      until `rocelab pfc enable leaf2:eth3 3`;
+//   4. H3C's semantics (set at run time): a storm that never stops is a deadlock, recovered after the
+//      auto-recovery delay into the storm, deadlocked again, and the second deadlock (trigger limit 2)
+//      latches until `rocelab pfc enable`.
 // Lab name h3s (unique to this file); it is torn down, also when an assertion fails.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -267,6 +270,42 @@ t.test("live: a PFC storm detected, dropped, forwarded, latched and re-enabled",
   const refused = await rl(["pfc", "enable", "h5:eth1", "3", "--name", LAB]);
   t.not(refused.exitCode, 0, "a host is refused");
   t.match(refused.stderr, /h5 is not a switch/);
+
+  // 4. H3C's deadlock detection, set at run time: a continuous storm reaches the trigger limit.
+  await lab.apply({
+    kind: "set",
+    change: switchChange({
+      pfcWatchdog: {
+        semantics: "h3c",
+        interval: 400_000,
+        autoRecoverDelay: 400_000,
+        autoRecoverAction: "forward",
+        triggerLimit: 2,
+      },
+    }),
+  });
+  const base = await wd(3, 3, "storm_detected");
+  const restoredBase = await wd(3, 3, "storm_restored");
+  await write("h1", "h5");
+  await storm(true);
+  await until(
+    t,
+    "h3c: the continuous storm latches",
+    () => wd(3, 3, "state"),
+    (s) => s === 2,
+  );
+  t.equal(await wd(3, 3, "storm_detected"), base + 2, "two deadlocks: the first recovered into the storm");
+  t.equal(await wd(3, 3, "storm_restored"), restoredBase + 1, "after the auto-recovery delay");
+  t.ok(
+    events.some(
+      (e) => e.kind === "pfc-storm" && e.device === "leaf2" && e.detail === "deadlock, forward, latched",
+    ),
+    "the event says deadlock, latched",
+  );
+  await storm(false);
+  const enabled = await rl(["pfc", "enable", "leaf2:eth3", "3", "--name", LAB]);
+  t.equal(enabled.exitCode, 0, enabled.stderr);
+  t.equal(await wd(3, 3, "state"), 0, "h3c: the operator restored the interface");
 
   await lab.close();
   const down = await rl(["down", "--name", LAB]);

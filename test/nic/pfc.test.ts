@@ -127,6 +127,22 @@ for (const ackDscp of [48, 26]) {
   });
 }
 
+t.test(
+  "CNP priority misconfigured from the host side: cnpPriority 3 holds CNPs behind the data pause",
+  (t) => {
+    // ConnectX's cnp_802p_prio set to the data priority: the CNP keeps DSCP 48 but waits with the data.
+    const { sim, sent, pfc, request } = setup({ settings: { qos: { cnpPriority: 3 } } });
+    const quanta = 20_000;
+    pfc(20_000, quanta);
+    request(40_000);
+    sim.run(400_000);
+    const until = 20_000 + 6.72 + DELAY + quanta * QUANTUM_NS;
+    const cnp = sent.find((s) => s.opcode === Opcode.Cnp);
+    t.ok(cnp && cnp.t > until, `the CNP waited for the pause to end (${cnp?.t}, pause until ${until})`);
+    t.end();
+  },
+);
+
 t.test("a refreshed pause extends; zero quanta resumes at once", (t) => {
   const { sim, n, sent, pfc } = setup({});
   pfc(20_000, 10_000); // 51.2 µs

@@ -1,7 +1,8 @@
 // The PFC watchdog in the node view and the `e` key, on a simulated fabric the dashboard drives for real:
 // h5's NIC storms leaf2:eth3 on priority 3 while h1 writes to it; the watchdog (trigger limit 1) detects
 // the storm, drops the stuck traffic and latches PFC off; the node view shows it, `e` → Enter → y
-// re-enables PFC through the lab, and the next counters show the port monitoring again.
+// re-enables PFC through the lab, and the next counters show the port monitoring again. The same with H3C's
+// deadlock detection (semantics: h3c), where the latch holds the whole interface and `e` restores it.
 import "./fixtures/force-colour.js";
 import t from "tap";
 import { SimLab } from "../../src/lab/sim/sim-lab.js";
@@ -13,7 +14,7 @@ import { INITIAL_UI } from "../../src/tui/ui-state.js";
 import { plainLines } from "./fixtures/dashboard.js";
 import { KEY, renderAt } from "./fixtures/render.js";
 
-const WATCHDOG = {
+const SONIC = {
   enabled: true,
   action: "drop",
   detectionTime: 400_000,
@@ -22,9 +23,19 @@ const WATCHDOG = {
   triggerLimit: 1,
 } as const;
 
-async function stormedLab(): Promise<SimLab> {
+const H3C = {
+  enabled: true,
+  semantics: "h3c",
+  autoRecoverAction: "drop",
+  interval: 400_000,
+  autoRecoverDelay: 400_000,
+  pollInterval: 100_000,
+  triggerLimit: 1,
+} as const;
+
+async function stormedLab(watchdog: typeof SONIC | typeof H3C): Promise<SimLab> {
   const lab = new SimLab({ topology: defaultTopology(), seed: 1 });
-  lab.fabric.configureSwitches(switchChange({ pfcWatchdog: WATCHDOG }));
+  lab.fabric.configureSwitches(switchChange({ pfcWatchdog: watchdog }));
   await lab.apply({ kind: "incast", to: "h5", from: ["h1"], bytes: 16_000_000 });
   lab.step(100_000);
   await lab.apply({ kind: "pfc-storm", host: "h5", priority: 3 });
@@ -39,12 +50,14 @@ function counter(lab: SimLab, name: string): number {
   return st.ports.find((p) => p.port === 3)!.counters[name] ?? 0;
 }
 
-for (const [columns, rows] of [
-  [80, 24],
-  [120, 40],
+for (const [columns, rows, watchdog] of [
+  [80, 24, SONIC],
+  [120, 40, SONIC],
+  [80, 24, H3C],
 ] as const) {
-  t.test(`latched by a storm, re-enabled with e at ${columns}x${rows}`, async (t) => {
-    const lab = await stormedLab();
+  const semantics = "semantics" in watchdog ? watchdog.semantics : "sonic";
+  t.test(`latched by a storm (${semantics}), re-enabled with e at ${columns}x${rows}`, async (t) => {
+    const lab = await stormedLab(watchdog);
     t.equal(counter(lab, "pfcwd_prio3_state"), 2, "the switch latched leaf2:eth3 priority 3");
     const store = new DashboardStore(
       { lab: lab.name, runtime: "sim", topology: lab.topology },

@@ -144,7 +144,7 @@ t.test("a PFC frame with a nonzero high octet in the class-enable vector", (t) =
     t,
     bytes,
     "pfc-xoff-p3",
-    /^maccontrol: class-enable vector 0x0108: its high octet is reserved and must be 0/,
+    /^maccontrol: class-enable vector 0x0108: its high octet is reserved and must be sent as 0/,
   );
   // Still counted as the XOFF it was meant to be.
   t.equal(checkCapture(bytes).kinds[numberOf("pfc-xoff-p3") - 1], FrameKind.PfcXoff);

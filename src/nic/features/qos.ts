@@ -21,6 +21,9 @@ export interface NicQosConfig {
   readonly ackDscp: number;
   /** DSCP of CNPs (ConnectX cnp_dscp 48). */
   readonly cnpDscp: number;
+  /** 802.1p priority of CNPs: which received pause holds them (ConnectX cnp_802p_prio 6). Default: the
+   * priority the DSCP map gives cnpDscp. */
+  readonly cnpPriority: number;
   /** DSCP → 802.1p priority, 64 entries. */
   readonly dscpToPriority: readonly number[];
 }
@@ -43,6 +46,7 @@ const settings = z
     dataDscp: dscp.optional(),
     ackDscp: dscp.optional(),
     cnpDscp: dscp.optional(),
+    cnpPriority: z.number().int().min(0).max(7).optional(),
     /** DSCP → priority entries, merged over the defaults (26 → 3, 48 → 6, others → 0). */
     dscpToPriority: z
       .record(z.string().regex(/^\d+$/, "a DSCP value 0..63"), z.number().int().min(0).max(7))
@@ -53,17 +57,19 @@ const settings = z
 export const nicQosFeature = defineNicFeature({
   key: "qos",
   doc:
-    "The DSCP of the NIC's data, ACK/NAK and CNP packets and its DSCP → priority map (ConnectX trust " +
-    "dscp: data 26 → priority 3, CNP 48 → priority 6).",
+    "The DSCP of the NIC's data, ACK/NAK and CNP packets, the CNPs' 802.1p priority (cnp_802p_prio) and " +
+    "its DSCP → priority map (ConnectX trust dscp: data 26 → priority 3, CNP 48 → priority 6).",
   settings,
   resolve: (s): NicQosConfig => {
     const dscpToPriority = defaultNicDscpMap();
     for (const [d, p] of Object.entries(s?.dscpToPriority ?? {})) dscpToPriority[Number(d)] = p;
     const dataDscp = s?.dataDscp ?? DEFAULT_DATA_DSCP;
+    const cnpDscp = s?.cnpDscp ?? CNP_DEFAULT_DSCP;
     return {
       dataDscp,
       ackDscp: s?.ackDscp ?? dataDscp,
-      cnpDscp: s?.cnpDscp ?? CNP_DEFAULT_DSCP,
+      cnpDscp,
+      cnpPriority: s?.cnpPriority ?? dscpToPriority[cnpDscp]!,
       dscpToPriority,
     };
   },
@@ -75,6 +81,8 @@ export const nicQosFeature = defineNicFeature({
     ] as const) {
       if (!Number.isInteger(d) || d < 0 || d >= DSCP_VALUES) return `qos.${name} ${d} is not in 0..63`;
     }
+    if (!Number.isInteger(c.cnpPriority) || c.cnpPriority < 0 || c.cnpPriority >= PRIORITIES)
+      return `qos.cnpPriority ${c.cnpPriority} is not in 0..7`;
     return c.dscpToPriority.length !== DSCP_VALUES ||
       c.dscpToPriority.some((p) => !(p >= 0 && p < PRIORITIES))
       ? "qos.dscpToPriority needs 64 priorities in 0..7"

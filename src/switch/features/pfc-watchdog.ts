@@ -1,8 +1,10 @@
 // PFC watchdog: detects an egress queue that a received PFC holds paused for good (a PFC storm from a
-// broken NIC, or a deadlocked cycle of pauses), recovers it, and restores PFC when the pauses stop — after
-// SONiC's pfcwd (sonic-net/sonic-swss orchagent/pfcwdorch.cpp, pfc_detect_mellanox.lua, pfc_restore.lua).
+// broken NIC, or a deadlocked cycle of pauses), recovers it, and restores PFC — with one of two vendors'
+// semantics (`semantics`, docs/pfc-watchdog.md): SONiC's pfcwd, below, or H3C's PFC deadlock detection
+// (pfc-watchdog-h3c.ts). SONiC's: sonic-net/sonic-swss orchagent/pfcwdorch.cpp, pfc_detect_mellanox.lua,
+// pfc_restore.lua.
 //
-// Per port and lossless priority p (its queue q = priorityToQueue[p]), every `pollInterval`:
+// sonic, per port and lossless priority p (its queue q = priorityToQueue[p]), every `pollInterval`:
 //   * monitoring: the storm condition holds over the last interval when the priority was paused for the
 //     whole interval, queue q holds packets, and q sent nothing. Intervals in a row with the condition add
 //     up; at `detectionTime` the queue is declared stormed (so detection takes between detectionTime and
@@ -14,11 +16,10 @@
 //   * latched: the `triggerLimit`-th storm within `triggerWindow` keeps the queue stormed (no restoration)
 //     until an operator sends `pfc-enable` for the port and priority (`rocelab pfc enable NODE:PORT PRIO`).
 
-import { z } from "zod";
 import { EventKind, type Nanoseconds } from "../../device/contract.js";
-import { type Counter, type CounterDef, CounterKind, Label } from "../../device/counters.js";
+import type { Counter } from "../../device/counters.js";
 import { PfcCounter } from "../../device/l2/pfc-counters.js";
-import { duration, overlay } from "../../device/setting-units.js";
+import { overlay } from "../../device/setting-units.js";
 import type { TimerKind } from "../../device/timers.js";
 import { PRIORITIES } from "../../wire/pfc.js";
 import type { SwitchConfig } from "../config.js";
@@ -32,78 +33,36 @@ import {
   Hook,
   type SwitchFeature,
 } from "./feature.js";
+import {
+  type PfcEnableCommand,
+  type PfcWatchdogConfig,
+  PfcWatchdogCounter,
+  pfcWatchdogDefaults,
+  settings,
+  WatchdogSemantics,
+  WatchdogState,
+} from "./pfc-watchdog-config.js";
+import { H3cDeadlockDetection, type WatchdogCore } from "./pfc-watchdog-h3c.js";
 
-const settings = z
-  .object({
-    enabled: z.boolean().optional(),
-    detectionTime: duration.optional(),
-    restorationTime: duration.optional(),
-    pollInterval: duration.optional(),
-    action: z.enum(["drop", "forward"]).optional(),
-    /** Storms within `triggerWindow` that latch PFC off (0: never latch). */
-    triggerLimit: z.number().int().min(0).max(1000).optional(),
-    triggerWindow: duration.optional(),
-  })
-  .strict();
-
-export interface PfcWatchdogConfig {
-  readonly enabled: boolean;
-  /** A queue paused this long without sending is stormed, ns (SONiC detection_time). */
-  readonly detectionTime: Nanoseconds;
-  /** A stormed queue that received no pause frame this long is restored, ns (SONiC restoration_time). */
-  readonly restorationTime: Nanoseconds;
-  /** How often the watchdog looks, ns (SONiC POLL_INTERVAL). */
-  readonly pollInterval: Nanoseconds;
-  readonly action: "drop" | "forward";
-  readonly triggerLimit: number;
-  readonly triggerWindow: Nanoseconds;
-}
-
-/** Restores (or latches) PFC on a port and priority the watchdog switched off. */
-export interface PfcEnableCommand extends FeatureCommand {
-  readonly type: "pfc-enable";
-  readonly port: number;
-  readonly priority: number;
-}
-
-export const WatchdogState = { Monitoring: 0, Stormed: 1, Latched: 2 } as const;
-
-const PORT_PRIORITY = [Label.Port, Label.Priority] as const;
-const def = (name: string, kind: CounterKind, unit: string, help: string): CounterDef => ({
-  name: `pfcwd_${name}`,
-  key: `pfcwd_prio{priority}_${name}`,
-  kind,
-  unit,
-  help,
-  labels: PORT_PRIORITY,
-});
-
-/** The watchdog's counters per (port, priority), after `show pfcwd stats` (STORM DETECTED/RESTORED, TX/RX
- * DROP, TX OK) and `show pfcwd status`. */
-export const PfcWatchdogCounter = {
-  detected: def("storm_detected", CounterKind.Counter, "events", "PFC storms detected on this queue"),
-  restored: def("storm_restored", CounterKind.Counter, "events", "PFC storms this queue recovered from"),
-  txDrop: def("tx_drop", CounterKind.Counter, "packets", "packets for the stormed queue dropped"),
-  rxDrop: def("rx_drop", CounterKind.Counter, "packets", "packets received on the stormed priority dropped"),
-  txOk: def("tx_ok", CounterKind.Counter, "packets", "packets sent from the queue while stormed (forward)"),
-  state: def("state", CounterKind.Gauge, "state", "0 monitoring, 1 stormed (recovering), 2 latched"),
-} as const;
+export type { PfcEnableCommand, PfcWatchdogConfig } from "./pfc-watchdog-config.js";
+export { PfcWatchdogCounter, WatchdogSemantics, WatchdogState } from "./pfc-watchdog-config.js";
 
 const TOLERANCE_NS = 1;
 
-class PfcWatchdog implements SwitchFeature {
+class PfcWatchdog implements SwitchFeature, WatchdogCore {
   readonly name = "pfcWatchdog";
-  private cfg: PfcWatchdogConfig;
-  private lossless: readonly number[] = [];
+  cfg: PfcWatchdogConfig;
+  lossless: readonly number[] = [];
   private priorityToQueue: readonly number[] = [];
   private readonly state: Float64Array;
   private readonly detected: Float64Array;
   private readonly restored: Float64Array;
+  private readonly latchedCount: Float64Array;
   private readonly txDrop: Float64Array;
   private readonly rxDrop: Float64Array;
   private readonly txOk: Float64Array;
   /** Per (port, priority): time the condition held (monitoring) or pause-free time (stormed). */
-  private readonly held: Float64Array;
+  readonly held: Float64Array;
   private readonly lastTx: Float64Array;
   private readonly lastRxPause: Float64Array;
   private readonly lastPausedNs: Float64Array;
@@ -118,13 +77,16 @@ class PfcWatchdog implements SwitchFeature {
   private readonly pausedNs: Counter;
   private readonly queueTx: Counter;
   private readonly poll: TimerKind;
+  private readonly h3c: H3cDeadlockDetection;
   private armed = false;
   private lastPollAt = 0;
+  private semantics: WatchdogSemantics = WatchdogSemantics.Sonic;
 
-  constructor(private readonly ctx: SwitchContext) {
+  constructor(readonly ctx: SwitchContext) {
     const c = ctx.counters;
     this.detected = c.add(PfcWatchdogCounter.detected);
     this.restored = c.add(PfcWatchdogCounter.restored);
+    this.latchedCount = c.add(PfcWatchdogCounter.latched);
     this.txDrop = c.add(PfcWatchdogCounter.txDrop);
     this.rxDrop = c.add(PfcWatchdogCounter.rxDrop);
     this.txOk = c.add(PfcWatchdogCounter.txOk);
@@ -149,6 +111,7 @@ class PfcWatchdog implements SwitchFeature {
     this.queueTx = need("queue_tx_packets");
     this.cfg = ctx.config.pfcWatchdog;
     this.poll = ctx.timers.register("pfcwd-poll", (_i, now) => this.onPoll(now));
+    this.h3c = new H3cDeadlockDetection(this, ctx.numPorts);
   }
 
   /** The poll interval the armed timer runs at. */
@@ -158,9 +121,18 @@ class PfcWatchdog implements SwitchFeature {
     this.cfg = cfg.pfcWatchdog;
     this.lossless = cfg.qos.lossless;
     this.priorityToQueue = cfg.qos.priorityToQueue;
-    if (!this.cfg.enabled) {
+    if (!this.cfg.enabled || this.cfg.semantics !== this.semantics) {
+      // Off, or the other vendor's semantics: whatever the watchdog held is let go, uncounted.
+      this.h3c.reset(now);
       for (const ps of this.ctx.portList)
-        for (let p = 0; p < PRIORITIES; p++) this.restore(ps.port * PRIORITIES + p, now, false);
+        for (let p = 0; p < PRIORITIES; p++) this.release(ps.port * PRIORITIES + p, now, false);
+      if (this.cfg.semantics !== this.semantics) {
+        this.windowCount.fill(0);
+        this.held.fill(0);
+      }
+      this.semantics = this.cfg.semantics;
+    }
+    if (!this.cfg.enabled) {
       if (this.armed) this.ctx.env.disarm(this.poll.id(0));
       this.armed = false;
       return;
@@ -201,59 +173,92 @@ class PfcWatchdog implements SwitchFeature {
     if (this.ctx.ports[port] === undefined) return { ok: false, error: `no port eth${port}` };
     if (!Number.isInteger(priority) || priority < 0 || priority >= PRIORITIES)
       return { ok: false, error: `priority ${priority} is not 0..7` };
+    if (this.semantics === WatchdogSemantics.H3c) {
+      this.h3c.restore(port, now);
+      return { ok: true };
+    }
     const i = port * PRIORITIES + priority;
     this.windowCount[i] = 0;
-    this.restore(i, now, true);
+    this.release(i, now, true);
     return { ok: true };
   }
 
   private onPoll(now: Nanoseconds): void {
     const elapsed = now - this.lastPollAt;
+    const h3c = this.semantics === WatchdogSemantics.H3c;
     for (const ps of this.ctx.portList) {
-      for (const p of this.lossless) {
-        const i = ps.port * PRIORITIES + p;
-        const q = this.priorityToQueue[p]!;
-        const qi = ps.port * PRIORITIES + q;
-        const tx = this.queueTx.values[qi]!;
-        const rx = this.rxPause.values[i]!;
-        const paused = this.ctx.counters.read(this.pausedNs, i, now);
-        const state = this.state[i]!;
-        if (state === WatchdogState.Monitoring) {
-          const storm =
-            ps.up &&
-            paused - this.lastPausedNs[i]! >= elapsed - TOLERANCE_NS &&
-            ps.sched.queues[q]!.length > 0 &&
-            tx === this.lastTx[i]!;
-          this.held[i] = storm ? this.held[i]! + elapsed : 0;
-          if (storm && this.held[i]! >= this.cfg.detectionTime - TOLERANCE_NS) this.storm(i, q, now);
-        } else if (state === WatchdogState.Stormed) {
-          this.held[i] = rx === this.lastRxPause[i]! ? this.held[i]! + elapsed : 0;
-          if (this.held[i]! >= this.cfg.restorationTime - TOLERANCE_NS) this.restore(i, now, true);
-        }
-        this.lastTx[i] = tx;
-        this.lastRxPause[i] = rx;
-        this.lastPausedNs[i] = paused;
-      }
+      if (h3c)
+        this.h3c.poll(
+          ps.port,
+          elapsed,
+          (p) => ps.up && this.pausedThrough(ps.port * PRIORITIES + p, elapsed, now),
+          now,
+        );
+      else this.pollSonic(ps.port, ps.up, elapsed, now);
+      for (const p of this.lossless) this.snapshot(ps.port * PRIORITIES + p, now);
     }
     this.lastPollAt = now;
     this.ctx.env.arm(this.poll.id(0), now + Math.max(1, this.cfg.pollInterval));
   }
 
-  private storm(i: number, q: number, now: Nanoseconds): void {
-    const port = Math.floor(i / PRIORITIES);
-    const p = i % PRIORITIES;
+  /** Priority i was paused for the whole of the last `elapsed` ns. */
+  private pausedThrough(i: number, elapsed: number, now: Nanoseconds): boolean {
+    return this.ctx.counters.read(this.pausedNs, i, now) - this.lastPausedNs[i]! >= elapsed - TOLERANCE_NS;
+  }
+
+  private snapshot(i: number, now: Nanoseconds): void {
+    const q = this.priorityToQueue[i % PRIORITIES]!;
+    this.lastTx[i] = this.queueTx.values[i - (i % PRIORITIES) + q]!;
+    this.lastRxPause[i] = this.rxPause.values[i]!;
+    this.lastPausedNs[i] = this.ctx.counters.read(this.pausedNs, i, now);
+  }
+
+  private pollSonic(port: number, up: boolean, elapsed: number, now: Nanoseconds): void {
+    const ps = this.ctx.ports[port]!;
+    for (const p of this.lossless) {
+      const i = port * PRIORITIES + p;
+      const q = this.priorityToQueue[p]!;
+      const state = this.state[i]!;
+      if (state === WatchdogState.Monitoring) {
+        const storm =
+          up &&
+          this.pausedThrough(i, elapsed, now) &&
+          ps.sched.queues[q]!.length > 0 &&
+          this.queueTx.values[port * PRIORITIES + q]! === this.lastTx[i]!;
+        this.held[i] = storm ? this.held[i]! + elapsed : 0;
+        if (storm && this.held[i]! >= this.cfg.detectionTime - TOLERANCE_NS) this.storm(i, now);
+      } else if (state === WatchdogState.Stormed) {
+        this.held[i] = this.rxPause.values[i]! === this.lastRxPause[i]! ? this.held[i]! + elapsed : 0;
+        if (this.held[i]! >= this.cfg.restorationTime - TOLERANCE_NS) this.release(i, now, true);
+      }
+    }
+  }
+
+  /** sonic: the storm of (port, p) — counted against the trigger limit, then held. */
+  private storm(i: number, now: Nanoseconds): void {
     const cfg = this.cfg;
-    if (now - this.windowStart[i]! > cfg.triggerWindow || this.windowCount[i] === 0) {
+    const windowOver = cfg.triggerWindow > 0 && now - this.windowStart[i]! > cfg.triggerWindow;
+    if (windowOver || this.windowCount[i] === 0) {
       this.windowStart[i] = now;
       this.windowCount[i] = 0;
     }
     this.windowCount[i]!++;
     const latched = cfg.triggerLimit > 0 && this.windowCount[i]! >= cfg.triggerLimit;
+    this.hold(i, cfg.action, latched, latched ? `${cfg.action}, latched` : cfg.action, now);
+    this.ctx.ports[Math.floor(i / PRIORITIES)]!.tx.kick(now);
+  }
+
+  /** Takes (port, p) out of service: the action on its queue first, then PFC off (which wakes the port):
+   * nothing leaves the queue unaccounted. */
+  hold(i: number, action: "drop" | "forward", latched: boolean, detail: string, now: Nanoseconds): void {
+    const port = Math.floor(i / PRIORITIES);
+    const p = i % PRIORITIES;
+    const q = this.priorityToQueue[p]!;
     this.state[i] = latched ? WatchdogState.Latched : WatchdogState.Stormed;
     this.detected[i]!++;
+    if (latched) this.latchedCount[i]!++;
     this.held[i] = 0;
-    // The action first, then PFC off (which wakes the port): nothing leaves the queue unaccounted.
-    if (cfg.action === "drop") {
+    if (action === "drop") {
       this.dropQueues[port]! |= 1 << q;
       this.dropPgs[port]! |= 1 << p;
       this.txDrop[i]! += this.ctx.flushQueue(port, q, DropReason.PfcWatchdog, now);
@@ -261,17 +266,11 @@ class PfcWatchdog implements SwitchFeature {
       this.forwardQueues[port]! |= 1 << q;
     }
     this.ctx.pfcOverride.set(port, p, true, now);
-    this.ctx.env.emit({
-      kind: EventKind.PfcStorm,
-      port,
-      priority: p,
-      detail: latched ? `${cfg.action}, latched` : cfg.action,
-    });
-    this.ctx.ports[port]!.tx.kick(now);
+    this.ctx.env.emit({ kind: EventKind.PfcStorm, port, priority: p, detail });
   }
 
   /** Back to monitoring: PFC on again, nothing dropped or forced (`counted`: a restoration, not a reset). */
-  private restore(i: number, now: Nanoseconds, counted: boolean): void {
+  release(i: number, now: Nanoseconds, counted: boolean): void {
     if (this.state[i] === WatchdogState.Monitoring) return;
     const port = Math.floor(i / PRIORITIES);
     const p = i % PRIORITIES;
@@ -290,9 +289,7 @@ class PfcWatchdog implements SwitchFeature {
     for (const ps of this.ctx.portList) {
       for (let p = 0; p < PRIORITIES; p++) {
         const i = ps.port * PRIORITIES + p;
-        this.lastTx[i] = this.queueTx.values[ps.port * PRIORITIES + (this.priorityToQueue[p] ?? p)]!;
-        this.lastRxPause[i] = this.rxPause.values[i]!;
-        this.lastPausedNs[i] = this.ctx.counters.read(this.pausedNs, i, now);
+        this.snapshot(i, now);
         this.held[i] = 0;
       }
     }
@@ -310,23 +307,15 @@ declare module "../config.js" {
 export const pfcWatchdogFeature = defineFeature({
   key: "pfcWatchdog",
   doc:
-    "PFC watchdog (after SONiC's pfcwd): every pollInterval, a lossless queue paused for the whole " +
-    "interval that holds packets and sent none counts towards detectionTime; then PFC is off on that port " +
-    "and priority and its traffic dropped or forwarded (action) until no pause frame arrived for " +
-    "restorationTime; the triggerLimit-th storm within triggerWindow latches until `pfc-enable`.",
+    "PFC watchdog, `semantics: sonic` (the default, after SONiC's pfcwd): every pollInterval, a lossless " +
+    "queue paused for the whole interval that holds packets and sent none counts towards detectionTime; " +
+    "then PFC is off on that port and priority and its traffic dropped or forwarded (action) until no pause " +
+    "frame arrived for restorationTime. `semantics: h3c` (H3C's PFC deadlock detection): a priority in XOFF " +
+    "for `interval` deadlocks the interface; its PFC and detection are off for autoRecoverDelay " +
+    "(autoRecoverAction forward or drop), then back, pauses or not; recoverMode manual waits for the " +
+    "operator. Both: the triggerLimit-th within triggerWindow latches until `pfc-enable`.",
   settings,
-  // SONiC's defaults (sonic-utilities `pfcwd start_default`, sonic-swss pfcwdorch): detection 200 ms,
-  // restoration 200 ms, polling 200 ms, action drop; on by default, as `pfcwd start_default` starts it on
-  // every lossless queue. Its first poll comes 200 ms in, so runs shorter than that are not touched by it.
-  defaults: (): PfcWatchdogConfig => ({
-    enabled: true,
-    detectionTime: 200e6,
-    restorationTime: 200e6,
-    pollInterval: 200e6,
-    action: "drop",
-    triggerLimit: 0,
-    triggerWindow: 1e9,
-  }),
+  defaults: pfcWatchdogDefaults,
   apply: (c: PfcWatchdogConfig, s) => overlay(c, s),
   create: (ctx) => new PfcWatchdog(ctx),
 });
