@@ -110,14 +110,14 @@ export const NicCounter = {
     name: "rx_invalid_request",
     kind: CounterKind.Counter,
     unit: "packets",
-    help: "in-order requests refused with NAK Invalid Request (opcode sequence, length, malformed)",
+    help: "in-order requests refused with NAK Invalid Request (opcode, sequence, length, malformed)",
     labels: [],
   },
   respRemoteAccessErrors: {
     name: "resp_remote_access_errors",
     kind: CounterKind.Counter,
     unit: "packets",
-    help: "requests refused with NAK Remote Access Error (bad R_Key)",
+    help: "requests refused with NAK Remote Access Error (bad R_Key, outside the region)",
     labels: [],
   },
   respCqeError: {
