@@ -144,7 +144,9 @@ export class FlowDriver {
 
   /** The QP pair of a flow, created on both NICs the first time it is needed. */
   private pairFor(f: FlowSpec): QpPair {
-    const key = f.ownQp === true ? `${f.src}>${f.dst}@${f.id}` : `${f.src}>${f.dst}#${f.qpIndex}`;
+    // A workload with QP attributes of its own keeps its QPs to itself (another's would have other ones).
+    const own = f.transport === undefined ? "" : `/${f.workload}`;
+    const key = f.ownQp === true ? `${f.src}>${f.dst}@${f.id}` : `${f.src}>${f.dst}#${f.qpIndex}${own}`;
     let pair = this.pairs.get(key);
     if (pair === undefined) {
       pair = { srcQpn: this.allocate(f.src), dstQpn: this.allocate(f.dst) };
@@ -156,12 +158,14 @@ export class FlowDriver {
         qpn: pair.srcQpn,
         remoteQpn: pair.dstQpn,
         remoteIp: dstIp,
+        ...(f.transport !== undefined ? { transport: f.transport } : {}),
       });
       this.runtime.command(f.dst, {
         type: "create-qp",
         qpn: pair.dstQpn,
         remoteQpn: pair.srcQpn,
         remoteIp: srcIp,
+        ...(f.transport !== undefined ? { transport: f.transport } : {}),
       });
     }
     return pair;

@@ -5,6 +5,7 @@
 // Poisson mix of mice and elephants drawn from a flow-size distribution.
 
 import type { Random } from "../device/prng.js";
+import type { QpTransportLayer } from "./features/transport.js";
 
 export const RdmaOp = {
   Write: "write",
@@ -31,6 +32,8 @@ export interface FlowSpec {
   readonly workload: string;
   /** On a QP pair of its own (created for it), not the host pair's shared QPs. */
   readonly ownQp?: boolean;
+  /** Its workload's QP attributes: the workload then has QP pairs of its own (not shared with others). */
+  readonly transport?: QpTransportLayer;
 }
 
 interface Common {
@@ -50,6 +53,8 @@ interface Common {
    * seeded stream (0 or absent: exactly on time): hosts in a real fabric never start in the same nanosecond.
    */
   readonly startJitterNs?: number;
+  /** QP attributes over the hosts' transport settings for this workload's own QPs (features/transport.ts). */
+  readonly transport?: QpTransportLayer;
 }
 
 export type WorkloadSpec =
@@ -198,6 +203,7 @@ export function generateFlows(
         after,
         workload: spec.name,
         ...(spec.qpPerMessage === true ? { ownQp: true } : {}),
+        ...(spec.transport !== undefined ? { transport: spec.transport } : {}),
       });
     }
     return ids;

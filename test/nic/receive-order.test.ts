@@ -25,6 +25,7 @@ function link(nakRetryGuard = true): QpLink {
   const settings: TransportSettings = {
     mtu: cfg.mtu,
     ackReqEvery: 1,
+    rtoNs: 4_000_000,
     maxInflightPackets: 64,
     nakRetryGuard,
     retryCnt: 7,

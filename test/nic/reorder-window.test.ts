@@ -34,6 +34,7 @@ function link(reorderWindow: number): QpLink {
     settings: {
       mtu: cfg.mtu,
       ackReqEvery: 8,
+      rtoNs: 4_000_000,
       maxInflightPackets: 64,
       nakRetryGuard: true,
       retryCnt: 7,

@@ -24,6 +24,8 @@ export interface TransportSettings {
   ackReqEvery: number;
   maxInflightPackets: number;
   nakRetryGuard: boolean;
+  /** The retransmission timeout, ns (Infinity: none; features/transport.ts TransportConfig.rto). */
+  rtoNs: number;
   /** Retries after a timeout or a PSN-sequence NAK without progress before the QP fails (0..7). */
   retryCnt: number;
   /** Retries after an RNR NAK before the QP fails (0..7, 7: for ever). */
