@@ -27,6 +27,8 @@ export type NicCommand =
       readonly remoteStartPsn?: number;
       /** QP attributes of its own over the host's transport settings (a workload's `transport`). */
       readonly transport?: QpTransportLayer;
+      /** The QP of this NIC it replaces after an error (an application reconnecting): counted, reported. */
+      readonly replaces?: number;
     }
   /** Post a work request; `at` in the future schedules it (the NIC arms its own timer). */
   | {
@@ -90,6 +92,7 @@ export function qpInit(
   const startPsn = cmd.startPsn ?? 0;
   const remoteStartPsn = cmd.remoteStartPsn ?? 0;
   if (!isPsn(startPsn) || !isPsn(remoteStartPsn)) return "PSNs are integers in 0..2^24-1";
+  if (cmd.replaces !== undefined && !isQpn(cmd.replaces)) return "replaces: a QP number in 1..2^24-1";
   if (cmd.transport !== undefined) {
     const t = qpTransportSettings.safeParse(cmd.transport);
     if (!t.success) {

@@ -183,6 +183,13 @@ export const NicCounter = {
     help: "QPs that went to the error state",
     labels: [],
   },
+  qpReconnects: {
+    name: "qp_reconnects",
+    kind: CounterKind.Counter,
+    unit: "QPs",
+    help: "QPs created to replace one that failed (a workload's onError: reconnect)",
+    labels: [],
+  },
   rxIgnored: {
     name: "rx_ignored",
     kind: CounterKind.Counter,

@@ -236,6 +236,10 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
       (q, status, now) => this.qpFailed(q, status, now),
     );
     qp.attributes = own;
+    if (cmd.replaces !== undefined) {
+      s.counters.qpReconnects[0]!++;
+      s.env.emit({ kind: EventKind.QpReconnect, qp: cmd.qpn, detail: `replaces ${cmd.replaces}` });
+    }
     qp.setCc(createQpCc(s.cfg, s.lineRate), s.lineRate);
     s.qps.push(qp);
     s.qpByNum.set(cmd.qpn, qp);

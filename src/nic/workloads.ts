@@ -34,6 +34,8 @@ export interface FlowSpec {
   readonly ownQp?: boolean;
   /** Its workload's QP attributes: the workload then has QP pairs of its own (not shared with others). */
   readonly transport?: QpTransportLayer;
+  /** After a failed completion: re-establish its QP pair and post the message again (`onError: reconnect`). */
+  readonly reconnect?: boolean;
 }
 
 interface Common {
@@ -55,6 +57,8 @@ interface Common {
   readonly startJitterNs?: number;
   /** QP attributes over the hosts' transport settings for this workload's own QPs (features/transport.ts). */
   readonly transport?: QpTransportLayer;
+  /** What the application does after a failed completion (default stop; lab/flow-driver.ts). */
+  readonly onError?: "stop" | "reconnect";
 }
 
 export type WorkloadSpec =
@@ -204,6 +208,7 @@ export function generateFlows(
         workload: spec.name,
         ...(spec.qpPerMessage === true ? { ownQp: true } : {}),
         ...(spec.transport !== undefined ? { transport: spec.transport } : {}),
+        ...(spec.onError === "reconnect" ? { reconnect: true } : {}),
       });
     }
     return ids;

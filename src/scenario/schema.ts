@@ -157,6 +157,8 @@ const workloadCommon = {
   jitter: duration.optional(),
   /** QP attributes for this workload's own QPs, over the hosts' `transport` (same names and ranges). */
   transport: qpTransportSettings.optional(),
+  /** After a failed completion: stop (the flow stays failed) or reconnect (new QP pair, message again). */
+  onError: z.enum(["stop", "reconnect"]).optional(),
 };
 
 const sizeDistribution = z.union([
