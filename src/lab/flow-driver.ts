@@ -118,9 +118,10 @@ export class FlowDriver {
     if (f?.reconnect !== true || status === "stopped" || this.stopped.has(f.workload)) return;
     const n = this.reposts.get(flowId) ?? 0;
     if (n >= RECONNECT_LIMIT) return;
-    this.reposts.set(flowId, n + 1);
     // Not from inside the NIC's flush (a simulated NIC reports failures while it flushes its QP).
     this.runtime.schedule(now, () => {
+      if (this.stopped.has(f.workload)) return;
+      this.reposts.set(flowId, n + 1);
       const key = pairKey(f);
       const failed = this.postedOn.get(flowId);
       let pair = this.pairs.get(key);
