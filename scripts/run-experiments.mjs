@@ -24,7 +24,15 @@ const GOLDENS = listGoldens().map(({ name, file }) => ({ name, golden: readGolde
 const EXP = "docs/experiments";
 
 /** Run directories (prefixes of golden names) whose charts (`rocelab plot`) the doc pages show. */
-const PLOTTED = ["incast/", "threshold-table/", "ghost-latency/", "vxlan-ecn/", "pfc-deadlock/"];
+const PLOTTED = [
+  "incast/",
+  "threshold-table/",
+  "ghost-latency/",
+  "vxlan-ecn/",
+  "pfc-deadlock/",
+  "qp-errors/",
+  "rnr/",
+];
 /** Run directories whose HTML page (`rocelab report`) docs/experiments/README.md links. */
 const PAGED = ["incast/", "threshold-table/", "ghost-latency/"];
 

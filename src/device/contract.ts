@@ -71,6 +71,8 @@ export const EventKind = {
   FlowFailed: "flow-failed",
   /** A QP went to the error state (detail: the status that failed it). */
   QpError: "qp-error",
+  /** A QP was created to replace one that failed (`qp`: the new QP; detail: "replaces <old QPN>"). */
+  QpReconnect: "qp-reconnect",
   Info: "info",
   /** The PFC watchdog declared a PFC storm on `port`/`priority` (detail: its action, and "latched"). */
   PfcStorm: "pfc-storm",

@@ -41,6 +41,7 @@ export function eventClass(e: LabEvent): EventClass {
       return EventClass.Flow;
     case "flow-failed":
     case "qp-error":
+    case "qp-reconnect":
       return EventClass.Failure;
     default:
       if (e.detail?.startsWith(CONFIG_CHANGED)) return EventClass.Config;

@@ -1,7 +1,16 @@
 // Drives workloads on the NICs, whichever runtime they run in: pairs queue pairs between hosts (as RDMA
 // CM would, out of band), posts each flow when its time comes, posts dependent flows (ring all-reduce
-// steps) when their predecessors complete, stops workloads, and turns NIC completion records into the
-// report's flow list.
+// steps) when their predecessors complete, reconnects after a failed completion when the workload says
+// so, stops workloads, and turns NIC completion records into the report's flow list.
+//
+// `onError: reconnect` does what an application does when a work completion comes back with an error:
+// the failed QP is in the error state for good, so it connects again — a new QP pair on both hosts (new
+// QP numbers, PSNs from 0, as a fresh RDMA CM connection; the create-qp command says which QP it replaces,
+// which the NIC counts as `qp_reconnects` and reports as a `qp-reconnect` event) — and posts every
+// message that failed on the old pair again, from its start (an RDMA WRITE or SEND is not resumable: the
+// requester does not know which bytes the responder placed), in their posting order, at the time of the
+// failure (connection set-up takes no emulated time, like QP creation). At most RECONNECT_LIMIT times per
+// message; a message stopped by the lab (`stopped`) is not retried.
 
 import type { NicCommand } from "../nic/commands.js";
 import type { CompletionRecord } from "../nic/stats-types.js";
@@ -24,6 +33,25 @@ export interface FlowRuntime {
 /** First QP number a NIC hands out (low numbers are reserved in InfiniBand: QP0, QP1). */
 const FIRST_QPN = 0x100;
 
+/** How often one message is posted again after failures (`onError: reconnect`) before it stays failed. */
+export const RECONNECT_LIMIT = 16;
+
+/** What a runtime's event loop feeds the driver (FlowDriver, or a runtime's wrapper of it). */
+export interface FlowEventSink {
+  onFlowDone(flowId: number, now: number): void;
+  onFlowFailed(flowId: number, status: string, now: number): void;
+}
+
+/** A NIC event that moves flows on: `flow-done` and `flow-failed` (detail "<flow id> <status>"). */
+export function feedFlowEvent(sink: FlowEventSink, e: { kind: string; detail?: string; t: number }): void {
+  if (e.detail === undefined) return;
+  if (e.kind === "flow-done") sink.onFlowDone(Number(e.detail), e.t);
+  else if (e.kind === "flow-failed") {
+    const [id, status] = e.detail.split(" ");
+    sink.onFlowFailed(Number(id), status ?? "", e.t);
+  }
+}
+
 interface QpPair {
   readonly srcQpn: number;
   readonly dstQpn: number;
@@ -38,6 +66,10 @@ export class FlowDriver {
   private readonly dependents = new Map<number, number[]>();
   private readonly completed = new Set<number>();
   private readonly stopped = new Set<string>();
+  /** The QP pair each posted flow's latest post went to. */
+  private readonly postedOn = new Map<number, QpPair>();
+  /** Flows posted again after a failure, and how often. */
+  private readonly reposts = new Map<number, number>();
   private nextFlowId = 1;
 
   constructor(
@@ -78,6 +110,28 @@ export class FlowDriver {
   }
 
   /**
+   * A NIC reported a failed flow: with `onError: reconnect`, a new QP pair replaces the failed one (once,
+   * for all the messages that failed on it) and the message is posted again from its start.
+   */
+  onFlowFailed(flowId: number, status: string, now: number): void {
+    const f = this.flows.get(flowId);
+    if (f?.reconnect !== true || status === "stopped" || this.stopped.has(f.workload)) return;
+    const n = this.reposts.get(flowId) ?? 0;
+    if (n >= RECONNECT_LIMIT) return;
+    // Not from inside the NIC's flush (a simulated NIC reports failures while it flushes its QP).
+    this.runtime.schedule(now, () => {
+      if (this.stopped.has(f.workload)) return;
+      this.reposts.set(flowId, n + 1);
+      const key = pairKey(f);
+      const failed = this.postedOn.get(flowId);
+      let pair = this.pairs.get(key);
+      if (pair === undefined || pair === failed) pair = this.createPair(f, key, failed);
+      // Posted on arrival (no start time: in a live lab it would count as a late post).
+      this.send(f, pair, undefined);
+    });
+  }
+
+  /**
    * Stops workloads (by name, or all so far): nothing more of them is posted; "all" also stops the NICs,
    * whose QPs with work flush it as `stopped` and stay in the error state, so workloads added later get new
    * QP pairs (as an application reconnects after destroying its QPs).
@@ -98,15 +152,33 @@ export class FlowDriver {
     return this.flows.size;
   }
 
-  /** Report rows for every flow, completed or not, from the requesters' completion records. */
+  /**
+   * Report rows for every flow, completed or not, from the requesters' completion records. A message posted
+   * again after a failure is one flow: from its first post to its last completion (none yet: unfinished),
+   * with the retransmissions of every attempt and `reconnects`.
+   */
   report(records: ReadonlyMap<string, readonly CompletionRecord[]>): FlowReport[] {
     const byId = new Map<number, CompletionRecord>();
-    for (const list of records.values()) for (const r of list) byId.set(Number(r.flowId), r);
+    const firstPost = new Map<number, number>();
+    const retransmits = new Map<number, number>();
+    const attempts = new Map<number, number>();
+    for (const list of records.values())
+      for (const r of list) {
+        const id = Number(r.flowId);
+        byId.set(id, r);
+        if (!firstPost.has(id)) firstPost.set(id, r.postedAt);
+        retransmits.set(id, (retransmits.get(id) ?? 0) + r.retransmits);
+        attempts.set(id, (attempts.get(id) ?? 0) + 1);
+      }
     const out: FlowReport[] = [];
     for (const f of [...this.flows.values()].sort((a, b) => a.id - b.id)) {
-      const r = byId.get(f.id);
+      const reconnects = this.reposts.get(f.id) ?? 0;
+      // Posted again and not completed since: the last attempt is still running.
+      const r = (attempts.get(f.id) ?? 0) > reconnects ? byId.get(f.id) : undefined;
       const posted = this.postedAt.get(f.id);
+      const start = firstPost.get(f.id) ?? posted ?? f.atNs;
       const ok = r !== undefined && r.status === "success";
+      const fctNs = ok ? (reconnects > 0 ? r.completedAt - start : r.fctNs) : null;
       const error = r === undefined || r.status === "success" ? null : r.status;
       out.push({
         id: f.id,
@@ -114,15 +186,16 @@ export class FlowDriver {
         src: f.src,
         dst: f.dst,
         op: f.op,
-        qp: this.pairFor(f).srcQpn,
+        qp: (this.postedOn.get(f.id) ?? this.pairFor(f)).srcQpn,
         bytes: f.bytes,
-        startNs: r?.postedAt ?? posted ?? f.atNs,
+        startNs: reconnects > 0 ? start : (r?.postedAt ?? posted ?? f.atNs),
         endNs: r?.completedAt ?? null,
-        fctNs: ok ? r.fctNs : null,
-        goodputBps: ok && r.fctNs > 0 ? (f.bytes * 8e9) / r.fctNs : null,
-        retransmits: r?.retransmits ?? 0,
+        fctNs,
+        goodputBps: fctNs !== null && fctNs > 0 ? (f.bytes * 8e9) / fctNs : null,
+        retransmits: retransmits.get(f.id) ?? 0,
         outcome: r === undefined ? "unfinished" : ok ? "completed" : "failed",
         error,
+        ...(reconnects > 0 ? { reconnects } : {}),
       });
     }
     return out;
@@ -131,39 +204,51 @@ export class FlowDriver {
   private post(f: FlowSpec, at: number): void {
     if (this.stopped.has(f.workload) || this.postedAt.has(f.id)) return;
     this.postedAt.set(f.id, at);
-    const pair = this.pairFor(f);
+    this.send(f, this.pairFor(f), at);
+  }
+
+  private send(f: FlowSpec, pair: QpPair, at: number | undefined): void {
+    if (this.stopped.has(f.workload)) return;
+    this.postedOn.set(f.id, pair);
     this.runtime.command(f.src, {
       type: "post",
       qpn: pair.srcQpn,
       op: f.op,
       bytes: f.bytes,
       flowId: String(f.id),
-      at,
+      ...(at !== undefined ? { at } : {}),
     });
   }
 
   /** The QP pair of a flow, created on both NICs the first time it is needed. */
   private pairFor(f: FlowSpec): QpPair {
-    const key = f.ownQp === true ? `${f.src}>${f.dst}@${f.id}` : `${f.src}>${f.dst}#${f.qpIndex}`;
-    let pair = this.pairs.get(key);
-    if (pair === undefined) {
-      pair = { srcQpn: this.allocate(f.src), dstQpn: this.allocate(f.dst) };
-      this.pairs.set(key, pair);
-      const srcIp = hostAddress(this.plan, f.src).ip;
-      const dstIp = hostAddress(this.plan, f.dst).ip;
-      this.runtime.command(f.src, {
-        type: "create-qp",
-        qpn: pair.srcQpn,
-        remoteQpn: pair.dstQpn,
-        remoteIp: dstIp,
-      });
-      this.runtime.command(f.dst, {
-        type: "create-qp",
-        qpn: pair.dstQpn,
-        remoteQpn: pair.srcQpn,
-        remoteIp: srcIp,
-      });
-    }
+    const key = pairKey(f);
+    return this.pairs.get(key) ?? this.createPair(f, key, undefined);
+  }
+
+  /** A new QP pair for `key` on both NICs; `replaces`: the failed pair it takes over from (a reconnect). */
+  private createPair(f: FlowSpec, key: string, replaces: QpPair | undefined): QpPair {
+    const pair = { srcQpn: this.allocate(f.src), dstQpn: this.allocate(f.dst) };
+    this.pairs.set(key, pair);
+    const srcIp = hostAddress(this.plan, f.src).ip;
+    const dstIp = hostAddress(this.plan, f.dst).ip;
+    const transport = f.transport !== undefined ? { transport: f.transport } : {};
+    this.runtime.command(f.src, {
+      type: "create-qp",
+      qpn: pair.srcQpn,
+      remoteQpn: pair.dstQpn,
+      remoteIp: dstIp,
+      ...transport,
+      ...(replaces !== undefined ? { replaces: replaces.srcQpn } : {}),
+    });
+    this.runtime.command(f.dst, {
+      type: "create-qp",
+      qpn: pair.dstQpn,
+      remoteQpn: pair.srcQpn,
+      remoteIp: srcIp,
+      ...transport,
+      ...(replaces !== undefined ? { replaces: replaces.dstQpn } : {}),
+    });
     return pair;
   }
 
@@ -193,4 +278,15 @@ export class FlowDriver {
     this.nextQpn.set(host, qpn + 1);
     return qpn;
   }
+}
+
+/**
+ * Which QP pair a flow uses: the host pair's QP `qpIndex`, or one of its own (`ownQp`). A workload with QP
+ * attributes or `onError: reconnect` keeps its QPs to itself: another workload's would have other
+ * attributes, or would be reconnected (or not) by an application that is not its own.
+ */
+function pairKey(f: FlowSpec): string {
+  if (f.ownQp === true) return `${f.src}>${f.dst}@${f.id}`;
+  const own = f.transport !== undefined || f.reconnect === true ? `/${f.workload}` : "";
+  return `${f.src}>${f.dst}#${f.qpIndex}${own}`;
 }

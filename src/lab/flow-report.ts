@@ -24,6 +24,8 @@ export interface FlowReport {
   readonly outcome: FlowOutcome;
   /** The work completion's error (work-completion.ts: retry_exceeded, remote_access, ..., stopped), or null. */
   readonly error: FlowError | null;
+  /** How often it was posted again on a new QP pair after failing (`onError: reconnect`); absent: never. */
+  readonly reconnects?: number;
 }
 
 export type FlowOutcome = "completed" | "failed" | "unfinished";

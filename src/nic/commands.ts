@@ -7,6 +7,7 @@ import { PSN_MASK } from "../wire/roce.js";
 import type { NicConfig } from "./config.js";
 import { applyNicSettings, type NicSettingsUpdate } from "./features/registry.js";
 import { type SourcePortConfig, sourcePortFor } from "./features/source-port.js";
+import { type QpTransportLayer, qpTransportSettings } from "./features/transport.js";
 import { checkNicConfig } from "./resolve-config.js";
 import type { QpInit } from "./transport/qp.js";
 import type { MsgOpName } from "./transport/transport.js";
@@ -24,6 +25,10 @@ export type NicCommand =
       readonly startPsn?: number;
       /** The peer's first send PSN, which our responder expects (default 0). */
       readonly remoteStartPsn?: number;
+      /** QP attributes of its own over the host's transport settings (a workload's `transport`). */
+      readonly transport?: QpTransportLayer;
+      /** The QP of this NIC it replaces after an error (an application reconnecting): counted, reported. */
+      readonly replaces?: number;
     }
   /** Post a work request; `at` in the future schedules it (the NIC arms its own timer). */
   | {
@@ -87,6 +92,14 @@ export function qpInit(
   const startPsn = cmd.startPsn ?? 0;
   const remoteStartPsn = cmd.remoteStartPsn ?? 0;
   if (!isPsn(startPsn) || !isPsn(remoteStartPsn)) return "PSNs are integers in 0..2^24-1";
+  if (cmd.replaces !== undefined && !isQpn(cmd.replaces)) return "replaces: a QP number in 1..2^24-1";
+  if (cmd.transport !== undefined) {
+    const t = qpTransportSettings.safeParse(cmd.transport);
+    if (!t.success) {
+      const i = t.error.issues[0]!;
+      return `transport.${i.path.join(".")}: ${i.message}`;
+    }
+  }
   return {
     slot: existing.size,
     qpn: cmd.qpn,

@@ -110,14 +110,14 @@ export const NicCounter = {
     name: "rx_invalid_request",
     kind: CounterKind.Counter,
     unit: "packets",
-    help: "in-order requests refused with NAK Invalid Request (opcode sequence, length, malformed)",
+    help: "in-order requests refused with NAK Invalid Request (opcode, sequence, length, malformed)",
     labels: [],
   },
   respRemoteAccessErrors: {
     name: "resp_remote_access_errors",
     kind: CounterKind.Counter,
     unit: "packets",
-    help: "requests refused with NAK Remote Access Error (bad R_Key)",
+    help: "requests refused with NAK Remote Access Error (bad R_Key, outside the region)",
     labels: [],
   },
   respCqeError: {
@@ -181,6 +181,13 @@ export const NicCounter = {
     kind: CounterKind.Counter,
     unit: "QPs",
     help: "QPs that went to the error state",
+    labels: [],
+  },
+  qpReconnects: {
+    name: "qp_reconnects",
+    kind: CounterKind.Counter,
+    unit: "QPs",
+    help: "QPs created to replace one that failed (a workload's onError: reconnect)",
     labels: [],
   },
   rxIgnored: {

@@ -79,6 +79,7 @@ export class NicShared {
     this.settings = {
       mtu: config.mtu,
       ackReqEvery: config.transport.ackReqEvery,
+      rtoNs: config.transport.rto,
       maxInflightPackets: config.transport.maxInflight,
       nakRetryGuard: config.transport.nakRetryGuard,
       retryCnt: config.transport.retryCnt,

@@ -44,6 +44,7 @@ import type { CompletionRecord, NicStats } from "./stats-types.js";
 import type { Message } from "./transport/message.js";
 import { PostQueue } from "./transport/post-queue.js";
 import { QueuePair } from "./transport/qp.js";
+import { qpSettings } from "./transport/qp-attributes.js";
 import { MSG_OP_NAMES } from "./transport/transport.js";
 import { WC_STATUS_NAMES, WcStatus } from "./transport/work-completion.js";
 
@@ -125,9 +126,9 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
   /** Keeps the QP's retransmission timer armed while it has anything outstanding. */
   private ensureRto(qp: QueuePair, _now: Nanoseconds): void {
     // timeout 0 (an infinite local ACK timeout): no timer at all.
-    if (qp.rtoArmed || !qp.requester.outstanding || !Number.isFinite(this.s.cfg.transport.rto)) return;
+    if (qp.rtoArmed || !qp.requester.outstanding || !Number.isFinite(qp.settings.rtoNs)) return;
     qp.rtoArmed = true;
-    this.s.env.arm(this.s.t.rto.id(qp.slot), qp.requester.lastProgressAt + this.s.cfg.transport.rto);
+    this.s.env.arm(this.s.t.rto.id(qp.slot), qp.requester.lastProgressAt + qp.settings.rtoNs);
   }
 
   fire(timer: number, now: Nanoseconds): void {
@@ -164,7 +165,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     qp.rtoArmed = false;
     const r = qp.requester;
     if (!r.outstanding) return;
-    if (now >= r.lastProgressAt + this.s.cfg.transport.rto) {
+    if (now >= r.lastProgressAt + qp.settings.rtoNs) {
       this.s.counters.localAckTimeoutErr[0]!++;
       r.onTimeout(now);
       this.s.mayHaveData(qp);
@@ -224,15 +225,21 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     const s = this.s;
     const init = qpInit(cmd, s.qpByNum, TIMER_STRIDE, s.cfg.sourcePort);
     if (typeof init === "string") return fail(init);
+    const own = cmd.transport === undefined ? null : cmd.transport;
     const qp = new QueuePair(
       init,
       s.builder,
       s.counters,
-      s.settings,
+      own === null ? s.settings : qpSettings(s.settings, own),
       npSettings(s.cfg),
       (m, now, status) => this.completed(qp, m, now, status),
       (q, status, now) => this.qpFailed(q, status, now),
     );
+    qp.attributes = own;
+    if (cmd.replaces !== undefined) {
+      s.counters.qpReconnects[0]!++;
+      s.env.emit({ kind: EventKind.QpReconnect, qp: cmd.qpn, detail: `replaces ${cmd.replaces}` });
+    }
     qp.setCc(createQpCc(s.cfg, s.lineRate), s.lineRate);
     s.qps.push(qp);
     s.qpByNum.set(cmd.qpn, qp);
@@ -247,14 +254,17 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     s.cfg = next;
     s.builder.configure(next);
     s.settings.ackReqEvery = next.transport.ackReqEvery;
+    s.settings.rtoNs = next.transport.rto;
     s.settings.maxInflightPackets = next.transport.maxInflight;
     s.settings.nakRetryGuard = next.transport.nakRetryGuard;
     s.settings.retryCnt = next.transport.retryCnt;
     s.settings.rnrRetry = next.transport.rnrRetry;
     s.settings.minRnrTimer = next.transport.minRnrTimer;
+    s.settings.recvDepth = next.transport.recvDepth;
     s.settings.recvRepostNs = next.transport.recvRepost;
     s.settings.reorderWindow = next.reorder.window;
     for (const qp of s.qps) {
+      if (qp.attributes !== null) qpSettings(s.settings, qp.attributes, qp.settings);
       qp.responder.setReorderWindow(next.reorder.window);
       // A larger window may let a QP send again.
       s.mayHaveData(qp);

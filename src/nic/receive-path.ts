@@ -21,7 +21,7 @@ import {
 } from "../wire/ipv4.js";
 import { AethSyndrome, aethKind, aethValue, Opcode } from "../wire/roce.js";
 import { BTH_LENGTH } from "../wire/roce-opcodes.js";
-import { decodeRoce, RoceView } from "../wire/roce-view.js";
+import { decodeRoce, RoceDecodeError, RoceView } from "../wire/roce-view.js";
 import { GRH_LENGTH, GRH_NEXT_HEADER_IBA } from "../wire/rocev1.js";
 import { ROCEV2_UDP_PORT, udpDstPort, udpLength } from "../wire/udp.js";
 import type { CcDriver } from "./cc/cc-driver.js";
@@ -32,6 +32,7 @@ import type { RxBuffer } from "./l2/rx-buffer.js";
 import type { TxArbiter } from "./l2/tx-arbiter.js";
 import { DropReason } from "./nic-ids.js";
 import type { NicShared } from "./nic-shared.js";
+import { Access, checkAccess } from "./transport/memory-region.js";
 import { ResponseResult } from "./transport/message.js";
 import { payloadSentAt, TIMESTAMP_LENGTH } from "./transport/payload.js";
 import type { QueuePair } from "./transport/qp.js";
@@ -41,6 +42,7 @@ import {
   KIND_READ_REQUEST,
   KIND_READ_RESPONSE,
   KIND_SEND,
+  KIND_UNSUPPORTED,
   KIND_WRITE,
   opcodeKind,
 } from "./transport/transport.js";
@@ -189,9 +191,17 @@ export class ReceivePath {
   /**
    * A packet whose ICRC passed but whose headers do not add up (a missing extension header, a pad or
    * payload the opcode does not allow): counted as malformed, and a request of a known opcode for one of
-   * our QPs at its expected PSN draws NAK Invalid Request (the responder's check, responder.ts).
+   * our QPs at its expected PSN draws NAK Invalid Request (the responder's check, responder.ts). An RC
+   * request opcode we have no layout for (atomics, reserved) is not malformed: its BTH is whole, and the
+   * responder answers it as an unsupported opcode.
    */
   private malformed(h: RoceView, now: Nanoseconds): void {
+    if (h.error === RoceDecodeError.UnknownOpcode && opcodeKind(h.opcode) === KIND_UNSUPPORTED) {
+      const qp = this.s.qpByNum.get(h.destQp);
+      if (qp === undefined) this.s.drop(DropReason.UnknownQp, now);
+      else this.request(qp, KIND_UNSUPPORTED, h, null, false, now);
+      return;
+    }
     this.s.drop(DropReason.Malformed, now);
     // No opcode layout: the BTH itself was refused (truncated, TVer, an opcode we do not speak).
     if (h.layout === null) return;
@@ -230,29 +240,51 @@ export class ReceivePath {
       this.requesterEvent(qp, now);
       return;
     }
-    if (kind === KIND_WRITE || kind === KIND_SEND || kind === KIND_READ_REQUEST) {
-      if (ce) this.rate.marked(qp, now);
-      if (kind !== KIND_READ_REQUEST) this.inspect(qp, frame, h, now);
-      const r = qp.responder.onRequest(
-        kind,
-        h.opcode,
-        h.psn,
-        h.ackReq,
-        h.payloadLength,
-        h.hasReth ? h.dmaLength : -1,
-        h.hasReth ? h.rkey : -1,
-        now,
-      );
-      if (r === RequestResult.Invalid || r === RequestResult.AccessError)
-        s.drop(DropReason.InvalidRequest, now);
-      else if (r === RequestResult.QpError) s.drop(DropReason.QpError, now);
-      if (qp.responder.ackPending || qp.responder.nakPending) this.tx.queueAck(qp, now);
-      if (kind === KIND_READ_REQUEST && qp.responder.hasResponses) this.tx.kick(now);
+    if (
+      kind === KIND_WRITE ||
+      kind === KIND_SEND ||
+      kind === KIND_READ_REQUEST ||
+      kind === KIND_UNSUPPORTED
+    ) {
+      this.request(qp, kind, h, frame, ce, now);
       return;
     }
-    // The immediate-data variants parse but are not spoken here (atomics and UC/UD opcodes never get this
-    // far: parseRoce refuses them and they count as malformed).
+    // A response we never ask for (the atomic ACKNOWLEDGE): ignored, as a requester ignores a ghost response.
     s.counters.rxIgnored[0]!++;
+  }
+
+  /**
+   * A request for `qp`'s responder. `frame` is null when the opcode has no layout here (an unsupported RC
+   * opcode whose headers past the BTH were not decoded: no payload, no RETH).
+   */
+  private request(
+    qp: QueuePair,
+    kind: number,
+    h: RoceView,
+    frame: Uint8Array | null,
+    ce: boolean,
+    now: Nanoseconds,
+  ): void {
+    const s = this.s;
+    if (ce) this.rate.marked(qp, now);
+    const decoded = frame !== null;
+    if (decoded && (kind === KIND_WRITE || kind === KIND_SEND)) this.inspect(qp, frame, h, now);
+    const reth = decoded && h.hasReth;
+    const r = qp.responder.onRequest(
+      kind,
+      h.opcode,
+      h.psn,
+      h.ackReq,
+      decoded ? h.payloadLength : 0,
+      reth ? h.dmaLength : -1,
+      reth ? checkAccess(qp.qpn, h.rkey, frame, h.rethOffset, h.dmaLength) : Access.Granted,
+      now,
+    );
+    if (r === RequestResult.Invalid || r === RequestResult.AccessError)
+      s.drop(DropReason.InvalidRequest, now);
+    else if (r === RequestResult.QpError) s.drop(DropReason.QpError, now);
+    if (qp.responder.ackPending || qp.responder.nakPending) this.tx.queueAck(qp, now);
+    if (kind === KIND_READ_REQUEST && qp.responder.hasResponses) this.tx.kick(now);
   }
 
   private receiveAck(qp: QueuePair, h: RoceView, now: Nanoseconds): void {

@@ -5,6 +5,7 @@
 // Poisson mix of mice and elephants drawn from a flow-size distribution.
 
 import type { Random } from "../device/prng.js";
+import type { QpTransportLayer } from "./features/transport.js";
 
 export const RdmaOp = {
   Write: "write",
@@ -31,6 +32,10 @@ export interface FlowSpec {
   readonly workload: string;
   /** On a QP pair of its own (created for it), not the host pair's shared QPs. */
   readonly ownQp?: boolean;
+  /** Its workload's QP attributes: the workload then has QP pairs of its own (not shared with others). */
+  readonly transport?: QpTransportLayer;
+  /** After a failed completion: re-establish its QP pair and post the message again (`onError: reconnect`). */
+  readonly reconnect?: boolean;
 }
 
 interface Common {
@@ -50,6 +55,10 @@ interface Common {
    * seeded stream (0 or absent: exactly on time): hosts in a real fabric never start in the same nanosecond.
    */
   readonly startJitterNs?: number;
+  /** QP attributes over the hosts' transport settings for this workload's own QPs (features/transport.ts). */
+  readonly transport?: QpTransportLayer;
+  /** What the application does after a failed completion (default stop; lab/flow-driver.ts). */
+  readonly onError?: "stop" | "reconnect";
 }
 
 export type WorkloadSpec =
@@ -198,6 +207,8 @@ export function generateFlows(
         after,
         workload: spec.name,
         ...(spec.qpPerMessage === true ? { ownQp: true } : {}),
+        ...(spec.transport !== undefined ? { transport: spec.transport } : {}),
+        ...(spec.onError === "reconnect" ? { reconnect: true } : {}),
       });
     }
     return ids;

@@ -1,9 +1,11 @@
-// The page a person reads (`rocelab report DIR` writes DIR/index.html): the summary, every chart (the SVGs
-// beside it in DIR/plots/), the configuration the run used and the lint findings on it. Pure: text in,
-// HTML out; one static file with no script, its images relative, so it opens from disk or any web server.
+// The page a person reads (`rocelab report DIR` writes DIR/index.html): the summary, every flow and how it
+// ended (html-flows.ts), every chart (the SVGs beside it in DIR/plots/), the configuration the run used
+// and the lint findings on it. Pure: text in, HTML out; one static file with no script, its images
+// relative, so it opens from disk or any web server.
 
 import { formatDuration, formatSize } from "../device/units.js";
 import type { Finding } from "../scenario/rule.js";
+import { flowsSection } from "./html-flows.js";
 import type { Report } from "./report.js";
 import { fctNote, fctValueText, flowsText, goodputText } from "./summary-text.js";
 
@@ -107,11 +109,13 @@ export function renderHtmlReport(input: HtmlReportInput): string {
 <p class="sub">${escapeHtml(r.description)}</p>
 <p>${r.runtime === "sim" ? "Simulated" : "Live"} run, seed ${r.seed}, ${formatDuration(r.durationNs)} of emulated time sampled every ${formatDuration(r.sampleNs)}, topology <code>${escapeHtml(r.topology.name)}</code> (${escapeHtml(r.topology.source)}).</p>
 ${live}
-<nav><a href="#summary">summary</a><a href="#plots">plots</a><a href="#lint">lint</a><a href="#config">configuration</a><a href="report.json">report.json</a></nav>
+<nav><a href="#summary">summary</a><a href="#flows">flows</a><a href="#plots">plots</a><a href="#lint">lint</a><a href="#config">configuration</a><a href="report.json">report.json</a></nav>
 <h2 id="summary">Summary</h2>
 <table>
 ${summary}
 </table>
+<h2 id="flows">Flows</h2>
+${flowsSection(r.flows, r.durationNs, escapeHtml)}
 <h2 id="plots">Plots</h2>
 ${figures}
 ${skipped}

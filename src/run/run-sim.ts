@@ -6,7 +6,7 @@ import { PathNavMode } from "../control/path-nav/plan.js";
 import { type PathNavReport, SimPathNavigator } from "../control/path-nav/sim-navigator.js";
 import { type CaptureEndpoint, SimCapture } from "../lab/capture.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
-import { FlowDriver } from "../lab/flow-driver.js";
+import { FlowDriver, feedFlowEvent } from "../lab/flow-driver.js";
 import { SimActions } from "../lab/sim/sim-actions.js";
 import { SimFabric } from "../lab/sim/sim-fabric.js";
 import { simDeviceMetrics } from "../lab/sim/sim-metrics.js";
@@ -132,7 +132,7 @@ function runTo(sc: Scenario, opts: SimRunOptions, out: OutputDir | null): SimRun
     if (keepEvents) events.push(JSON.stringify(e));
     opts.onEvent?.(e);
     analyser.onEvent(e);
-    if (e.kind === "flow-done" && e.detail !== undefined) driver.onFlowDone(Number(e.detail), e.t);
+    feedFlowEvent(driver, e);
   });
 
   // Every step becomes a virtual-time event now, before the samples: at equal times a step runs first.

@@ -209,6 +209,8 @@ function resolveWorkload(
     intervalNs: w.interval ?? 0,
     ...(w.qpPerMessage === true ? { qpPerMessage: true } : {}),
     ...(w.jitter !== undefined && w.jitter > 0 ? { startJitterNs: w.jitter } : {}),
+    ...(w.transport !== undefined ? { transport: w.transport } : {}),
+    ...(w.onError !== undefined ? { onError: w.onError } : {}),
   };
   const pick = (h: "all" | readonly string[] | undefined): readonly string[] =>
     h === undefined || h === "all" ? hostNames : h;

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { duration, fraction, rate, size } from "../device/setting-units.js";
 import { nicSettingsSchema } from "../nic/features/registry.js";
+import { qpTransportSettings } from "../nic/features/transport.js";
 import { settingsShape } from "../switch/features/registry.js";
 import { reservedNodeProblem } from "./node-names.js";
 
@@ -154,6 +155,10 @@ const workloadCommon = {
   interval: duration.optional(),
   /** Each message posted up to this much late, uniformly from the seeded stream (start jitter). */
   jitter: duration.optional(),
+  /** QP attributes for this workload's own QPs, over the hosts' `transport` (same names and ranges). */
+  transport: qpTransportSettings.optional(),
+  /** After a failed completion: stop (the flow stays failed) or reconnect (new QP pair, message again). */
+  onError: z.enum(["stop", "reconnect"]).optional(),
 };
 
 const sizeDistribution = z.union([

@@ -107,6 +107,8 @@ export interface QpRow {
   readonly pending: number;
   readonly inflight: number;
   readonly paused: boolean;
+  /** "error": the QP failed (its requests completed with an error or flushed; it sends nothing). */
+  readonly state: "rts" | "error";
 }
 
 /** Fabric-wide cumulative counters (they restart with a restarted device). */
@@ -303,6 +305,7 @@ export function qpRows(
         pending: q.pendingMessages,
         inflight: q.inflightPackets,
         paused: q.paused,
+        state: q.state,
       });
     }
   }

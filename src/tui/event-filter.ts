@@ -27,6 +27,7 @@ export function eventGroup(e: LabEvent): Exclude<EventFilter, "all"> {
       return "flows";
     case "flow-failed":
     case "qp-error":
+    case "qp-reconnect":
       return "failures";
     default:
       return "failures";

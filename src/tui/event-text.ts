@@ -44,6 +44,8 @@ export function describeEvent(e: LabEvent): string {
     }
     case "qp-error":
       return `qp ${e.qp ?? "?"} in ERROR state (${e.detail ?? "?"})`;
+    case "qp-reconnect":
+      return `qp ${e.qp ?? "?"} reconnected (${e.detail ?? "?"})`;
     case "link-down":
       return `link DOWN ${e.detail ?? at(e, "p")}`;
     case "link-up":

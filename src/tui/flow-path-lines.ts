@@ -110,7 +110,7 @@ export function flowPathLines(
     seg(`${state.qps.length} QPs, ${split} split   `),
     seg("what each QP sends, as the switches counted it", Tone.Dim),
     seg(shown, Tone.Dim),
-    seg("   v: rates", Tone.Dim),
+    seg("   v: status", Tone.Dim),
   ];
   const wide = width >= WIDE;
   const header = ` ${padRight("HOST", 5)} ${padRight("QP", 4)} ${padRight("PEER", 6)} ${padRight("CLASS", 8)}${wide ? ` ${padLeft("b/s", 7)} ${padLeft("BYTES", 8)}` : ""} ${padLeft("SHARE", 5)} PATH (switch:out-port › … › host)`;

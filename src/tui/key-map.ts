@@ -20,7 +20,7 @@ export const KEY_HELP: readonly KeyGroup[] = [
       ["← → or n p", "node view: previous / next node"],
       ["↑ ↓", "scroll; node view: choose a port"],
       ["PgUp PgDn Home End", "page, top, bottom (events: End follows)"],
-      ["f  v", "events: next filter; flows: rates / paths (routes, class)"],
+      ["f  v", "events: next filter; flows: rates / paths / status"],
     ],
   },
   {

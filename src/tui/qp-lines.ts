@@ -1,5 +1,5 @@
 // Table lines for QPs, shared by the flows view and a host's node view: DCQCN rate and α, goodput with its
-// sparkline, CNPs, and whether the QP is sending, receiving or paused.
+// sparkline, CNPs, and whether the QP is sending, receiving, paused or in the error state.
 
 import type { QpRow } from "./derive.js";
 import { formatAlpha, formatBps, formatCount, sparkline } from "./format.js";
@@ -18,6 +18,7 @@ export function hostLineRate(state: DashboardState, host: string): number {
 }
 
 function stateOf(q: QpRow, theme: Theme): Segment {
+  if (q.state === "error") return seg(marker(theme, "ERROR"), Tone.Bad);
   if (q.paused) return seg(marker(theme, "PAUSED"), Tone.Pause);
   if (q.role === "tx" && (q.pending > 0 || q.inflight > 0)) return seg("sending", Tone.Good);
   if (q.role === "rx" && (q.goodputBps ?? 0) > 0) return seg("receiving", Tone.Good);

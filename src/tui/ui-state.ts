@@ -40,8 +40,8 @@ export interface UiState {
   /** First row shown in the fabric's link table and in the flows table. */
   readonly scroll: { readonly fabric: number; readonly flows: number };
   readonly events: EventsScroll;
-  /** The flows view shows rates or paths (`v`). */
-  readonly flowsMode: "rates" | "paths";
+  /** The flows view shows rates, paths or how each flow ended (`v` cycles). */
+  readonly flowsMode: FlowsMode;
 }
 
 export const INITIAL_UI: UiState = {
@@ -73,6 +73,9 @@ export function choiceCount(kind: ChoiceKind, ctx: KeyContext): number {
       return ctx.nodes.length;
   }
 }
+
+export type FlowsMode = "rates" | "paths" | "status";
+const NEXT_FLOWS_MODE: Record<FlowsMode, FlowsMode> = { rates: "paths", paths: "status", status: "rates" };
 
 function clamp(v: number, lo: number, hi: number): number {
   return Math.max(lo, Math.min(hi, v));
@@ -288,7 +291,7 @@ export function reduceKey(ui: UiState, press: KeyPress, ctx: KeyContext): KeyRes
     case "fabric":
     case "flows": {
       if (ui.tab === "flows" && input === "v") {
-        const flowsMode = ui.flowsMode === "rates" ? "paths" : "rates";
+        const flowsMode = NEXT_FLOWS_MODE[ui.flowsMode];
         return { ui: { ...ui, flowsMode, scroll: { ...ui.scroll, flows: 0 } }, effect: null };
       }
       const top = scrollList(ui.scroll[ui.tab], press, ctx.rows, ctx.page);

@@ -4,7 +4,7 @@
 import t from "tap";
 import { CnpPacer } from "../../src/nic/cc/dcqcn-np.js";
 import { type DcqcnParams, dcqcnProfile } from "../../src/nic/cc/dcqcn-params.js";
-import { rkeyFor } from "../../src/nic/transport/frames.js";
+import { regionBase, rkeyFor } from "../../src/nic/transport/memory-region.js";
 import { PayloadFactory } from "../../src/nic/transport/payload.js";
 import { Simulator } from "../../src/runtime/sim/simulator.js";
 import { parseIp, readMac, readU16 } from "../../src/wire/bytes.js";
@@ -86,7 +86,7 @@ function npRun(dcqcn: DcqcnParams | null, packets: readonly Marked[], until: num
         opcode: Opcode.RdmaWriteOnly,
         destQp: pkt.qpn,
         psn: n,
-        reth: { va: 0n, rkey: rkeyFor(pkt.qpn), dmaLength: 64 },
+        reth: { va: regionBase(pkt.qpn), rkey: rkeyFor(pkt.qpn), dmaLength: 64 },
         payload: payloads.fill(pkt.qpn, n, 64, now),
       });
       raw.command({ send: [frame] }, now);

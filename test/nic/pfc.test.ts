@@ -3,7 +3,7 @@
 
 import t from "tap";
 import type { NicConfigInit } from "../../src/nic/resolve-config.js";
-import { rkeyFor } from "../../src/nic/transport/frames.js";
+import { regionBase, rkeyFor } from "../../src/nic/transport/memory-region.js";
 import { PayloadFactory } from "../../src/nic/transport/payload.js";
 import type { SimEvent } from "../../src/runtime/sim/simulator.js";
 import { Simulator } from "../../src/runtime/sim/simulator.js";
@@ -70,7 +70,7 @@ function setup(nic: Partial<NicConfigInit>) {
               destQp: 1,
               psn: p,
               ackReq: true,
-              reth: { va: 0n, rkey: rkeyFor(1), dmaLength: 512 },
+              reth: { va: regionBase(1), rkey: rkeyFor(1), dmaLength: 512 },
               payload: payloads.fill(1, p, 512, now),
             }),
           ],

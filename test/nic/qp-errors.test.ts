@@ -4,72 +4,17 @@
 // requester's completions for them, malformed headers, and forged PSNs that used to livelock a QP.
 
 import t from "tap";
-import type { Nanoseconds } from "../../src/device/contract.js";
 import { transportFeature } from "../../src/nic/features/transport.js";
-import { rkeyFor } from "../../src/nic/transport/frames.js";
 import { EtherType, serializeEthernet } from "../../src/wire/ethernet.js";
 import { writeIcrcV2 } from "../../src/wire/icrc.js";
-import { Ecn, IpProtocol, serializeIpv4 } from "../../src/wire/ipv4.js";
-import { AethSyndrome, buildRoceV2Frame, Opcode, type Reth } from "../../src/wire/roce.js";
+import { IpProtocol, serializeIpv4 } from "../../src/wire/ipv4.js";
+import { AethSyndrome, Opcode } from "../../src/wire/roce.js";
 import { serializeUdp } from "../../src/wire/udp.js";
-import {
-  connect,
-  IP_A,
-  IP_B,
-  MAC_A,
-  MAC_B,
-  must,
-  type Pair,
-  type PairOptions,
-  pair,
-  qpStats,
-  roceOf,
-  runUntil,
-} from "./support/pair.js";
+import { acksFromB, boxed, forged, reth } from "./support/forge.js";
+import { connect, IP_A, IP_B, MAC_A, MAC_B, must, pair, qpStats, roceOf, runUntil } from "./support/pair.js";
 
 const MB = 1 << 20;
 const MTU = 4096;
-
-/** A and B through a middlebox, QP 1 on A to QP 1001 on B, with transport settings on both. */
-function boxed(transport: Record<string, unknown> = {}, opts: PairOptions = {}): Pair {
-  const settings = { transport };
-  const p = pair({ middlebox: true, ...opts, a: { settings }, b: { settings } });
-  connect(p, 1);
-  return p;
-}
-
-/** Every ACK/NAK B sends towards A, as [psn, syndrome, time]. */
-function acksFromB(p: Pair): [number, number, Nanoseconds][] {
-  const seen: [number, number, Nanoseconds][] = [];
-  const before = p.box!.dropIf;
-  p.box!.dropIf = (frame, from, index, now) => {
-    const h = roceOf(frame);
-    if (from === 2 && h?.aeth) seen.push([h.bth.psn, h.aeth.syndrome, now]);
-    return before(frame, from, index, now);
-  };
-  return seen;
-}
-
-/** A request from A's QP 1 to B's QP 1001, built with the wire codecs. */
-function forged(o: { opcode: Opcode; psn: number; length: number; reth?: Reth | null }): Uint8Array {
-  return buildRoceV2Frame({
-    srcMac: MAC_A,
-    dstMac: MAC_B,
-    srcIp: IP_A,
-    dstIp: IP_B,
-    dscp: 26,
-    ecn: Ecn.Ect0,
-    udpSrcPort: 0xc001,
-    opcode: o.opcode,
-    destQp: 1001,
-    psn: o.psn,
-    ackReq: true,
-    reth: o.reth ?? null,
-    payload: new Uint8Array(o.length),
-  });
-}
-
-const reth = (length: number, rkey = rkeyFor(1001)): Reth => ({ va: 1n << 32n, rkey, dmaLength: length });
 
 t.test("timeout, retryCnt and rto: the verbs attributes and the lab's exact override", (t) => {
   const r = (s?: Record<string, unknown>) => transportFeature.resolve(s as never, { rateBps: 100e9 });

@@ -5,7 +5,8 @@ import t from "tap";
 import { CounterSet } from "../../src/device/counters.js";
 import { declareNicCounters } from "../../src/nic/counters.js";
 import { nicConfig } from "../../src/nic/resolve-config.js";
-import { FrameBuilder, rkeyFor } from "../../src/nic/transport/frames.js";
+import { FrameBuilder } from "../../src/nic/transport/frames.js";
+import { Access } from "../../src/nic/transport/memory-region.js";
 import { Arrival, GoBackN, type ReceiveOrder } from "../../src/nic/transport/receive-order.js";
 import { RequestResult, Responder } from "../../src/nic/transport/responder.js";
 import { KIND_WRITE, type QpLink, type TransportSettings } from "../../src/nic/transport/transport.js";
@@ -24,6 +25,7 @@ function link(nakRetryGuard = true): QpLink {
   const settings: TransportSettings = {
     mtu: cfg.mtu,
     ackReqEvery: 1,
+    rtoNs: 4_000_000,
     maxInflightPackets: 64,
     nakRetryGuard,
     retryCnt: 7,
@@ -46,7 +48,7 @@ function link(nakRetryGuard = true): QpLink {
 
 /** A one-packet WRITE with PSN `psn` and AckReq set. */
 function write(r: Responder, psn: number): RequestResult {
-  return r.onRequest(KIND_WRITE, Opcode.RdmaWriteOnly, psn, true, LEN, LEN, rkeyFor(QPN), 0);
+  return r.onRequest(KIND_WRITE, Opcode.RdmaWriteOnly, psn, true, LEN, LEN, Access.Granted, 0);
 }
 
 /** The PSN and syndrome of the ACK/NAK the responder owes, or null. */

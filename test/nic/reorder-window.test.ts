@@ -6,7 +6,8 @@ import { CounterSet } from "../../src/device/counters.js";
 import { createRandom } from "../../src/device/prng.js";
 import { declareNicCounters } from "../../src/nic/counters.js";
 import { nicConfig } from "../../src/nic/resolve-config.js";
-import { FrameBuilder, rkeyFor } from "../../src/nic/transport/frames.js";
+import { FrameBuilder } from "../../src/nic/transport/frames.js";
+import { Access } from "../../src/nic/transport/memory-region.js";
 import { Arrival } from "../../src/nic/transport/receive-order.js";
 import { ReorderWindow } from "../../src/nic/transport/reorder-window.js";
 import { RequestResult, Responder } from "../../src/nic/transport/responder.js";
@@ -33,6 +34,7 @@ function link(reorderWindow: number): QpLink {
     settings: {
       mtu: cfg.mtu,
       ackReqEvery: 8,
+      rtoNs: 4_000_000,
       maxInflightPackets: 64,
       nakRetryGuard: true,
       retryCnt: 7,
@@ -63,7 +65,7 @@ function packet(r: Responder, mtu: number, n: number, k: number): RequestResult 
     k % 8 === 7 || k === n - 1,
     mtu,
     k === 0 ? n * mtu : -1,
-    rkeyFor(QPN),
+    Access.Granted,
     0,
   );
 }

@@ -107,7 +107,7 @@ for (const [columns, rows] of [
   });
 }
 
-t.test("static ECMP: one route per flow; v switches rates and paths", async (t) => {
+t.test("static ECMP: one route per flow; v switches rates, paths and status", async (t) => {
   const d = await dashboard({ columns: 100, rows: 30, initialUi: { ...INITIAL_UI, tab: "flows" } });
   t.match(text(d.ui.screen()), /RATE\s+TARGET\s+ALPHA/, "rates first");
   await d.ui.type("v");
@@ -121,7 +121,9 @@ t.test("static ECMP: one route per flow; v switches rates and paths", async (t) 
   t.match(screen, /h5\s+256\s+→h8\s+-\s+100%\s+leaf2:eth6 › h8/, "a sender on h8's leaf: one hop");
   t.notMatch(screen, /RATE\s+TARGET/);
   await d.ui.type("v");
-  t.match(text(d.ui.screen()), /RATE\s+TARGET\s+ALPHA/, "v again: rates");
+  t.match(text(d.ui.screen()), /FLOW\s+HOST\s+QP\s+OP\s+SIZE/, "v again: status");
+  await d.ui.type("v");
+  t.match(text(d.ui.screen()), /RATE\s+TARGET\s+ALPHA/, "and again: rates");
   d.ui.unmount();
 });
 

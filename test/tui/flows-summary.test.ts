@@ -22,6 +22,7 @@ const qp = (host: string, role: QpRow["role"], pending: number, inflight: number
   pending,
   inflight,
   paused: false,
+  state: "rts",
 });
 
 t.test("finished senders are counted as done, not sending", (t) => {

@@ -69,11 +69,12 @@ t.test("e: choose, confirm with y; the node on screen first", async (t) => {
   ]);
 });
 
-t.test("v: the flows view between rates and paths, from the top", async (t) => {
+t.test("v: the flows view through rates, paths and status, from the top", async (t) => {
   const flows = { ...INITIAL_UI, tab: "flows" as const, scroll: { fabric: 0, flows: 4 } };
   const r = keys([k("v")], flows);
   t.equal(r.ui.flowsMode, "paths");
   t.equal(r.ui.scroll.flows, 0);
-  t.equal(keys([k("v"), k("v")], flows).ui.flowsMode, "rates");
+  t.equal(keys([k("v"), k("v")], flows).ui.flowsMode, "status");
+  t.equal(keys([k("v"), k("v"), k("v")], flows).ui.flowsMode, "rates");
   t.equal(keys([k("v")], INITIAL_UI).ui.flowsMode, "rates", "only in the flows view");
 });

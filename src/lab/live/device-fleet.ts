@@ -16,6 +16,7 @@ import { linkAt, type Topology } from "../../scenario/topology.js";
 import type { SwitchTunables } from "../../switch/config.js";
 import type { AnyDeviceStats } from "../device-stats.js";
 import { CONFIG_CHANGED } from "../event-stream.js";
+import { feedFlowEvent } from "../flow-driver.js";
 import type { FlowReport } from "../flow-report.js";
 import type { LabEvent, LinkView } from "../lab.js";
 import type { ClockMode } from "./clock-plan.js";
@@ -92,7 +93,7 @@ export class DeviceFleet {
       const stamped = events.map((e): LabEvent => ({ ...e, device: d.node }));
       for (const e of stamped) {
         this.events.push(e);
-        if (e.kind === "flow-done" && e.detail !== undefined) this.traffic.onFlowDone(Number(e.detail), e.t);
+        feedFlowEvent(this.traffic, e);
       }
       if (this.events.length > EVENT_RING) this.events.splice(0, this.events.length - EVENT_RING);
       this.opts.broadcast("events", stamped);

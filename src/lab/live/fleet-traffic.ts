@@ -71,6 +71,11 @@ export class FleetTraffic {
     this.driver.onFlowDone(flowId, at);
   }
 
+  /** A NIC said a flow failed (a `flow-failed` event): the workload may reconnect. */
+  onFlowFailed(flowId: number, status: string, at: number): void {
+    this.driver.onFlowFailed(flowId, status, at);
+  }
+
   /**
    * Starts a workload at emulated time `at` (the lab's clock); without one, one lead after now, so that
    * its flows reach every NIC ahead and start together (an incast from the TUI is then a true incast).

@@ -11,7 +11,7 @@ import { buildNicConfig } from "../../scenario/nic-config.js";
 import { roceV1Of } from "../../scenario/rocev1.js";
 import { hosts, NodeKind, type Topology } from "../../scenario/topology.js";
 import type { AnyDeviceStats } from "../device-stats.js";
-import { FlowDriver } from "../flow-driver.js";
+import { FlowDriver, feedFlowEvent } from "../flow-driver.js";
 import type { Lab, LabEvent, LabSnapshot, TopologyView } from "../lab.js";
 import { Listeners } from "../listeners.js";
 import { linkViews, topologyView } from "../topology-view.js";
@@ -109,7 +109,7 @@ export class SimLab implements Lab {
     });
     sim.onEvent((e) => {
       this.pendingEvents.push(e);
-      if (e.kind === "flow-done" && e.detail !== undefined) this.driver.onFlowDone(Number(e.detail), e.t);
+      feedFlowEvent(this.driver, e);
     });
     this.topology = topologyView(topo, (id) => this.fabric.isDown(id));
   }

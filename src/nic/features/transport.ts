@@ -114,6 +114,21 @@ const settings = z
 
 type TransportSettingsLayer = z.output<typeof settings>;
 
+/**
+ * The QP attributes a workload may set for its own QPs (scenario `workloads[].transport`): the same names,
+ * ranges and units as the host section, over the host's values for those QPs only (transport/qp-attributes.ts).
+ */
+export const qpTransportSettings = settings.pick({
+  timeout: true,
+  rto: true,
+  retryCnt: true,
+  rnrRetry: true,
+  minRnrTimer: true,
+  recvDepth: true,
+  recvRepost: true,
+});
+export type QpTransportLayer = z.output<typeof qpTransportSettings>;
+
 /** The section from merged layers: `rto` when given, else derived from a given `timeout`, else LAB_RTO_NS. */
 export function resolveTransport(s: TransportSettingsLayer | undefined): TransportConfig {
   const out = overlay(TRANSPORT_DEFAULTS, s);

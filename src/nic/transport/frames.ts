@@ -17,6 +17,7 @@ import {
 } from "../../wire/roce.js";
 import type { NicConfig } from "../config.js";
 import { RoceV1Framer } from "./frames-v1.js";
+import { rkeyFor } from "./memory-region.js";
 import { PayloadFactory } from "./payload.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
@@ -170,14 +171,11 @@ export class FrameBuilder {
 
   private fillReth(va: bigint, destQp: number, length: number): Reth {
     this.reth.va = va;
-    // One memory region per QP pair: the key is derived from the responder's QPN.
+    // One memory region per QP pair (memory-region.ts): the key is derived from the responder's QPN.
     this.reth.rkey = rkeyFor(destQp);
     this.reth.dmaLength = length;
     return this.reth;
   }
 }
 
-/** The R_Key a requester uses towards responder QP `qpn` (the responder checks it). */
-export function rkeyFor(qpn: number): number {
-  return (Math.imul(qpn, 0x2545_f491) ^ 0x5eed_0000) >>> 0;
-}
+export { rkeyFor };

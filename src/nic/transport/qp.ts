@@ -9,6 +9,7 @@ import { CC_TIMERS } from "../cc/cc.js";
 import { CnpPacer } from "../cc/dcqcn-np.js";
 import type { NpSettings } from "../cc/dcqcn-params.js";
 import type { NicCounters } from "../counters.js";
+import type { QpTransportLayer } from "../features/transport.js";
 import type { FrameBuilder } from "./frames.js";
 import type { CompletionSink } from "./message.js";
 import { Requester } from "./requester.js";
@@ -68,6 +69,8 @@ export class QueuePair implements QpLink {
   cnpIgnored = 0;
   /** CE-marked data packets received on this QP (the NP's input). */
   ecnMarked = 0;
+  /** Its own QP attributes over the host's (`settings` is then its own object), or null. */
+  attributes: QpTransportLayer | null = null;
   /** Ready to send, or in the error state (for good: this NIC does not reset QPs). */
   state: QpState = QpState.Rts;
 

@@ -19,7 +19,7 @@ export class ReorderWindow implements ReceiveOrder {
   private readonly ackReqs: Uint8Array;
   private readonly lengths: Int32Array;
   private readonly dmaLengths: Float64Array;
-  private readonly rkeys: Float64Array;
+  private readonly accesses: Uint8Array;
   private nakOutstanding = false;
   /** Packets placed now. */
   placed = 0;
@@ -31,7 +31,7 @@ export class ReorderWindow implements ReceiveOrder {
   ackReq = false;
   length = 0;
   dmaLength = 0;
-  rkey = 0;
+  access = 0;
 
   constructor(readonly window: number) {
     const slots = 1 << Math.ceil(Math.log2(Math.max(2, window)));
@@ -42,7 +42,7 @@ export class ReorderWindow implements ReceiveOrder {
     this.ackReqs = new Uint8Array(slots);
     this.lengths = new Int32Array(slots);
     this.dmaLengths = new Float64Array(slots);
-    this.rkeys = new Float64Array(slots);
+    this.accesses = new Uint8Array(slots);
   }
 
   arrive(psn: number, ePsn: number): Arrival {
@@ -72,7 +72,7 @@ export class ReorderWindow implements ReceiveOrder {
     ackReq: boolean,
     length: number,
     dmaLength: number,
-    rkey: number,
+    access: number,
   ): void {
     const s = psn & this.mask;
     this.psn[s] = psn;
@@ -81,7 +81,7 @@ export class ReorderWindow implements ReceiveOrder {
     this.ackReqs[s] = ackReq ? 1 : 0;
     this.lengths[s] = length;
     this.dmaLengths[s] = dmaLength;
-    this.rkeys[s] = rkey;
+    this.accesses[s] = access;
     this.placed++;
     if (depth > this.maxDepth) this.maxDepth = depth;
   }
@@ -97,7 +97,7 @@ export class ReorderWindow implements ReceiveOrder {
     this.ackReq = this.ackReqs[s] === 1;
     this.length = this.lengths[s]!;
     this.dmaLength = this.dmaLengths[s]!;
-    this.rkey = this.rkeys[s]!;
+    this.access = this.accesses[s]!;
     return true;
   }
 

@@ -19,6 +19,7 @@
 import type { Nanoseconds } from "../../device/contract.js";
 import { Fifo } from "../../device/fifo.js";
 import { PSN_MASK, psnDiff } from "../../wire/roce.js";
+import { regionBase } from "./memory-region.js";
 import { type CompletionSink, type Message, ResponseResult } from "./message.js";
 import { RetryCounters } from "./retry.js";
 import { MsgOp, packetLength, packetsFor, type QpLink, requestOpcode } from "./transport.js";
@@ -55,8 +56,7 @@ export class Requester {
     readonly startPsn: number,
     private readonly complete: CompletionSink,
   ) {
-    // Each QP writes to its own region of the peer's memory.
-    this.vaBase = BigInt(link.remoteQpn) << 32n;
+    this.vaBase = regionBase(link.remoteQpn); // its own region of the peer's memory
     this.retries = new RetryCounters(link.settings);
   }
 

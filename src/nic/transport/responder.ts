@@ -2,8 +2,10 @@
 // coalesced ACKs on AckReq, duplicate handling, and READ execution (streaming responses at the QP's own,
 // DCQCN-paced, rate). An in-order request it cannot execute draws the error NAK of IBTA Vol. 1 9.9.3
 // (responder class C errors, as Linux rxe's responder answers them): NAK Invalid Request (AETH 0x61) for
-// an opcode out of sequence, a length that does not fit the path MTU or the RETH, or a malformed packet
-// that passed the ICRC; NAK Remote Access Error (0x62) for a bad R_Key. The QP then goes to the error
+// an opcode out of sequence, an unsupported or reserved RC opcode, a length that does not fit the path
+// MTU or the RETH, or a malformed packet that passed the ICRC; NAK Remote Access Error (0x62) for an R_Key
+// or bounds violation (memory-region.ts). The PSN check comes first, as in rxe: an unsupported opcode
+// behind the expected PSN is a duplicate, one ahead of it out of sequence. The QP then goes to the error
 // state and drops every later request. Whether a PSN is in order, a duplicate or out of order (and NAKed) is decided by the
 // QP's ReceiveOrder (receive-order.ts; go-back-N by default, out-of-order placement within a window when
 // the NIC's reorder setting is on: reorder-window.ts).
@@ -11,12 +13,13 @@
 import type { Nanoseconds } from "../../device/contract.js";
 import { Fifo } from "../../device/fifo.js";
 import { AethSyndrome, psnAdd, psnDiff } from "../../wire/roce.js";
-import { rkeyFor } from "./frames.js";
+import { Access } from "./memory-region.js";
 import { Arrival, GoBackN, type ReceiveOrder } from "./receive-order.js";
 import { ReorderWindow } from "./reorder-window.js";
 import {
   KIND_READ_REQUEST,
   KIND_SEND,
+  KIND_UNSUPPORTED,
   KIND_WRITE,
   opcodePosition,
   Position,
@@ -37,7 +40,7 @@ export const RequestResult = {
   Invalid: 3,
   /** Ahead of the expected PSN, within the reorder window: kept until the gap closes. */
   Placed: 4,
-  /** In order with a bad R_Key: NAK Remote Access Error, QP error. */
+  /** In order with a bad R_Key or outside the memory region: NAK Remote Access Error, QP error. */
   AccessError: 5,
   /** The QP is in the error state: dropped. */
   QpError: 6,
@@ -114,8 +117,9 @@ export class Responder {
   }
 
   /**
-   * A request packet (WRITE, SEND or READ request) for this QP. `dmaLength`/`rkey` come from its RETH
-   * (-1 when it has none).
+   * A request packet (WRITE, SEND or READ request, or KIND_UNSUPPORTED: an RC request opcode this NIC does
+   * not execute) for this QP. `dmaLength` comes from its RETH (-1 when it has none), `access` is the RETH's
+   * access check (memory-region.ts; Access.Granted when it has none).
    */
   onRequest(
     kind: number,
@@ -124,7 +128,7 @@ export class Responder {
     ackReq: boolean,
     length: number,
     dmaLength: number,
-    rkey: number,
+    access: Access,
     now: Nanoseconds,
   ): RequestResult {
     if (this.dead) return RequestResult.QpError;
@@ -132,7 +136,7 @@ export class Responder {
     const arrival = this.order.arrive(psn, this.ePsn);
     if (arrival === Arrival.Placed && this.window !== null) {
       const depth = psnDiff(psn, this.ePsn);
-      this.window.place(psn, depth, kind, opcode, ackReq, length, dmaLength, rkey);
+      this.window.place(psn, depth, kind, opcode, ackReq, length, dmaLength, access);
       counters.oooPlacedPackets[0]!++;
       if (depth > counters.oooMaxDepth[0]!) counters.oooMaxDepth[0]! = depth;
       return RequestResult.Placed;
@@ -153,7 +157,7 @@ export class Responder {
       return RequestResult.Duplicate;
     }
     if (kind === KIND_SEND && this.inMessage === NONE && !this.takeReceive(now)) return this.notReady(psn);
-    const result = this.execute(kind, opcode, psn, ackReq, length, dmaLength, rkey);
+    const result = this.execute(kind, opcode, psn, ackReq, length, dmaLength, access);
     if (result !== RequestResult.Accepted) return this.refuse(result, psn, now);
     if (kind === KIND_SEND && this.inMessage === NONE && this.recvPosted !== Number.POSITIVE_INFINITY)
       this.reposts.push(now + this.link.settings.recvRepostNs);
@@ -223,7 +227,7 @@ export class Responder {
     const w = this.window!;
     while (w.placed > 0 && w.take(this.ePsn)) {
       const psn = this.ePsn;
-      const r = this.execute(w.kind, w.opcode, psn, w.ackReq, w.length, w.dmaLength, w.rkey);
+      const r = this.execute(w.kind, w.opcode, psn, w.ackReq, w.length, w.dmaLength, w.access as Access);
       if (r !== RequestResult.Accepted) {
         w.clear();
         this.refuse(r, psn, now);
@@ -240,12 +244,13 @@ export class Responder {
     ackReq: boolean,
     length: number,
     dmaLength: number,
-    rkey: number,
+    access: Access,
   ): RequestResult {
     const counters = this.link.counters;
+    if (kind === KIND_UNSUPPORTED) return RequestResult.Invalid;
     if (kind === KIND_READ_REQUEST) {
       if (this.inMessage !== NONE) return RequestResult.Invalid;
-      if (rkey !== rkeyFor(this.link.qpn)) return RequestResult.AccessError;
+      if (access !== Access.Granted) return RequestResult.AccessError;
       const npkts = packetsFor(dmaLength, this.link.settings.mtu);
       this.jobs.push({ psn, npkts, bytes: dmaLength, sent: 0 });
       this.ePsn = psnAdd(this.ePsn, npkts);
@@ -263,7 +268,7 @@ export class Responder {
       return RequestResult.Invalid;
     if (kind === KIND_WRITE) {
       if (opens) {
-        if (rkey !== rkeyFor(this.link.qpn)) return RequestResult.AccessError;
+        if (access !== Access.Granted) return RequestResult.AccessError;
         this.writeRemaining = dmaLength;
       }
       const closes = pos === Position.Only || pos === Position.Last;

@@ -24,6 +24,8 @@ export interface TransportSettings {
   ackReqEvery: number;
   maxInflightPackets: number;
   nakRetryGuard: boolean;
+  /** The retransmission timeout, ns (Infinity: none; features/transport.ts TransportConfig.rto). */
+  rtoNs: number;
   /** Retries after a timeout or a PSN-sequence NAK without progress before the QP fails (0..7). */
   retryCnt: number;
   /** Retries after an RNR NAK before the QP fails (0..7, 7: for ever). */
@@ -106,6 +108,12 @@ export const KIND_SEND = 2;
 export const KIND_READ_REQUEST = 3;
 export const KIND_READ_RESPONSE = 4;
 export const KIND_ACK = 5;
+/**
+ * An RC request opcode this NIC does not execute: the immediate-data and invalidate variants, the atomics
+ * and the reserved RC opcodes (IBTA Vol. 1 9.9.3.1, responder class C: NAK Invalid Request). The atomic
+ * ACKNOWLEDGE (0x12) is a response, not a request: KIND_OTHER.
+ */
+export const KIND_UNSUPPORTED = 6;
 
 const KINDS = new Uint8Array(32);
 for (const op of WRITE_OPCODES) KINDS[op] = KIND_WRITE;
@@ -113,8 +121,10 @@ for (const op of SEND_OPCODES) KINDS[op] = KIND_SEND;
 for (const op of READ_RESPONSE_OPCODES) KINDS[op] = KIND_READ_RESPONSE;
 KINDS[Opcode.RdmaReadRequest] = KIND_READ_REQUEST;
 KINDS[Opcode.Acknowledge] = KIND_ACK;
+for (const op of [0x03, 0x05, 0x09, 0x0b]) KINDS[op] = KIND_UNSUPPORTED;
+for (let op = 0x13; op < 0x20; op++) KINDS[op] = KIND_UNSUPPORTED;
 
-/** The kind of a received opcode (the immediate-data variants are KIND_OTHER: not spoken). */
+/** The kind of a received opcode (RC requests not spoken here are KIND_UNSUPPORTED). */
 export function opcodeKind(opcode: number): number {
   return opcode < 32 ? KINDS[opcode]! : KIND_OTHER;
 }

@@ -54,6 +54,13 @@ const METRICS: readonly (MetricDef & { readonly extract: Extract })[] = [
     extract: (r) => exact(r.summary.flowsUnfinished),
   },
   {
+    id: "failed",
+    label: "flows failed (work completion with an error)",
+    unit: "count",
+    better: "lower",
+    extract: (r) => exact(r.summary.flowsFailed ?? 0),
+  },
+  {
     id: "fct-p50",
     label: "FCT p50 (all flows)",
     unit: "ns",

@@ -1,12 +1,16 @@
 // Flows and QPs: every QP of every host with its DCQCN rate, target and α, goodput (with a sparkline), the
-// CNPs it handled or sent, and whether it is sending, receiving or paused.
+// CNPs it handled or sent, and whether it is sending, receiving, paused or in the error state; `v` shows
+// the paths instead, then how every flow ended (flow-status-lines.ts).
 import type { ReactElement } from "react";
+import { flowOutcomes } from "../flow-outcomes.js";
 import { flowPathLines } from "../flow-path-lines.js";
+import { flowStatusLines } from "../flow-status-lines.js";
 import { formatBps, formatCount } from "../format.js";
 import { qpHeader, qpLine } from "../qp-lines.js";
 import { type Segment, seg, type ViewLines } from "../segments.js";
 import type { DashboardState } from "../store.js";
 import { type Theme, Tone } from "../theme.js";
+import type { FlowsMode } from "../ui-state.js";
 import { ScrolledLines, type ScrolledViewProps } from "./ScrolledLines.js";
 
 function summary(state: DashboardState, shown: string): Segment[] {
@@ -18,6 +22,7 @@ function summary(state: DashboardState, shown: string): Segment[] {
   const done = tx.length - sending;
   const goodput = rx.reduce((a, q) => a + (q.goodputBps ?? 0), 0);
   const cnps = tx.reduce((a, q) => a + q.cnpHandled, 0);
+  const failed = flowOutcomes(state.snapshot).failed;
   return [
     seg(
       `${qps.length} QPs: ${sending} sending${done > 0 ? `, ${done} done` : ""}, ${rx.length} receiving   delivered `,
@@ -25,6 +30,9 @@ function summary(state: DashboardState, shown: string): Segment[] {
     seg(`${formatBps(goodput)}b/s`, goodput > 0 ? Tone.Accent : Tone.Dim),
     seg("   CNPs handled "),
     seg(formatCount(cnps), cnps > 0 ? Tone.Warn : Tone.Dim),
+    ...(failed > 0
+      ? [seg(`   ${failed} flow${failed === 1 ? "" : "s"} FAILED (v twice: which)`, Tone.Bad)]
+      : []),
     seg(shown, Tone.Dim),
     seg("   v: paths", Tone.Dim),
   ];
@@ -51,11 +59,12 @@ export function flowsLines(
 }
 
 export interface FlowsViewProps extends ScrolledViewProps {
-  /** Rates (DCQCN, goodput) or paths (routes through the fabric and class); `v` switches. */
-  readonly mode?: "rates" | "paths";
+  /** Rates (DCQCN, goodput), paths (routes through the fabric and class) or status; `v` switches. */
+  readonly mode?: FlowsMode;
 }
 
 /** The flows view (the QP list scrolls). */
 export function FlowsView({ mode = "rates", ...props }: FlowsViewProps): ReactElement {
-  return <ScrolledLines {...props} linesOf={mode === "paths" ? flowPathLines : flowsLines} />;
+  const linesOf = mode === "paths" ? flowPathLines : mode === "status" ? flowStatusLines : flowsLines;
+  return <ScrolledLines {...props} linesOf={linesOf} />;
 }
