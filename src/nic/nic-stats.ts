@@ -92,5 +92,7 @@ function qpStats(s: NicShared, qp: QueuePair, paused: boolean, now: Nanoseconds)
     pendingMessages: r.pendingMessages,
     paused,
     state: qp.state === QpState.Error ? "error" : "rts",
+    sqPsn: r.wire(r.highV),
+    rqPsn: qp.responder.ePsn,
   };
 }

@@ -52,6 +52,10 @@ export interface QpStats {
   readonly paused: boolean;
   /** "rts", or "error" once the QP failed (or was stopped). */
   readonly state: "rts" | "error";
+  /** The next new PSN the requester sends (ibv_query_qp's sq_psn). */
+  readonly sqPsn: number;
+  /** The PSN the responder expects next (ibv_query_qp's rq_psn). */
+  readonly rqPsn: number;
 }
 
 export interface NicDetail {

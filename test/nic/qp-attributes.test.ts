@@ -3,7 +3,7 @@
 // rest, and used by that QP only.
 
 import t from "tap";
-import { IP_B, must, pair } from "./support/pair.js";
+import { connect, flowsOf, IP_B, must, pair, qpStats, runUntil } from "./support/pair.js";
 
 t.test("create-qp with transport: checked, applied to that QP only, kept over host changes", (t) => {
   const p = pair();
@@ -48,5 +48,23 @@ t.test("create-qp with transport: checked, applied to that QP only, kept over ho
     [4096 * 2 ** 10, 2, 3, 4],
     "QP 2 keeps its own attributes and takes the host's others",
   );
+  t.end();
+});
+
+t.test("sq_psn and rq_psn, as ibv_query_qp reports them: the next PSN each side sends and expects", (t) => {
+  const p = pair();
+  const base = 0xff_fffa; // 6 below the 24-bit wrap: the PSNs wrap during the 10-packet message
+  connect(p, 1, { psnA: base, psnB: 77 });
+  const before = qpStats(p.a, 1, 0);
+  t.same([before.sqPsn, before.rqPsn], [base, 77], "fresh: each side's initial PSN, and the peer's");
+  t.equal(qpStats(p.b, 1001, 0).rqPsn, base, "B expects A's initial PSN");
+  must(p.a, { type: "post", qpn: 1, op: "write", bytes: 40 * 1024, flowId: "w" });
+  const end = runUntil(p.sim, () => flowsOf(p.a).length === 1, 10_000_000);
+  const sq = qpStats(p.a, 1, end).sqPsn;
+  t.ok(sq < base, `sq_psn wrapped to ${sq}`);
+  const packets = (sq - base) & 0xff_ffff;
+  t.equal(packets, 10, "40 KB at the 4096-byte MTU: 10 packets");
+  t.equal(qpStats(p.b, 1001, end).rqPsn, qpStats(p.a, 1, end).sqPsn, "B expects what A sends next");
+  t.equal(qpStats(p.a, 1, end).rqPsn, 77, "A's responder saw no request");
   t.end();
 });
