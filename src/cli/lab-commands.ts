@@ -13,7 +13,7 @@ import { describeAction } from "../scenario/action.js";
 import { NodeKind } from "../scenario/topology.js";
 import { captureOn } from "./capture-on.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
-import { formatStats, formatStatus } from "./lab-format.js";
+import { formatStats, formatStatus, hostNames } from "./lab-format.js";
 import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
 import { formatFlowPaths, formatTrace } from "./trace-format.js";
@@ -170,7 +170,10 @@ export function registerLabCommands(program: Command): void {
     .description("counters of one device: mlx5-style on NICs, per port and priority on switches")
     .option("--name <name>", LAB_NAME_HELP)
     .option("--json", "print JSON")
-    .option("--all", "also counters that are zero")
+    .option(
+      "--all",
+      "also counters that are zero (settings that are not configured stay out; --json has them)",
+    )
     .action(
       action(async (node: string, opts: { name?: string; json?: boolean; all?: boolean }) => {
         await withLab(opts, async (lab) => {
@@ -180,7 +183,7 @@ export function registerLabCommands(program: Command): void {
             );
           }
           const r = await lab.request<{ stats: AnyDeviceStats; health: unknown }>("stats", { node });
-          print(opts.json, r, () => formatStats(r.stats, opts.all ?? false));
+          print(opts.json, r, () => formatStats(r.stats, opts.all ?? false, hostNames(lab.topology)));
         });
       }),
     );
