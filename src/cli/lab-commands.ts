@@ -14,6 +14,7 @@ import { NodeKind } from "../scenario/topology.js";
 import { captureOn } from "./capture-on.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { formatStats, formatStatus, hostNames } from "./lab-format.js";
+import { guardMachine } from "./machine-guard.js";
 import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
 import { formatFlowPaths, formatTrace } from "./trace-format.js";
@@ -31,6 +32,7 @@ export function registerLabCommands(program: Command): void {
       String(DEFAULT_DILATION),
     )
     .option("--seed <n>", "seed of the devices' random choices", "1")
+    .option("--force", "start a lab even when its CPU or memory estimate exceeds this machine")
     .option(
       "--clock <mode>",
       "synced: devices wait for their neighbours, so a busy machine slows the lab instead of changing it; free: each device follows the real clock alone",
@@ -40,7 +42,13 @@ export function registerLabCommands(program: Command): void {
       action(
         async (
           topology: string | undefined,
-          opts: { name?: string; dilation: string; seed: string; clock: string } & MetricsOptions,
+          opts: {
+            name?: string;
+            dilation: string;
+            seed: string;
+            clock: string;
+            force?: boolean;
+          } & MetricsOptions,
         ) => {
           const name = labName(opts);
           const { dilation, auto } = dilationOption(opts.dilation, DEFAULT_DILATION);
@@ -48,6 +56,7 @@ export function registerLabCommands(program: Command): void {
           const metrics = metricsSettings(opts);
           // Validate before anything is created.
           const topo = loadTopologyArg(topology, { machine: { dilation, cpus: availableParallelism() } });
+          guardMachine(topo, dilation, auto, opts.force ?? false);
           requireRoot("rocelab up");
           const started = Date.now();
           let metricsUrl: string | null = null;
