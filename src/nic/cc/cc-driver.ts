@@ -96,7 +96,7 @@ export class CcDriver {
       else env.arm(id, at);
     }
     if (cc.rate === before) return;
-    qp.repace(this.s.lineRate);
+    if (cc.repaceOnChange) qp.repace(this.s.lineRate);
     if (cc.rate < before) {
       const count = this.s.limiter.admit(this.s.keyCut + qp.slot, now);
       if (count > 0) env.emit({ kind: EventKind.RateCut, qp: qp.qpn, count, value: cc.rate });

@@ -28,6 +28,11 @@ export interface QpCc {
   readonly target: BitsPerSecond;
   /** CNPs it acted on (mlx5 rp_cnp_handled, per QP). */
   readonly cnpHandled: number;
+  /**
+   * True: a new rate re-times the gap the pacer is counting down after the last packet. False: that gap
+   * keeps its rate and the new one applies from the next packet (DCQCN's `rateChange`).
+   */
+  readonly repaceOnChange: boolean;
   /** A CNP for this QP arrived; true when the rate changed. */
   onCnp(now: Nanoseconds): boolean;
   /** The QP put `bytes` on the wire; true when the rate changed. */
