@@ -7,7 +7,8 @@ import type { Nanoseconds } from "../device/contract.js";
 import { EventKind } from "../device/contract.js";
 import { ipv4HeaderValid } from "../device/l2/ipv4-check.js";
 import { ArpOp, buildArpFrame, parseArp } from "../wire/arp.js";
-import { BROADCAST_MAC, readMac, readU16, readU32 } from "../wire/bytes.js";
+import { BROADCAST_MAC, readMac, readU16, readU24, readU32 } from "../wire/bytes.js";
+import { GSI_QP, UD_SEND_ONLY } from "../wire/cm-mad.js";
 import { EtherType, ethPayloadOffset, ethType } from "../wire/ethernet.js";
 import { ICRC_LENGTH, verifyIcrcV1, verifyIcrcV2 } from "../wire/icrc.js";
 import {
@@ -25,6 +26,7 @@ import { decodeRoce, RoceDecodeError, RoceView } from "../wire/roce-view.js";
 import { GRH_LENGTH, GRH_NEXT_HEADER_IBA } from "../wire/rocev1.js";
 import { ROCEV2_UDP_PORT, udpDstPort, udpLength } from "../wire/udp.js";
 import type { CcDriver } from "./cc/cc-driver.js";
+import type { CmAgent } from "./cm-agent.js";
 import { rnrTimerNs } from "./features/transport.js";
 import type { HostPort } from "./l2/host-port.js";
 import type { PauseState } from "./l2/pause-state.js";
@@ -66,6 +68,9 @@ export class ReceivePath {
     private readonly rxBuffer: RxBuffer,
     private readonly requesterEvent: RequesterEvent,
   ) {}
+
+  /** The RDMA CM agent on QP1 (set by the NIC). */
+  cm: CmAgent | null = null;
 
   /** A frame from the wire (the port is up). */
   fromWire(frame: Uint8Array, now: Nanoseconds): void {
@@ -142,6 +147,10 @@ export class ReceivePath {
     }
     if (!verifyIcrcV2(frame, ip, end)) {
       s.drop(DropReason.Icrc, now);
+      return;
+    }
+    if (frame[udp + 8] === UD_SEND_ONLY && readU24(frame, udp + 13) === GSI_QP && this.cm !== null) {
+      this.cm.receive(frame, ip, udp + 8, end, now);
       return;
     }
     const h = this.view;

@@ -2,6 +2,7 @@
 // Control (802.3x PAUSE, 802.1Qbb PFC).
 
 import { internetChecksum, macToString, readU16 } from "../wire/bytes.js";
+import { GSI_QKEY, GSI_QP, parseCmDatagram, UD_SEND_ONLY } from "../wire/cm-mad.js";
 import { ETHERNET_MIN_FRAME, type EthernetHeader } from "../wire/ethernet.js";
 import { IcmpType, parseIcmp } from "../wire/icmp.js";
 import { computeIcrcV1, computeIcrcV2, readIcrc, verifyIcrcV1, verifyIcrcV2 } from "../wire/icrc.js";
@@ -60,6 +61,8 @@ export function checkRoceV2(
   ipEnd: number,
   say: (m: string) => void,
 ): FrameKind {
+  if (bthOff < udpEnd && frame[bthOff] === UD_SEND_ONLY)
+    return checkCm(frame, ipOff, bthOff, udpEnd, ipEnd, say);
   // A receiver trims the packet to the UDP length, so that is where the ICRC is looked for.
   const parsed = parseRoce(frame, bthOff, udpEnd);
   if (!parsed.ok) {
@@ -76,6 +79,39 @@ export function checkRoceV2(
     );
   }
   return kind;
+}
+
+/**
+ * A UD datagram: the lab sends only CM MADs to QP1 (IBTA Vol. 1 ch. 12); its DETH must carry the GSI's
+ * Q_Key and source QP 1, its MAD must be a CM message we speak, and the ICRC must hold.
+ */
+function checkCm(
+  frame: Uint8Array,
+  ipOff: number,
+  bthOff: number,
+  udpEnd: number,
+  ipEnd: number,
+  say: (m: string) => void,
+): FrameKind {
+  const destQp =
+    frame.length >= bthOff + 8
+      ? (frame[bthOff + 5]! << 16) | (frame[bthOff + 6]! << 8) | frame[bthOff + 7]!
+      : -1;
+  if (destQp !== GSI_QP) say(`cm: UD SEND ONLY to QP ${destQp}: the lab's datagrams are CM MADs to QP1`);
+  const parsed = parseCmDatagram(frame, bthOff, udpEnd);
+  if (!parsed.ok) say(wire(parsed.error));
+  else {
+    if (parsed.value.qkey !== GSI_QKEY)
+      say(`deth Q_Key: ${hex(parsed.value.qkey, 8)}, expected 0x80010000 (GSI)`);
+    if (parsed.value.srcQp !== GSI_QP) say(`deth source QP: ${parsed.value.srcQp}, expected 1 (GSI)`);
+  }
+  const icrcEnd = Math.min(udpEnd, ipEnd);
+  if (!verifyIcrcV2(frame, ipOff, icrcEnd)) {
+    say(
+      `icrc: ${hex(readIcrc(frame, icrcEnd), 8)}, expected ${hex(computeIcrcV2(frame, ipOff, icrcEnd), 8)} (RoCEv2 CM MAD)`,
+    );
+  }
+  return FrameKind.Cm;
 }
 
 export function checkRoceV1(frame: Uint8Array, say: (m: string) => void): FrameKind {

@@ -61,6 +61,8 @@ export class QueuePair implements QpLink {
   private responsesFirst = true;
   /** Sitting in the NIC's ACK queue. */
   inAckQueue = false;
+  /** Connected (always, unless a CM role made it wait for the exchange on the wire: cm-agent.ts). */
+  cmReady = true;
   /** Timer bookkeeping (absolute times armed, -1 none), so the NIC arms only on change. */
   readonly armedCc = new Array<number>(CC_TIMERS).fill(-1);
   armedCnp = -1;
@@ -113,7 +115,7 @@ export class QueuePair implements QpLink {
   }
 
   hasData(): boolean {
-    return this.responder.hasResponses || this.requester.hasWork();
+    return this.cmReady && (this.responder.hasResponses || this.requester.hasWork());
   }
 
   /** The next data frame (READ response or request), built at `now`, or null. */
