@@ -8,6 +8,7 @@ import type { TxArbiter } from "../l2/tx-arbiter.js";
 import { PORT } from "../nic-ids.js";
 import type { NicShared } from "../nic-shared.js";
 import type { QueuePair } from "../transport/qp.js";
+import type { AckSample } from "./ack-sample.js";
 import { CC_TIMERS, createQpCc, npSettings } from "./cc.js";
 
 export class CcDriver {
@@ -72,6 +73,15 @@ export class CcDriver {
     const before = qp.cc.rate;
     qp.cc.onTimer(index, now);
     this.afterRateEvent(qp, before, now);
+  }
+
+  /** An ACK for `qp` (algorithms driven by ACKs: HPCC, TIMELY, DCTCP). */
+  onAck(qp: QueuePair, ack: AckSample, now: Nanoseconds): void {
+    const cc = qp.cc;
+    if (cc === null || cc.onAck === undefined) return;
+    const before = cc.rate;
+    if (cc.onAck(ack, now)) this.afterRateEvent(qp, before, now);
+    qp.syncWindow();
   }
 
   /** `qp` put `bytes` on the wire: its congestion control may raise the rate (DCQCN's byte counter). */
