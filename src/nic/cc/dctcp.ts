@@ -23,6 +23,11 @@ export interface DctcpParams {
 export class Dctcp {
   rate: BitsPerSecond;
   readonly cnpHandled = 0;
+  /**
+   * HPCC's ns-3 sets m_rate in HandleAckDctcp without ChangeRate: the gap in progress keeps its rate,
+   * the new one applies from the next packet.
+   */
+  readonly repaceOnChange = false;
   readonly maxRate: BitsPerSecond;
   alphaValue = 1;
   cuts = 0;

@@ -48,6 +48,11 @@ export class Hpcc {
   /** Reference updates (once per RTT) and ACK reactions. */
   updates = 0;
   reactions = 0;
+  /**
+   * HPCC's ns-3 applies a new rate through ChangeRate (rdma-hw.cc UpdateRateHp), which re-times the
+   * pacer's gap in progress.
+   */
+  readonly repaceOnChange = true;
   readonly maxRate: BitsPerSecond;
   /** Window at line rate, bytes. */
   readonly baseWindow: number;

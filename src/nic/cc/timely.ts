@@ -35,6 +35,11 @@ export interface TimelyParams {
 export class Timely {
   rate: BitsPerSecond;
   readonly cnpHandled = 0;
+  /**
+   * HPCC's ns-3 sets m_rate in UpdateRateTimely without ChangeRate: the gap in progress keeps its
+   * rate, the new one applies from the next packet.
+   */
+  readonly repaceOnChange = false;
   readonly maxRate: BitsPerSecond;
   /** Latest RTT sample (ns) and the smoothed difference, for telemetry. */
   rtt = 0;
