@@ -10,7 +10,7 @@
 //
 //   node scripts/bundle.mjs          (scripts/setup runs it after tsc)
 
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -127,13 +127,23 @@ async function bundleCached(esbuild, dist, entry, program) {
       },
     ],
     define: { "import.meta.url": "__rocelabImportMetaUrl" },
-    banner: { js: 'var __rocelabImportMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+    banner: {
+      js:
+        'var __rocelabImportMetaUrl = require("node:url").pathToFileURL(__filename).href;\n' +
+        'var __rocelabImport = (specifier) => globalThis[Symbol.for("rocelab.import")](specifier);',
+    },
     minify: false,
     sourcemap: "linked",
     keepNames: false,
     legalComments: "none",
     logLevel: "warning",
   });
+  // A script V8 deserialised from a code cache has lost the callback Node gives `import()` (Node 20:
+  // ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING, with or without importModuleDynamically), so the bundle's
+  // dynamic imports of packages (vega, vega-lite, prom-client: ES modules `require` cannot load) call the
+  // loader's `import()` instead, which a real ES module makes. Same line, same specifier.
+  const code = readFileSync(outfile, "utf8");
+  writeFileSync(outfile, code.replace(/(?<![\w$.])import\("([^".][^"]*)"\)/g, '__rocelabImport("$1")'));
   await esbuild.build({
     entryPoints: [join(dist, CACHE_LOADER)],
     outfile: join(dist, "bundle", entry),

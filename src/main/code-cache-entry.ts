@@ -33,6 +33,13 @@ const WRITE_TO = process.env.ROCELAB_CODE_CACHE_OUT;
  */
 const ESM_COMMANDS = ["tui"];
 
+/**
+ * The bundle's `import()` of packages (see scripts/bundle.mjs): made here, in a real ES module, because a
+ * script deserialised from a code cache has lost Node's dynamic-import callback (Node 20).
+ */
+(globalThis as Record<symbol, unknown>)[Symbol.for("rocelab.import")] = (specifier: string) =>
+  import(specifier);
+
 const self = fileURLToPath(import.meta.url);
 if (process.argv.slice(2).some((a) => ESM_COMMANDS.includes(a))) {
   await import(pathToFileURL(self.replace(/\.js$/, "-esm.js")).href);
