@@ -24,7 +24,14 @@ t.test("set-up leaves a cache for the bundle's exact bytes", async (t) => {
 t.test("a cached start still imports ES-only packages on demand: plot draws with vega", async (t) => {
   const dir = tempDir("rocelab-code-cache-");
   const out = join(dir, "run");
-  const run = await rocelab(["run", "docs/experiments/default-incast.yaml", "--runtime", "sim", "--out", out]);
+  const run = await rocelab([
+    "run",
+    "docs/experiments/default-incast.yaml",
+    "--runtime",
+    "sim",
+    "--out",
+    out,
+  ]);
   t.equal(run.exitCode, 0, run.stderr);
   const plot = await rocelab(["plot", out]);
   t.equal(plot.exitCode, 0, plot.stderr);
