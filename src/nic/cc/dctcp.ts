@@ -8,6 +8,7 @@
 // (ns-3's DctcpRateAI: one MTU per RTT). α starts at 1 (ns-3 RdmaQueuePair).
 
 import type { BitsPerSecond, Nanoseconds } from "../../device/contract.js";
+import { AckClockedCc } from "./ack-clocked.js";
 import type { AckSample } from "./ack-sample.js";
 
 export interface DctcpParams {
@@ -20,15 +21,12 @@ export interface DctcpParams {
   readonly window: number;
 }
 
-export class Dctcp {
-  rate: BitsPerSecond;
-  readonly cnpHandled = 0;
+export class Dctcp extends AckClockedCc {
   /**
    * HPCC's ns-3 sets m_rate in HandleAckDctcp without ChangeRate: the gap in progress keeps its rate,
    * the new one applies from the next packet.
    */
   readonly repaceOnChange = false;
-  readonly maxRate: BitsPerSecond;
   alphaValue = 1;
   cuts = 0;
   private ecnCount = 0;
@@ -41,30 +39,14 @@ export class Dctcp {
     readonly params: DctcpParams,
     lineRate: BitsPerSecond,
   ) {
-    this.maxRate = lineRate;
-    this.rate = lineRate;
+    super(lineRate);
   }
 
-  get target(): BitsPerSecond {
-    return this.rate;
-  }
   get window(): number {
     const w = this.params.window;
     return w > 0 ? Math.max(1, Math.floor((w * this.rate) / this.maxRate)) : 0;
   }
-  onCnp(_now: Nanoseconds): boolean {
-    return false;
-  }
-  onBytesSent(_bytes: number, _now: Nanoseconds): boolean {
-    return false;
-  }
-  onTimer(_index: number, _now: Nanoseconds): boolean {
-    return false;
-  }
-  timerAt(_index: number): Nanoseconds {
-    return -1;
-  }
-  alpha(_now: Nanoseconds): number {
+  override alpha(_now: Nanoseconds): number {
     return this.alphaValue;
   }
 

@@ -19,6 +19,7 @@
 
 import type { BitsPerSecond, Nanoseconds } from "../../device/contract.js";
 import { emptyIntHop, type IntHop, intBytesDelta, intTimeDelta } from "../../wire/int-trailer.js";
+import { AckClockedCc } from "./ack-clocked.js";
 import type { AckSample } from "./ack-sample.js";
 
 export interface HpccParams {
@@ -40,9 +41,7 @@ export interface HpccParams {
   readonly maxHops: number;
 }
 
-export class Hpcc {
-  rate: BitsPerSecond;
-  readonly cnpHandled = 0;
+export class Hpcc extends AckClockedCc {
   /** Latest utilisation estimate (the largest per-hop u), for telemetry. */
   util = 0;
   /** Reference updates (once per RTT) and ACK reactions. */
@@ -53,7 +52,6 @@ export class Hpcc {
    * pacer's gap in progress.
    */
   readonly repaceOnChange = true;
-  readonly maxRate: BitsPerSecond;
   /** Window at line rate, bytes. */
   readonly baseWindow: number;
 
@@ -71,8 +69,7 @@ export class Hpcc {
     readonly params: HpccParams,
     lineRate: BitsPerSecond,
   ) {
-    this.maxRate = lineRate;
-    this.rate = lineRate;
+    super(lineRate);
     this.baseWindow = params.window > 0 ? params.window : (lineRate * params.baseRtt) / 8e9;
     const n = params.maxHops;
     for (let i = 0; i < n; i++) this.hop.push(emptyIntHop());
@@ -84,29 +81,9 @@ export class Hpcc {
     this.updated = new Uint8Array(n);
   }
 
-  get target(): BitsPerSecond {
-    return this.rate;
-  }
-
   /** Bytes in flight allowed (ns-3 GetWin with VarWin): W · R / R_max, at least 1. */
   get window(): number {
     return Math.max(1, Math.floor((this.baseWindow * this.rate) / this.maxRate));
-  }
-
-  onCnp(_now: Nanoseconds): boolean {
-    return false;
-  }
-  onBytesSent(_bytes: number, _now: Nanoseconds): boolean {
-    return false;
-  }
-  onTimer(_index: number, _now: Nanoseconds): boolean {
-    return false;
-  }
-  timerAt(_index: number): Nanoseconds {
-    return -1;
-  }
-  alpha(_now: Nanoseconds): number {
-    return 0;
   }
 
   /** An ACK (RdmaHw::HandleAckHp); true when the rate changed. */

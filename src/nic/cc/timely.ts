@@ -13,6 +13,7 @@
 // ns-3's FastReactTimely does nothing, so ACKs between updates are ignored here too.
 
 import type { BitsPerSecond, Nanoseconds } from "../../device/contract.js";
+import { AckClockedCc } from "./ack-clocked.js";
 import type { AckSample } from "./ack-sample.js";
 
 export interface TimelyParams {
@@ -32,15 +33,12 @@ export interface TimelyParams {
   readonly minRate: BitsPerSecond;
 }
 
-export class Timely {
-  rate: BitsPerSecond;
-  readonly cnpHandled = 0;
+export class Timely extends AckClockedCc {
   /**
    * HPCC's ns-3 sets m_rate in UpdateRateTimely without ChangeRate: the gap in progress keeps its
    * rate, the new one applies from the next packet.
    */
   readonly repaceOnChange = false;
-  readonly maxRate: BitsPerSecond;
   /** Latest RTT sample (ns) and the smoothed difference, for telemetry. */
   rtt = 0;
   rttDiff = 0;
@@ -53,29 +51,10 @@ export class Timely {
     readonly params: TimelyParams,
     lineRate: BitsPerSecond,
   ) {
-    this.maxRate = lineRate;
-    this.rate = lineRate;
+    super(lineRate);
   }
 
-  get target(): BitsPerSecond {
-    return this.rate;
-  }
   get window(): number {
-    return 0;
-  }
-  onCnp(_now: Nanoseconds): boolean {
-    return false;
-  }
-  onBytesSent(_bytes: number, _now: Nanoseconds): boolean {
-    return false;
-  }
-  onTimer(_index: number, _now: Nanoseconds): boolean {
-    return false;
-  }
-  timerAt(_index: number): Nanoseconds {
-    return -1;
-  }
-  alpha(_now: Nanoseconds): number {
     return 0;
   }
 
