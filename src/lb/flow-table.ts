@@ -96,6 +96,11 @@ export class FlowTable {
     if (this.bucketOf[slot]! >= 0) this.remove(slot);
   }
 
+  /** Whether `slot` holds an entry (aged or not: aging is lazy). */
+  holds(slot: number): boolean {
+    return this.bucketOf[slot]! >= 0;
+  }
+
   /** The slots holding an entry that has not aged out at `now`, for reports (not the packet path). */
   liveSlots(now: Nanoseconds): number[] {
     const out: number[] = [];
