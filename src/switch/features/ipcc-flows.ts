@@ -91,6 +91,8 @@ export class IpccFlows implements Placement {
   /** (source IP, destination IP, UDP source port) → slot: pairs the two directions without CM. */
   private readonly byPort: FlowTable;
   private readonly byPortSlot: Int32Array;
+  /** The `byPort` slot of each entry, refreshed with the entry so it lives as long as the entry. */
+  private readonly portIndex: Int32Array;
   /** REQs waiting for their REP, keyed (REQ source IP, REQ destination IP, local communication ID). */
   private readonly pending: FlowTable;
   private readonly pendingQp: Int32Array;
@@ -114,6 +116,7 @@ export class IpccFlows implements Placement {
     this.dataBytes = new Float64Array(capacity);
     this.byPort = new FlowTable(capacity, 3, agingNs);
     this.byPortSlot = new Int32Array(capacity);
+    this.portIndex = new Int32Array(capacity).fill(-1);
     this.pending = new FlowTable(capacity, 3, agingNs);
     this.pendingQp = new Int32Array(capacity);
     this.pendingAt = placements(capacity);
@@ -140,6 +143,8 @@ export class IpccFlows implements Placement {
       now,
     );
     if (s < 0) return;
+    const i = this.portIndex[s]!;
+    if (i >= 0 && this.byPortSlot[i] === s) this.byPort.touch(i, now);
     place(this, s, m);
     if (data) {
       this.lastData[s] = now;
@@ -225,6 +230,7 @@ export class IpccFlows implements Placement {
     this.dataBytes[s] = 0;
     k[2] = udpPort;
     const i = this.byPort.insert(k, now);
+    this.portIndex[s] = i;
     if (i >= 0) this.byPortSlot[i] = s;
     this.pair(s, now);
     return s;
