@@ -3,9 +3,10 @@
 // switch sent (IPCC), the first CNP a receiver NIC sent (DCQCN's NP), the first DCQCN rate cut at any
 // sender, the median over the sender QPs of their own first cut, and the mean RDMA CM set-up time
 // (cm_connect_time_ns_total / cm_connects, when the workload connects on demand). Times are from --start
-// (the workload's start). Each run is the run `rocelab compare --seeds N` makes (same seeds, 1 µs start
-// jitter, per-switch ECMP hash seeds: src/run/compare/variants.ts), so these figures pair with its table.
-// Prints each figure's mean with the 95 % t interval and the paired difference against the first variant;
+// (the workload's start); "first CNP (either)" is the earlier of the two, which pairs across variants.
+// Each run is the run `rocelab compare --seeds N` makes (same seeds, 1 µs start jitter, per-switch ECMP
+// hash seeds: src/run/compare/variants.ts), so these figures pair with its table.
+// Prints each figure's mean with the 95 % t interval and the paired differences between the variants;
 // a run where an event never happened counts as the run's end (a lower bound, marked ≥); "none": it
 // happened in no run of that variant.
 //
@@ -32,10 +33,11 @@ if (startNs === null || !Number.isInteger(n) || n < 2 || files.length === 0) {
 
 const variants = files.map((f) => ({ label: basename(f, ".yaml"), file: resolve(f) }));
 const plan = { seeds: Array.from({ length: n }, (_, i) => i + 1), jitterNs: 1000, varyEcmp: true };
-const FIGURES = ["switchCnp", "receiverCnp", "firstCut", "medianCut", "connect"];
+const FIGURES = ["switchCnp", "receiverCnp", "firstCnp", "firstCut", "medianCut", "connect"];
 const LABEL = {
   switchCnp: "first switch CNP",
   receiverCnp: "first receiver CNP",
+  firstCnp: "first CNP (either)",
   firstCut: "first rate cut",
   medianCut: "median first cut",
   connect: "CM set-up (mean)",
@@ -73,6 +75,7 @@ function runOne(job) {
   return {
     switchCnp: bound(first.switchCnp),
     receiverCnp: bound(first.receiverCnp),
+    firstCnp: bound(Math.min(first.switchCnp, first.receiverCnp)),
     firstCut: bound(cuts.length ? cuts[0] : Number.POSITIVE_INFINITY),
     medianCut: bound(cuts.length ? cuts[cuts.length >> 1] : Number.POSITIVE_INFINITY),
     connect: connects > 0 ? { v: connectNs / connects, atLeast: false } : null,
@@ -88,29 +91,42 @@ for (const job of jobs) {
 process.stderr.write("\n");
 
 const us = (ns) => `${(ns / 1000).toFixed(1)}`;
-const fmt = (i, atLeast) => `${atLeast ? "≥ " : ""}${us(i.mean)} [${us(i.lo)} … ${us(i.hi)}]`;
-const base = variants[0].label;
-console.log(
-  `${n} seeds, times in µs from ${opts.start}: mean [95 % t interval]; Δ: paired difference against ${base}\n`,
-);
+const fmt = (i, atLeast = false) => `${atLeast ? "≥ " : ""}${us(i.mean)} [${us(i.lo)} … ${us(i.hi)}]`;
+/** The runs' values of figure `f` in variant `label`, or null when the event happened in none of them. */
+const valuesOf = (label, f) => {
+  const rs = results.get(label).map((r) => r[f]);
+  return rs.every((r) => r === null || r.atLeast) ? null : rs;
+};
+console.log(`${n} seeds, times in µs from ${opts.start}: mean [95 % t interval]\n`);
 console.log(`| figure | ${variants.map((v) => v.label).join(" | ")} |`);
 console.log(`|---|${variants.map(() => "---").join("|")}|`);
 for (const f of FIGURES) {
   const cells = variants.map((v) => {
-    const rs = results.get(v.label).map((r) => r[f]);
-    if (rs.every((r) => r === null || r.atLeast)) return "none";
-    const cell = fmt(
-      meanInterval(rs.map((r) => r.v)),
-      rs.some((r) => r.atLeast),
-    );
-    if (v.label === base) return cell;
-    const b = results.get(base).map((r) => r[f]);
-    if (b.every((r) => r === null || r.atLeast)) return cell;
-    const d = pairedDifference(
-      b.map((r) => r.v),
-      rs.map((r) => r.v),
-    );
-    return `${cell}; Δ ${d.mean >= 0 ? "+" : ""}${us(d.mean)} [${us(d.lo)} … ${us(d.hi)}]`;
+    const rs = valuesOf(v.label, f);
+    return rs === null
+      ? "none"
+      : fmt(
+          meanInterval(rs.map((r) => r.v)),
+          rs.some((r) => r.atLeast),
+        );
   });
   console.log(`| ${LABEL[f]} | ${cells.join(" | ")} |`);
+}
+console.log("\npaired differences (b − a, same seeds), µs: mean [95 % t interval]\n");
+console.log("| figure | b − a | difference |");
+console.log("|---|---|---|");
+for (const f of FIGURES) {
+  for (let i = 0; i < variants.length; i++) {
+    for (let j = i + 1; j < variants.length; j++) {
+      const a = valuesOf(variants[i].label, f);
+      const b = valuesOf(variants[j].label, f);
+      if (a === null || b === null) continue;
+      const d = pairedDifference(
+        a.map((r) => r.v),
+        b.map((r) => r.v),
+      );
+      const bounded = a.some((r) => r.atLeast) || b.some((r) => r.atLeast) ? " (a bound is involved)" : "";
+      console.log(`| ${LABEL[f]} | ${variants[j].label} − ${variants[i].label} | ${fmt(d)}${bounded} |`);
+    }
+  }
 }
