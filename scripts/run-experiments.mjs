@@ -37,9 +37,9 @@ const PLOTTED = [
 const PAGED = ["incast/", "threshold-table/", "ghost-latency/"];
 
 /** The IPCC comparison of one workload: its dcqcn, ipcc and both runs (docs/ipcc.md). */
-const ipcc = (workload, start) => ({
+const ipcc = (workload, start, variants = ["dcqcn", "ipcc", "both"]) => ({
   name: `compare-runs ipcc/${workload}`,
-  runs: ["dcqcn", "ipcc", "both"].map((v) => `ipcc/${workload}-${v}`),
+  runs: variants.map((v) => `ipcc/${workload}-${v}`),
   cmd: (dirs) => [
     "scripts/compare-runs.mjs",
     "--start",
@@ -62,6 +62,7 @@ const under = (prefix) => GOLDENS.filter((g) => g.name.startsWith(prefix)).map((
 const STEPS = [
   ipcc("incast16", "300us"),
   ipcc("incast16-cold", "10us"),
+  ipcc("incast16-cm", "10us", ["dcqcn", "ipcc"]),
   ipcc("bystanders", "300us"),
   {
     name: "compare-runs ai-ecn",
