@@ -52,6 +52,28 @@ const ipcc = (workload, start, variants = ["dcqcn", "ipcc", "both"]) => ({
   ],
 });
 
+/**
+ * A `rocelab compare` of the congestion-control family (docs/experiments/cc-family.md) over 10 seeds: its
+ * chart and JSON in cc-family/plots/NAME (the page shows the chart).
+ */
+const ccFamily = (name, files, sweep, extra = []) => ({
+  name: `compare cc-family/${name}`,
+  runs: [],
+  cmd: () => [
+    CLI,
+    "compare",
+    ...files.map((f) => `${EXP}/cc-family/${f}.yaml`),
+    "--sweep",
+    `hosts.cc=${sweep}`,
+    "--seeds",
+    "10",
+    ...extra,
+    "--quiet",
+    "--out",
+    `${EXP}/cc-family/plots/${name}`,
+  ],
+});
+
 /** Every run under `prefix` (the runs a summary script reads: it finds them itself). */
 const under = (prefix) => GOLDENS.filter((g) => g.name.startsWith(prefix)).map((g) => g.name);
 
@@ -82,6 +104,10 @@ const STEPS = [
       ...dirs.map((d) => `${d.split("/").pop()}=${EXP}/${d}`),
     ],
   },
+  ccFamily("incast", ["incast"], "dcqcn,hpcc,timely,dctcp"),
+  ccFamily("incast16", ["incast16", "incast16-ipcc"], "dcqcn,timely"),
+  ccFamily("storm", ["storm-no-watchdog", "storm-watchdog"], "none,dcqcn,hpcc"),
+  ccFamily("websearch", ["websearch"], "dcqcn,hpcc,timely,dctcp", ["--small", "100KB"]),
   {
     name: "elephant-mice-summary",
     runs: under("elephant-mice/"),
