@@ -114,7 +114,7 @@ async function runShell(lab: string, build: ProgramFactory): Promise<void> {
     historySize: HISTORY_LINES,
     removeHistoryDuplicates: true,
   });
-  if (tty) process.stdout.write(`${shellHelp(lab).split("\n")[0]} help lists the commands.\n`);
+  if (tty) process.stdout.write(`rocelab cli on lab ${lab}: help lists the commands, Tab completes them\n`);
   let status = 0;
   rl.prompt();
   for await (const line of rl) {
