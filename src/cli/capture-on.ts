@@ -33,6 +33,7 @@ export type CaptureTime = (typeof CaptureTime)[keyof typeof CaptureTime];
 
 export interface CaptureResult {
   readonly packets: number;
+  readonly format: "pcap" | "pcapng";
   /** What the file's timestamps are, in a sentence (also the pcapng's comment). */
   readonly timestamps: string;
 }
@@ -55,6 +56,7 @@ export async function captureOn(
     );
     return {
       packets: r.frames,
+      format: "pcap",
       timestamps:
         "real: the kernel's wall clock (pcap; an attached lab's capture is not converted to emulated time)",
     };
@@ -67,12 +69,12 @@ export async function captureOn(
       const pcap = parsed(await capture());
       const out = realPcapng(pcap, where);
       writeFileSync(fd, out.bytes);
-      return { packets: pcap.records.length, timestamps: out.comment };
+      return { packets: pcap.records.length, format: "pcapng", timestamps: out.comment };
     }
     const r = await withFrameTimes(lab, node, port, capture);
     const out = emulatedPcapng(parsed(r.result), r.frames, r.truncated, where);
     writeFileSync(fd, out.bytes);
-    return { packets: out.packets, timestamps: out.comment };
+    return { packets: out.packets, format: "pcapng", timestamps: out.comment };
   } finally {
     closeSync(fd);
   }

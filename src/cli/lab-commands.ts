@@ -237,7 +237,7 @@ export function registerLabCommands(program: Command): void {
             const { node, port } = endpoint(text, lab);
             const r = await captureOn(lab, node, port, file, seconds, time);
             process.stdout.write(
-              `${r.packets} frames captured on ${node}:eth${port} into ${opts.write} (pcapng)\n${r.timestamps}\n`,
+              `${r.packets} frames captured on ${node}:eth${port} into ${opts.write} (${r.format})\n${r.timestamps}\n`,
             );
           });
         },

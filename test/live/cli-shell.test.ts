@@ -154,7 +154,7 @@ t.test("rocelab cli", async (t) => {
       await tmux(["send-keys", "-t", SESSION, "ping", "Tab"]);
       await waitScreen(t, "Tab completes pinga… to pingall", (s) => s.includes(`rocelab:${LAB}> pingall`));
       // One key at a time: readline completes asynchronously and drops a Tab that comes meanwhile.
-    await keys("C-u", "link lea", "Tab", "Tab");
+      await keys("C-u", "link lea", "Tab", "Tab");
       await waitScreen(t, "Tab lists both leaves", (s) => /leaf1\s+leaf2/.test(s));
       await keys("C-u", "h7 pi", "Tab", "h", "Tab", "Tab");
       await waitScreen(

@@ -81,7 +81,10 @@ t.test("Prometheus text over HTTP on loopback", async (t) => {
   t.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
   const res = await fetch(server.url);
   t.equal(res.status, 200);
-  t.match(await res.text(), /rx_prio_pause\{lab="m1",node="leaf3",kind="switch",port="eth\d+",priority="3"\}/);
+  t.match(
+    await res.text(),
+    /rx_prio_pause\{lab="m1",node="leaf3",kind="switch",port="eth\d+",priority="3"\}/,
+  );
   t.equal((await fetch(server.url.replace("/metrics", "/"))).status, 404);
   await t.rejects(
     serveMetrics(Number(new URL(server.url).port), async () => []),
