@@ -6,6 +6,7 @@ import type { Device, DeviceEnv, TelemetryEvent, TimerId } from "../../device/co
 import { Fifo } from "../../device/fifo.js";
 import type { Random } from "../../device/prng.js";
 import type { DeviceClock } from "./clock.js";
+import { FrameTimeLog, type FrameTimes } from "./frame-times.js";
 import { Housekeeping } from "./housekeeping.js";
 import { Inbox } from "./inbox.js";
 import type { PortIo } from "./port.js";
@@ -40,6 +41,8 @@ export class DeviceHost {
   framesOut = 0;
   /** The latest emulated time given to the device with a frame or a timer: times never go backwards. */
   private lastGivenAt = 0;
+  /** Ports whose frames' emulated times are being recorded (frame-times.ts), by port number. */
+  private readonly timeLogs: (FrameTimeLog | undefined)[] = [];
   /** Received frames waiting for their emulated arrival time (exact clocks). */
   private readonly inbox = new Inbox((port, at, frame) => this.deliver(port, at, frame));
 
@@ -66,6 +69,7 @@ export class DeviceHost {
         // arrival time; not the time we got to it.
         const stamped = this.clock.read(port, frame);
         const arrived = Number.isNaN(stamped) ? this.clock.emulatedAt(arrivalNs) : stamped;
+        this.timeLogs[port]?.record(false, arrived, frame);
         if (this.clock.exact) {
           // Taken in time order with the timers, once the whole batch is read and the clock is there.
           this.inbox.add(port, arrived, frame);
@@ -194,6 +198,18 @@ export class DeviceHost {
     }
   }
 
+  /** Starts (`on`) or stops recording the emulated times of `port`'s frames; a stop returns them. */
+  frameTimes(port: number, on: boolean): FrameTimes | null {
+    if (!this.lines.has(port)) throw new Error(`no port ${port}`);
+    const log = this.timeLogs[port];
+    if (on) {
+      this.timeLogs[port] = new FrameTimeLog();
+      return null;
+    }
+    this.timeLogs[port] = undefined;
+    return log?.take() ?? { frames: [], truncated: false };
+  }
+
   /**
    * Applies a control-plane change (a command, a link state) now: after everything already due, and
    * before anything later (no frame or timer is then given an earlier time).
@@ -242,6 +258,7 @@ export class DeviceHost {
     // than the time the device was given for the event it is handling, which the clock has passed, so
     // no clock read is needed for it (one per forwarded frame otherwise).
     const due = (leftAt === undefined ? this.clock.now() : leftAt) + line.delayNs;
+    this.timeLogs[port]?.record(true, due - line.delayNs, frame);
     const realMs = this.clock.realNs(line.delayNs) / 1e6;
     if (realMs < MIN_DELAY_REAL_MS && line.queue.length === 0) {
       this.framesOut++;
