@@ -86,7 +86,9 @@ export class DeviceHost {
     }
     this.env = {
       transmit: (port, frame, leftAt) => this.transmit(port, frame, leftAt),
-      arm: (timer: TimerId, at) => this.timers.arm(timer, at),
+      // As the simulator arms it: on a whole nanosecond, and never before the event being handled, so a
+      // timer armed for a time already given runs after the timers of that time armed before it.
+      arm: (timer: TimerId, at) => this.timers.arm(timer, Math.max(Math.ceil(at), this.lastGivenAt)),
       disarm: (timer: TimerId) => this.timers.disarm(timer),
       // Stamped with the time the device was working at (its event's own time), not when the host ran.
       emit: (event: TelemetryEvent) => {
