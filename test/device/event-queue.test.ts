@@ -69,7 +69,11 @@ t.test("events of equal time come out by rank, then in push order; drain keeps t
   }
   t.same(out, want, `${out.length} pops in (time, rank, push order)`);
   const drained = q.drain().map((e) => e.id);
-  t.same(drained, ref.sort(order).map((e) => e.id), `drain gives the ${drained.length} left in order`);
+  t.same(
+    drained,
+    ref.sort(order).map((e) => e.id),
+    `drain gives the ${drained.length} left in order`,
+  );
   t.equal(q.size, 0);
   t.end();
 });
