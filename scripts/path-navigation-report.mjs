@@ -13,7 +13,7 @@
 //                       of the 10 µs before the failure, within 20 µs after it), the longest time from the
 //                       failure until such a flow is back at 80 % of that average (or finished)
 
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -23,7 +23,12 @@ const { loadTopology } = await import(join(root, "dist", "scenario", "topology-f
 const { renderSvg } = await import(join(root, "dist", "report", "plots.js"));
 
 const CASES = { perm: "permutation", ring: "ring all-reduce", fail: "permutation + spine link failure" };
-const SCHEMES = { ecmp: "ECMP", network: "path-nav network", host: "path-nav host" };
+const SCHEMES = {
+  ecmp: "ECMP",
+  network: "path-nav network",
+  "network-ideal": "path-nav network, no write costs",
+  host: "path-nav host",
+};
 const FAIL_NS = 40_000;
 const RATE = 100e9;
 
@@ -95,6 +100,7 @@ const results = [];
 for (const c of Object.keys(CASES)) {
   for (const s of Object.keys(SCHEMES)) {
     const run = `${c}-${s}`;
+    if (!existsSync(join(dir, run, "report.json"))) continue; // network-ideal: the failure case only
     const report = JSON.parse(readFileSync(join(dir, run, "report.json"), "utf8"));
     const done = report.flows.filter((f) => f.endNs !== null);
     const start = Math.min(...report.flows.map((f) => f.startNs));
@@ -212,6 +218,7 @@ writeFileSync(
 // Aggregate goodput around the failure, per scheme.
 const values = [];
 for (const s of Object.keys(SCHEMES)) {
+  if (!existsSync(join(dir, `fail-${s}`, "flow-rate.csv"))) continue;
   const series = flowSeries(readFileSync(join(dir, `fail-${s}`, "flow-rate.csv"), "utf8"));
   const sum = new Map();
   for (const points of series.values()) for (const [t, v] of points) sum.set(t, (sum.get(t) ?? 0) + v);

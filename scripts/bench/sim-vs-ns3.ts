@@ -316,7 +316,18 @@ async function sideBySide(
       const file = join(scratch, `incast-${n}to1.yaml`);
       writeNewFile(file, stringify(incastScenarioInput(n)));
       const out = join(scratch, "out");
-      const cli = [entryPath("main/cli.js"), "run", file, "--runtime", "sim", "--quiet", "--out", out];
+      // --force: every run after the first writes over the previous run's report.
+      const cli = [
+        entryPath("main/cli.js"),
+        "run",
+        file,
+        "--runtime",
+        "sim",
+        "--quiet",
+        "--force",
+        "--out",
+        out,
+      ];
       for (let i = 0; i < runs; i++) {
         ours.push(runIncast(sc));
         theirs.push(await runNs3Incast(dir, n));

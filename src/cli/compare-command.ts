@@ -1,5 +1,5 @@
 // `rocelab compare A.yaml [B.yaml …] [--sweep switches.PATH=V1,V2] --seeds N`: every variant over N seeds in
-// the simulator, the mean of each metric with a 95 % confidence interval, and per pair of variants the
+// the simulator (or `--runtime live --runs N`: N runs each in the live lab, one after another), the mean of each metric with a 95 % confidence interval, and per pair of variants the
 // paired difference and a verdict (docs/compare.md). Text on stdout, or JSON (--json); --out also writes
 // compare.json and compare.svg (the means with their intervals as error bars).
 
@@ -8,13 +8,23 @@ import { availableParallelism } from "node:os";
 import { basename, join, resolve } from "node:path";
 import type { Command } from "commander";
 import { parseDuration, parseSize } from "../device/units.js";
+import { DEFAULT_CLOCK_MODE, DEFAULT_DILATION } from "../lab/live/clock-plan.js";
+import { labNameProblem } from "../lab/live/names.js";
 import { renderSvg } from "../report/plots.js";
-import { runComparison } from "../run/compare/compare.js";
+import { type CompareOutcome, runComparison } from "../run/compare/compare.js";
+import { liveRunLab, runLiveComparison } from "../run/compare/compare-live.js";
 import { compareSpec } from "../run/compare/compare-plot.js";
 import { formatComparison } from "../run/compare/compare-text.js";
-import { parseSweep, planJobs, SweepError, type SweepValue, type Variant } from "../run/compare/variants.js";
+import {
+  type CompareJob,
+  parseSweep,
+  planJobs,
+  SweepError,
+  type SweepValue,
+  type Variant,
+} from "../run/compare/variants.js";
 import { loadScenario } from "../scenario/scenario.js";
-import { action, UsageError } from "./errors.js";
+import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { startProgress } from "./progress.js";
 
 interface CompareCliOptions {
@@ -26,6 +36,10 @@ interface CompareCliOptions {
   readonly duration?: string;
   readonly jobs: string;
   readonly runtime: string;
+  readonly runs?: string;
+  readonly dilation: string;
+  readonly clock: string;
+  readonly name?: string;
   readonly json?: boolean;
   readonly out?: string;
   readonly quiet?: boolean;
@@ -69,20 +83,29 @@ export function registerCompareCommand(program: Command): void {
     .option("--small <size>", "also FCT percentiles of the flows of at most this size (e.g. 100KB)")
     .option("--duration <time>", "run each variant this long instead of its scenario's duration")
     .option("--jobs <n>", "worker threads (default: the cores)", String(availableParallelism()))
-    .option("--runtime <runtime>", "sim (live: not yet)", "sim")
+    .option("--runtime <runtime>", "sim, or live (the live lab: --runs N, one run after another)", "sim")
+    .option("--runs <n>", "live runtime: runs per variant (run r uses seed r)")
+    .option("--dilation <n>", "live runtime: as for rocelab run", String(DEFAULT_DILATION))
+    .option("--clock <mode>", "live runtime: synced or free, as for rocelab run", DEFAULT_CLOCK_MODE)
+    .option("--name <prefix>", "live runtime: run i runs in the lab PREFIXi (default cmp<pid>r)")
     .option("--json", "print the comparison as JSON")
     .option("--out <dir>", "also write compare.json and compare.svg there")
     .option("--quiet", "no progress")
     .action(
       action(async (files: string[], opts: CompareCliOptions) => {
-        if (opts.runtime !== "sim")
-          throw new UsageError(
-            `--runtime ${opts.runtime}: compare runs the simulator only so far (several live runs: rocelab run --runtime live, once per run)`,
-          );
-        const n = Number(opts.seeds);
+        const live = opts.runtime === "live";
+        if (!live && opts.runtime !== "sim")
+          throw new UsageError(`--runtime must be sim or live, not "${opts.runtime}"`);
+        if (!live && opts.runs !== undefined)
+          throw new UsageError("--runs is for --runtime live (the simulator runs --seeds N)");
+        if (live && opts.runs === undefined)
+          throw new UsageError("--runtime live needs --runs N: how many times each variant runs in the lab");
+        const n = Number(live ? opts.runs : opts.seeds);
         const jobs = Number(opts.jobs);
         if (!Number.isInteger(n) || n < 2 || n > 1000)
-          throw new UsageError("--seeds takes a number from 2 to 1000 (an interval needs two runs)");
+          throw new UsageError(
+            `${live ? "--runs" : "--seeds"} takes a number from 2 to 1000 (an interval needs two runs)`,
+          );
         if (!Number.isInteger(jobs) || jobs < 1) throw new UsageError("--jobs takes a number >= 1");
         const jitterNs = opts.jitter === "0" ? 0 : parseDuration(opts.jitter);
         if (jitterNs === null || jitterNs < 0)
@@ -99,11 +122,11 @@ export function registerCompareCommand(program: Command): void {
         const plan = { seeds, jitterNs, varyEcmp: opts.sameEcmp !== true };
         const metrics = smallBytes !== undefined ? { smallBytes } : {};
         const all = planJobs(variants, plan, metrics, durationNs);
-        const progress = opts.quiet ? null : startProgress("compare", all.length, (v) => `${v}`);
-        const outcome = await runComparison(all, jobs, (done) => progress?.update(done, ""));
-        progress?.stop();
+        const outcome = live
+          ? await compareLive(all, opts)
+          : await compareSim(all, jobs, opts.quiet === true);
         const doc = {
-          runtime: "sim",
+          runtime: live ? "live" : "sim",
           seeds,
           jitterNs,
           ecmpSeeds: plan.varyEcmp ? "per switch, from each seed" : "the scenario's",
@@ -123,8 +146,40 @@ export function registerCompareCommand(program: Command): void {
         process.stdout.write(
           opts.json
             ? `${JSON.stringify(doc, null, 2)}\n`
-            : `${formatComparison(outcome.metrics, plan, variants)}\n`,
+            : `${formatComparison(outcome.metrics, plan, variants, live ? "live" : "sim")}\n`,
         );
       }),
     );
+}
+
+async function compareSim(
+  all: readonly CompareJob[],
+  threads: number,
+  quiet: boolean,
+): Promise<CompareOutcome> {
+  const progress = quiet ? null : startProgress("compare", all.length, (v) => `${v}`);
+  const outcome = await runComparison(all, threads, (done) => progress?.update(done, ""));
+  progress?.stop();
+  return outcome;
+}
+
+/** The live runs, one lab after another (root: namespaces and veth pairs). */
+async function compareLive(all: readonly CompareJob[], opts: CompareCliOptions): Promise<CompareOutcome> {
+  if (process.getuid?.() !== 0)
+    throw new UsageError("--runtime live needs root (network namespaces, veth): run it with sudo", 1);
+  const prefix = opts.name ?? `cmp${process.pid % 10_000}r`;
+  const problem = labNameProblem(liveRunLab(prefix, all.length));
+  if (problem !== null) throw new UsageError(`--name ${prefix}: ${problem}`);
+  const { dilation, auto } = dilationOption(opts.dilation, DEFAULT_DILATION);
+  const quiet = opts.quiet === true;
+  return runLiveComparison(all, {
+    labPrefix: prefix,
+    dilation,
+    ...(auto ? { autoDilation: true } : {}),
+    clock: clockOption(opts.clock),
+    onRun: (done, total, lab) => {
+      if (!quiet)
+        process.stderr.write(`compare: live run ${done} of ${total} done (lab ${lab}, taken down)\n`);
+    },
+  });
 }

@@ -147,6 +147,12 @@ function buildExport(
     reactionMs: integer(o.reactionMs, "--reaction-ms", 1, 10_000),
     tunnelAll,
   });
+  // An export whose tunnels cannot carry the fabric's frames is refused before anything is written: the
+  // devices would stop at start-up (docs/attach.md), so writing it would only move the error later.
+  if (clab.mtu !== null && !clab.mtu.fits)
+    throw new UsageError(
+      `${describeMtuPlan(clab.mtu, machines[0]?.family ?? "ipv4")} (nothing written: the devices would refuse the tunnels at start-up)`,
+    );
   return { topo, lab, clab };
 }
 
@@ -169,13 +175,9 @@ export function imageName(text: string): string {
   return text;
 }
 
-/** The MTU budget: on stdout when the underlay has it, else as a warning on stderr (the export is written). */
+/** The MTU budget on stdout (an underlay too small for it was refused in buildExport). */
 function mtuLines(plan: MtuPlan | null, family: Machine["family"], prefix = ""): string[] {
-  if (plan === null) return [];
-  const line = `${prefix}${describeMtuPlan(plan, family)}`;
-  if (plan.fits) return [line];
-  process.stderr.write(`warning: ${line}\n`);
-  return [];
+  return plan === null ? [] : [`${prefix}${describeMtuPlan(plan, family)}`];
 }
 
 /** The export directory: --output, else one under the user's data directory (not the working directory). */

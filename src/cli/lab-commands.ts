@@ -13,7 +13,8 @@ import { describeAction } from "../scenario/action.js";
 import { NodeKind } from "../scenario/topology.js";
 import { captureOn } from "./capture-on.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
-import { formatStats, formatStatus } from "./lab-format.js";
+import { formatStats, formatStatus, hostNames } from "./lab-format.js";
+import { guardMachine } from "./machine-guard.js";
 import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
 import { formatFlowPaths, formatTrace } from "./trace-format.js";
@@ -31,6 +32,7 @@ export function registerLabCommands(program: Command): void {
       String(DEFAULT_DILATION),
     )
     .option("--seed <n>", "seed of the devices' random choices", "1")
+    .option("--force", "start a lab even when its CPU or memory estimate exceeds this machine")
     .option(
       "--clock <mode>",
       "synced: devices wait for their neighbours, so a busy machine slows the lab instead of changing it; free: each device follows the real clock alone",
@@ -40,7 +42,13 @@ export function registerLabCommands(program: Command): void {
       action(
         async (
           topology: string | undefined,
-          opts: { name?: string; dilation: string; seed: string; clock: string } & MetricsOptions,
+          opts: {
+            name?: string;
+            dilation: string;
+            seed: string;
+            clock: string;
+            force?: boolean;
+          } & MetricsOptions,
         ) => {
           const name = labName(opts);
           const { dilation, auto } = dilationOption(opts.dilation, DEFAULT_DILATION);
@@ -48,6 +56,7 @@ export function registerLabCommands(program: Command): void {
           const metrics = metricsSettings(opts);
           // Validate before anything is created.
           const topo = loadTopologyArg(topology, { machine: { dilation, cpus: availableParallelism() } });
+          guardMachine(topo, dilation, auto, opts.force ?? false);
           requireRoot("rocelab up");
           const started = Date.now();
           let metricsUrl: string | null = null;
@@ -170,7 +179,10 @@ export function registerLabCommands(program: Command): void {
     .description("counters of one device: mlx5-style on NICs, per port and priority on switches")
     .option("--name <name>", LAB_NAME_HELP)
     .option("--json", "print JSON")
-    .option("--all", "also counters that are zero")
+    .option(
+      "--all",
+      "also counters that are zero (settings that are not configured stay out; --json has them)",
+    )
     .action(
       action(async (node: string, opts: { name?: string; json?: boolean; all?: boolean }) => {
         await withLab(opts, async (lab) => {
@@ -180,7 +192,7 @@ export function registerLabCommands(program: Command): void {
             );
           }
           const r = await lab.request<{ stats: AnyDeviceStats; health: unknown }>("stats", { node });
-          print(opts.json, r, () => formatStats(r.stats, opts.all ?? false));
+          print(opts.json, r, () => formatStats(r.stats, opts.all ?? false, hostNames(lab.topology)));
         });
       }),
     );

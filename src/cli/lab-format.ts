@@ -7,7 +7,10 @@ import type { TopologyView } from "../lab/lab.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { lldpNeighbourText } from "../report/report.js";
 import { ipToString } from "../wire/bytes.js";
-import { switchDetailLines } from "./stats-detail-format.js";
+import { type HostNames, hostText, switchDetailLines } from "./stats-detail-format.js";
+
+/** What a gauge reports for a setting that is not configured (see the counters' help in the registry). */
+const NOT_CONFIGURED = -1;
 
 /** A counter as printed: integers as they are, fractions (time sums) to at most three decimals. */
 export function formatCounter(v: number): string {
@@ -44,8 +47,19 @@ export function formatStatus(s: LabStatus, topology?: TopologyView): string {
   return lines.join("\n");
 }
 
-export function formatStats(s: AnyDeviceStats, all: boolean): string {
-  const keep = (v: number) => all || v !== 0;
+/** The lab's hosts by address, so that the stats text names them (`h1`) where it would print an address. */
+export function hostNames(topology: TopologyView): HostNames {
+  return new Map(topology.nodes.flatMap((n) => (n.ip === undefined ? [] : [[n.ip, n.name] as const])));
+}
+
+/**
+ * `stats`: the counters that carry news. Zeros are left out unless `all`; a gauge's "-1" (the registry's
+ * "not configured", e.g. `ecn_kmin_bytes` on a queue without WRED/ECN or `ai_ecn_level` before AI ECN
+ * tunes) is always left out of the text (`--json` keeps every value); addresses of the lab's hosts print
+ * as their names.
+ */
+export function formatStats(s: AnyDeviceStats, all: boolean, names: HostNames = new Map()): string {
+  const keep = (v: number) => v !== NOT_CONFIGURED && (all || v !== 0);
   const row = (k: string, v: number) => `  ${k.padEnd(36)} ${formatCounter(v)}`;
   const lines = [`${s.name} (${s.kind}) at ${formatDuration(s.now)} emulated`, ""];
   const device = Object.entries(s.counters).filter(([, v]) => keep(v));
@@ -80,9 +94,11 @@ export function formatStats(s: AnyDeviceStats, all: boolean): string {
   if (s.kind === "switch" && s.detail?.pathTable) {
     lines.push("", "path-navigation entries:");
     for (const e of s.detail.pathTable)
-      lines.push(`  ${ipToString(e.srcIp)} -> ${ipToString(e.dstIp)} sport ${e.srcPort}: eth${e.port}`);
+      lines.push(
+        `  ${hostText(e.srcIp, names)} -> ${hostText(e.dstIp, names)} sport ${e.srcPort}: eth${e.port}`,
+      );
   }
-  if (s.kind === "switch") lines.push(...switchDetailLines(s.detail, all));
+  if (s.kind === "switch") lines.push(...switchDetailLines(s.detail, all, names));
   const port = s.kind === "nic" ? s.ports[0] : undefined;
   if (port) {
     const rows = Object.entries(port.counters)

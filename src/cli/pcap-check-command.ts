@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import type { Command } from "commander";
 import { FRAME_KINDS } from "../verify/frame-kind.js";
 import { type CaptureReport, checkCapture } from "../verify/pcap-check.js";
+import { describeIntTally } from "../verify/pcap-check-int.js";
 
 /**
  * Where a command writes and how it reports its exit status. The default goes to the process; tests pass
@@ -50,7 +51,8 @@ export function summarize(report: CaptureReport): string {
     .join(", ");
   const problems = report.problems.length;
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
-  return `${plural(report.frames, "frame")} checked${counts ? ` (${counts})` : ""}; ${problems === 0 ? "no problems" : plural(problems, "problem")}`;
+  const int = describeIntTally(report.int);
+  return `${plural(report.frames, "frame")} checked${counts ? ` (${counts})` : ""}; ${problems === 0 ? "no problems" : plural(problems, "problem")}${int ? `; ${int}` : ""}`;
 }
 
 /**

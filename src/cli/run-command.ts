@@ -15,6 +15,7 @@ import { runScenarioSim } from "../run/run-sim.js";
 import { writeNewFile } from "../runtime/realtime/safe-files.js";
 import { loadScenario } from "../scenario/scenario.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
+import { guardMachine } from "./machine-guard.js";
 import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
 import { emulatedProgress, liveProgress } from "./progress.js";
 
@@ -47,7 +48,10 @@ export function registerRunCommand(program: Command): void {
       "--out <dir>",
       "where to write the report (default: out/<scenario name>); a new or empty directory",
     )
-    .option("--force", "write into --out even if it holds files (and replace --openmetrics FILE)")
+    .option(
+      "--force",
+      "write into --out even if it holds files (and replace --openmetrics FILE); live runtime: also start a lab whose CPU or memory estimate exceeds this machine",
+    )
     .option("--seed <n>", "override the scenario's seed", (v) => Number.parseInt(v, 10))
     .option(
       "--dilation <n>",
@@ -122,6 +126,7 @@ export function registerRunCommand(program: Command): void {
           const nameProblem = opts.name === undefined ? null : labNameProblem(opts.name);
           if (nameProblem !== null) throw new UsageError(nameProblem);
           const { dilation, auto } = dilationOption(opts.dilation, DEFAULT_DILATION);
+          guardMachine(sc.topology, dilation, auto, opts.force ?? false);
           const live = opts.quiet ? null : liveProgress(sc.name, sc.durationNs);
           report = await runScenarioLive(sc, {
             outDir: out,

@@ -6,6 +6,14 @@ import { formatSize } from "../device/units.js";
 import type { SwitchDetail } from "../switch/stats-types.js";
 import { ipToString } from "../wire/bytes.js";
 
+/** The lab's hosts by IPv4 address (host order). */
+export type HostNames = ReadonlyMap<number, string>;
+
+/** A host's name where the lab knows the address, else the dotted address (a tunnel end, a foreign host). */
+export function hostText(ip: number, names: HostNames): string {
+  return names.get(ip) ?? ipToString(ip);
+}
+
 /** Rows each table prints unless `all`. */
 const SHOWN = 32;
 
@@ -13,7 +21,11 @@ function more(total: number, shown: number): string[] {
   return total > shown ? [`  ... ${total - shown} more (--all lists every one)`] : [];
 }
 
-export function switchDetailLines(d: SwitchDetail | undefined, all: boolean): string[] {
+export function switchDetailLines(
+  d: SwitchDetail | undefined,
+  all: boolean,
+  names: HostNames = new Map(),
+): string[] {
   const lines: string[] = [];
   const limit = all ? Number.POSITIVE_INFINITY : SHOWN;
   if (d?.flowPaths && d.flowPaths.length > 0) {
@@ -27,7 +39,7 @@ export function switchDetailLines(d: SwitchDetail | undefined, all: boolean): st
         )
         .join(", ");
       lines.push(
-        `  ${ipToString(f.srcIp)} -> ${ipToString(f.dstIp)} qp ${f.destQp}${f.vxlan ? " (VXLAN)" : ""}: ${ports}`,
+        `  ${hostText(f.srcIp, names)} -> ${hostText(f.dstIp, names)} qp ${f.destQp}${f.vxlan ? " (VXLAN)" : ""}: ${ports}`,
       );
     }
     lines.push(...more(d.flowPaths.length, Math.min(limit, d.flowPaths.length)));
@@ -36,7 +48,7 @@ export function switchDetailLines(d: SwitchDetail | undefined, all: boolean): st
     lines.push("", "elephant table (flows by bytes):");
     for (const f of d.elephants.slice(0, limit))
       lines.push(
-        `  ${`${ipToString(f.srcIp)}:${f.srcPort} -> ${ipToString(f.dstIp)}:${f.dstPort}${f.destQp >= 0 ? ` qp ${f.destQp}` : ""}`.padEnd(48)} ${formatSize(f.bytes).padStart(9)}  ${f.elephant ? "elephant" : "mice"}`,
+        `  ${`${hostText(f.srcIp, names)}:${f.srcPort} -> ${hostText(f.dstIp, names)}:${f.dstPort}${f.destQp >= 0 ? ` qp ${f.destQp}` : ""}`.padEnd(48)} ${formatSize(f.bytes).padStart(9)}  ${f.elephant ? "elephant" : "mice"}`,
       );
     lines.push(...more(d.elephants.length, Math.min(limit, d.elephants.length)));
   }

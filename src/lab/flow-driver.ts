@@ -240,6 +240,7 @@ export class FlowDriver {
       remoteIp: dstIp,
       ...transport,
       ...(replaces !== undefined ? { replaces: replaces.srcQpn } : {}),
+      ...(f.onDemand === true ? { cm: "active" as const } : {}),
     });
     this.runtime.command(f.dst, {
       type: "create-qp",
@@ -248,6 +249,7 @@ export class FlowDriver {
       remoteIp: srcIp,
       ...transport,
       ...(replaces !== undefined ? { replaces: replaces.dstQpn } : {}),
+      ...(f.onDemand === true ? { cm: "passive" as const } : {}),
     });
     return pair;
   }
@@ -287,6 +289,7 @@ export class FlowDriver {
  */
 function pairKey(f: FlowSpec): string {
   if (f.ownQp === true) return `${f.src}>${f.dst}@${f.id}`;
-  const own = f.transport !== undefined || f.reconnect === true ? `/${f.workload}` : "";
+  const own =
+    f.transport !== undefined || f.reconnect === true || f.onDemand === true ? `/${f.workload}` : "";
   return `${f.src}>${f.dst}#${f.qpIndex}${own}`;
 }

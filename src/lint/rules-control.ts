@@ -1,4 +1,5 @@
-// Control-loop rules: DCQCN on where switches mark, ECN where DCQCN listens, the PFC watchdog on:
+// Control-loop rules: DCQCN on where switches mark, ECN where DCQCN or DCTCP listens, INT where HPCC
+// listens, the PFC watchdog on:
 // "enable DCQCN on every RoCE sender", "enable the PFC watchdog" (NVIDIA Onyx/Cumulus and SONiC ship a
 // PFC watchdog that breaks pause storms and deadlocks).
 
@@ -16,6 +17,34 @@ function marksRoce(lab: ResolvedLab): string[] {
   return marking;
 }
 
+/** Algorithms whose only congestion signal is an ECN mark (a CNP for DCQCN, an ACK's ECN echo for DCTCP). */
+const ECN_DRIVEN = new Set<string>(["dcqcn", "dctcp"]);
+
+const intForHpcc: Rule = {
+  id: "int-for-hpcc",
+  severity: "warning",
+  title: "In-band telemetry on every switch when hosts run HPCC",
+  explanation:
+    "HPCC computes its window from the hop records switches write into its data packets: a switch without " +
+    "INT leaves no record, so its queue is invisible to the senders (with none at all, HPCC never slows " +
+    "down and PFC does all the work).",
+  source: 'Li et al., "HPCC: High Precision Congestion Control", SIGCOMM 2019, §3 (INT on every hop)',
+  check(lab: ResolvedLab): RuleFinding[] {
+    const hpcc = [...lab.hosts.values()].filter((h) => h.cc === "hpcc");
+    if (hpcc.length === 0) return [];
+    const without = [...lab.switches].filter(([, sw]) => !sw.int.enabled).map(([name]) => name);
+    if (without.length === 0) return [];
+    const all = without.length === lab.switches.size;
+    return [
+      {
+        path: `switches.${all ? "*" : without.join(",")}.int.enabled`,
+        message: `${hpcc.length} host(s) run HPCC but INT is off on ${all ? "every switch" : without.join(", ")}`,
+        fix: "switches: { int: { enabled: true } }",
+      },
+    ];
+  },
+};
+
 const dcqcnWhereMarked: Rule = {
   id: "dcqcn-on-senders",
   severity: "warning",
@@ -31,17 +60,19 @@ const dcqcnWhereMarked: Rule = {
     const marking = marksRoce(lab);
     const out: RuleFinding[] = [];
     if (marking.length > 0) {
-      const off = [...lab.hosts.values()].filter((h) => h.cc !== "dcqcn").map((h) => h.name);
+      // HPCC and TIMELY hosts do not listen to CNPs by design; `none` is what wastes the marks.
+      const off = [...lab.hosts.values()].filter((h) => h.cc === "none").map((h) => h.name);
       if (off.length > 0)
         out.push({
           path: `hosts.${off.length === lab.hosts.size ? "*" : off.join(",")}.cc`,
           message: `${marking.length} switch(es) mark RoCE but DCQCN is off on ${off.length === lab.hosts.size ? "every host" : off.join(", ")}: CNPs are ignored`,
           fix: "hosts: { cc: dcqcn } (with ConnectX's DCQCN defaults)",
         });
-    } else if ([...lab.hosts.values()].some((h) => h.cc === "dcqcn") && lab.switches.size > 0) {
+    } else if ([...lab.hosts.values()].some((h) => ECN_DRIVEN.has(h.cc)) && lab.switches.size > 0) {
       out.push({
         path: "switches.*.ecn.queues",
-        message: "DCQCN is on but no switch marks the RoCE queue: senders never slow down before PFC",
+        message:
+          "DCQCN or DCTCP is on but no switch marks the RoCE queue: senders never slow down before PFC",
         fix: 'ecn: { queues: { "3": { kmin: 150KB, kmax: 1500KB, pmax: 100% } } }',
       });
     }
@@ -76,4 +107,4 @@ const watchdogOn: Rule = {
   },
 };
 
-export const CONTROL_RULES: readonly Rule[] = [dcqcnWhereMarked, watchdogOn];
+export const CONTROL_RULES: readonly Rule[] = [dcqcnWhereMarked, intForHpcc, watchdogOn];

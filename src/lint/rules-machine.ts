@@ -10,8 +10,8 @@ import { NodeKind } from "../scenario/topology.js";
  * process ≈ 1.5 % of a core (19 % for the 13 of the default fabric), and a lab stays accurate while it
  * uses at most about half the machine's CPUs (one core of two).
  */
-const CORES_PER_BUSY_LINK_DIRECTION_AT_D1 = 29.8;
-const IDLE_CORES_PER_PROCESS = 0.19 / 13;
+export const CORES_PER_BUSY_LINK_DIRECTION_AT_D1 = 29.8;
+export const IDLE_CORES_PER_PROCESS = 0.19 / 13;
 const USABLE_CPU_FRACTION = 0.5;
 
 const topologyTooLarge: Rule = {

@@ -29,6 +29,8 @@ export type NicCommand =
       readonly transport?: QpTransportLayer;
       /** The QP of this NIC it replaces after an error (an application reconnecting): counted, reported. */
       readonly replaces?: number;
+      /** Connect on the wire with RDMA CM (cm-agent.ts) as this side; absent: connected at creation. */
+      readonly cm?: "active" | "passive";
     }
   /** Post a work request; `at` in the future schedules it (the NIC arms its own timer). */
   | {

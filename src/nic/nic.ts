@@ -20,6 +20,7 @@ import { wireBytes } from "../wire/ethernet.js";
 import { PRIORITIES } from "../wire/pfc.js";
 import { createQpCc, npSettings } from "./cc/cc.js";
 import { CcDriver } from "./cc/cc-driver.js";
+import { CmAgent } from "./cm-agent.js";
 import {
   type Configure,
   type CreateQp,
@@ -60,6 +61,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
   private readonly rxBuffer: RxBuffer;
   private readonly rx: ReceivePath;
   private readonly posts: PostQueue;
+  private readonly cm: CmAgent;
   private readonly storm: PfcStorm;
   private readonly stall: PauseStall;
   private readonly parts: NicParts;
@@ -87,6 +89,12 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
       this.afterRequesterEvent(qp, now),
     );
     this.posts = new PostQueue(s, kick);
+    this.cm = new CmAgent(s, (frame, now) => {
+      this.arbiter.pushCnp(frame);
+      kick(now);
+    });
+    this.rx.cm = this.cm;
+    this.posts.onPosted = (qp, now) => this.cm.posted(qp, now);
     this.storm = new PfcStorm(s, this.arbiter, this.stall, s.t.pfcStorm);
     this.stall.onStop = (now) => {
       this.rxBuffer.stopPausing(now);
@@ -241,6 +249,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
       s.env.emit({ kind: EventKind.QpReconnect, qp: cmd.qpn, detail: `replaces ${cmd.replaces}` });
     }
     qp.setCc(createQpCc(s.cfg, s.lineRate), s.lineRate);
+    if (cmd.cm !== undefined) this.cm.register(qp, cmd.cm);
     s.qps.push(qp);
     s.qpByNum.set(cmd.qpn, qp);
     s.mayHaveData(qp);
@@ -318,6 +327,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     if (status === WcStatus.Success) {
       c.flowsCompleted[0]!++;
       this.s.env.emit({ kind: EventKind.FlowDone, qp: qp.qpn, detail: m.flowId });
+      if (qp.requester.pendingMessages === 0) this.cm.idle(qp, now);
       return;
     }
     if (status === WcStatus.Flushed || status === WcStatus.Stopped) c.reqCqeFlushError[0]!++;

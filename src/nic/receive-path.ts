@@ -7,9 +7,11 @@ import type { Nanoseconds } from "../device/contract.js";
 import { EventKind } from "../device/contract.js";
 import { ipv4HeaderValid } from "../device/l2/ipv4-check.js";
 import { ArpOp, buildArpFrame, parseArp } from "../wire/arp.js";
-import { BROADCAST_MAC, readMac, readU16, readU32 } from "../wire/bytes.js";
+import { BROADCAST_MAC, readMac, readU16, readU24, readU32 } from "../wire/bytes.js";
+import { GSI_QP, UD_SEND_ONLY } from "../wire/cm-mad.js";
 import { EtherType, ethPayloadOffset, ethType } from "../wire/ethernet.js";
 import { ICRC_LENGTH, verifyIcrcV1, verifyIcrcV2 } from "../wire/icrc.js";
+import { intTrailerAt } from "../wire/int-trailer.js";
 import {
   Ecn,
   IpProtocol,
@@ -24,7 +26,9 @@ import { BTH_LENGTH } from "../wire/roce-opcodes.js";
 import { decodeRoce, RoceDecodeError, RoceView } from "../wire/roce-view.js";
 import { GRH_LENGTH, GRH_NEXT_HEADER_IBA } from "../wire/rocev1.js";
 import { ROCEV2_UDP_PORT, udpDstPort, udpLength } from "../wire/udp.js";
+import { AckSample, fillAckSample, keepEcho } from "./cc/ack-sample.js";
 import type { CcDriver } from "./cc/cc-driver.js";
+import type { CmAgent } from "./cm-agent.js";
 import { rnrTimerNs } from "./features/transport.js";
 import type { HostPort } from "./l2/host-port.js";
 import type { PauseState } from "./l2/pause-state.js";
@@ -56,6 +60,11 @@ export class ReceivePath {
   rxBytes = 0;
   /** The received packet's transport headers, decoded in place (no device call re-enters the receive path). */
   private readonly view = new RoceView();
+  /** The received packet's INT trailer (bytes in front of the ICRC; 0: none) and where the packet ends. */
+  private trailer = 0;
+  private end = 0;
+  /** What the last ACK tells its QP's congestion control (reused). */
+  private readonly ack = new AckSample(15);
 
   constructor(
     private readonly s: NicShared,
@@ -66,6 +75,9 @@ export class ReceivePath {
     private readonly rxBuffer: RxBuffer,
     private readonly requesterEvent: RequesterEvent,
   ) {}
+
+  /** The RDMA CM agent on QP1 (set by the NIC). */
+  cm: CmAgent | null = null;
 
   /** A frame from the wire (the port is up). */
   fromWire(frame: Uint8Array, now: Nanoseconds): void {
@@ -144,8 +156,14 @@ export class ReceivePath {
       s.drop(DropReason.Icrc, now);
       return;
     }
+    if (frame[udp + 8] === UD_SEND_ONLY && readU24(frame, udp + 13) === GSI_QP && this.cm !== null) {
+      this.cm.receive(frame, ip, udp + 8, end, now);
+      return;
+    }
     const h = this.view;
-    if (!decodeRoce(h, frame, udp + 8, end)) {
+    this.trailer = intTrailerAt(frame, udp + 8, end);
+    this.end = end;
+    if (!decodeRoce(h, frame, udp + 8, end, this.trailer)) {
       this.malformed(h, now);
       return;
     }
@@ -181,6 +199,7 @@ export class ReceivePath {
       return;
     }
     const h = this.view;
+    this.trailer = 0;
     if (!decodeRoce(h, frame, grh + GRH_LENGTH, end)) {
       this.malformed(h, now);
       return;
@@ -228,7 +247,7 @@ export class ReceivePath {
     s.mayHaveData(qp);
     const kind = opcodeKind(h.opcode);
     if (kind === KIND_ACK) {
-      this.receiveAck(qp, h, now);
+      this.receiveAck(qp, h, frame, now);
       return;
     }
     if (kind === KIND_READ_RESPONSE) {
@@ -266,8 +285,12 @@ export class ReceivePath {
     now: Nanoseconds,
   ): void {
     const s = this.s;
-    if (ce) this.rate.marked(qp, now);
+    if (ce) {
+      this.rate.marked(qp, now);
+      qp.echo.ce = true;
+    }
     const decoded = frame !== null;
+    if (decoded && this.trailer > 0) keepEcho(qp.echo, frame, this.end, this.trailer);
     if (decoded && (kind === KIND_WRITE || kind === KIND_SEND)) this.inspect(qp, frame, h, now);
     const reth = decoded && h.hasReth;
     const r = qp.responder.onRequest(
@@ -287,12 +310,17 @@ export class ReceivePath {
     if (kind === KIND_READ_REQUEST && qp.responder.hasResponses) this.tx.kick(now);
   }
 
-  private receiveAck(qp: QueuePair, h: RoceView, now: Nanoseconds): void {
+  private receiveAck(qp: QueuePair, h: RoceView, frame: Uint8Array, now: Nanoseconds): void {
     const c = this.s.counters;
     c.acksReceived[0]!++;
     const kind = aethKind(h.syndrome);
-    if (kind === "ack") qp.requester.onAck(h.psn, now);
-    else if (kind === "rnr-nak") {
+    if (kind === "ack") {
+      qp.requester.onAck(h.psn, now);
+      if (qp.cc?.onAck !== undefined) {
+        fillAckSample(this.ack, qp.requester, h.becn, frame, this.end, this.trailer);
+        this.rate.onAck(qp, this.ack, now);
+      }
+    } else if (kind === "rnr-nak") {
       c.rnrNakRetryErr[0]!++;
       const until = qp.requester.onRnrNak(h.psn, rnrTimerNs(aethValue(h.syndrome)), now);
       if (until >= 0) qp.hold(until);

@@ -36,6 +36,8 @@ export interface FlowSpec {
   readonly transport?: QpTransportLayer;
   /** After a failed completion: re-establish its QP pair and post the message again (`onError: reconnect`). */
   readonly reconnect?: boolean;
+  /** Connected with RDMA CM on the wire when work is posted (`connect: on-demand`; nic/cm-agent.ts). */
+  readonly onDemand?: boolean;
 }
 
 interface Common {
@@ -59,6 +61,8 @@ interface Common {
   readonly transport?: QpTransportLayer;
   /** What the application does after a failed completion (default stop; lab/flow-driver.ts). */
   readonly onError?: "stop" | "reconnect";
+  /** pre (default): QPs connected before the run; on-demand: RDMA CM on the wire (nic/cm-agent.ts). */
+  readonly connect?: "pre" | "on-demand";
 }
 
 export type WorkloadSpec =
@@ -209,6 +213,7 @@ export function generateFlows(
         ...(spec.qpPerMessage === true ? { ownQp: true } : {}),
         ...(spec.transport !== undefined ? { transport: spec.transport } : {}),
         ...(spec.onError === "reconnect" ? { reconnect: true } : {}),
+        ...(spec.connect === "on-demand" ? { onDemand: true } : {}),
       });
     }
     return ids;

@@ -5,7 +5,9 @@
 
 import { formatDuration, formatSize } from "../device/units.js";
 import type { Finding } from "../scenario/rule.js";
+import { plotCaption } from "./html-captions.js";
 import { flowsSection } from "./html-flows.js";
+import { pfcSection, verdict } from "./html-pfc.js";
 import type { Report } from "./report.js";
 import { fctNote, fctValueText, flowsText, goodputText } from "./summary-text.js";
 
@@ -26,7 +28,7 @@ export function escapeHtml(s: string): string {
 }
 
 const CSS = `
-body { font: 14px/1.45 "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 980px; color: #222; padding: 0 1em; }
+body { font: 14px/1.45 "DejaVu Sans", Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1000px; color: #222; padding: 0 1em; }
 h1 { font-size: 1.5em; margin-bottom: 0.2em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; }
 .sub { color: #555; margin-top: 0; }
 table { border-collapse: collapse; } td, th { padding: 3px 12px 3px 0; text-align: left; vertical-align: top; }
@@ -36,6 +38,7 @@ figcaption { color: #555; font-size: 0.9em; }
 pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; font-size: 12px; }
 .error { color: #b00020; font-weight: bold; } .warning { color: #a15c00; font-weight: bold; } .info { color: #555; }
 nav a { margin-right: 1em; }
+.verdict { background: #f3f7fb; border-left: 4px solid #0072B2; padding: 0.5em 0.8em; }
 `;
 
 function summaryRows(r: Report): [string, string][] {
@@ -83,7 +86,7 @@ export function renderHtmlReport(input: HtmlReportInput): string {
   const figures = input.plots
     .map(
       (p) =>
-        `<figure><img src="plots/${encodeURI(p.file)}" alt="${escapeHtml(p.title)}"><figcaption>${escapeHtml(p.title)}</figcaption></figure>`,
+        `<figure><img src="plots/${encodeURI(p.file)}" alt="${escapeHtml(p.title)}"><figcaption>${escapeHtml(plotCaption(p.file, r))}</figcaption></figure>`,
     )
     .join("\n");
   const skipped =
@@ -109,7 +112,8 @@ export function renderHtmlReport(input: HtmlReportInput): string {
 <p class="sub">${escapeHtml(r.description)}</p>
 <p>${r.runtime === "sim" ? "Simulated" : "Live"} run, seed ${r.seed}, ${formatDuration(r.durationNs)} of emulated time sampled every ${formatDuration(r.sampleNs)}, topology <code>${escapeHtml(r.topology.name)}</code> (${escapeHtml(r.topology.source)}).</p>
 ${live}
-<nav><a href="#summary">summary</a><a href="#flows">flows</a><a href="#plots">plots</a><a href="#lint">lint</a><a href="#config">configuration</a><a href="report.json">report.json</a></nav>
+<p class="verdict"><strong>Verdict:</strong> ${escapeHtml(verdict(r))}</p>
+<nav><a href="#summary">summary</a><a href="#flows">flows</a><a href="#plots">plots</a><a href="#pfc">PFC per port</a><a href="#lint">lint</a><a href="#config">configuration</a><a href="report.json">report.json</a></nav>
 <h2 id="summary">Summary</h2>
 <table>
 ${summary}
@@ -119,6 +123,8 @@ ${flowsSection(r.flows, r.durationNs, escapeHtml)}
 <h2 id="plots">Plots</h2>
 ${figures}
 ${skipped}
+<h2 id="pfc">PFC per port</h2>
+${pfcSection(r, escapeHtml)}
 <h2 id="lint">Lint findings</h2>
 ${findingsSection(input.findings)}
 <h2 id="config">Configuration</h2>

@@ -176,8 +176,32 @@ export function baseConfig() {
   };
 }
 
+/**
+ * Characters per title and subtitle line. Vega does not wrap a title: one long line widened the SVG to its
+ * length (a 1,700 px pause chart), which the page then shrank to fit, chart and all. Headless, vega sizes
+ * text by its estimate of 0.8 × font size per character (vega-scenegraph's textMetrics.estimateWidth), so
+ * lines of at most WIDTH / (0.8 × size) characters keep the SVG as wide as the chart: 64 at 14 px, 81 at 11.
+ */
+const TITLE_CHARS = Math.floor(WIDTH / (0.8 * 14));
+const SUBTITLE_CHARS = Math.floor(WIDTH / (0.8 * 11));
+
+/** Breaks a text at spaces into lines of at most `chars` characters (a longer word keeps its own line). */
+export function wrapText(text: string, chars: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
+    if (line !== "" && line.length + 1 + word.length > chars) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  if (line !== "" || lines.length === 0) lines.push(line);
+  return lines;
+}
+
+/** A chart title and subtitle, wrapped to the chart's width (vega-lite takes several lines as an array). */
 export function title(text: string, subtitle: string) {
-  return { text, subtitle };
+  return { text: wrapText(text, TITLE_CHARS), subtitle: wrapText(subtitle, SUBTITLE_CHARS) };
 }
 
 export interface LineChart {

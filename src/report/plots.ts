@@ -46,7 +46,13 @@ export async function renderSvg(spec: TopLevelSpec): Promise<string> {
   }
   const t = spec.title;
   const text =
-    typeof t === "string" ? t : t && typeof t === "object" && "text" in t ? String(t.text) : "chart";
+    typeof t === "string"
+      ? t
+      : t && typeof t === "object" && "text" in t
+        ? Array.isArray(t.text)
+          ? t.text.join(" ")
+          : String(t.text)
+        : "chart";
   const open = svg.indexOf(">") + 1;
   // Vega still puts WAI-ARIA graphics roles on its group and title elements; HTML linters (Biome checks the
   // committed SVGs) read a role on <g> as an interactive element made non-interactive. The <title> names

@@ -14,7 +14,7 @@ import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { FlowReport } from "../lab/flow-report.js";
 import type { LabEvent } from "../lab/lab.js";
 import { type LiveCapture, startLiveCapture } from "../lab/live/capture.js";
-import type { ClockMode } from "../lab/live/clock-plan.js";
+import { ClockMode, DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { AHEAD_REAL_MS } from "../lab/live/fleet-traffic.js";
 import { downLab, LiveLab, upLab } from "../lab/live/live-lab.js";
 import type { MetricsSettings } from "../lab/live/metrics-endpoint.js";
@@ -256,7 +256,7 @@ async function play(
   })();
 
   progress(
-    `playing ${sc.timeline.length} steps over ${sc.durationNs / 1e6} ms emulated (${((sc.durationNs * dilation) / 1e9).toFixed(1)} s real)`,
+    `playing ${sc.timeline.length} steps over ${sc.durationNs / 1e6} ms emulated (${((sc.durationNs * dilation) / 1e9).toFixed(1)} s real at full pace; ${clockPaceNote(opts.clock)})`,
   );
   const actions = (async () => {
     for (const a of [...(opts.actions ?? [])].sort((x, y) => x.atNs - y.atNs)) {
@@ -321,4 +321,14 @@ async function play(
   });
   if (out) writeReport(out, report, recorder.all, events);
   return report;
+}
+
+/**
+ * What the "s real" estimate cannot know: the pace the machine will give. Synced clocks wait for the
+ * slowest device, so a busy machine stretches the run; free clocks keep the time and lose wire time.
+ */
+function clockPaceNote(clock: ClockMode | undefined): string {
+  return (clock ?? DEFAULT_CLOCK_MODE) === ClockMode.Synced
+    ? "synced clocks slow down when the machine cannot keep up, so it can take longer: the progress line shows the pace"
+    : "free clocks keep the pace; a machine that cannot keep up loses wire time instead (the report's live timing says)";
 }

@@ -211,6 +211,7 @@ function resolveWorkload(
     ...(w.jitter !== undefined && w.jitter > 0 ? { startJitterNs: w.jitter } : {}),
     ...(w.transport !== undefined ? { transport: w.transport } : {}),
     ...(w.onError !== undefined ? { onError: w.onError } : {}),
+    ...(w.connect !== undefined ? { connect: w.connect } : {}),
   };
   const pick = (h: "all" | readonly string[] | undefined): readonly string[] =>
     h === undefined || h === "all" ? hostNames : h;

@@ -159,6 +159,8 @@ const workloadCommon = {
   transport: qpTransportSettings.optional(),
   /** After a failed completion: stop (the flow stays failed) or reconnect (new QP pair, message again). */
   onError: z.enum(["stop", "reconnect"]).optional(),
+  /** pre: QPs connected out of band before the run (default); on-demand: RDMA CM on the wire per burst. */
+  connect: z.enum(["pre", "on-demand"]).optional(),
 };
 
 const sizeDistribution = z.union([

@@ -165,7 +165,7 @@ export const SwitchCounter = {
     name: "adaptive_buffer_threshold_bytes",
     kind: CounterKind.Gauge,
     unit: "bytes",
-    help: "WRED drop threshold of yellow (elephant) packets; 0: tail drop",
+    help: "lowest WRED drop threshold of yellow (elephant) packets in force on any port; 0: tail drop on all",
     labels: [],
   },
   adaptiveBufferChanges: {
@@ -174,6 +174,34 @@ export const SwitchCounter = {
     unit: "events",
     help: "times the adaptive buffer moved the elephants' drop threshold",
     labels: [],
+  },
+  adaptiveBufferPortThreshold: {
+    name: "adaptive_buffer_port_threshold_bytes",
+    kind: CounterKind.Gauge,
+    unit: "bytes",
+    help: "WRED drop threshold of yellow (elephant) packets leaving this port; 0: tail drop",
+    labels: PORT,
+  },
+  adaptiveBufferLoss: {
+    name: "adaptive_buffer_loss",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "drops at this egress queue the adaptive buffer counts as loss (all but its own WRED)",
+    labels: PORT_QUEUE,
+  },
+  adaptiveBufferDropped: {
+    name: "adaptive_buffer_dropped",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "yellow packets the adaptive buffer's WRED dropped at this egress queue",
+    labels: PORT_QUEUE,
+  },
+  elephantRemarked: {
+    name: "elephant_remarked",
+    kind: CounterKind.Counter,
+    unit: "packets",
+    help: "elephant packets received on the port whose 802.1p priority or DSCP the switch remarked",
+    labels: PORT,
   },
   vxlanEncapPackets: {
     name: "vxlan_encap_packets",

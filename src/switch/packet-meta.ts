@@ -69,6 +69,9 @@ export class PacketMeta implements FlowFields {
   mark = false;
   /** Drop precedence yellow (an elephant flow, features/elephant.ts): dropped before green traffic. */
   yellow = false;
+  /** 802.1p priority (PCP of a tagged frame) and DSCP the packet leaves with, -1: unchanged (elephant.ts). */
+  remarkDot1p = -1;
+  remarkDscp = -1;
   enqueuedAt = 0;
   verdict: Verdict = Verdict.Forward;
 
@@ -101,6 +104,8 @@ export class PacketMeta implements FlowFields {
     this.headroom = 0;
     this.mark = false;
     this.yellow = false;
+    this.remarkDot1p = -1;
+    this.remarkDscp = -1;
     this.verdict = Verdict.Forward;
   }
 }

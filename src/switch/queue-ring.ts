@@ -17,6 +17,7 @@ const PG = 1;
 const HEADROOM = 2;
 const L3 = 3;
 const MAC = 4;
+/** CE mark (bit 0), remarked 802.1p + 1 (bits 1..4) and remarked DSCP + 1 (bits 5..11); 0: neither. */
 const MARK = 5;
 const ENQUEUED_AT = 6;
 const LENGTH = 7;
@@ -64,7 +65,7 @@ export class QueueRing {
     r[o + HEADROOM] = m.headroom;
     r[o + L3] = m.l3;
     r[o + MAC] = m.nextHopMac;
-    r[o + MARK] = m.mark ? 1 : 0;
+    r[o + MARK] = (m.mark ? 1 : 0) | ((m.remarkDot1p + 1) << 1) | ((m.remarkDscp + 1) << 5);
     r[o + ENQUEUED_AT] = m.enqueuedAt;
     r[o + LENGTH] = m.frame.length;
     this.counts[this.slot] = count + 1;
@@ -86,7 +87,10 @@ export class QueueRing {
     m.headroom = r[o + HEADROOM]!;
     m.l3 = r[o + L3]!;
     m.nextHopMac = r[o + MAC]!;
-    m.mark = r[o + MARK] === 1;
+    const mark = r[o + MARK]!;
+    m.mark = (mark & 1) === 1;
+    m.remarkDot1p = ((mark >>> 1) & 0xf) - 1;
+    m.remarkDscp = ((mark >>> 5) & 0x7f) - 1;
     m.enqueuedAt = r[o + ENQUEUED_AT]!;
     this.head = (i + 1) & this.mask;
     this.counts[this.slot] = count - 1;

@@ -11,6 +11,8 @@ export interface SwitchDetail {
   readonly lldp?: LldpTable;
   /** Path-navigation entries installed (network mode). */
   readonly pathTable?: readonly PathEntry[];
+  /** The path table's fill and writes: its capacity, entries the last install refused, writes pending. */
+  readonly pathTableState?: { readonly capacity: number; readonly refused: number; readonly pending: number };
   /** Egress ports of each RoCEv2 flow, with packets and bytes per port (flow paths). */
   readonly flowPaths?: readonly FlowPathEntry[];
   /** The elephant identification table: each flow with its bytes and class (elephant/mice). */

@@ -182,6 +182,11 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
       this.drops.drop(DropReason.NoRoute, m.lossless && m.bthOpcode >= 0, m.inPort, -1, -1, now);
       return;
     }
+    if (!this.ports[m.outPort]!.up) {
+      // Only a path-navigation entry not yet refreshed after its port failed routes here (lb/path-table.ts).
+      this.drops.drop(DropReason.LinkDown, false, m.inPort, m.outPort, -1, now);
+      return;
+    }
     const mac = this.arp.lookup(m.nextHopIp, m.outPort);
     if (mac < 0) {
       this.arp.hold(m, now);

@@ -9,6 +9,7 @@
 // that sends them.
 
 import { CatalogBuilder, type CatalogFrame } from "./frame-catalog-builder.js";
+import { addCmFrame } from "./frame-catalog-cm.js";
 import { addIcmpFrames, addLinkControlFrames } from "./frame-catalog-control.js";
 import { addRoceV1Frame, addVlanFrame, addVxlanFrame } from "./frame-catalog-encap.js";
 import { addRcFrames } from "./frame-catalog-rc.js";
@@ -33,5 +34,6 @@ export function buildFrameCatalog(): CatalogFrame[] {
   addIcmpFrames(c);
   addRoceV1Frame(c);
   addVlanFrame(c);
+  addCmFrame(c);
   return c.out;
 }

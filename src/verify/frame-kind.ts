@@ -12,6 +12,8 @@ export const FrameKind = {
   /** RC ACKNOWLEDGE with a NAK or RNR NAK syndrome. */
   Nak: "nak",
   Cnp: "cnp",
+  /** RDMA CM MAD (REQ, REP, RTU, DREQ, DREP) in a UD SEND ONLY to QP1 (wire/cm-mad.ts). */
+  Cm: "cm",
   /** PFC frame pausing at least one priority (an enabled time above 0). */
   PfcXoff: "pfc-xoff",
   /** PFC frame whose enabled times are all 0 (resume). */

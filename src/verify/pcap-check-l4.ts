@@ -2,9 +2,11 @@
 // Control (802.3x PAUSE, 802.1Qbb PFC).
 
 import { internetChecksum, macToString, readU16 } from "../wire/bytes.js";
+import { GSI_QKEY, GSI_QP, parseCmDatagram, UD_SEND_ONLY } from "../wire/cm-mad.js";
 import { ETHERNET_MIN_FRAME, type EthernetHeader } from "../wire/ethernet.js";
 import { IcmpType, parseIcmp } from "../wire/icmp.js";
 import { computeIcrcV1, computeIcrcV2, readIcrc, verifyIcrcV1, verifyIcrcV2 } from "../wire/icrc.js";
+import { BTH_INT_FLAG } from "../wire/int-trailer.js";
 import { ipv4HeaderChecksum } from "../wire/ipv4.js";
 import {
   MacControlOpcode,
@@ -18,6 +20,14 @@ import { aethKind, DEFAULT_PKEY, Opcode, opcodeName, parseRoce, type RoceHeaders
 import { GRH_LENGTH, parseRoceV1Frame } from "../wire/rocev1.js";
 import { FCS_LENGTH, fcsProblem } from "./frame-fcs.js";
 import { FrameKind, hex, wire } from "./frame-kind.js";
+import { checkIntTrailer, emptyIntTally, type IntTally } from "./pcap-check-int.js";
+
+/** INT trailers seen since the last `resetIntTally` (the capture being checked). */
+export const intTally: IntTally = emptyIntTally();
+
+export function resetIntTally(): void {
+  Object.assign(intTally, emptyIntTally());
+}
 
 export function checkIcmp(frame: Uint8Array, l4: number, ipEnd: number, say: (m: string) => void): FrameKind {
   const parsed = parseIcmp(frame, l4, ipEnd);
@@ -60,14 +70,18 @@ export function checkRoceV2(
   ipEnd: number,
   say: (m: string) => void,
 ): FrameKind {
+  if (bthOff < udpEnd && frame[bthOff] === UD_SEND_ONLY)
+    return checkCm(frame, ipOff, bthOff, udpEnd, ipEnd, say);
   // A receiver trims the packet to the UDP length, so that is where the ICRC is looked for.
-  const parsed = parseRoce(frame, bthOff, udpEnd);
+  const flagged = bthOff + 4 < udpEnd && (frame[bthOff + 4]! & BTH_INT_FLAG) !== 0;
+  const trailer = flagged ? checkIntTrailer(frame, bthOff, udpEnd, intTally, say) : 0;
+  const parsed = parseRoce(frame, bthOff, udpEnd, trailer);
   if (!parsed.ok) {
     say(`roce ${wire(parsed.error)}`);
     return roceKindFromOpcode(frame, bthOff, udpEnd);
   }
   const roce = parsed.value;
-  const kind = checkTransport(frame, bthOff, roce, say);
+  const kind = checkTransport(frame, bthOff, roce, say, trailer > 0);
   // The ICRC runs from the IPv4 header to the end of the UDP payload.
   const icrcEnd = Math.min(udpEnd, ipEnd);
   if (!verifyIcrcV2(frame, ipOff, icrcEnd)) {
@@ -76,6 +90,39 @@ export function checkRoceV2(
     );
   }
   return kind;
+}
+
+/**
+ * A UD datagram: the lab sends only CM MADs to QP1 (IBTA Vol. 1 ch. 12); its DETH must carry the GSI's
+ * Q_Key and source QP 1, its MAD must be a CM message we speak, and the ICRC must hold.
+ */
+function checkCm(
+  frame: Uint8Array,
+  ipOff: number,
+  bthOff: number,
+  udpEnd: number,
+  ipEnd: number,
+  say: (m: string) => void,
+): FrameKind {
+  const destQp =
+    frame.length >= bthOff + 8
+      ? (frame[bthOff + 5]! << 16) | (frame[bthOff + 6]! << 8) | frame[bthOff + 7]!
+      : -1;
+  if (destQp !== GSI_QP) say(`cm: UD SEND ONLY to QP ${destQp}: the lab's datagrams are CM MADs to QP1`);
+  const parsed = parseCmDatagram(frame, bthOff, udpEnd);
+  if (!parsed.ok) say(wire(parsed.error));
+  else {
+    if (parsed.value.qkey !== GSI_QKEY)
+      say(`deth Q_Key: ${hex(parsed.value.qkey, 8)}, expected 0x80010000 (GSI)`);
+    if (parsed.value.srcQp !== GSI_QP) say(`deth source QP: ${parsed.value.srcQp}, expected 1 (GSI)`);
+  }
+  const icrcEnd = Math.min(udpEnd, ipEnd);
+  if (!verifyIcrcV2(frame, ipOff, icrcEnd)) {
+    say(
+      `icrc: ${hex(readIcrc(frame, icrcEnd), 8)}, expected ${hex(computeIcrcV2(frame, ipOff, icrcEnd), 8)} (RoCEv2 CM MAD)`,
+    );
+  }
+  return FrameKind.Cm;
 }
 
 export function checkRoceV1(frame: Uint8Array, say: (m: string) => void): FrameKind {
@@ -101,13 +148,15 @@ export function checkTransport(
   bthOff: number,
   roce: RoceHeaders,
   say: (m: string) => void,
+  int = false,
 ): FrameKind {
   const { bth } = roce;
   const name = opcodeName(bth.opcode);
   if (bth.pkey !== DEFAULT_PKEY) say(`bth P_Key: ${hex(bth.pkey, 4)}, expected 0xffff (${name})`);
   // Reserved bits: Resv6 (BTH byte 4, below FECN and BECN) and Resv7 (byte 8, below AckReq). Senders zero
   // them; BTH_LENGTH bounds both reads, which parseRoce has checked.
-  const resv6 = frame[bthOff + 4]! & 0x3f;
+  // With an INT trailer (checked by the caller), its flag is one of them (docs/int.md).
+  const resv6 = frame[bthOff + 4]! & (int ? 0x3f & ~BTH_INT_FLAG : 0x3f);
   const resv7 = frame[bthOff + 8]! & 0x7f;
   if (resv6 !== 0) say(`bth Resv6: ${hex(resv6, 2)}, reserved bits must be 0 (${name})`);
   if (resv7 !== 0) say(`bth Resv7: ${hex(resv7, 2)}, reserved bits must be 0 (${name})`);

@@ -15,7 +15,16 @@ import { parseUdp, ROCEV2_UDP_PORT, UDP_HEADER_LENGTH, udpChecksum, VXLAN_UDP_PO
 import { parseVxlan } from "../wire/vxlan.js";
 import { FCS_LENGTH, fcsProblem } from "./frame-fcs.js";
 import { FRAME_KINDS, FrameKind, hex, wire } from "./frame-kind.js";
-import { checkIcmp, checkMacControl, checkRoceV1, checkRoceV2, roceKindFromOpcode } from "./pcap-check-l4.js";
+import { emptyIntTally, type IntTally } from "./pcap-check-int.js";
+import {
+  checkIcmp,
+  checkMacControl,
+  checkRoceV1,
+  checkRoceV2,
+  intTally,
+  resetIntTally,
+  roceKindFromOpcode,
+} from "./pcap-check-l4.js";
 
 export interface CaptureProblem {
   /** 1-based frame number, as Wireshark numbers frames; 0 for a problem with the file itself. */
@@ -35,6 +44,8 @@ export interface CaptureReport {
   readonly kinds: readonly FrameKind[];
   /** Why the file could not be read at all (no frame was checked), or null. */
   readonly fileError: WireError | null;
+  /** In-band telemetry trailers seen (docs/int.md). */
+  readonly int: IntTally;
 }
 
 /** Result of checking one frame. */
@@ -58,6 +69,7 @@ function tally() {
   const problems: CaptureProblem[] = [];
   const kinds: FrameKind[] = [];
   const counts = emptyCounts();
+  resetIntTally();
   return {
     add(n: number, kind: FrameKind, messages: readonly string[]): void {
       for (const message of messages) problems.push({ frame: n, message });
@@ -65,7 +77,7 @@ function tally() {
       counts[kind]++;
     },
     report(): CaptureReport {
-      return { frames: kinds.length, problems, counts, kinds, fileError: null };
+      return { frames: kinds.length, problems, counts, kinds, fileError: null, int: { ...intTally } };
     },
   };
 }
@@ -117,6 +129,7 @@ function unreadable(error: WireError): CaptureReport {
     counts: emptyCounts(),
     kinds: [],
     fileError: error,
+    int: emptyIntTally(),
   };
 }
 

@@ -121,3 +121,23 @@ export function verifyIcrcV1(frame: Uint8Array, grhOffset: number, end: number):
   }
   return computeIcrcV1(frame, grhOffset, end) === readIcrc(frame, end);
 }
+
+/** CRC-32 of n zero bytes, for n up to `ICRC_PATCH_MAX` (the affine part of `patchIcrc`). */
+export const ICRC_PATCH_MAX = 256;
+const ZERO_CRC = new Uint32Array(ICRC_PATCH_MAX + 1);
+{
+  const zeros = new Uint8Array(ICRC_PATCH_MAX);
+  for (let n = 1; n <= ICRC_PATCH_MAX; n++) ZERO_CRC[n] = crc32Update(zeros, 0, n, 0);
+}
+
+/**
+ * Updates the ICRC that ends at `end` after bytes in front of it changed, without reading the packet: the
+ * n bytes from `from` to the ICRC (n ≤ ICRC_PATCH_MAX) changed by `diff[0..n)` (old XOR new). CRC-32 is
+ * affine, so crc(M ⊕ D) = crc(M) ⊕ crc(D) ⊕ crc(0ⁿ) for D of n bytes, and leading zeros of the difference
+ * do not matter: the cost is that of n bytes, whatever the packet's length. This is how a switch that
+ * writes in-band telemetry into a RoCE packet's trailer keeps its ICRC valid (docs/int.md).
+ */
+export function patchIcrc(frame: Uint8Array, end: number, diff: Uint8Array, n: number): void {
+  const delta = crc32Update(diff, 0, n, 0) ^ ZERO_CRC[n]!;
+  storeIcrc(frame, end, (readIcrc(frame, end) ^ delta) >>> 0);
+}

@@ -50,6 +50,11 @@ export interface RoceTransportSpec {
   readonly immDt?: number | null;
   /** Payload bytes (may be a view into a larger buffer; copied once into the frame). Default empty. */
   readonly payload?: Uint8Array;
+  /**
+   * Bytes after the payload and pad, in front of the ICRC, for any opcode: an in-band telemetry trailer
+   * (int-trailer.ts; the caller sets its BTH flag). Covered by the ICRC. Default none.
+   */
+  readonly trailer?: Uint8Array | null;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -79,7 +84,8 @@ export function padCountFor(payloadLength: number): number {
 export function roceTransportLength(spec: RoceTransportSpec): number {
   const layout = layoutFor(spec);
   const payloadLength = spec.payload?.length ?? 0;
-  return layout.headerLength + payloadLength + padCountFor(payloadLength) + ICRC_LENGTH;
+  const trailer = spec.trailer?.length ?? 0;
+  return layout.headerLength + payloadLength + padCountFor(payloadLength) + trailer + ICRC_LENGTH;
 }
 
 function writeTransport(
@@ -118,7 +124,12 @@ function writeTransport(
   buf.set(payload, off);
   off += payload.length;
   buf.fill(0, off, off + padCount);
-  return off + padCount;
+  off += padCount;
+  if (spec.trailer) {
+    buf.set(spec.trailer, off);
+    off += spec.trailer.length;
+  }
+  return off;
 }
 
 /**
@@ -157,6 +168,7 @@ function frameLength(spec: RoceV2FrameSpec, layout: OpcodeLayout): number {
     layout.headerLength +
     payloadLength +
     padCountFor(payloadLength) +
+    (spec.trailer?.length ?? 0) +
     ICRC_LENGTH;
   if (ipLength > 0xffff) throw new RangeError(`RoCEv2 packet of ${ipLength} bytes exceeds the IPv4 maximum`);
   return (spec.vlan ? ETHERNET_HEADER_LENGTH + VLAN_TAG_LENGTH : ETHERNET_HEADER_LENGTH) + ipLength;

@@ -51,9 +51,9 @@ const EXTENSION_LENGTH: Readonly<Record<string, number>> = {
  * the UDP payload for RoCEv2, the end of the GRH's payload for RoCEv1. Does not check the ICRC (icrc.ts
  * does, given the network header). Nothing at or after `end` is read.
  */
-export function parseRoce(buf: Uint8Array, bthOffset: number, end: number): Parsed<RoceHeaders> {
+export function parseRoce(buf: Uint8Array, bthOffset: number, end: number, trailer = 0): Parsed<RoceHeaders> {
   const v = view;
-  if (!decodeRoce(v, buf, bthOffset, end)) return refusal(v, buf, bthOffset, end);
+  if (!decodeRoce(v, buf, bthOffset, end, trailer)) return refusal(v, buf, bthOffset, end);
   const bth: Bth = {
     opcode: v.opcode,
     se: v.se,

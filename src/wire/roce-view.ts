@@ -86,10 +86,17 @@ export class RoceView {
 
 /**
  * Decodes the RoCE packet whose BTH starts at `bthOffset` and which ends, ICRC included, at `end` into `v`;
- * false (and `v.error`) when `parseRoce` would refuse it. Does not check the ICRC. Reads nothing at or
+ * false (and `v.error`) when `parseRoce` would refuse it. Does not check the ICRC. `trailer` bytes in front of
+ * the ICRC are an in-band telemetry trailer (int-trailer.ts), neither payload nor pad. Reads nothing at or
  * after `end`, allocates nothing.
  */
-export function decodeRoce(v: RoceView, buf: Uint8Array, bthOffset: number, end: number): boolean {
+export function decodeRoce(
+  v: RoceView,
+  buf: Uint8Array,
+  bthOffset: number,
+  end: number,
+  trailer = 0,
+): boolean {
   v.layout = null;
   if (end > buf.length) return refuse(v, RoceDecodeError.PastBuffer, end);
   if (bthOffset < 0) return refuse(v, RoceDecodeError.NegativeOffset, bthOffset);
@@ -149,7 +156,7 @@ export function decodeRoce(v: RoceView, buf: Uint8Array, bthOffset: number, end:
   if (off + ICRC_LENGTH > end) return refuse(v, RoceDecodeError.IcrcTruncated, off);
 
   // What lies between the headers and the ICRC is payload plus pad.
-  const padded = icrcOffset - off;
+  const padded = icrcOffset - trailer - off;
   v.padded = padded;
   if (v.padCount > padded) return refuse(v, RoceDecodeError.PadTooLong, bthOffset + 1);
   if (padded % 4 !== 0) return refuse(v, RoceDecodeError.NotAligned, off);

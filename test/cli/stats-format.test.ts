@@ -55,6 +55,39 @@ t.test("stats prints no header without rows under it", (t) => {
   t.end();
 });
 
+t.test("stats leaves out the -1 of settings that are not configured, also with --all", (t) => {
+  const sw = stats({
+    name: "leaf2",
+    kind: "switch",
+    now: 1000,
+    counters: { ai_ecn_changes: 0 },
+    ports: [
+      {
+        name: "eth1",
+        up: true,
+        counters: { rx_packets: 5 },
+        queues: [
+          { queue: 0, depthBytes: 0, paused: false, counters: { ecn_kmin_bytes: -1, ai_ecn_level: -1 } },
+          {
+            queue: 3,
+            depthBytes: 0,
+            paused: false,
+            counters: { tx_packets: 4, ecn_kmin_bytes: 150000, ai_ecn_level: -1 },
+          },
+        ],
+      },
+    ],
+  });
+  for (const all of [false, true]) {
+    const out = formatStats(sw, all);
+    t.notMatch(out, /-1/, `no placeholder (all=${all})`);
+    t.notMatch(out, /queue 0/, `a queue with only placeholders gets no row (all=${all})`);
+    t.match(out, /queue 3: depth 0B {2}tx_packets=4 ecn_kmin_bytes=150000$/m);
+  }
+  t.match(formatStats(sw, true), /ai_ecn_changes\s+0$/m, "--all still shows zeros");
+  t.end();
+});
+
 t.test("status lists each host's address", (t) => {
   const status = {
     lab: "x",

@@ -57,6 +57,20 @@ t.teardown(() => rmSync(dir, { recursive: true, force: true }));
 
 t.test("containerlab on two machines, then one: files, a kept token, stale parts removed", async (t) => {
   const out = join(dir, "clab");
+  const small = await exportHere([
+    "containerlab",
+    "default",
+    "-o",
+    out,
+    "--hosts",
+    "a=192.0.2.1,b=192.0.2.2",
+  ]);
+  t.equal(small.exitCode, 2, "the default 1500-byte underlay cannot carry RoCE MTU 4096 tunnels: refused");
+  t.match(
+    small.stderr,
+    /tunnelled links need an underlay MTU of at least 4274 bytes.*1500 is too small .*--underlay-mtu 9000, or lower the topology's defaults\.mtu to 1024 \(nothing written/,
+  );
+  t.notOk(existsSync(out), "and nothing is written");
   const two = await rocelab([
     "export",
     "containerlab",
@@ -65,18 +79,18 @@ t.test("containerlab on two machines, then one: files, a kept token, stale parts
     out,
     "--hosts",
     "a=192.0.2.1,b=192.0.2.2",
+    "--underlay-mtu",
+    "4274",
   ]);
   t.equal(two.exitCode, 0, two.stderr);
+  t.equal(two.stderr, "", "no warning: the underlay carries the tunnels");
   t.match(two.stdout, /default\.a\.clab\.yml: 6 nodes \(spine1, leaf1, h1, h2, h3, h4\)/);
   t.match(two.stdout, /on b: sudo containerlab deploy -t .*default\.b\.clab\.yml/);
   t.match(
     two.stdout,
     /PFC headroom of the 2 tunnelled links covers 100us of real tunnel latency \(100ns emulated/,
   );
-  t.match(
-    two.stderr,
-    /warning: tunnelled links need an underlay MTU of at least 4274 bytes.*1500 is too small/,
-  );
+  t.match(two.stdout, /at least 4274 bytes .*the underlay's 4274 is enough/);
   const token = readFileSync(join(out, "config/token"), "utf8");
   t.match(token, /^[0-9a-f]{64}\n$/);
   t.equal(statSync(join(out, "config/token")).mode & 0o777, 0o600, "the token is private");
@@ -199,7 +213,7 @@ t.test(
       "nodes:\n  Leaf1: { kind: switch }\n  h1: { kind: host }\n  h2: { kind: host }\n" +
         'links:\n  - ["h1:eth1", "Leaf1:eth1"]\n  - ["h2:eth1", "Leaf1:eth2"]\n',
     );
-    const upper = await exportHere(["k8s", topo, "-o", join(dir, "upper")]);
+    const upper = await exportHere(["k8s", topo, "-o", join(dir, "upper"), "--underlay-mtu", "9000"]);
     t.equal(upper.exitCode, 2);
     t.match(upper.stderr, /node Leaf1: clabernetes names pods and services after nodes/);
   },

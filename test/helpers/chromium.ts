@@ -10,7 +10,13 @@ import type { Readable, Writable } from "node:stream";
 
 export interface PageCheck {
   readonly title: string;
-  readonly images: readonly { readonly src: string; readonly loaded: boolean }[];
+  /** Every image: loaded, its natural width and the width the page shows it at (a 1280 px wide window). */
+  readonly images: readonly {
+    readonly src: string;
+    readonly loaded: boolean;
+    readonly natural: number;
+    readonly shown: number;
+  }[];
   readonly errors: readonly string[];
 }
 
@@ -91,13 +97,18 @@ export async function checkPage(url: string, timeoutMs = 60_000): Promise<PageCh
       }
     });
     for (const domain of ["Page", "Runtime", "Log"]) await send(`${domain}.enable`, {}, sessionId);
+    await send(
+      "Emulation.setDeviceMetricsOverride",
+      { width: 1280, height: 1000, deviceScaleFactor: 1, mobile: false },
+      sessionId,
+    );
     await send("Page.navigate", { url }, sessionId);
     await load;
     const { result } = (await send(
       "Runtime.evaluate",
       {
         expression:
-          "JSON.stringify({ title: document.title, images: [...document.images].map((i) => ({ src: i.src, loaded: i.complete && i.naturalWidth > 0 })) })",
+          "JSON.stringify({ title: document.title, images: [...document.images].map((i) => ({ src: i.src, loaded: i.complete && i.naturalWidth > 0, natural: i.naturalWidth, shown: i.width })) })",
         returnByValue: true,
       },
       sessionId,

@@ -126,3 +126,21 @@ export async function labNamespaces(lab: string): Promise<string[]> {
 export function labProcesses(lab: string): number[] {
   return findLabProcesses(lab).map((p) => p.pid);
 }
+
+/**
+ * Reads `read` until `ok` holds or `ms` of real time pass, and returns the last value read. The bound is a
+ * safety net, not a pass/fail criterion: the caller asserts on the value.
+ */
+export async function pollUntil<T>(
+  read: () => Promise<T> | T,
+  ok: (v: T) => boolean,
+  ms = 20_000,
+  stepMs = 200,
+): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, stepMs));
+  }
+}

@@ -171,11 +171,30 @@ const CASES: Record<string, { fires: (Case & { severity: string })[]; quiet: Cas
         changes: [switchChange({ ecn: { queues: { "3": null } } })],
         severity: "warning",
       },
+      {
+        what: "DCTCP and nobody marks",
+        changes: [hostChange({ cc: "dctcp" }), switchChange({ ecn: { queues: { "3": null } } })],
+        severity: "warning",
+      },
     ],
     quiet: [
       {
+        what: "HPCC hosts where switches mark (they ignore CNPs by design)",
+        changes: [hostChange({ cc: "hpcc" })],
+      },
+      {
         what: "DCQCN off and no marking",
         changes: [hostChange({ cc: "none" }), switchChange({ ecn: { queues: { "3": null } } })],
+      },
+    ],
+  },
+  "int-for-hpcc": {
+    fires: [{ what: "HPCC hosts, INT off", changes: [hostChange({ cc: "hpcc" })], severity: "warning" }],
+    quiet: [
+      { what: "DCQCN hosts (default)" },
+      {
+        what: "HPCC hosts, INT on every switch",
+        changes: [hostChange({ cc: "hpcc" }), switchChange({ int: { enabled: true } })],
       },
     ],
   },

@@ -22,7 +22,7 @@ import { Ecn, IPV4_HEADER_LENGTH } from "../../src/wire/ipv4.js";
 import { buildRoceV2Frame } from "../../src/wire/roce-frame.js";
 import { Opcode } from "../../src/wire/roce-opcodes.js";
 import { UDP_HEADER_LENGTH } from "../../src/wire/udp.js";
-import { labNamespaces, nicStatsOf, requireRoot, rl, rlStarted, upLab } from "../helpers/live.js";
+import { labNamespaces, nicStatsOf, pollUntil, requireRoot, rl, rlStarted, upLab } from "../helpers/live.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 requireRoot(t);
@@ -126,16 +126,6 @@ async function pairTo(t: Test, to: string): Promise<QpStats> {
   return qpOf(to, "a");
 }
 
-/** Polls `what` until `ok` or `ms` of real time (a bound, not a pass/fail criterion). */
-async function until<T>(what: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await what();
-    if (ok(v) || Date.now() > deadline) return v;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 t.test("forged requests draw IBTA's NAKs on the wire; a truncated BTH is malformed", async (t) => {
   await upLab(t, LAB, file);
   // Every NAK to a leaves the switch on sw:eth1; the capture runs while the cases are sent.
@@ -173,7 +163,7 @@ t.test("forged requests draw IBTA's NAKs on the wire; a truncated BTH is malform
     );
     t.equal((await qpOf("a", c.to)).sqPsn, q.rqPsn, "a's sq_psn is its rq_psn");
     await forge(c.to, [write(c.to, q, q.rqPsn, c.o(q))]);
-    const after = await until(
+    const after = await pollUntil(
       () => qpOf(c.to, "a"),
       (x) => x.state === "error",
     );
@@ -197,7 +187,7 @@ t.test("forged requests draw IBTA's NAKs on the wire; a truncated BTH is malform
   new DataView(cut.buffer).setUint16(IPV4_HEADER_LENGTH + 6, 0); // no UDP checksum (IPv4 allows it)
   await forge("b", [cut]);
   t.equal(
-    await until(
+    await pollUntil(
       () => counter("b", "drop_malformed"),
       (n) => n > malformed,
     ),
@@ -235,7 +225,7 @@ t.test("forged WRITEs with valid PSNs, then a real WRITE on that QP: it ends wit
     "f",
     Array.from({ length: 8 }, (_, i) => write("f", q, (e + i) & 0xff_ffff)),
   );
-  const moved = await until(
+  const moved = await pollUntil(
     () => qpOf("f", "a"),
     (x) => x.rqPsn === ((e + 8) & 0xff_ffff),
   );

@@ -3,7 +3,7 @@
 // trace --flows`) must cross the spine the plan chose, in host mode (source ports) and network mode
 // (switch entries), and again after a spine link fails and the controller re-plans. Needs root.
 import t, { type Test } from "tap";
-import { requireRoot, rl, statsOf, upLab } from "../helpers/live.js";
+import { pollUntil, requireRoot, rl, statsOf, upLab } from "../helpers/live.js";
 
 requireRoot(t);
 
@@ -69,6 +69,17 @@ t.test("path navigation on the live lab: LLDP, host and network mode, re-plan af
     ],
     "rocelab stats shows leaf1's LLDP neighbours as wired",
   );
+  // The switches write their entries one after another (pathTable.installLatency, 1 ms of emulated time
+  // each by default): the probes are sent once every switch says none is pending.
+  const pending = async () => {
+    let n = 0;
+    for (const sw of ["leaf1", "leaf2", "spine1", "spine2"]) {
+      const s = await statsOf(LAB, sw);
+      n += s.kind === "switch" ? (s.detail?.pathTableState?.pending ?? 0) : 0;
+    }
+    return n;
+  };
+  t.equal(await pollUntil(pending, (n) => n === 0, 60_000, 250), 0, "every switch wrote its entries");
   await spinesMatch(t, network, "network mode");
 
   const host = await pathNav("host");

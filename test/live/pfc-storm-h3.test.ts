@@ -19,7 +19,16 @@ import type { LabEvent } from "../../src/lab/lab.js";
 import { LiveLab } from "../../src/lab/live/live-lab.js";
 import { switchChange } from "../../src/scenario/settings-layers.js";
 import { qpFlows } from "../../src/tui/flow-paths.js";
-import { labNamespaces, labProcesses, nicStatsOf, requireRoot, rl, statsOf, upLab } from "../helpers/live.js";
+import {
+  labNamespaces,
+  labProcesses,
+  nicStatsOf,
+  pollUntil,
+  requireRoot,
+  rl,
+  statsOf,
+  upLab,
+} from "../helpers/live.js";
 
 requireRoot(t);
 
@@ -62,16 +71,9 @@ async function wd(port: number, prio: number, name: string, node = "leaf2"): Pro
 
 /** Polls `read` until `ok` holds (a bound on real time, not a pass/fail criterion: it fails only if never). */
 async function until<T>(t: Test, what: string, read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const v = await read();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) {
-      t.fail(`${what}: never (last ${JSON.stringify(v)})`);
-      return v;
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  const v = await pollUntil(read, ok, 60_000, 250);
+  if (!ok(v)) t.fail(`${what}: never (last ${JSON.stringify(v)})`);
+  return v;
 }
 
 async function delivered(host: string): Promise<number> {

@@ -23,7 +23,7 @@ import { keptLogDir } from "../../src/lab/live/names.js";
 import { readState } from "../../src/lab/live/state.js";
 import type { LabStatus } from "../../src/lab/live/supervisor.js";
 import { checkCapture } from "../../src/verify/pcap-check.js";
-import { guardLab, labNamespaces, labProcesses, requireRoot, rl } from "../helpers/live.js";
+import { guardLab, labNamespaces, labProcesses, pollUntil, requireRoot, rl } from "../helpers/live.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 requireRoot(t);
@@ -45,12 +45,6 @@ async function readableByNobody(files: readonly string[]): Promise<boolean> {
   return (await execa("setpriv", args, { reject: false })).exitCode === 0;
 }
 
-async function until(what: () => boolean, ms = 20_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!what() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  return what();
-}
-
 t.test("a squatted metrics port fails `up` with a clear error; the lab's logs are kept", async (t) => {
   guardLab(SQUAT);
   const squatter = createServer((_req, res) => res.end('rx_prio_pause{lab="secsq"} 0\n'));
@@ -64,9 +58,21 @@ t.test("a squatted metrics port fails `up` with a clear error; the lab's logs ar
     `127.0.0.1:${port} is already in use (another lab, or another program: a scraper would read its series as this lab's); choose another --metrics-port, 0 for any free one, or --no-metrics`,
   );
   t.match(r.stderr, `its log is kept: ${keptLogDir(SQUAT)}/supervisor.log`);
-  t.ok(await until(() => labProcesses(SQUAT).length === 0), "no process of the lab left");
+  t.ok(
+    await pollUntil(
+      () => labProcesses(SQUAT).length === 0,
+      (v) => v,
+    ),
+    "no process of the lab left",
+  );
   t.same(await labNamespaces(SQUAT), [], "no namespace left");
-  t.ok(await until(() => existsSync(join(keptLogDir(SQUAT), "supervisor.log"))), "supervisor.log kept");
+  t.ok(
+    await pollUntil(
+      () => existsSync(join(keptLogDir(SQUAT), "supervisor.log")),
+      (v) => v,
+    ),
+    "supervisor.log kept",
+  );
   t.match(readFileSync(join(keptLogDir(SQUAT), "supervisor.log"), "utf8"), /already in use/);
   const purge = await rl(["down", "--name", SQUAT, "--purge"]);
   t.equal(purge.exitCode, 0, purge.stderr);

@@ -5,7 +5,7 @@ import t from "tap";
 import { CounterSet } from "../../src/device/counters.js";
 import { declareNicCounters } from "../../src/nic/counters.js";
 import { nicConfig } from "../../src/nic/resolve-config.js";
-import { FrameBuilder } from "../../src/nic/transport/frames.js";
+import { FrameBuilder, IntEcho } from "../../src/nic/transport/frames.js";
 import { Access } from "../../src/nic/transport/memory-region.js";
 import { Arrival, GoBackN, type ReceiveOrder } from "../../src/nic/transport/receive-order.js";
 import { RequestResult, Responder } from "../../src/nic/transport/responder.js";
@@ -42,6 +42,10 @@ function link(nakRetryGuard = true): QpLink {
     builder: new FrameBuilder(cfg),
     counters: declareNicCounters(new CounterSet({})),
     settings,
+    echo: new IntEcho(),
+    inflightLimit() {
+      return this.settings.maxInflightPackets;
+    },
     qpError: () => {},
   };
 }

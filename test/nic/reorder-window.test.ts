@@ -6,7 +6,7 @@ import { CounterSet } from "../../src/device/counters.js";
 import { createRandom } from "../../src/device/prng.js";
 import { declareNicCounters } from "../../src/nic/counters.js";
 import { nicConfig } from "../../src/nic/resolve-config.js";
-import { FrameBuilder } from "../../src/nic/transport/frames.js";
+import { FrameBuilder, IntEcho } from "../../src/nic/transport/frames.js";
 import { Access } from "../../src/nic/transport/memory-region.js";
 import { Arrival } from "../../src/nic/transport/receive-order.js";
 import { ReorderWindow } from "../../src/nic/transport/reorder-window.js";
@@ -43,6 +43,10 @@ function link(reorderWindow: number): QpLink {
       recvDepth: null,
       recvRepostNs: 0,
       reorderWindow,
+    },
+    echo: new IntEcho(),
+    inflightLimit() {
+      return this.settings.maxInflightPackets;
     },
     qpError: () => {},
   };

@@ -5,29 +5,11 @@ import t from "tap";
 import type { FlowReport } from "../../src/lab/flow-report.js";
 import { FLOW_ROWS, flowStatus, flowsSection, flowTableOrder } from "../../src/report/html-flows.js";
 import { escapeHtml } from "../../src/report/html-report.js";
+import { flowReport } from "../helpers/flow-report.js";
 
 const RUN_END = 1_000_000;
 
-function flow(id: number, o: Partial<FlowReport>): FlowReport {
-  return {
-    id,
-    workload: "w",
-    src: "h1",
-    dst: "h2",
-    op: "write",
-    qp: 0x100,
-    bytes: 1 << 20,
-    startNs: 0,
-    endNs: null,
-    fctNs: null,
-    goodputBps: null,
-    retransmits: 0,
-    outcome: "unfinished",
-    error: null,
-    ...o,
-  };
-}
-
+const flow = (id: number, o: Partial<FlowReport>) => flowReport(id, { qp: 0x100, bytes: 1 << 20, ...o });
 const done = (id: number) =>
   flow(id, { outcome: "completed", endNs: 90_000, fctNs: 90_000, goodputBps: 93e9 });
 

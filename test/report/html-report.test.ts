@@ -63,6 +63,31 @@ t.test("the report page: summary, plots, configuration, findings; renders in chr
     "every image loaded",
   );
   t.same(check.errors, [], "no console errors");
+  t.same(
+    check.images.filter((i) => i.shown < i.natural),
+    [],
+    "no chart is shrunk to fit the page (a title on one long line made the SVG wider than the page)",
+  );
+  t.ok(
+    check.images.every((i) => i.natural <= 1000),
+    `every chart fits the page: ${check.images.map((i) => i.natural).join(", ")} px`,
+  );
+  t.match(
+    html,
+    /<p class="verdict"><strong>Verdict:<\/strong> (NOT lossless|lossless)[^<]*; PFC (held [a-z0-9]+:eth\d+ priority 3 longest|paused no queue)/,
+    "a one-line verdict",
+  );
+  t.match(html, /<h2 id="pfc">PFC per port<\/h2>/);
+  t.match(
+    html,
+    /<tr><td>[a-z0-9]+:eth\d+<\/td><td>[a-z0-9]+:eth\d+<\/td><td class="n">3<\/td>/,
+    "a paused port, its peer and the priority",
+  );
+  for (const caption of html.matchAll(/<figcaption>([^<]*)<\/figcaption>/g))
+    t.notOk(
+      html.includes(`alt="${caption[1]}"`),
+      `a caption adds to the chart's title: ${caption[1]!.slice(0, 40)}`,
+    );
 });
 
 t.test("the browser check sees a broken image and a console error", async (t) => {

@@ -14,26 +14,11 @@ import { pauseIntervalsFromEvents } from "../../src/report/queue-plots.js";
 import type { Report } from "../../src/report/report.js";
 import { runScenarioSim } from "../../src/run/run-sim.js";
 import { loadScenario } from "../../src/scenario/scenario.js";
+import { timedFlow } from "../helpers/flow-report.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
-function flow(id: number, workload: string, fctNs: number | null): FlowReport {
-  return {
-    id,
-    workload,
-    src: "h1",
-    dst: "h2",
-    op: "write",
-    qp: 256,
-    bytes: 1000,
-    startNs: 0,
-    endNs: fctNs,
-    fctNs,
-    goodputBps: fctNs ? 8e12 / fctNs : null,
-    retransmits: 0,
-    outcome: fctNs === null ? "unfinished" : "completed",
-    error: null,
-  };
-}
+const flow = (id: number, workload: string, fctNs: number | null) =>
+  timedFlow(id, 0, fctNs, { workload, goodputBps: fctNs ? 8e12 / fctNs : null });
 
 function report(flows: FlowReport[]): Report {
   return {

@@ -1,7 +1,7 @@
 import t from "tap";
 import type { AnyDeviceStats } from "../../src/lab/device-stats.js";
-import type { FlowReport } from "../../src/lab/flow-report.js";
 import { percentiles, summarise } from "../../src/report/report.js";
+import { flowReport } from "../helpers/flow-report.js";
 import { nicTables } from "../helpers/stats-tables.js";
 
 // A run where no flow completed still retransmitted: the summary must count the NICs' retransmissions,
@@ -14,22 +14,7 @@ t.test("retransmissions are counted over every flow, completed or not", (t) => {
       counters: { ...nicTables().node, retransmitted_packets: n },
       ports: [],
     }) as unknown as AnyDeviceStats;
-  const flow: FlowReport = {
-    id: 1,
-    workload: "w",
-    src: "h1",
-    dst: "h8",
-    op: "write",
-    qp: 1,
-    bytes: 1000,
-    startNs: 0,
-    endNs: null,
-    fctNs: null,
-    goodputBps: null,
-    retransmits: 0,
-    outcome: "unfinished",
-    error: null,
-  };
+  const flow = flowReport(1, { dst: "h8", qp: 1 });
   const s = summarise({
     stats: [nic("h1", 1200), nic("h2", 21)],
     flows: [flow],

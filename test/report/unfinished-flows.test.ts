@@ -3,31 +3,12 @@
 import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import t from "tap";
-import type { FlowReport } from "../../src/lab/flow-report.js";
 import { dueFlows, fctPercentiles, goodputSpanNs } from "../../src/report/flow-stats.js";
 import { renderHtmlReport } from "../../src/report/html-report.js";
 import { formatSummary } from "../../src/report/summary-text.js";
 import { runScenarioSim } from "../../src/run/run-sim.js";
 import { loadScenario } from "../../src/scenario/scenario.js";
-
-function flow(id: number, startNs: number, fctNs: number | null): FlowReport {
-  return {
-    id,
-    workload: "w",
-    src: "h1",
-    dst: "h2",
-    op: "write",
-    qp: 256,
-    bytes: 1000,
-    startNs,
-    endNs: fctNs === null ? null : startNs + fctNs,
-    fctNs,
-    goodputBps: null,
-    retransmits: 0,
-    outcome: fctNs === null ? "unfinished" : "completed",
-    error: null,
-  };
-}
+import { timedFlow as flow } from "../helpers/flow-report.js";
 
 t.test("every flow completed: plain nearest-rank percentiles, no lower bound", async (t) => {
   const flows = [1, 2, 3, 4].map((i) => flow(i, 0, i * 100));

@@ -4,6 +4,7 @@ import t from "tap";
 import { runScenarioSim } from "../../src/run/run-sim.js";
 import { resolveScenario } from "../../src/scenario/scenario.js";
 import { scenarioFile } from "../../src/scenario/schema.js";
+import { PAIR_TOPOLOGY } from "../helpers/pair-scenario.js";
 
 function twoMessages(qpPerMessage: boolean | undefined) {
   const flow = {
@@ -18,14 +19,7 @@ function twoMessages(qpPerMessage: boolean | undefined) {
       name: "two-messages",
       seed: 1,
       duration: "200us",
-      topology: {
-        name: "pair",
-        nodes: { sw: { kind: "switch" }, h1: { kind: "host" }, h2: { kind: "host" } },
-        links: [
-          ["h1:eth1", "sw:eth1"],
-          ["h2:eth1", "sw:eth2"],
-        ],
-      },
+      topology: PAIR_TOPOLOGY,
       timeline: [
         { at: "0ns", start: { ...flow, name: "a" } },
         { at: "0ns", start: { ...flow, name: "b" } },

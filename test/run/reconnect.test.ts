@@ -6,43 +6,21 @@
 
 import t from "tap";
 import { RECONNECT_LIMIT } from "../../src/lab/flow-driver.js";
-import { runScenarioSim } from "../../src/run/run-sim.js";
-import type { SimEvent } from "../../src/runtime/sim/simulator.js";
-import { resolveScenario } from "../../src/scenario/scenario.js";
-import { scenarioFile } from "../../src/scenario/schema.js";
-
-const PAIR = {
-  name: "pair",
-  nodes: { sw: { kind: "switch" }, h1: { kind: "host" }, h2: { kind: "host" } },
-  links: [
-    ["h1:eth1", "sw:eth1"],
-    ["h2:eth1", "sw:eth2"],
-  ],
-};
+import { runPair } from "../helpers/pair-scenario.js";
 
 /** h1 -> h2 messages of `size` (rto 50 us, retryCnt 1: a QP fails ~100 us into an outage). */
 function run(workload: Record<string, unknown>, timeline: unknown[], duration = "2ms") {
-  const events: SimEvent[] = [];
-  const sc = resolveScenario(
-    scenarioFile.parse({
-      name: "reconnect",
-      seed: 1,
-      duration,
-      topology: PAIR,
-      overrides: { hosts: { transport: { rto: "50us", retryCnt: 1 } } },
-      timeline: [
-        {
-          at: "0ns",
-          start: { type: "flow", name: "app", from: "h1", to: "h2", size: "256KB", ...workload },
-        },
-        ...timeline,
-      ],
-    }),
-    "reconnect",
-    null,
-  );
-  const { report } = runScenarioSim(sc, { onEvent: (e) => events.push(e) });
-  return { report, events };
+  return runPair("reconnect", {
+    duration,
+    overrides: { hosts: { transport: { rto: "50us", retryCnt: 1 } } },
+    timeline: [
+      {
+        at: "0ns",
+        start: { type: "flow", name: "app", from: "h1", to: "h2", size: "256KB", ...workload },
+      },
+      ...timeline,
+    ],
+  });
 }
 
 const OUTAGE = [

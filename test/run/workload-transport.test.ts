@@ -4,27 +4,12 @@
 
 import { join } from "node:path";
 import t from "tap";
-import { runScenarioSim } from "../../src/run/run-sim.js";
 import { ConfigError } from "../../src/scenario/config-error.js";
-import { loadScenario, resolveScenario } from "../../src/scenario/scenario.js";
-import { scenarioFile } from "../../src/scenario/schema.js";
-
-const PAIR = {
-  name: "pair",
-  nodes: { sw: { kind: "switch" }, h1: { kind: "host" }, h2: { kind: "host" } },
-  links: [
-    ["h1:eth1", "sw:eth1"],
-    ["h2:eth1", "sw:eth2"],
-  ],
-};
+import { loadScenario } from "../../src/scenario/scenario.js";
+import { runPair } from "../helpers/pair-scenario.js";
 
 function run(hosts: Record<string, unknown>, timeline: unknown[], duration = "2ms") {
-  const sc = resolveScenario(
-    scenarioFile.parse({ name: "attrs", seed: 1, duration, topology: PAIR, overrides: { hosts }, timeline }),
-    "attrs",
-    null,
-  );
-  return runScenarioSim(sc).report.flows;
+  return runPair("attrs", { duration, overrides: { hosts }, timeline }).report.flows;
 }
 
 t.test("timeout and retries: the impatient workload fails, the host's settings carry the other", (t) => {

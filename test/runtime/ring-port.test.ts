@@ -35,7 +35,7 @@ t.test(
       await ip(["link", "set", "dev", dev, "address", mac, "mtu", "4224", "up"]);
     }
     // The peer runs in the namespace with this test's TypeScript loader (and none of tap's other hooks).
-    const loader = process.execArgv.filter((a) => a.includes("@tapjs/typescript"));
+    const loader = process.execArgv.filter((a) => a.includes("test-loader"));
     const peer = fileURLToPath(new URL("../helpers/ring-peer.ts", import.meta.url));
     const r = await execa(
       "ip",

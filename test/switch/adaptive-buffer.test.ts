@@ -94,3 +94,52 @@ t.test("lossless elephants are never dropped by it", (t) => {
   t.equal(h.counter("drop_yellow"), 0);
   t.end();
 });
+
+t.test(
+  "loss is accounted per egress port and queue: one port's loss leaves another's elephants alone",
+  (t) => {
+    const h = new SwitchHarness({ settings }).start();
+    // Loss at port 3 only: an instant burst of mice towards port 3's peer.
+    for (let i = 0; i < 700; i++) h.deliver(1, h.udp(1, peerIp(3), { dscp: 0, sport: 20_000 + i }));
+    h.run(h.now + PERIOD);
+    const lost = h.queueCounter(3, 0, "adaptive_buffer_loss");
+    t.ok(lost > 0, `port 3 queue 0 lost ${lost}`);
+    t.equal(lost, h.queueCounter(3, 0, "dropped"), "all of its drops count");
+    t.equal(h.portCounter(3, "adaptive_buffer_port_threshold_bytes"), 64_000, "port 3 under WRED");
+    t.equal(h.portCounter(2, "adaptive_buffer_port_threshold_bytes"), 0, "port 2 still tail drop");
+    t.equal(h.queueCounter(2, 0, "adaptive_buffer_loss"), 0);
+    t.equal(threshold(h), 64_000, "the switch-wide gauge is the lowest threshold in force");
+    const ev = h.env.events.find((e) => e.kind === "info" && e.detail?.startsWith("adaptive buffer"));
+    t.equal(ev?.port, 3, "the event names the port");
+    // An elephant bursting towards port 2 meets no adaptive WRED there.
+    const h2 = new SwitchHarness({
+      settings: { ...settings, elephant: { ...settings.elephant, yellowAlpha: 8 } },
+    }).start();
+    burst(h2, 30, 1);
+    for (let i = 0; i < 700; i++) h2.deliver(1, h2.udp(1, peerIp(3), { dscp: 0, sport: 20_000 + i }));
+    h2.run(h2.now + PERIOD);
+    burst(h2, 300, 1);
+    t.equal(h2.counter("drop_adaptive_wred"), 0, "port 2's elephants were not squeezed by port 3's loss");
+    t.end();
+  },
+);
+
+t.test("its own WRED drops are not loss: a quiet port goes back to tail drop", (t) => {
+  const h = new SwitchHarness({
+    settings: { ...settings, elephant: { ...settings.elephant, yellowAlpha: 8 } },
+  }).start();
+  burst(h, 30, 1);
+  mice(h, 700);
+  h.run(h.now + PERIOD);
+  burst(h, 300, 1);
+  const own = h.queueCounter(2, 1, "adaptive_buffer_dropped");
+  t.ok(own > 0, `WRED dropped ${own}`);
+  t.equal(h.queueCounter(2, 1, "adaptive_buffer_loss"), 0, "not counted as loss");
+  h.run(h.now + PERIOD);
+  t.equal(
+    h.portCounter(2, "adaptive_buffer_port_threshold_bytes"),
+    0,
+    "a period with only its own drops is quiet: 64 KB / 0.5 passes `initial`, tail drop again",
+  );
+  t.end();
+});

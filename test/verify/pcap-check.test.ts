@@ -582,7 +582,7 @@ t.test("rocelab pcap-check, in process through commander", async (t) => {
   t.equal(ok.code, 0);
   t.same(ok.errors, []);
   t.same(ok.lines, [
-    `${good}: ${catalog.length} frames checked (roce-data 22, ack 1, nak 2, cnp 1, pfc-xoff 1, pfc-xon 1, pause 1, arp 2, lldp 1, icmp 3, vxlan 1); no problems`,
+    `${good}: ${catalog.length} frames checked (roce-data 22, ack 1, nak 2, cnp 1, cm 1, pfc-xoff 1, pfc-xon 1, pause 1, arp 2, lldp 1, icmp 3, vxlan 1); no problems`,
   ]);
 
   const flipped = await run(["pcap-check", bad]);

@@ -21,6 +21,8 @@ export interface PlanRecord {
   readonly meanLoad: number;
   readonly unplanned: number;
   readonly entries: number;
+  /** Entries the switches refused because their tables were full (those flows go by ECMP). */
+  readonly refused: number;
   readonly sourcePortChanges: number;
 }
 
@@ -102,10 +104,13 @@ export class SimPathNavigator {
     for (const [name, sw] of this.fabric.switches) configs.set(name, sw.config);
     const plan = planPaths({ mode: this.mode, tables, configs, demands: this.demands(now) });
     let entries = 0;
+    let refused = 0;
     for (const [sw, list] of plan.entries) {
       entries += list.length;
-      const reply = this.fabric.switches.get(sw)!.command({ type: "path-entries", entries: list }, now);
+      const device = this.fabric.switches.get(sw)!;
+      const reply = device.command({ type: "path-entries", entries: list }, now);
       if (!reply.ok) throw new Error(`${sw}: ${reply.error}`);
+      refused += device.stats(now).detail?.pathTableState?.refused ?? 0;
     }
     for (const c of plan.sourcePorts) {
       const reply = this.nics
@@ -122,6 +127,7 @@ export class SimPathNavigator {
       meanLoad: plan.meanLoad,
       unplanned: plan.unplanned,
       entries,
+      refused,
       sourcePortChanges: plan.sourcePorts.length,
     });
   }

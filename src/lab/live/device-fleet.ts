@@ -80,6 +80,10 @@ export class DeviceFleet {
       realMsUntilIn: (ns) => opts.clock.realMsUntil(opts.clock.free() + ns),
       aheadNs: () => (AHEAD_REAL_MS * 1e6) / opts.clock.dilation,
       command: (host, cmd) => this.commandOrNote(host, cmd),
+      lab: {
+        status: (node) => this.devices.get(node)?.status ?? "stopped",
+        linkDown: (id) => this.downLinks.has(id),
+      },
     });
   }
 

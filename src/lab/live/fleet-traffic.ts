@@ -12,6 +12,7 @@ import { NodeKind, type Topology } from "../../scenario/topology.js";
 import type { AnyDeviceStats } from "../device-stats.js";
 import { FlowDriver } from "../flow-driver.js";
 import type { FlowReport } from "../flow-report.js";
+import { type LabNow, refuseUnavailableHosts } from "../host-availability.js";
 
 /**
  * Real time by which a live lab hands work ahead to its devices (a workload's request to the supervisor,
@@ -32,6 +33,8 @@ export interface TrafficRuntime {
   aheadNs(): number;
   /** Sends a command to a host's NIC; a failure is the runtime's to report. */
   command(host: string, cmd: NicCommand): void;
+  /** The devices' status and the links that are down: a workload from or to a host that is not there is refused. */
+  readonly lab?: LabNow;
 }
 
 export class FleetTraffic {
@@ -86,6 +89,7 @@ export class FleetTraffic {
     const start = at ?? this.runtime.now() + this.runtime.aheadNs();
     const random = createRandom(this.seed, stream ?? `workload:${spec.name}:${this.workloadCount++}`);
     const flows = generateFlows(spec, start, random, this.driver.newId);
+    if (this.runtime.lab) refuseUnavailableHosts(this.topo, spec.name, flows, this.runtime.lab);
     this.driver.add(flows);
     return { name: spec.name, flows: flows.length };
   }

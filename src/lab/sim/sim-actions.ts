@@ -16,6 +16,7 @@ import {
 import { hostAddress } from "../../scenario/address-plan.js";
 import { hosts } from "../../scenario/topology.js";
 import type { FlowDriver } from "../flow-driver.js";
+import { type LabNow, refuseUnavailableHosts } from "../host-availability.js";
 import { workloadStream } from "../timeline.js";
 import type { SimFabric } from "./sim-fabric.js";
 
@@ -30,6 +31,8 @@ export interface SimActionTarget {
   readonly kernels?: ReadonlyMap<string, HostStack>;
   /** Devices that are not running take no commands (a killed NIC posts nothing). */
   readonly running?: (node: string) => boolean;
+  /** The paced lab's devices and links now: workloads from or to a host that is not there are refused. */
+  readonly lab?: LabNow;
   /** Changes the pacing of a paced lab (a scenario run has none, and refuses `dilation`). */
   readonly setDilation?: (dilation: number) => void;
 }
@@ -46,7 +49,9 @@ function check(node: string, reply: { ok: true } | { ok: false; error: string })
 const HANDLERS: Handlers = {
   start: (t, a, now) => {
     const random = createRandom(t.target.seed, a.stream ?? workloadStream(a.workload.name));
-    t.target.driver.add(generateFlows(a.workload, a.at ?? now, random, t.target.driver.newId));
+    const flows = generateFlows(a.workload, a.at ?? now, random, t.target.driver.newId);
+    if (t.target.lab) refuseUnavailableHosts(t.target.fabric.topo, a.workload.name, flows, t.target.lab);
+    t.target.driver.add(flows);
     return { workload: a.workload.name };
   },
   incast: (t, a, now) => {

@@ -105,6 +105,7 @@ export class SimLab implements Lab {
       seed: this.seed,
       kernels: this.kernels,
       running: (node) => this.status.get(node) === "running",
+      lab: { status: (node) => this.status.get(node) ?? "stopped", linkDown: (id) => this.fabric.isDown(id) },
       setDilation: (d) => this.setDilation(d),
     });
     sim.onEvent((e) => {

@@ -8,6 +8,7 @@ import type { TxArbiter } from "../l2/tx-arbiter.js";
 import { PORT } from "../nic-ids.js";
 import type { NicShared } from "../nic-shared.js";
 import type { QueuePair } from "../transport/qp.js";
+import type { AckSample } from "./ack-sample.js";
 import { CC_TIMERS, createQpCc, npSettings } from "./cc.js";
 
 export class CcDriver {
@@ -74,6 +75,15 @@ export class CcDriver {
     this.afterRateEvent(qp, before, now);
   }
 
+  /** An ACK for `qp` (algorithms driven by ACKs: HPCC, TIMELY, DCTCP). */
+  onAck(qp: QueuePair, ack: AckSample, now: Nanoseconds): void {
+    const cc = qp.cc;
+    if (cc === null || cc.onAck === undefined) return;
+    const before = cc.rate;
+    if (cc.onAck(ack, now)) this.afterRateEvent(qp, before, now);
+    qp.syncWindow();
+  }
+
   /** `qp` put `bytes` on the wire: its congestion control may raise the rate (DCQCN's byte counter). */
   onBytesSent(qp: QueuePair, bytes: number, now: Nanoseconds): void {
     const cc = qp.cc;
@@ -96,7 +106,7 @@ export class CcDriver {
       else env.arm(id, at);
     }
     if (cc.rate === before) return;
-    qp.repace(this.s.lineRate);
+    if (cc.repaceOnChange) qp.repace(this.s.lineRate);
     if (cc.rate < before) {
       const count = this.s.limiter.admit(this.s.keyCut + qp.slot, now);
       if (count > 0) env.emit({ kind: EventKind.RateCut, qp: qp.qpn, count, value: cc.rate });

@@ -5,16 +5,21 @@
 // (dcqcn-rp.ts) is the first strategy; `none` gives the QP no state machine (line rate, CNPs ignored).
 //
 // Receiving CE-marked packets is the notification point's business (dcqcn-np.ts: CNPs, paced), the same
-// for every strategy today, as on a ConnectX. Algorithms driven by ACK timestamps, ECN echo or in-band
-// telemetry (TIMELY, DCTCP, HPCC) add their reactions here (an `onAck`) and a window beside the rate.
+// for every strategy, as on a ConnectX. The algorithms driven by ACKs — HPCC (in-band telemetry echoed in
+// ACKs, hpcc.ts), TIMELY (RTT from echoed send times, timely.ts), DCTCP (ECN echo, dctcp.ts) — react in
+// `onAck` and may bound the bytes in flight with a `window` beside the rate (HPCC's ns-3 VarWin).
 
 import type { BitsPerSecond, Nanoseconds } from "../../device/contract.js";
 import type { NicConfig } from "../config.js";
+import type { AckSample } from "./ack-sample.js";
 import { NP_WHEN_RP_OFF, type NpSettings } from "./dcqcn-params.js";
 import { DcqcnRp } from "./dcqcn-rp.js";
+import { Dctcp } from "./dctcp.js";
+import { Hpcc } from "./hpcc.js";
+import { Timely } from "./timely.js";
 
 /** The algorithms a host can choose (`cc:` in its settings). */
-export const CC_NAMES = ["dcqcn", "none"] as const;
+export const CC_NAMES = ["dcqcn", "hpcc", "timely", "dctcp", "none"] as const;
 export type CcName = (typeof CC_NAMES)[number];
 
 /** Timers one QP's congestion control may keep armed (the NIC registers this many timer kinds for it). */
@@ -28,6 +33,11 @@ export interface QpCc {
   readonly target: BitsPerSecond;
   /** CNPs it acted on (mlx5 rp_cnp_handled, per QP). */
   readonly cnpHandled: number;
+  /**
+   * True: a new rate re-times the gap the pacer is counting down after the last packet. False: that gap
+   * keeps its rate and the new one applies from the next packet (DCQCN's `rateChange`).
+   */
+  readonly repaceOnChange: boolean;
   /** A CNP for this QP arrived; true when the rate changed. */
   onCnp(now: Nanoseconds): boolean;
   /** The QP put `bytes` on the wire; true when the rate changed. */
@@ -36,8 +46,12 @@ export interface QpCc {
   onTimer(index: number, now: Nanoseconds): boolean;
   /** When timer `index` should fire (absolute emulated ns), or -1 when it should not be armed. */
   timerAt(index: number): Nanoseconds;
-  /** DCQCN's α at `now` (0 for algorithms without one): the reports' rate plots show it. */
+  /** DCQCN's α at `now` (DCTCP's α; 0 for algorithms without one): the reports' rate plots show it. */
   alpha(now: Nanoseconds): number;
+  /** An ACK arrived (algorithms driven by ACKs); true when the rate changed. */
+  onAck?(ack: AckSample, now: Nanoseconds): boolean;
+  /** Bytes in flight allowed (0 or absent: no window). */
+  readonly window?: number;
 }
 
 /** The sender-side state of a new QP (or of every QP after a reconfiguration); null: line rate. */
@@ -45,6 +59,12 @@ export function createQpCc(cfg: NicConfig, lineRate: BitsPerSecond): QpCc | null
   switch (cfg.cc) {
     case "dcqcn":
       return new DcqcnRp(cfg.dcqcn, lineRate);
+    case "hpcc":
+      return new Hpcc(cfg.hpcc, lineRate);
+    case "timely":
+      return new Timely(cfg.timely, lineRate);
+    case "dctcp":
+      return new Dctcp(cfg.dctcp, lineRate);
     case "none":
       return null;
   }

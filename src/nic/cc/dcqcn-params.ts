@@ -60,6 +60,18 @@ export const HyperIncrease = {
 } as const;
 export type HyperIncrease = (typeof HyperIncrease)[keyof typeof HyperIncrease];
 
+/** What a new rate does to the gap the pacer is already counting down after the QP's last packet. */
+export const RateChange = {
+  /** The gap is re-timed at once: RC now decides when the next packet may start. */
+  Repace: "repace",
+  /**
+   * HPCC's ns-3: the gap keeps the rate it was started with and the new RC applies from the next packet
+   * on (RdmaHw's *Mlx functions assign m_rate without RdmaHw::ChangeRate, which would move m_nextAvail).
+   */
+  NextPacket: "next-packet",
+} as const;
+export type RateChange = (typeof RateChange)[keyof typeof RateChange];
+
 /** Every DCQCN knob, NP and RP (rates in bits/s, times in ns, sizes in bytes). */
 export interface DcqcnParams {
   /** Profile name, for display ("paper", "nvidia", "hpcc-ns3" or a custom name). */
@@ -108,6 +120,8 @@ export interface DcqcnParams {
   readonly hyperIncrease: HyperIncrease;
   /** RC = RT = this on the QP's first CNP, bits/s; null = keep the current rate. */
   readonly rateOnFirstCnpBps: BitsPerSecond | null;
+  /** Whether a new RC re-times the pacer's gap in progress or applies from the next packet. */
+  readonly rateChange: RateChange;
 }
 
 const MBPS = 1e6;
@@ -153,6 +167,8 @@ const PAPER: DcqcnParams = {
   rhai: 200 * MBPS,
   hyperIncrease: HyperIncrease.Constant,
   rateOnFirstCnpBps: null,
+  // A packet-level choice the fluid model does not make: the pacer follows RC at once.
+  rateChange: RateChange.Repace,
 };
 
 /** ConnectX firmware defaults (mlxconfig dumps of CX-5 / CX-6 Lx, NVIDIA "DCQCN Parameters" pages). */
@@ -197,6 +213,8 @@ const NVIDIA: DcqcnParams = {
   hyperIncrease: HyperIncrease.Constant,
   // rate_to_set_on_first_cnp 0 = not used.
   rateOnFirstCnpBps: null,
+  // Not documented for the firmware: the pacer follows RC at once.
+  rateChange: RateChange.Repace,
 };
 
 /** HPCC's ns-3 (`alibaba-edu/High-Precision-Congestion-Control`), run.py mode "dcqcn" at bw = 100 Gb/s. */
@@ -239,6 +257,8 @@ const HPCC_NS3: DcqcnParams = {
   hyperIncrease: HyperIncrease.Constant,
   // RateOnFirstCnp 1.0 (a fraction of the current rate): unchanged.
   rateOnFirstCnpBps: null,
+  // The *Mlx rate changes set m_rate only: the gap in progress keeps its rate (rdma-hw.cc).
+  rateChange: RateChange.NextPacket,
 };
 
 /** The named profiles. */

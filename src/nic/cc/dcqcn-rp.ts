@@ -44,7 +44,14 @@
 // the cap, the increase machinery stops (nothing left to increase) until the next cut.
 
 import type { BitsPerSecond, Nanoseconds } from "../../device/contract.js";
-import { AlphaUpdate, CutMode, CutMonitor, type DcqcnParams, HyperIncrease } from "./dcqcn-params.js";
+import {
+  AlphaUpdate,
+  CutMode,
+  CutMonitor,
+  type DcqcnParams,
+  HyperIncrease,
+  RateChange,
+} from "./dcqcn-params.js";
 
 export const RpTimer = {
   /** The rate-increase timer T. */
@@ -75,6 +82,8 @@ export class DcqcnRp {
   /** Increase events applied. */
   increases = 0;
   readonly maxRate: BitsPerSecond;
+  /** `rateChange` "repace": a new RC re-times the pacer's gap in progress (else from the next packet). */
+  readonly repaceOnChange: boolean;
 
   private started = false;
   /** Whether increase events still have something to do (RC or RT below the cap). */
@@ -97,6 +106,7 @@ export class DcqcnRp {
     lineRateBps: BitsPerSecond,
   ) {
     this.maxRate = params.maxRateBps > 0 ? Math.min(params.maxRateBps, lineRateBps) : lineRateBps;
+    this.repaceOnChange = params.rateChange === RateChange.Repace;
     this.rate = this.maxRate;
     this.target = this.maxRate;
     this.alphaValue = params.initialAlpha;

@@ -17,7 +17,9 @@ export const ccFeature = defineNicFeature({
   key: "cc",
   doc:
     "The congestion-control algorithm of the host's QPs: dcqcn (Zhu et al., SIGCOMM 2015, with the " +
-    "`dcqcn` section's parameters) or none (line rate; CNPs ignored, still sent for CE marks).",
+    "`dcqcn` section's parameters), hpcc (SIGCOMM 2019; needs INT on every switch), timely (SIGCOMM " +
+    "2015), dctcp (SIGCOMM 2010, on RoCE as HPCC's ns-3 runs it), each with its section's parameters, or " +
+    "none (line rate; CNPs ignored, still sent for CE marks).",
   settings: z.enum(CC_NAMES),
   resolve: (s): CcName => s ?? "dcqcn",
   onlyWhenChanged: true,

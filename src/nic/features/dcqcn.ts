@@ -4,7 +4,13 @@
 
 import { z } from "zod";
 import { duration, rate, ratio, size } from "../../device/setting-units.js";
-import { DCQCN_PROFILES, type DcqcnParams, type DcqcnProfileName, dcqcnProfile } from "../cc/dcqcn-params.js";
+import {
+  DCQCN_PROFILES,
+  type DcqcnParams,
+  type DcqcnProfileName,
+  dcqcnProfile,
+  RateChange,
+} from "../cc/dcqcn-params.js";
 import { defineNicFeature } from "./feature.js";
 
 declare module "../config.js" {
@@ -30,6 +36,8 @@ const knobs = z
     rhai: rate.optional(),
     g: ratio.optional(),
     minRate: rate.optional(),
+    /** Pacer: a new RC re-times the gap after the last packet ("repace") or applies from the next one. */
+    rateChange: z.enum([RateChange.Repace, RateChange.NextPacket]).optional(),
   })
   .strict();
 

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import type { NicConfig, NicTunables } from "../config.js";
 import { ccFeature } from "./cc.js";
+import { dctcpFeature, hpccFeature, timelyFeature } from "./cc-family.js";
 import { dcqcnFeature } from "./dcqcn.js";
 import { mergeSection, type NicDefaultsContext, type NicFeatureModule } from "./feature.js";
 import { pfcStallPreventionFeature } from "./pfc-stall-prevention.js";
@@ -18,6 +19,9 @@ import { transportFeature } from "./transport.js";
 export const NIC_FEATURES = {
   cc: ccFeature,
   dcqcn: dcqcnFeature,
+  hpcc: hpccFeature,
+  timely: timelyFeature,
+  dctcp: dctcpFeature,
   transport: transportFeature,
   qos: nicQosFeature,
   rxBuffer: rxBufferFeature,
@@ -48,6 +52,9 @@ export type NicSettings = { readonly [K in keyof Features]?: z.output<SettingsOf
 
 /** Sections to put on a running NIC; a section given as null goes back to its defaults. */
 export type NicSettingsUpdate = { readonly [K in keyof Features]?: z.output<SettingsOf<Features[K]>> | null };
+
+/** The sections that restart the QPs' congestion control when they change. */
+const CC_SECTIONS = ["cc", "dcqcn", "hpcc", "timely", "dctcp"] as const;
 
 const MODULES: readonly NicFeatureModule[] = Object.values(NIC_FEATURES) as readonly NicFeatureModule[];
 
@@ -82,12 +89,12 @@ export function sectionsToSend(s: NicSettings, changed: NicSettings): NicSetting
   const all = s as Record<string, unknown>;
   const touched = changed as Record<string, unknown>;
   // Choosing another algorithm, or changing DCQCN, restarts the QPs' congestion control with both.
-  const ccChanged = touched.cc !== undefined || touched.dcqcn !== undefined;
+  const ccChanged = CC_SECTIONS.some((k) => touched[k] !== undefined);
   for (const m of MODULES) {
     if (all[m.key] === undefined || (m.onlyWhenChanged && !ccChanged)) continue;
     out[m.key] = all[m.key];
   }
-  if (ccChanged) for (const k of ["cc", "dcqcn"]) out[k] ??= null;
+  if (ccChanged) for (const k of CC_SECTIONS) out[k] ??= null;
   return out as NicSettingsUpdate;
 }
 

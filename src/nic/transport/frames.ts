@@ -3,6 +3,7 @@
 // payload comes from the PayloadFactory's scratch area. Nothing keeps a reference to a built frame.
 
 import type { Ipv4Address } from "../../wire/bytes.js";
+import { flagInt, INT_MAX_HOPS, IntMode, intTrailerLength, writeIntTrailer } from "../../wire/int-trailer.js";
 import { Ecn } from "../../wire/ipv4.js";
 import {
   type Aeth,
@@ -24,6 +25,34 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 const EMPTY = new Uint8Array(0);
 
+/** Where the BTH of a RoCEv2 frame without VLAN tag starts (Ethernet 14, IPv4 20, UDP 8). */
+const BTH_AT = 42;
+
+/** The INT trailer a host's data packets carry: its congestion control's (none: -1). */
+function intModeFor(cfg: NicConfig): number {
+  if (cfg.cc === "hpcc") return IntMode.Collect;
+  if (cfg.cc === "timely") return IntMode.Timestamp;
+  return -1;
+}
+
+/** What a receiver echoes in its ACKs for one QP: the last INT trailer and whether CE was seen since. */
+export class IntEcho {
+  readonly bytes = new Uint8Array(intTrailerLength(IntMode.Collect, INT_MAX_HOPS));
+  length = 0;
+  ce = false;
+  private readonly views = new Map<number, Uint8Array>();
+
+  /** The echoed trailer (a view reused for every ACK of the same length). */
+  view(): Uint8Array {
+    let v = this.views.get(this.length);
+    if (v === undefined) {
+      v = this.bytes.subarray(0, this.length);
+      this.views.set(this.length, v);
+    }
+    return v;
+  }
+}
+
 /** Builds every frame a NIC sends (RoCE data, READ requests, ACK/NAK, CNP) from reusable specs. */
 export class FrameBuilder {
   readonly payloads: PayloadFactory;
@@ -33,8 +62,18 @@ export class FrameBuilder {
   /** RoCEv1 framing when the NIC knows a layer-2 domain (NicConfig.rocev1); used while `roce` is v1. */
   private readonly v1: RoceV1Framer | null;
 
+  /** The INT trailer of data packets (IntMode, or -1), and its hop slots. */
+  private intMode: number;
+  private intHops: number;
+  /** The trailer of the next data packet (a view of `trailerBuf`, remade when the mode or slots change). */
+  private readonly trailerBuf = new Uint8Array(intTrailerLength(IntMode.Collect, INT_MAX_HOPS));
+  private trailer: Uint8Array = EMPTY;
+
   constructor(private cfg: NicConfig) {
     this.payloads = new PayloadFactory(cfg.mtu);
+    this.intMode = intModeFor(cfg);
+    this.intHops = cfg.hpcc.maxHops;
+    this.sizeTrailer();
     this.v1 = cfg.rocev1 === null ? null : new RoceV1Framer(cfg, cfg.rocev1);
     this.spec = {
       srcMac: cfg.port.mac,
@@ -60,12 +99,16 @@ export class FrameBuilder {
       aeth: null,
       immDt: null,
       payload: EMPTY,
+      trailer: null,
     };
   }
 
   /** Follow a configuration change (DSCPs; MACs and MTU do not change at run time). */
   configure(cfg: NicConfig): void {
     this.cfg = cfg;
+    this.intMode = intModeFor(cfg);
+    this.intHops = cfg.hpcc.maxHops;
+    this.sizeTrailer();
     this.v1?.configure(cfg);
   }
 
@@ -114,7 +157,25 @@ export class FrameBuilder {
       s.aeth = null;
     }
     s.payload = length > 0 ? this.payloads.fill(destQp, psn, length, sentAt) : EMPTY;
+    if (this.intMode >= 0 && this.cfg.roce !== "v1") return this.withInt(sentAt);
     return this.build(s);
+  }
+
+  private sizeTrailer(): void {
+    const mode = this.intMode as IntMode;
+    this.trailer =
+      this.intMode < 0 ? EMPTY : this.trailerBuf.subarray(0, intTrailerLength(mode, this.intHops));
+  }
+
+  /** The data packet just specified, with an empty INT trailer after its payload (docs/int.md). */
+  private withInt(sentAt: number): Uint8Array {
+    const s = this.spec;
+    writeIntTrailer(this.trailer, 0, this.intMode as IntMode, this.intHops, sentAt);
+    s.trailer = this.trailer;
+    const frame = buildRoceV2Frame(s);
+    s.trailer = null;
+    flagInt(frame, BTH_AT);
+    return frame;
   }
 
   /** A READ request for `length` bytes at `va`. Sent like data (it travels with the QP's requests). */
@@ -141,7 +202,15 @@ export class FrameBuilder {
    * An ACK or NAK (`syndrome`) for `psn`. DSCP ackDscp and ECT(0): when ACKs share the data priority they
    * meet the same WRED queues as data, which would drop a Not-ECT ACK instead of marking it.
    */
-  ack(dstIp: Ipv4Address, udpSrcPort: number, destQp: number, psn: number, syndrome: number, msn: number) {
+  ack(
+    dstIp: Ipv4Address,
+    udpSrcPort: number,
+    destQp: number,
+    psn: number,
+    syndrome: number,
+    msn: number,
+    echo: IntEcho | null = null,
+  ) {
     const s = this.spec;
     this.address(dstIp, udpSrcPort, destQp, Op.Acknowledge, psn);
     s.dscp = this.cfg.qos.ackDscp;
@@ -152,7 +221,16 @@ export class FrameBuilder {
     this.aeth.msn = msn;
     s.aeth = this.aeth;
     s.payload = EMPTY;
-    return this.build(s);
+    if (echo === null || this.cfg.roce === "v1" || (echo.length === 0 && !echo.ce)) return this.build(s);
+    // The receiver's echo (docs/int.md): BECN for CE seen since the last ACK, the last INT trailer.
+    s.becn = echo.ce;
+    if (echo.length > 0) s.trailer = echo.view();
+    const frame = buildRoceV2Frame(s);
+    s.becn = false;
+    s.trailer = null;
+    if (echo.length > 0) flagInt(frame, BTH_AT);
+    echo.ce = false;
+    return frame;
   }
 
   /** A CNP to the reaction point's QP `destQp` (DSCP cnpDscp, Not-ECT so no switch can mark it). */

@@ -5,6 +5,7 @@
 import type { Nanoseconds } from "../../device/contract.js";
 import { fail, type NicCommand, type NicReply } from "../commands.js";
 import type { Kick, NicShared } from "../nic-shared.js";
+import type { QueuePair } from "./qp.js";
 import { MSG_OP_NAMES, type MsgOp } from "./transport.js";
 
 const MAX_MESSAGE_BYTES = 0xffff_ffff;
@@ -20,6 +21,8 @@ interface ScheduledPost {
 export class PostQueue {
   /** Sorted by time (stable for equal times: posts run in the order they were given). */
   private scheduled: ScheduledPost[] = [];
+  /** Called once work is posted on a QP (the RDMA CM agent connects an unconnected one: cm-agent.ts). */
+  onPosted: ((qp: QueuePair, now: Nanoseconds) => void) | null = null;
 
   constructor(
     private readonly s: NicShared,
@@ -47,6 +50,7 @@ export class PostQueue {
       return { ok: true };
     }
     qp.requester.post(op, cmd.bytes, cmd.flowId, now);
+    this.onPosted?.(qp, now);
     this.s.mayHaveData(qp);
     this.kick(now);
     return { ok: true };
@@ -68,6 +72,7 @@ export class PostQueue {
       const qp = this.s.qpByNum.get(p.qpn);
       if (qp === undefined) continue;
       qp.requester.post(p.op, p.bytes, p.flowId, p.at);
+      this.onPosted?.(qp, now);
       this.s.mayHaveData(qp);
     }
     this.scheduled.splice(0, n);

@@ -10,7 +10,7 @@ import { CnpPacer } from "../cc/dcqcn-np.js";
 import type { NpSettings } from "../cc/dcqcn-params.js";
 import type { NicCounters } from "../counters.js";
 import type { QpTransportLayer } from "../features/transport.js";
-import type { FrameBuilder } from "./frames.js";
+import { type FrameBuilder, IntEcho } from "./frames.js";
 import type { CompletionSink } from "./message.js";
 import { Requester } from "./requester.js";
 import { Responder } from "./responder.js";
@@ -61,6 +61,8 @@ export class QueuePair implements QpLink {
   private responsesFirst = true;
   /** Sitting in the NIC's ACK queue. */
   inAckQueue = false;
+  /** Connected (always, unless a CM role made it wait for the exchange on the wire: cm-agent.ts). */
+  cmReady = true;
   /** Timer bookkeeping (absolute times armed, -1 none), so the NIC arms only on change. */
   readonly armedCc = new Array<number>(CC_TIMERS).fill(-1);
   armedCnp = -1;
@@ -71,6 +73,10 @@ export class QueuePair implements QpLink {
   ecnMarked = 0;
   /** Its own QP attributes over the host's (`settings` is then its own object), or null. */
   attributes: QpTransportLayer | null = null;
+  /** What the responder echoes in its ACKs: the last INT trailer received, CE seen since the last ACK. */
+  readonly echo = new IntEcho();
+  /** Packets in flight the congestion control's window allows (Infinity: no window). */
+  ccWindowPackets = Number.POSITIVE_INFINITY;
   /** Ready to send, or in the error state (for good: this NIC does not reset QPs). */
   state: QpState = QpState.Rts;
 
@@ -104,7 +110,18 @@ export class QueuePair implements QpLink {
   /** (Re)starts its congestion control (null: none, line rate). The rate goes back to the line rate. */
   setCc(cc: QpCc | null, lineRate: BitsPerSecond): void {
     this.cc = cc;
+    this.syncWindow();
     this.repace(lineRate);
+  }
+
+  inflightLimit(): number {
+    return Math.min(this.settings.maxInflightPackets, this.ccWindowPackets);
+  }
+
+  /** Follows the congestion control's window (bytes) as a number of packets of the path MTU. */
+  syncWindow(): void {
+    const w = this.cc?.window ?? 0;
+    this.ccWindowPackets = w > 0 ? Math.max(1, Math.ceil(w / this.settings.mtu)) : Number.POSITIVE_INFINITY;
   }
 
   /** The rate this QP is paced at. */
@@ -113,7 +130,7 @@ export class QueuePair implements QpLink {
   }
 
   hasData(): boolean {
-    return this.responder.hasResponses || this.requester.hasWork();
+    return this.cmReady && (this.responder.hasResponses || this.requester.hasWork());
   }
 
   /** The next data frame (READ response or request), built at `now`, or null. */

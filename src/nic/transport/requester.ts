@@ -108,7 +108,7 @@ export class Requester {
   /** Something to transmit now (ignoring pacing and PFC, which the NIC checks). */
   hasWork(): boolean {
     if (this.reissue.length > 0) return true;
-    return this.sendV < this.nextV && this.sendV - this.ackedV < this.link.settings.maxInflightPackets;
+    return this.sendV < this.nextV && this.sendV - this.ackedV < this.link.inflightLimit();
   }
 
   /** Any PSN transmitted and not yet acknowledged or answered (the retransmission timer runs). */

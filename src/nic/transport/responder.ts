@@ -364,6 +364,7 @@ export class Responder {
         psnAdd(this.ePsn, -1),
         AethSyndrome.AckUnlimited,
         this.msn,
+        link.echo,
       );
     }
     return null;

@@ -4,7 +4,7 @@
 import type { Ipv4Address } from "../../wire/bytes.js";
 import { Opcode } from "../../wire/roce.js";
 import type { NicCounters } from "../counters.js";
-import type { FrameBuilder } from "./frames.js";
+import type { FrameBuilder, IntEcho } from "./frames.js";
 import type { WcStatus } from "./work-completion.js";
 
 /** The operation of a work request. */
@@ -49,6 +49,10 @@ export interface QpLink {
   readonly builder: FrameBuilder;
   readonly counters: NicCounters;
   readonly settings: TransportSettings;
+  /** What the responder echoes in its ACKs (INT trailer, ECN echo). */
+  readonly echo: IntEcho;
+  /** Packets it may have in flight: maxInflightPackets, or fewer when its congestion control's window says so. */
+  inflightLimit(): number;
   /**
    * Moves the QP to the error state (IBTA 10.3.1): every outstanding work request completes, the one that
    * failed (if the requester's) with `status`, the others flushed; requests that arrive later are dropped.

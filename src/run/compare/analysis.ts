@@ -4,7 +4,7 @@
 // never says a variant is lower on a figure whose values are only lower bounds (unfinished flows).
 
 import { formatDuration, formatRate, formatSize } from "../../device/units.js";
-import { METRIC_DEFS, type MetricDef, type MetricValue } from "./metrics.js";
+import { type MetricDef, type MetricValue, metricDefsOf } from "./metrics.js";
 import { type Interval, meanInterval, pairedDifference, sideOfZero } from "./stats.js";
 
 /** One run's figures. */
@@ -94,11 +94,12 @@ function verdict(m: MetricDef, a: VariantStat, b: VariantStat): PairVerdict {
 
 /**
  * Per metric: every variant's statistics and the verdicts of every pair (each later variant against each
- * earlier one). Metrics that do not apply to every run (null in some) are left out.
+ * earlier one). Metrics that do not apply to every run (null or absent in some: a workload only some
+ * variants run) are left out.
  */
 export function analyse(variants: readonly string[], runs: readonly RunResult[]): MetricComparison[] {
   const out: MetricComparison[] = [];
-  for (const m of METRIC_DEFS) {
+  for (const m of metricDefsOf(runs)) {
     const stats: VariantStat[] = [];
     let applies = true;
     for (const v of variants) {

@@ -16,10 +16,15 @@ export function formatComparison(
   metrics: readonly MetricComparison[],
   plan: SeedPlan,
   variants: readonly Variant[],
+  runtime: "sim" | "live" = "sim",
 ): string {
   const labels = variants.map((v) => v.label);
+  const where =
+    runtime === "live"
+      ? `${plan.seeds.length} runs in the live lab, one after another (run r with seed r)`
+      : `${plan.seeds.length} seeds in the simulator`;
   const lines = [
-    `compare: ${labels.length} variant${labels.length === 1 ? "" : "s"} × ${plan.seeds.length} seeds in the simulator`,
+    `compare: ${labels.length} variant${labels.length === 1 ? "" : "s"} × ${where}`,
     seedPlanText(plan),
     "mean over seeds [95 % confidence interval, Student t]; ≥: some run left flows unfinished, the value is a lower bound",
     "",

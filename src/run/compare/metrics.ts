@@ -1,5 +1,6 @@
-// What `rocelab compare` measures in each run: figures of the report's summary, and FCT percentiles of the
-// small flows. Every value says whether it is only a lower bound (an FCT percentile that an unfinished flow
+// What `rocelab compare` measures in each run: figures of the report's summary, FCT percentiles of the
+// small flows, and — when a run has more than one workload — FCT percentiles and unfinished flows of each
+// workload by its name (the mice and the elephants apart). Every value says whether it is only a lower bound (an FCT percentile that an unfinished flow
 // reached: report/flow-stats.ts), so a verdict never calls a variant faster on a figure that hides flows
 // still running.
 
@@ -146,10 +147,61 @@ const METRICS: readonly (MetricDef & { readonly extract: Extract })[] = [
   },
 ];
 
-/** The metrics compare reports, in table order. */
+/** The metrics compare reports for every run, in table order. */
 export const METRIC_DEFS: readonly MetricDef[] = METRICS.map(({ extract: _, ...d }) => d);
+
+/** Per-workload metric ids are `workload:<name>:<key>`. */
+const WORKLOAD_PREFIX = "workload:";
+const PER_WORKLOAD = [
+  { key: "fct-p50", what: "FCT p50", unit: "ns", p: "p50" },
+  { key: "fct-p99", what: "FCT p99", unit: "ns", p: "p99" },
+  { key: "unfinished", what: "flows unfinished", unit: "count", p: null },
+] as const;
+
+/** The metrics of one workload, by its name. */
+export function workloadMetricDefs(workload: string): MetricDef[] {
+  return PER_WORKLOAD.map((m) => ({
+    id: `${WORKLOAD_PREFIX}${workload}:${m.key}`,
+    label: `${m.what} (workload ${workload})`,
+    unit: m.unit,
+    better: "lower",
+  }));
+}
+
+/** The workload a metric id belongs to, or null for a metric of the whole run. */
+export function metricWorkload(id: string): string | null {
+  if (!id.startsWith(WORKLOAD_PREFIX)) return null;
+  return id.slice(WORKLOAD_PREFIX.length, id.lastIndexOf(":"));
+}
+
+/** The metrics of a set of runs: every run's, then each workload's (in order of first appearance). */
+export function metricDefsOf(
+  runs: readonly { readonly values: Readonly<Record<string, unknown>> }[],
+): MetricDef[] {
+  const workloads = new Set<string>();
+  for (const r of runs)
+    for (const id of Object.keys(r.values)) {
+      const w = metricWorkload(id);
+      if (w !== null) workloads.add(w);
+    }
+  return [...METRIC_DEFS, ...[...workloads].flatMap(workloadMetricDefs)];
+}
+
+function workloadValues(r: Report): [string, MetricValue | null][] {
+  const names = [...new Set(r.flows.map((f) => f.workload))];
+  if (names.length < 2) return []; // one workload: the figures of all flows are its figures
+  return names.flatMap((w) => {
+    const flows = r.flows.filter((f) => f.workload === w);
+    return PER_WORKLOAD.map((m): [string, MetricValue | null] => [
+      `${WORKLOAD_PREFIX}${w}:${m.key}`,
+      m.p === null
+        ? exact(flows.filter((f) => f.outcome === "unfinished").length)
+        : fctOf(flows, r.durationNs, m.p),
+    ]);
+  });
+}
 
 /** Every metric's value in one run (null: the metric does not apply, e.g. no fabric links). */
 export function measure(r: Report, o: MetricOptions): Record<string, MetricValue | null> {
-  return Object.fromEntries(METRICS.map((m) => [m.id, m.extract(r, o)]));
+  return Object.fromEntries([...METRICS.map((m) => [m.id, m.extract(r, o)] as const), ...workloadValues(r)]);
 }

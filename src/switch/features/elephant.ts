@@ -2,8 +2,20 @@
 // identification by flow rate and size): every packet of the subject priorities is counted against its
 // flow (5-tuple and RoCEv2 Dest QP) in a bounded, aging flow table (lb/flow-table.ts). A flow becomes an
 // elephant once it has carried `size` bytes and sent at least `rate` over one `window`; from then on, until
-// its entry ages out, its packets go to the configured egress `queue` and carry the configured drop
-// precedence (yellow). Mice keep the queue their priority gives them.
+// its entry ages out, the configured actions apply to its packets. The document's three (H3C RoCE
+// overview §1.4.3.3: "drop precedence, local precedence or dot1q priority"; the actions of H3C Comware's
+// QoS traffic behaviours `remark drop-precedence`, `remark local-precedence`, `remark dot1p`, and
+// `remark dscp`):
+//   * local precedence: the egress `queue`;
+//   * 802.1p priority: with `dot1p` set, the packet's 802.1p priority becomes `dot1p` and its egress queue
+//     is the one qos.priorityToQueue gives that priority (the document: "mapped to a queue by local
+//     precedence or dot1q priority"; `queue` is then not used). An 802.1Q-tagged frame leaves with the new
+//     PCP; the routed ports of this fabric send untagged frames, so past this switch the remark lives on
+//     only through `dscp`;
+//   * DSCP: with `dscp` set, the packet leaves with that DSCP (incremental IPv4 checksum; the RoCEv2 ICRC
+//     masks the traffic class), so the next switches, which trust DSCP, classify it by the new value;
+//   * drop precedence: yellow with `dropPrecedence: yellow`.
+// Mice keep the queue their priority gives them.
 //
 // A yellow packet of a lossy priority meets a lower dynamic egress threshold than green traffic
 // (`yellowAlpha` × free shared buffer instead of `buffer.lossyAlpha` ×): under congestion the switch drops
@@ -45,6 +57,8 @@ const settings = z
     window: duration.optional(),
     queue: priority.optional(),
     dropPrecedence: z.enum(["green", "yellow"]).optional(),
+    dot1p: priority.nullable().optional(),
+    dscp: z.number().int().min(0).max(63).nullable().optional(),
     yellowAlpha: ratio.optional(),
     priorities: z.array(priority).optional(),
     tableSize: z.number().int().min(1).max(1_000_000).optional(),
@@ -63,6 +77,10 @@ export interface ElephantConfig {
   /** Egress queue of elephants. */
   readonly queue: number;
   readonly dropPrecedence: DropPrecedence;
+  /** 802.1p priority elephants are remarked to (their queue follows it), or null: not remarked. */
+  readonly dot1p: number | null;
+  /** DSCP elephants leave with, or null: not remarked. */
+  readonly dscp: number | null;
   /** Dynamic-threshold α of yellow packets of lossy priorities. */
   readonly yellowAlpha: number;
   /** Ingress priorities whose flows are classified. */
@@ -88,10 +106,15 @@ class Elephant implements SwitchFeature {
   private subject = 0;
   private windowThreshold = 0;
   private yellow = false;
+  /** The elephants' egress queue: `queue`, or the queue of the remarked 802.1p priority. */
+  private queue = 0;
+  private remarkDot1p = -1;
+  private remarkDscp = -1;
   private readonly detected: Float64Array;
   private readonly elephantBytes: Float64Array;
   private readonly miceBytes: Float64Array;
   private readonly yellowDropped: Float64Array;
+  private readonly remarked: Float64Array;
 
   constructor(private readonly ctx: SwitchContext) {
     const c = ctx.counters;
@@ -107,6 +130,7 @@ class Elephant implements SwitchFeature {
       help: "yellow (elephant) packets dropped at their lower egress threshold",
       labels: [Label.Port, Label.Queue],
     });
+    this.remarked = c.add(SwitchCounter.elephantRemarked);
     c.computed(SwitchCounter.elephantTableFlows, () => this.table?.size ?? 0);
   }
 
@@ -118,6 +142,9 @@ class Elephant implements SwitchFeature {
     for (const p of e.priorities) this.subject |= 1 << p;
     this.windowThreshold = (e.rate * e.window) / 8e9;
     this.yellow = e.dropPrecedence === DropPrecedence.Yellow;
+    this.remarkDot1p = e.dot1p ?? -1;
+    this.remarkDscp = e.dscp ?? -1;
+    this.queue = e.dot1p === null ? e.queue : cfg.qos.priorityToQueue[e.dot1p]!;
     if (!e.enabled) {
       this.table = null;
       return;
@@ -175,16 +202,26 @@ class Elephant implements SwitchFeature {
         kind: EventKind.Info,
         port: m.inPort,
         priority: m.pg,
-        detail: `elephant ${ipToString(m.srcIp)}:${m.srcPort} -> ${ipToString(m.dstIp)}:${m.dstPort}${m.destQp >= 0 ? ` qp ${m.destQp}` : ""}: to queue ${this.cfg.queue}${this.yellow ? ", yellow" : ""}`,
+        detail: `elephant ${ipToString(m.srcIp)}:${m.srcPort} -> ${ipToString(m.dstIp)}:${m.dstPort}${m.destQp >= 0 ? ` qp ${m.destQp}` : ""}: to queue ${this.queue}${this.yellow ? ", yellow" : ""}${this.remarkText()}`,
       });
     }
     if (this.isElephant[s] === 1) {
       this.elephantBytes[m.inPort]! += m.length;
-      m.queue = this.cfg.queue;
+      m.queue = this.queue;
       m.yellow = this.yellow;
+      if (this.remarkDot1p >= 0 || this.remarkDscp >= 0) {
+        m.remarkDot1p = this.remarkDot1p;
+        m.remarkDscp = this.remarkDscp;
+        this.remarked[m.inPort]!++;
+      }
     } else {
       this.miceBytes[m.inPort]! += m.length;
     }
+  }
+
+  private remarkText(): string {
+    const dot1p = this.remarkDot1p >= 0 ? `, 802.1p ${this.remarkDot1p}` : "";
+    return this.remarkDscp >= 0 ? `${dot1p}, dscp ${this.remarkDscp}` : dot1p;
   }
 
   describe(now: Nanoseconds): SwitchDetail {
@@ -235,7 +272,7 @@ class Elephant implements SwitchFeature {
   /** The elephant queue stops while any lossless subject priority it carries is paused. */
   private pauseElephantQueue(ps: SwitchPort): void {
     const lossless = this.subject & ps.pausedPriorities & losslessBits(this.ctx.config.qos.lossless);
-    if (lossless !== 0) ps.pausedQueues |= 1 << this.cfg.queue;
+    if (lossless !== 0) ps.pausedQueues |= 1 << this.queue;
   }
 }
 
@@ -257,7 +294,8 @@ export const elephantFeature = defineFeature({
   doc:
     "Elephant/mice differentiated scheduling (H3C RoCE overview §1.4.3.3): flows of the subject " +
     "priorities are tracked in an aging flow table; a flow that has carried `size` bytes and sent `rate` " +
-    "over one `window` is an elephant, and its packets go to `queue` with drop precedence " +
+    "over one `window` is an elephant, and its packets go to `queue` (or, remarked to 802.1p `dot1p`, to " +
+    "that priority's queue), leave with DSCP `dscp` if set, and carry drop precedence " +
     "`dropPrecedence` (yellow packets of lossy priorities may fill only `yellowAlpha` × free shared " +
     "buffer). Lossless elephants keep their priority group, and their queue pauses with it.",
   settings,
@@ -270,6 +308,8 @@ export const elephantFeature = defineFeature({
     window: 100_000,
     queue: 1,
     dropPrecedence: DropPrecedence.Yellow,
+    dot1p: null,
+    dscp: null,
     yellowAlpha: 1,
     priorities: [0, 3],
     tableSize: 4096,

@@ -11,6 +11,7 @@ import { ecmpFeature } from "./ecmp.js";
 import { elephantFeature } from "./elephant.js";
 import type { DefaultsContext, FeatureModule } from "./feature.js";
 import { flowPathsFeature } from "./flow-paths.js";
+import { intFeature } from "./int.js";
 import { ipccFeature } from "./ipcc.js";
 import { l2BridgeFeature } from "./l2-bridge.js";
 import { lldpFeature } from "./lldp.js";
@@ -40,6 +41,7 @@ export const FEATURES = {
   ipcc: ipccFeature,
   bridge: l2BridgeFeature,
   flowPaths: flowPathsFeature,
+  int: intFeature,
 } as const;
 
 /** The commands features answer (a feature with commands adds its command type here). */
