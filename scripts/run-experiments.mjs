@@ -114,6 +114,7 @@ const STEPS = [
       "--out",
       `${EXP}/threshold-table/tune`,
       "--quiet",
+      "--force",
     ],
   },
   {
@@ -126,6 +127,7 @@ const STEPS = [
       `${EXP}/ghost-latency/bad.yaml`,
       "--preview-dir",
       "docs/grafana/preview",
+      "--force",
     ],
   },
 ];
@@ -177,18 +179,31 @@ let failed = 0;
 for (const { name, golden } of runs) {
   const dir = `${EXP}/${name}`;
   failed += timed(`run ${golden.scenario} → ${dir}`, () => {
-    const run = [CLI, "run", `${EXP}/${golden.scenario}`, "--runtime", "sim", "--out", dir, "--quiet"];
+    // --force: the run directories are this script's (they hold the committed charts), so it writes over them.
+    const run = [
+      CLI,
+      "run",
+      `${EXP}/${golden.scenario}`,
+      "--runtime",
+      "sim",
+      "--out",
+      dir,
+      "--quiet",
+      "--force",
+    ];
     const err = node(run, { quiet: true });
     if (err) return err;
     if (update) writeGolden(name, goldenOfRun(golden.scenario, join(ROOT, dir)));
     const diffs = compareRun(golden, join(ROOT, dir));
     if (diffs.length > 0 && !update) return `differs from test/golden/${name}.json:\n  ${diffs.join("\n  ")}`;
     if (PLOTTED.some((p) => name.startsWith(p))) {
-      const e = node([CLI, "plot", dir, "--quiet"], { quiet: true });
+      const e = node([CLI, "plot", dir, "--quiet", "--force"], { quiet: true });
       if (e) return `rocelab plot: ${e}`;
     }
     if (PAGED.some((p) => name.startsWith(p))) {
-      const e = node([CLI, "report", dir, "--scenario", `${EXP}/${golden.scenario}`], { quiet: true });
+      const e = node([CLI, "report", dir, "--scenario", `${EXP}/${golden.scenario}`, "--force"], {
+        quiet: true,
+      });
       if (e) return `rocelab report: ${e}`;
     }
     return null;
