@@ -90,7 +90,9 @@ export class DeviceHost {
     }
     this.env = {
       transmit: (port, frame, leftAt) => this.transmit(port, frame, leftAt),
-      arm: (timer: TimerId, at) => this.timers.arm(timer, at),
+      // As the simulator arms it: on a whole nanosecond, and never before the event being handled, so a
+      // timer armed for a time already given runs after the timers of that time armed before it.
+      arm: (timer: TimerId, at) => this.timers.arm(timer, Math.max(Math.ceil(at), this.lastGivenAt)),
       disarm: (timer: TimerId) => this.timers.disarm(timer),
       // Stamped with the time the device was working at (its event's own time), not when the host ran.
       emit: (event: TelemetryEvent) => {
@@ -271,13 +273,20 @@ export class DeviceHost {
     if (line.timer === null) this.scheduleFlush(line);
   }
 
+  /**
+   * Sends a link's held frames once the clock is at most `early` ns before they are due. An exact (synced)
+   * clock sends them one nanosecond early: its receiver waits one nanosecond short of a held frame's time
+   * (synced-clock.ts), so two devices holding frames for each other due in the same nanosecond would
+   * otherwise each wait for the other; the receiver takes the frame at its time all the same.
+   */
   private scheduleFlush(line: DelayLine): void {
     const head = line.queue.peek();
     if (!head) return;
+    const early = this.clock.exact ? 1 : 0;
     line.timer = setTimeout(
       () => {
         line.timer = null;
-        const now = this.clock.now();
+        const now = this.clock.now() + early;
         while (line.queue.length > 0 && line.queue.peek()!.due <= now) {
           this.framesOut++;
           const { due, frame } = line.queue.shift()!;
@@ -288,7 +297,7 @@ export class DeviceHost {
         this.scheduleFlush(line);
         this.publish();
       },
-      Math.max(0, this.clock.realMsUntil(head.due)),
+      Math.max(0, this.clock.realMsUntil(head.due - early)),
     );
   }
 }
