@@ -27,7 +27,8 @@ export interface TopoLag {
   readonly rate: "fast" | "slow";
   /** null: the switch's ecmp fields. */
   readonly hash: readonly LagHashField[] | null;
-  readonly balance: LagBalance;
+  /** null: the switch's `lag.balance`. */
+  readonly balance: LagBalance | null;
   readonly ends: readonly [LagEnd, LagEnd];
   readonly linkIds: readonly number[];
 }
@@ -95,7 +96,7 @@ export function resolveLags(
       mode: e.mode ?? "static",
       rate: e.rate ?? "slow",
       hash: e.hash ?? null,
-      balance: e.balance ?? "hash",
+      balance: e.balance ?? null,
       ends: [
         { node: nearNode, ports: near },
         { node: farNode, ports: far },

@@ -60,7 +60,8 @@ export interface LagConfig {
   /** LACP: the rate this end asks its partner to send at (fast 1 s, slow 30 s). */
   readonly rate: "fast" | "slow";
   readonly hash: readonly LagHashField[];
-  readonly balance: LagBalance;
+  /** null: the switch's `lag.balance` (H3C: the global load-sharing mode, which a group's own overrides). */
+  readonly balance: LagBalance | null;
   readonly members: readonly LagMemberConfig[];
 }
 

@@ -4,7 +4,6 @@
 // conversation ends with both ends collecting and distributing.
 
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { execa } from "execa";
 import t from "tap";
 import { captureFile } from "../../src/lab/capture.js";

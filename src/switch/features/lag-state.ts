@@ -117,6 +117,7 @@ export class LagCounters {
 
 export function lagTable(
   groups: readonly LagConfig[],
+  balance: string,
   set: LagSet,
   lacp: ReadonlyMap<number, LacpPort>,
   ports: readonly (SwitchPort | undefined)[],
@@ -126,7 +127,7 @@ export function lagTable(
     return {
       name: g.name,
       mode: g.mode,
-      balance: g.balance,
+      balance: g.balance ?? balance,
       hash: g.hash,
       members: [...g.members]
         .sort((a, b) => a.port - b.port)
@@ -145,4 +146,17 @@ export function lagTable(
         }),
     };
   });
+}
+
+/** One member in a word: "active", "selected" (attached, waiting for the partner), "standby" or "down". */
+export function memberWord(m: LagMemberState): string {
+  if (!m.up) return "down";
+  if (m.active) return "active";
+  if (m.selected === true) return "selected";
+  return "standby";
+}
+
+/** "lacp hash: eth1 active, eth2 down": a group in one line (reports, `rocelab stats`). */
+export function lagSummary(g: LagState): string {
+  return `${g.mode} ${g.balance}: ${g.members.map((m) => `${m.name} ${memberWord(m)}`).join(", ")}`;
 }

@@ -17,7 +17,7 @@ import { Lbn } from "../../lb/lbn.js";
 import type { LbStrategy } from "../../lb/strategy.js";
 import { ETHERNET_HEADER_LENGTH } from "../../wire/ethernet.js";
 import { parseLacpdu, SLOW_PROTOCOLS_ETHERTYPE } from "../../wire/lacp.js";
-import type { LagConfig, SwitchConfig } from "../config.js";
+import type { LagBalance, LagConfig, SwitchConfig } from "../config.js";
 import type { SwitchContext } from "../context.js";
 import { LacpPort, selectPorts } from "../control/lacp.js";
 import { DropReason } from "../drops.js";
@@ -35,12 +35,15 @@ const settings = z
     systemPriority: z.number().int().min(0).max(0xffff).optional(),
     /** LACP actor port priority of every member (802.1AX default 32768). */
     portPriority: z.number().int().min(0).max(0xffff).optional(),
+    /** How members share in groups that do not say (H3C's global load-sharing mode): hash, lbn or dlb-*. */
+    balance: z.enum(["hash", "lbn", "dlb-eligibility", "dlb-fixed", "dlb-spray"]).optional(),
   })
   .strict();
 
 export interface LagSettingsConfig {
   readonly systemPriority: number;
   readonly portPriority: number;
+  readonly balance: LagBalance;
 }
 
 /** Mixed into the ECMP seed for member hashing, so an ECMP choice then a member choice do not polarise. */
@@ -147,17 +150,19 @@ class Lag implements SwitchFeature {
   describe(): SwitchDetail {
     if (this.set === null) return {};
     this.counters.refresh(this.set, this.lacp);
-    return { lag: lagTable(this.groups, this.set, this.lacp, this.ctx.ports) };
+    const balance = this.ctx.config.lag.balance;
+    return { lag: lagTable(this.groups, balance, this.set, this.lacp, this.ctx.ports) };
   }
 
   private strategy(g: LagConfig, cfg: SwitchConfig): LbStrategy {
     const hash = hashStrategy(g.hash, cfg.ecmp.algorithm, fmix32((cfg.ecmp.seed ^ MEMBER_SEED_SALT) >>> 0));
-    if (g.balance === "hash") return hash;
-    if (g.balance === "lbn")
+    const balance = g.balance ?? cfg.lag.balance;
+    if (balance === "hash") return hash;
+    if (balance === "lbn")
       return new Lbn(lbnIndex(this.ctx, cfg.lb.lbn), cfg.lb.lbn.enhancedFailover, hash);
     const d = cfg.lb.dlb;
     return new Dlb(
-      g.balance as DlbMode,
+      balance as DlbMode,
       { inactivityNs: d.inactivityTime, agingNs: d.aging, flowsets: d.flowsets },
       portQualityMeter(this.ctx, d),
       hash,
@@ -233,9 +238,10 @@ export const lagFeature = defineFeature({
     "routing; the member chosen by the group's hash fields, or by LBN or DLB with the lb section's " +
     "settings; static groups use every member whose link is up, LACP groups (real LACPDUs, fast 1 s or " +
     "slow 30 s, timeout 3 × the period) the members collecting and distributing at both ends. This " +
-    "section holds LACP's system and port priority (default 32768).",
+    "section holds LACP's system and port priority (default 32768) and the balance of groups that do " +
+    "not set their own (H3C's global load-sharing mode).",
   settings,
-  defaults: (): LagSettingsConfig => ({ systemPriority: 32768, portPriority: 32768 }),
+  defaults: (): LagSettingsConfig => ({ systemPriority: 32768, portPriority: 32768, balance: "hash" }),
   apply: (c: LagSettingsConfig, s) => overlay(c, s),
   create: (ctx) => new Lag(ctx),
 });
