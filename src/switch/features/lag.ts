@@ -158,8 +158,7 @@ class Lag implements SwitchFeature {
     const hash = hashStrategy(g.hash, cfg.ecmp.algorithm, fmix32((cfg.ecmp.seed ^ MEMBER_SEED_SALT) >>> 0));
     const balance = g.balance ?? cfg.lag.balance;
     if (balance === "hash") return hash;
-    if (balance === "lbn")
-      return new Lbn(lbnIndex(this.ctx, cfg.lb.lbn), cfg.lb.lbn.enhancedFailover, hash);
+    if (balance === "lbn") return new Lbn(lbnIndex(this.ctx, cfg.lb.lbn), cfg.lb.lbn.enhancedFailover, hash);
     const d = cfg.lb.dlb;
     return new Dlb(
       balance as DlbMode,
