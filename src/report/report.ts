@@ -6,8 +6,6 @@
 import { basename, isAbsolute, relative } from "node:path";
 import { type CounterDef, readCounter } from "../device/counters.js";
 import { PfcCounter } from "../device/l2/pfc-counters.js";
-import { PortCounter } from "../device/l2/port-counters.js";
-import { formatDuration } from "../device/units.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { FlowError, FlowReport } from "../lab/flow-report.js";
 import { NicCounter } from "../nic/counters.js";
@@ -27,7 +25,10 @@ import {
   goodputSpanNs,
 } from "./flow-stats.js";
 import { type LinkLoad, type LoadBalance, linkLoads, loadBalance } from "./links.js";
+import type { LiveTiming } from "./live-timing.js";
 import { SERIES_FILES, type Series } from "./series-recorder.js";
+
+export { type LiveTiming, liveTiming, type SyncExactness } from "./live-timing.js";
 
 export interface Percentiles {
   readonly p50: number;
@@ -111,94 +112,6 @@ export interface Report {
   readonly wallClockMs: number;
   /** Live runs: what the machine did to the run's timing. */
   readonly live?: LiveTiming;
-}
-
-export interface LiveTiming {
-  readonly clock: "synced" | "free";
-  /** How much longer than real time / dilation the run's emulated time took (synced clocks waiting), ns. */
-  readonly heldNs: number;
-  /** Emulated time per (real time / dilation) over the run: 1 kept pace, 0.5 ran at half speed. */
-  readonly pace: number;
-  /** The most transmit time one port lost to its process's lateness, ns. */
-  readonly worstTxStalledNs: number;
-  /**
-   * Lossless drops of frames a punctual upstream would not have sent (free clocks: `dropped_lossless_late`),
-   * counted apart from the network's drops in `summary.drops`.
-   */
-  readonly lateLosslessDrops: number;
-  /**
-   * Work requests that reached their NIC after the time they were to start at (`posts_late`), and the
-   * latest of them, ns: a start the simulator would have made on time (a dependent flow waits for the
-   * supervisor to hear of its predecessor's completion; any flow, on a very busy machine).
-   */
-  readonly lateStarts: number;
-  readonly worstLateStartNs: number;
-  /** Whether the figures depend on the machine rather than only on the configured network. */
-  readonly machineLimited: boolean;
-  readonly why: string;
-}
-
-/**
- * Synced clocks wait for late processes, so their figures are the network's; free-running ones that lost
- * more than 1 % of the run's wire time on a port, or fired a timer more than the PFC headroom's live slack
- * late, report the machine as much as the network.
- */
-export function liveTiming(
-  clock: "synced" | "free",
-  durationNs: number,
-  heldNs: number,
-  stats: readonly AnyDeviceStats[],
-  worstTimerLateNs: number,
-  slackNs: number,
-): LiveTiming {
-  let worst = 0;
-  for (const s of stats)
-    for (const p of s.ports) worst = Math.max(worst, readCounter(p.counters, PortCounter.txStalled));
-  // Emulated time per advance of the dilated real clock: the run's emulated time plus what the clocks held.
-  // (Not realNs / dilation: with `--dilation auto` the dilation changes during the run.)
-  const pace = durationNs + heldNs > 0 ? durationNs / (durationNs + heldNs) : 1;
-  const stalled = worst > 0.01 * durationNs;
-  const late = worstTimerLateNs > slackNs;
-  const lateDrops = sumCounters(
-    stats.filter((s) => s.kind === "switch"),
-    SwitchCounter.droppedLosslessLate,
-  );
-  const machineLimited = clock === "free" && (stalled || late || lateDrops > 0);
-  let lateStarts = 0;
-  let worstLateStart = 0;
-  for (const s of stats) {
-    if (s.kind !== "nic") continue;
-    lateStarts += readCounter(s.counters, NicCounter.postsLate);
-    worstLateStart = Math.max(worstLateStart, readCounter(s.counters, NicCounter.postLateMaxNs));
-  }
-  const causes = [
-    stalled ? `a port lost ${formatDuration(worst)} of wire time` : "",
-    late ? `a timer fired ${formatDuration(worstTimerLateNs)} late (slack ${formatDuration(slackNs)})` : "",
-    lateDrops > 0
-      ? `${lateDrops} lossless frames sent past a pause were dropped (dropped_lossless_late)`
-      : "",
-  ].filter((c) => c !== "");
-  const clocks =
-    clock === "synced"
-      ? `synced clocks: late processes were waited for (${formatDuration(heldNs)} in all), not run past`
-      : machineLimited
-        ? `free clocks: ${causes.join(" and ")}`
-        : "free clocks: no port lost wire time and no timer was later than the slack";
-  const starts =
-    lateStarts > 0
-      ? `; ${lateStarts} work requests reached their NIC after their start time (the latest by ${formatDuration(worstLateStart)}) and started then`
-      : "";
-  return {
-    clock,
-    heldNs,
-    pace,
-    worstTxStalledNs: worst,
-    lateLosslessDrops: lateDrops,
-    lateStarts,
-    worstLateStartNs: worstLateStart,
-    machineLimited,
-    why: clocks + starts,
-  };
 }
 
 /** Nearest-rank percentile of unsorted values (0 when empty). */

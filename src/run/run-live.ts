@@ -13,7 +13,7 @@ import type { CaptureEndpoint } from "../lab/capture.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { FlowReport } from "../lab/flow-report.js";
 import type { LabEvent } from "../lab/lab.js";
-import { type LiveCapture, startLiveCapture } from "../lab/live/capture.js";
+import { describeLiveCapture, type LiveCapture, startLiveCapture } from "../lab/live/capture.js";
 import { ClockMode, DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { AHEAD_REAL_MS } from "../lab/live/fleet-traffic.js";
 import { downLab, LiveLab, upLab } from "../lab/live/live-lab.js";
@@ -125,13 +125,18 @@ async function runIn(
     });
     const client = await LiveLab.connect(lab);
     let capture: LiveCapture | null = null;
+    // The scenario's time 0 on the lab's clock and the dilation, once play() has set them.
+    const clock = { t0: 0, dilation: 0 };
     try {
-      if (opts.captures?.length && out) capture = await startLiveCapture(lab, opts.captures, out);
-      return await play(sc, client, opts, out, started, () => interrupted, progress);
-    } finally {
-      if (capture) {
-        for (const c of await capture.stop()) progress(`  ${c.frames} frames captured into ${c.file}`);
+      if (opts.captures?.length && out) {
+        capture = await startLiveCapture(lab, client, opts.captures, out, {
+          origin: () => clock.t0,
+          dilation: () => clock.dilation,
+        });
       }
+      return await play(sc, client, opts, out, started, () => interrupted, progress, clock);
+    } finally {
+      if (capture) for (const c of await capture.stop()) progress(`  ${describeLiveCapture(c)}`);
       await client.close();
     }
   } finally {
@@ -189,6 +194,7 @@ async function play(
   started: number,
   interrupted: () => boolean,
   progress: (line: string) => void,
+  clock: { t0: number; dilation: number },
 ): Promise<Report> {
   let t0 = 0;
   const baseStep = liveStep(lab, progress, () => t0);
@@ -210,10 +216,13 @@ async function play(
   // The scenario's time 0, a little ahead of every device's clock (none is past the dilated real clock,
   // the lab's now plus how far it is behind): its first steps can then be handed over ahead of their time
   // (a workload's flows start at their emulated times on every NIC, as in the simulator).
-  t0 = status.now + status.behindNs + (AHEAD_REAL_MS * 1e6) / status.dilation;
+  // Whole nanoseconds, as every time in the simulator: a fractional origin would start flows between two.
+  t0 = Math.ceil(status.now + status.behindNs + (AHEAD_REAL_MS * 1e6) / status.dilation);
   const behind0 = status.behindNs;
   const startDilation = status.dilation;
   let dilation = startDilation;
+  clock.t0 = t0;
+  clock.dilation = dilation;
   // AI ECN's central analyser: feature reports in, `ecn-thresholds` commands out, over the control socket.
   const analyser = new AiEcnAnalyser((node, command) => {
     void lab.request("command", { node, command }).catch(() => {});
@@ -233,6 +242,7 @@ async function play(
     const s = await lab.request<LabStatus>("status");
     labNow = s.now - t0;
     dilation = s.dilation;
+    clock.dilation = dilation;
     return labNow;
   };
   /** Waits until the lab's clock reaches scenario time `at` (or `stop` turns true). */
@@ -312,6 +322,10 @@ async function play(
     stats,
     timerLate,
     (LIVE_REACTION_MS * 1e6) / startDilation,
+    {
+      graceExceeded: syncSum(end, "graceExceeded") - syncSum(status, "graceExceeded"),
+      unstamped: syncSum(end, "unstamped") - syncSum(status, "unstamped"),
+    },
   );
   const report = assembleReport({ ...sc, durationNs: ran }, stats, flows, {
     runtime: "live",
@@ -321,6 +335,13 @@ async function play(
   });
   if (out) writeReport(out, report, recorder.all, events);
   return report;
+}
+
+/** A synced-clock health figure summed over the lab's devices. */
+function syncSum(s: LabStatus, key: "graceExceeded" | "unstamped"): number {
+  let sum = 0;
+  for (const d of s.devices) sum += d.health?.sync?.[key] ?? 0;
+  return sum;
 }
 
 /**

@@ -85,6 +85,14 @@ t.test("RDMA CM connects each burst on real frames in a live lab", async (t) => 
       seq.push(m.ok ? CM_ATTR_NAMES[m.value.message.attr]! : "bad");
     } else if (rec.frame.length > 1000 && seq.at(-1) !== "data") seq.push("data");
   }
+  // Stamped in the scenario's emulated ns, as the simulator's capture: the first REQ at the first burst's
+  // start (20 µs), nothing past the run's 400 µs (kernel time would be ~1.7e18 ns).
+  const times = parsed.value.records.map((r) => Number(r.tNs));
+  t.ok(
+    times.every((x) => x >= 0 && x <= 400_000),
+    `every frame stamped in 0 … 400 µs emulated: ${times[0]} … ${times.at(-1)} ns`,
+  );
+  t.ok(times[0]! >= 20_000, `the first frame at or after the flow's start: ${times[0]} ns`);
   const burst = ["REQ", "REP", "RTU", "data", "DREQ", "DREP"];
   t.same(seq, Array.from({ length: BURSTS }, () => burst).flat(), "REQ REP RTU, data, DREQ DREP per burst");
 

@@ -71,3 +71,22 @@ t.test("work requests that reached their NIC after their start time are reported
   t.equal(none.lateStarts, 0);
   t.notMatch(none.why, /work requests/);
 });
+
+t.test("synced clocks say when the run relied on a neighbour trusted past the grace", async (t) => {
+  const exact = liveTiming("synced", 1_000_000, 0, withStall(0), 0, 10_000, {
+    graceExceeded: 0,
+    unstamped: 0,
+  });
+  t.equal(exact.graceExceeded, 0);
+  t.notMatch(exact.why, /except/, "nothing to confess");
+  const bet = liveTiming("synced", 1_000_000, 0, withStall(0), 0, 10_000, {
+    graceExceeded: 37,
+    unstamped: 2,
+  });
+  t.equal(bet.graceExceeded, 37);
+  t.equal(bet.unstamped, 2);
+  t.match(bet.why, /37 times a neighbour stayed silent past the grace period/);
+  t.match(bet.why, /2 frames were read without their arrival stamp/);
+  t.match(bet.why, /may differ from the simulator's/);
+  t.equal(bet.machineLimited, false, "synced clocks still never run past a pause they know of");
+});

@@ -42,23 +42,28 @@ export function realPcapng(pcap: PcapFile, w: CaptureWhere): CaptureFileBytes {
   };
 }
 
+/** A captured frame with its emulated time; `sent` null: the device did not time it (the kernel's own). */
+export interface EmulatedFrame extends PcapngPacket {
+  readonly t: number;
+  readonly sent: boolean | null;
+}
+
 /**
  * The captured frames stamped with the device's emulated times, in time order. A captured frame the device
  * did not send or read (the kernel's own on the veth, or one before the record started) is stamped from its
  * kernel time, scaled by the dilation, after the nearest frame before it that the device did time.
  */
-export function emulatedPcapng(
+export function stampEmulated(
   pcap: PcapFile,
   frames: readonly TimedFrame[],
-  truncated: boolean,
-  w: CaptureWhere,
-): CaptureFileBytes {
+  dilation: number,
+): { frames: EmulatedFrame[]; unmatched: number } {
   const matched = matchFrames(pcap.records, frames);
   let anchor: { real: bigint; t: number } | null = null;
   const firstMatch = matched.findIndex((m) => m !== null);
   if (firstMatch >= 0) anchor = { real: pcap.records[firstMatch]!.tNs, t: matched[firstMatch]!.t };
   let unmatched = 0;
-  const packets: (PcapngPacket & { readonly t: number })[] = pcap.records.map((r, i) => {
+  const out: EmulatedFrame[] = pcap.records.map((r, i) => {
     const m = matched[i]!;
     if (m !== null) {
       anchor = { real: r.tNs, t: m.t };
@@ -68,16 +73,32 @@ export function emulatedPcapng(
         tNs: Math.round(m.t),
         originalLength: r.originalLength,
         direction: m.sent ? PacketDirection.Outbound : PacketDirection.Inbound,
+        sent: m.sent,
       };
     }
     unmatched++;
     const t =
       anchor === null
-        ? Number(r.tNs - pcap.records[0]!.tNs) / w.dilation
-        : Math.max(0, anchor.t + Number(r.tNs - anchor.real) / w.dilation);
-    return { frame: r.frame, t, tNs: Math.round(t), originalLength: r.originalLength };
+        ? Number(r.tNs - pcap.records[0]!.tNs) / dilation
+        : Math.max(0, anchor.t + Number(r.tNs - anchor.real) / dilation);
+    return { frame: r.frame, t, tNs: Math.round(t), originalLength: r.originalLength, sent: null };
   });
-  packets.sort((a, b) => a.t - b.t);
+  // Stable: frames of one emulated nanosecond keep the order the kernel saw them in.
+  out.sort((a, b) => a.t - b.t);
+  return { frames: out, unmatched };
+}
+
+/**
+ * The captured frames stamped with the device's emulated times (stampEmulated), as a pcapng whose section
+ * comment says what the timestamps are.
+ */
+export function emulatedPcapng(
+  pcap: PcapFile,
+  frames: readonly TimedFrame[],
+  truncated: boolean,
+  w: CaptureWhere,
+): CaptureFileBytes {
+  const { frames: packets, unmatched } = stampEmulated(pcap, frames, w.dilation);
   const notes = [
     unmatched > 0
       ? `${unmatched} of ${packets.length} frames were not sent or read by ${w.node}'s device (the kernel's own on the veth) and carry their kernel time scaled by the dilation`

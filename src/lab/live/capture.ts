@@ -1,18 +1,44 @@
 // `rocelab run --runtime live --capture NODE:ethN,…`: tcpdump in each node's namespace for the length of
-// the run, one pcap per port (the same file names as the simulator's, lab/capture.ts). Timestamps are the
-// kernel's wall clock, in nanoseconds; the frames are what crossed the veth. rocelab creates each file
-// itself (safe-files.ts: new, 0600, never through a link) and tcpdump writes the pcap to its stdout,
-// which is that file: tcpdump never opens a path as root.
+// the run, one pcap per port with the same names, format and clock as the simulator's (lab/capture.ts):
+// nanosecond pcap stamped in the scenario's emulated ns since its time 0. While tcpdump runs, each port's
+// device records when every frame left or arrived on the emulated wire (frame-times); at the end those times
+// replace the kernel's (capture-times.ts), so a live run's capture can be compared with the simulator's frame
+// by frame. Frames the device did not time (the kernel's own on the veth) carry their kernel time scaled by
+// the dilation; frames before the scenario's time 0 are left out; both are counted in the progress line.
+// rocelab creates each file itself (safe-files.ts: new, 0600, never through a link); tcpdump writes its pcap
+// to a pipe: it never opens a path as root.
 
-import { closeSync } from "node:fs";
 import { execa, type ResultPromise } from "execa";
+import type { FrameTimes } from "../../runtime/realtime/frame-times.js";
 import type { OutputDir } from "../../runtime/realtime/safe-files.js";
+import { parsePcap, pcapHeader, pcapRecord } from "../../wire/pcap.js";
 import { type CaptureEndpoint, captureFileName } from "../capture.js";
+import { stampEmulated } from "./capture-times.js";
+import { decodeFrameTimes } from "./frame-times.js";
+import type { LiveLab } from "./live-lab.js";
 import { nsName } from "./names.js";
 
 export interface LiveCapture {
-  /** Stops every tcpdump (SIGINT: it flushes its file) and says how many frames each captured. */
-  stop(): Promise<{ file: string; frames: number }[]>;
+  /** Stops every tcpdump (SIGINT: it flushes), stamps the frames and writes the files. */
+  stop(): Promise<LiveCaptureFile[]>;
+}
+
+export interface LiveCaptureFile {
+  readonly file: string;
+  /** Frames written. */
+  readonly frames: number;
+  /** Of those, frames the device did not time (kernel time scaled by the dilation). */
+  readonly untimed: number;
+  /** Frames captured before the scenario's time 0, left out. */
+  readonly beforeStart: number;
+  /** The device's record of frame times filled up (later frames carry scaled kernel times). */
+  readonly truncated: boolean;
+}
+
+/** The run's clocks: the lab's emulated ns at the scenario's time 0, and the dilation. */
+export interface RunClock {
+  readonly origin: () => number;
+  readonly dilation: () => number;
 }
 
 const STARTED = /listening on/;
@@ -38,36 +64,24 @@ export function tcpdumpToStdout(ifname: string, snaplen = 65535): string[] {
   ];
 }
 
-/**
- * An open descriptor as execa's `stdout`: execa hands any descriptor number to the child unchanged (its
- * "native" stdio), though its types name only 3-9.
- */
-export function descriptor(fd: number): 3 {
-  return fd as 3;
-}
-
-/** Starts tcpdump on every endpoint and resolves once each is listening. */
+/** Starts tcpdump on every endpoint and resolves once each is listening and its device is timing frames. */
 export async function startLiveCapture(
   lab: string,
+  client: LiveLab,
   endpoints: readonly CaptureEndpoint[],
   dir: OutputDir,
+  clock: RunClock,
 ): Promise<LiveCapture> {
-  const running: { file: string; proc: ResultPromise<{ reject: false; buffer: true; stdout: 3 }> }[] = [];
+  type Tcpdump = ResultPromise<{ reject: false; encoding: "buffer"; stdin: "ignore"; maxBuffer: number }>;
+  const running: { endpoint: CaptureEndpoint; proc: Tcpdump }[] = [];
   for (const e of endpoints) {
-    const name = captureFileName(e);
-    const fd = dir.openNew(name);
+    await client.request("frame-times", { node: e.node, port: e.port, on: true });
     const proc = execa(
       "ip",
       ["netns", "exec", nsName(lab, e.node), "tcpdump", ...tcpdumpToStdout(`eth${e.port}`)],
-      {
-        reject: false,
-        buffer: true,
-        stdout: descriptor(fd),
-      },
+      { reject: false, encoding: "buffer", stdin: "ignore", maxBuffer: 1024 * 1024 * 1024 },
     );
-    // The child has its own copy of the descriptor.
-    closeSync(fd);
-    running.push({ file: dir.file(name), proc });
+    running.push({ endpoint: e, proc });
     await new Promise<void>((resolve) => {
       let seen = "";
       const onData = (chunk: Buffer): void => {
@@ -83,15 +97,55 @@ export async function startLiveCapture(
   }
   return {
     async stop() {
-      const out: { file: string; frames: number }[] = [];
+      const out: LiveCaptureFile[] = [];
       for (const r of running) {
         r.proc.kill("SIGINT");
         const result = await r.proc;
-        const m = /(\d+) packets? captured/.exec(String(result.stderr));
-        if (!m) throw new Error(`tcpdump failed on ${r.file}: ${String(result.stderr).trim()}`);
-        out.push({ file: r.file, frames: Number(m[1]) });
+        const { node, port } = r.endpoint;
+        const times = await client.request<FrameTimes>("frame-times", { node, port, on: false });
+        const stderr = Buffer.from(result.stderr).toString();
+        if (!/(\d+) packets? captured/.test(stderr))
+          throw new Error(`tcpdump failed on ${node}:eth${port}: ${stderr.trim()}`);
+        const pcap = parsePcap(result.stdout);
+        if (!pcap.ok) throw new Error(`tcpdump wrote no readable pcap for ${node}:eth${port}`);
+        const stamped = stampEmulated(pcap.value, decodeFrameTimes(times.frames), clock.dilation());
+        const origin = clock.origin();
+        const parts: Uint8Array[] = [pcapHeader(FORMAT)];
+        let beforeStart = 0;
+        let untimed = 0;
+        for (const f of stamped.frames) {
+          const t = Math.round(f.t - origin);
+          if (t < 0) {
+            beforeStart++;
+            continue;
+          }
+          if (f.sent === null) untimed++;
+          parts.push(pcapRecord(f.frame, t, FORMAT, f.originalLength));
+        }
+        out.push({
+          file: dir.write(captureFileName(r.endpoint), Buffer.concat(parts)),
+          frames: parts.length - 1,
+          untimed,
+          beforeStart,
+          truncated: times.truncated,
+        });
       }
       return out;
     },
   };
+}
+
+/** The simulator's capture format (lab/capture.ts): nanosecond pcap. */
+const FORMAT = { nanosecond: true } as const;
+
+/** The progress line of one port's capture. */
+export function describeLiveCapture(c: LiveCaptureFile): string {
+  const notes = [
+    c.untimed > 0 ? `${c.untimed} not timed by the device (the kernel's own): scaled kernel time` : null,
+    c.beforeStart > 0 ? `${c.beforeStart} before the scenario's time 0 left out` : null,
+    c.truncated
+      ? "the device's record of frame times filled up: later frames carry scaled kernel times"
+      : null,
+  ].filter((n) => n !== null);
+  return `${c.frames} frames captured into ${c.file} (emulated ns since the scenario's time 0${notes.length > 0 ? `; ${notes.join("; ")}` : ""})`;
 }

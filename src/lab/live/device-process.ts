@@ -6,7 +6,6 @@ import { execa } from "execa";
 import { nativeAddonPath } from "../../runtime/realtime/native.js";
 import type { FromDevice, InitMessage, ToDevice } from "../../runtime/realtime/protocol.js";
 import { DEVICE_V8_FLAGS } from "../../runtime/realtime/v8-flags.js";
-import { descriptor } from "./capture.js";
 import { DeviceConnection, type DeviceLink, type DeviceStatus } from "./device-connection.js";
 import { type DevicePrivileges, devicePrivileges } from "./device-privileges.js";
 import { logPath } from "./names.js";
@@ -239,4 +238,12 @@ export class DeviceProcess extends DeviceConnection {
     if (this.pid) this.child.kill("SIGKILL");
     await exited;
   }
+}
+
+/**
+ * An open descriptor as execa's `stdout`: execa hands any descriptor number to the child unchanged (its
+ * "native" stdio), though its types name only 3-9.
+ */
+export function descriptor(fd: number): 3 {
+  return fd as 3;
 }

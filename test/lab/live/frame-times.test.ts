@@ -115,3 +115,25 @@ t.test("trace probes and the time-exceeded that quotes them", async (t) => {
   });
   t.same(probeRoundTrips([timed(true, 50, probe), timed(false, 4_070, answer)]), new Map([[2, 4_020]]));
 });
+
+t.test("a live run's capture says what its timestamps are and what it left out", async (t) => {
+  const { describeLiveCapture } = await import("../../../src/lab/live/capture.js");
+  const clean = describeLiveCapture({
+    file: "o/c.pcap",
+    frames: 12,
+    untimed: 0,
+    beforeStart: 0,
+    truncated: false,
+  });
+  t.equal(clean, "12 frames captured into o/c.pcap (emulated ns since the scenario's time 0)");
+  const all = describeLiveCapture({
+    file: "o/c.pcap",
+    frames: 12,
+    untimed: 2,
+    beforeStart: 3,
+    truncated: true,
+  });
+  t.match(all, /2 not timed by the device \(the kernel's own\): scaled kernel time/);
+  t.match(all, /3 before the scenario's time 0 left out/);
+  t.match(all, /record of frame times filled up/);
+});
