@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { execa } from "execa";
 import t from "tap";
 import { LiveLab } from "../../src/lab/live/live-lab.js";
-import { labNamespaces, nicStatsOf, requireRoot, rl, rlStarted } from "../helpers/live.js";
+import { labNamespaces, nicStatsOf, pollUntil, requireRoot, rl, rlStarted } from "../helpers/live.js";
 import { nodeNs, removeSplit } from "../helpers/split-hosts.js";
 
 requireRoot(t);
@@ -188,8 +188,18 @@ t.test("attach over Unix sockets: commands, a device that restarts, the dashboar
   t.equal((await nicStatsOf(ATTACH, "b")).detail.qps.length, 0, "b's QPs went with its process");
 
   // The dashboard without a terminal, on the running attachment: summary lines, and it leaves it running.
+  // Stopped once it has printed its title and summary notice (the bound only limits the wait).
   const tui = rlStarted(["tui", "--attach", endpoints, "--name", ATTACH]);
-  await new Promise((r) => setTimeout(r, 8000));
+  let printed = "";
+  tui.stdout?.on("data", (chunk: Buffer) => {
+    printed += chunk.toString();
+  });
+  await pollUntil(
+    () => printed,
+    (out) => /attached to pair/.test(out) && /no terminal: printing a summary/.test(out),
+    60_000,
+    100,
+  );
   tui.kill("SIGTERM");
   const ended = await tui;
   t.match(

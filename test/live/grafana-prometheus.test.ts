@@ -1,13 +1,20 @@
 // The Grafana dashboard's queries through a real Prometheus (Debian's `prometheus`) scraping a live lab's
 // /metrics (#40): every panel's PromQL is evaluated, and what it says is compared with the CLI's figures
-// (`rocelab stats --json`). Rates are per emulated second: the counter's increase over a workload, read by
+// (what `rocelab stats NODE --json` prints: the lab's "stats" request, read here through one kept control
+// connection, test/helpers/live.ts statsOf, rather than a CLI process per device and read). Rates are per emulated second: the counter's increase over a workload, read by
 // the CLI before and after it, divided by the emulated time the window spans on that device's clock; the
 // pause panel is that share in percent. Levels are the CLI's values. Port labels are the CLI's names (eth6).
 //
 // Tolerance: Prometheus's rate() extrapolates each series to the window's edges, except that a counter is
 // never extrapolated below zero, so a counter that was 0 when the window opened gets a slightly smaller
-// rate than the clock it is divided by (≤ one scrape interval of a window of 20 s or more): 10 %. The
-// DCQCN gauges move between the scrape and the CLI's read (timers run on while the lab idles): 10 %.
+// rate than the clock it is divided by (the warm-up workload makes the compared counters non-zero first):
+// 10 %. The counter and its device's clock come from the same scrapes, so otherwise the extrapolation
+// cancels in their ratio whatever the window's length. The DCQCN gauges move between the scrape and the
+// CLI's read (timers run on while the lab idles): 10 %.
+//
+// The window opens before the first read of the CLI's figures and closes after the second, with at least
+// one scrape of every device between each edge and its read: the test waits for those scrapes (Prometheus's
+// timestamp() of each device's latest sample) instead of sleeping for a fixed time.
 
 import { writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -16,11 +23,11 @@ import { execa, type ResultPromise } from "execa";
 import t from "tap";
 import { type CounterDef, Label, readCounter } from "../../src/device/counters.js";
 import { PfcCounter } from "../../src/device/l2/pfc-counters.js";
-import { DASHBOARD_ROWS, type Panel, panelExpr } from "../../src/export/grafana-dashboard.js";
+import { DASHBOARD_ROWS, EMULATED_CLOCK, type Panel, panelExpr } from "../../src/export/grafana-dashboard.js";
 import type { AnyDeviceStats } from "../../src/lab/device-stats.js";
 import { NicCounter } from "../../src/nic/counters.js";
 import { SwitchCounter } from "../../src/switch/counter-defs.js";
-import { requireRoot, rl, upLab } from "../helpers/live.js";
+import { pollUntil, requireRoot, rl, statsOf, upLab } from "../helpers/live.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 const LAB = "lgraf";
@@ -71,11 +78,7 @@ async function workload(): Promise<{ exitCode?: number; stderr: string }> {
 
 async function statsAll(): Promise<Map<string, AnyDeviceStats>> {
   const out = new Map<string, AnyDeviceStats>();
-  for (const node of NODES) {
-    const r = await rl(["stats", node, "--json", "--name", LAB]);
-    if (r.exitCode !== 0) throw new Error(`stats ${node}: ${r.stderr}`);
-    out.set(node, (JSON.parse(r.stdout) as { stats: AnyDeviceStats }).stats);
-  }
+  for (const node of NODES) out.set(node, await statsOf(LAB, node));
   return out;
 }
 
@@ -173,17 +176,26 @@ t.test("every panel's query, through Prometheus, says what the CLI says", async 
       break;
     await sleep(500);
   }
-  await sleep(4000);
+  // The oldest of the devices' latest samples (seconds), once every device has been scraped.
+  const scraped = async (): Promise<number> => {
+    const r = await query(`timestamp(${EMULATED_CLOCK}{lab="${LAB}"})`, Date.now() / 1000);
+    const nodes = new Set(r.map((s) => s.metric.node));
+    return NODES.every((n) => nodes.has(n)) ? Math.min(...r.map((s) => Number(s.value![1]))) : 0;
+  };
+  const scrapedAfter = async (time: number, what: string): Promise<void> => {
+    const latest = await pollUntil(scraped, (v) => v > time, 30_000, 250);
+    t.ok(latest > time, `Prometheus scraped every device after ${what}`);
+  };
 
   const opened = Date.now() / 1000;
-  await sleep(1500);
+  await scrapedAfter(opened, "the window opened");
   const before = await statsAll();
   const run = await workload();
   t.equal(run.exitCode, 0, `workload: ${run.stderr}`);
   const after = await statsAll();
-  await sleep(5000);
+  await scrapedAfter(Date.now() / 1000, "the second read of the CLI's figures");
   const at = Date.now() / 1000;
-  const window = `${Math.ceil(at - opened)}s`;
+  const window = `${Math.ceil((at - opened) * 1000)}ms`;
 
   const clock = new Map<string, number>();
   for (const s of await query(`device_emulated_time_seconds{lab="${LAB}"}[${window}]`, at)) {
@@ -204,8 +216,7 @@ t.test("every panel's query, through Prometheus, says what the CLI says", async 
       if (labels.port !== undefined) t.match(labels.port, /^eth\d+$/, "ports by the CLI's names");
       let cli: number | null;
       if (p.metric.startsWith("qp_")) {
-        const now = await rl(["stats", node, "--json", "--name", LAB]);
-        cli = qpValue((JSON.parse(now.stdout) as { stats: AnyDeviceStats }).stats, p.metric, labels.qp!);
+        cli = qpValue(await statsOf(LAB, node), p.metric, labels.qp!);
       } else if (!p.rate) {
         cli = cliValue(after.get(node)!, p, labels);
       } else {
