@@ -32,14 +32,18 @@ export interface ParallelRunResult {
   readonly workers: readonly { events: number; windows: number; framesSent: number }[];
 }
 
-/** Why a run's options cannot be split over workers (null: they can). */
-export function parallelRefusal(sc: Scenario, opts: SimRunOptions): string | null {
+/** What else a run asks for, that a parallel run may not give. */
+export interface ParallelAsks {
+  readonly capture?: boolean;
+  readonly openmetrics?: boolean;
+}
+
+/** Why a run cannot be split over workers (null: it can); more reasons show only as it runs. */
+export function parallelRefusal(sc: Scenario, asks: ParallelAsks = {}): string | null {
   if (sc.controller?.pathNavigation !== undefined)
     return "the path-navigation controller reads every switch's LLDP table at once: run it with --workers 1";
-  if (opts.captures?.length) return "--capture is not available with --workers > 1";
-  if (opts.metrics !== undefined) return "--openmetrics is not available with --workers > 1";
-  if (opts.onEvent !== undefined || opts.onFrame !== undefined)
-    return "event and frame observers are not available with --workers > 1";
+  if (asks.capture === true) return "--capture is not available with --workers > 1";
+  if (asks.openmetrics === true) return "--openmetrics is not available with --workers > 1";
   return null;
 }
 
@@ -48,7 +52,7 @@ export async function runScenarioSimParallel(
   sc: Scenario,
   opts: ParallelRunOptions,
 ): Promise<ParallelRunResult> {
-  const refusal = parallelRefusal(sc, {});
+  const refusal = parallelRefusal(sc);
   if (refusal !== null) throw new Error(refusal);
   const out =
     opts.outDir === undefined
