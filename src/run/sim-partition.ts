@@ -12,8 +12,7 @@
 //      partition but the last starts from the unassigned group with the fewest links (in topology order
 //      among equals: a host, the edge of the fabric) and takes, one at a time, the adjacent group whose
 //      links into the partition outnumber its links to the rest by the most, until it holds its share of
-//      the weight; the last partition takes what is left. On a fat tree this takes whole edge groups and
-//      pods, so the cut links are aggregation-core links.
+//      the weight; the last partition takes what is left.
 //
 // The lookahead is the smallest delay among the cut links: a frame sent at t crosses to another worker no
 // sooner than t + lookahead, so the workers can simulate that long apart without waiting for each other.
@@ -79,13 +78,14 @@ export function partitionTopology(topo: Topology, parts: number): Partitioning {
   let left = [...weight.values()].reduce((s, w) => s + w, 0);
   const weights: number[] = [];
   const n = Math.min(parts, groups.length);
+  let used = 0;
   for (let p = 0; p < n - 1; p++) {
+    const free = groups.filter((g) => !part.has(g));
+    if (free.length === 0) break;
+    used = p + 1;
     const target = left / (n - p);
     let w = 0;
-    const seed = minBy(
-      groups.filter((g) => !part.has(g)),
-      (g) => sumLinks(adj.get(g)!),
-    );
+    const seed = minBy(free, (g) => sumLinks(adj.get(g)!));
     part.set(seed, p);
     w += weight.get(seed)!;
     while (w < target) {
@@ -109,8 +109,11 @@ export function partitionTopology(topo: Topology, parts: number): Partitioning {
     weights.push(w);
     left -= w;
   }
-  for (const g of groups) if (!part.has(g)) part.set(g, n - 1);
-  weights.push(left);
+  if (groups.some((g) => !part.has(g))) {
+    for (const g of groups) if (!part.has(g)) part.set(g, used);
+    weights.push(left);
+    used++;
+  }
   const of = new Map(names.map((name, i) => [name, part.get(groupOf[i]!)!]));
   let lookaheadNs = Number.POSITIVE_INFINITY;
   let cutLinks = 0;
@@ -119,7 +122,7 @@ export function partitionTopology(topo: Topology, parts: number): Partitioning {
       cutLinks++;
       lookaheadNs = Math.min(lookaheadNs, l.delayNs);
     }
-  return { parts: n, of, lookaheadNs, cutLinks, weights };
+  return { parts: used, of, lookaheadNs, cutLinks, weights };
 }
 
 function sumLinks(m: ReadonlyMap<number, number>): number {

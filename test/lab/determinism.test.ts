@@ -63,9 +63,9 @@ timeline:
   - at: 100us
     set: { switches: { profile: aggressive }, hosts: { dcqcn: paper } }
   - at: 150us
-    link: { down: "leaf1:eth1" }
+    link: { down: "leaf2:eth1" }
   - at: 250us
-    link: { up: "leaf1:eth1" }
+    link: { up: "leaf2:eth1" }
   - at: 300us
     inject: { pfcStorm: h5, priority: 3 }
   - at: 350us
