@@ -21,17 +21,22 @@ interface CaseResult {
   readonly name: string;
   readonly one: number[];
   readonly many: number[];
+  /** CPU ms of this process (every thread), per run. */
+  readonly oneCpu: number[];
+  readonly manyCpu: number[];
   readonly same: boolean;
   readonly load: [number, number];
   readonly cut: number;
   readonly lookaheadNs: number;
 }
 
-/** Wall ms of `fn`, and what it returned. */
-async function timed<T>(fn: () => T | Promise<T>): Promise<[number, T]> {
+/** Wall ms and CPU ms (this process, every thread) of `fn`, and what it returned. */
+async function timed<T>(fn: () => T | Promise<T>): Promise<[number, number, T]> {
   const t0 = performance.now();
+  const c0 = process.cpuUsage();
   const r = await fn();
-  return [performance.now() - t0, r];
+  const c = process.cpuUsage(c0);
+  return [performance.now() - t0, (c.user + c.system) / 1000, r];
 }
 
 /** The report without its wall-clock time. */
@@ -42,20 +47,24 @@ function comparable(report: { runtime?: unknown }): string {
 async function runCase(name: string, sc: Scenario, runs: number, workers: number): Promise<CaseResult> {
   const one: number[] = [];
   const many: number[] = [];
+  const oneCpu: number[] = [];
+  const manyCpu: number[] = [];
   let same = true;
   let cut = 0;
   let lookaheadNs = 0;
   const before = loadavg()[0]!;
   for (let i = 0; i < runs; i++) {
-    const [ms1, r1] = await timed(() => runScenarioSim(sc));
-    const [msN, rN] = await timed(() => runScenarioSimParallel(sc, { workers }));
+    const [ms1, cpu1, r1] = await timed(() => runScenarioSim(sc));
+    const [msN, cpuN, rN] = await timed(() => runScenarioSimParallel(sc, { workers }));
     one.push(ms1);
     many.push(msN);
+    oneCpu.push(cpu1);
+    manyCpu.push(cpuN);
     same &&= comparable(r1.report) === comparable(rN.report);
     cut = rN.partitioning.cutLinks;
     lookaheadNs = rN.partitioning.lookaheadNs;
   }
-  return { name, one, many, same, load: [before, loadavg()[0]!], cut, lookaheadNs };
+  return { name, one, many, oneCpu, manyCpu, same, load: [before, loadavg()[0]!], cut, lookaheadNs };
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
@@ -88,15 +97,27 @@ export async function main(argv: readonly string[]): Promise<void> {
   const results: CaseResult[] = [];
   for (const [name, sc] of cases) results.push(await runCase(name, sc, runs, workers));
   print();
-  print(`1 worker against ${workers}, alternating, ${runs} pair(s) each, in-process wall time (ms)`);
+  print(
+    `1 worker against ${workers}, alternating, ${runs} pair(s) each, in-process wall time (ms); CPU ms of every thread`,
+  );
   print(
     formatTable(
-      ["case", "1 worker", `${workers} workers`, "ratio (median)", "same report", "cut links", "load avg"],
+      [
+        "case",
+        "1 worker",
+        `${workers} workers`,
+        "ratio (median)",
+        "CPU 1 / N",
+        "same report",
+        "cut links",
+        "load avg",
+      ],
       results.map((r) => [
         r.name,
         r.one.map((x) => fmt(x, 0)).join(" "),
         r.many.map((x) => fmt(x, 0)).join(" "),
         `${fmt(median(r.one) / median(r.many), 2)}×`,
+        `${fmt(median(r.oneCpu), 0)} / ${fmt(median(r.manyCpu), 0)}`,
         r.same ? "yes" : "NO",
         `${r.cut} (lookahead ${fmt(r.lookaheadNs, 0)} ns)`,
         `${fmt(r.load[0], 1)} -> ${fmt(r.load[1], 1)}`,
