@@ -4,7 +4,12 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
-import { parallelRefusal, runScenarioSimParallel } from "../../src/run/sim-parallel.js";
+import {
+  mergeEvents,
+  mergeRows,
+  parallelRefusal,
+  runScenarioSimParallel,
+} from "../../src/run/sim-parallel.js";
 import { partitionTopology } from "../../src/run/sim-partition.js";
 import { PARTITION_REFUSALS } from "../../src/run/sim-run-setup.js";
 import { loadScenario, type Scenario } from "../../src/scenario/scenario.js";
@@ -74,3 +79,59 @@ t.test("refused with --workers > 1, naming the feature", async (t) => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+t.test(
+  "merging: events by (time, emit key), rows by (time, device); one key from two workers refused",
+  (t) => {
+    const part = (events: [number, number, string][], series: string[] = []) =>
+      ({
+        stats: [],
+        records: [],
+        eventTimes: Float64Array.from(events.map((e) => e[0])),
+        eventKeys: Float64Array.from(events.map((e) => e[1])),
+        eventLines: events.map((e) => e[2]),
+        series: [series],
+        events: 0,
+        windows: 0,
+        framesSent: 0,
+      }) as const;
+    const a = part([
+      [0, -5, "a-start"],
+      [10, 3, "a-action"],
+      [10, 2 ** 37 + 7, "a-deliver"],
+      [10, 2 ** 37 + 7, "a-deliver-2"],
+    ]);
+    const b = part([
+      [0, -6, "b-start"],
+      [10, 4, "b-action"],
+      [10, 2 ** 37 + 1, "b-deliver"],
+      [12, 1, "b-later"],
+    ]);
+    t.same(mergeEvents([a, b]), [
+      "b-start",
+      "a-start",
+      "a-action",
+      "b-action",
+      "b-deliver",
+      "a-deliver",
+      "a-deliver-2",
+      "b-later",
+    ]);
+    t.throws(() => mergeEvents([a, part([[10, 3, "clash"]])]), /both emitted events at 10 ns/);
+    const order = new Map([
+      ["sw1", 0],
+      ["sw2", 1],
+    ]);
+    t.same(
+      mergeRows(
+        [
+          ["0,sw2,eth1,0,5", "10,sw2,eth1,0,6"],
+          ["0,sw1,eth1,0,1", "0,sw1,eth2,0,2", "20,sw1,eth1,0,0"],
+        ],
+        order,
+      ),
+      ["0,sw1,eth1,0,1", "0,sw1,eth2,0,2", "0,sw2,eth1,0,5", "10,sw2,eth1,0,6", "20,sw1,eth1,0,0"],
+    );
+    t.end();
+  },
+);
