@@ -25,6 +25,7 @@ export const ENTRIES = [
   "main/device-entry-main.js",
   "main/tune-worker.js",
   "main/compare-worker.js",
+  "main/sim-worker.js",
 ];
 
 /**

@@ -22,6 +22,11 @@ export const BENCHMARKS = {
     summary:
       "the simulator on HPCC's ns-3 incast (64:1 and 16:1, one switch): wall time, events, ratio to ns-3",
   },
+  "sim-parallel": {
+    module: "./sim-parallel.js",
+    summary:
+      "the simulator on 1 worker against 2: the k = 8 fat tree and the 64:1 incast, ratio and same report",
+  },
   fidelity: {
     module: "./fidelity.js",
     summary: "the same scenarios in the simulator and on the live lab, side by side (root)",

@@ -12,6 +12,7 @@ import type { Report } from "../report/report.js";
 import { formatSummary } from "../report/summary-text.js";
 import { runScenarioLive } from "../run/run-live.js";
 import { runScenarioSim } from "../run/run-sim.js";
+import { parallelRefusal, runScenarioSimParallel } from "../run/sim-parallel.js";
 import { writeNewFile } from "../runtime/realtime/safe-files.js";
 import { loadScenario } from "../scenario/scenario.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
@@ -31,6 +32,7 @@ interface RunOptions extends MetricsOptions {
   readonly name?: string;
   readonly openmetrics?: string;
   readonly force?: boolean;
+  readonly workers: number;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -72,6 +74,12 @@ export function registerRunCommand(program: Command): void {
       "--openmetrics <file>",
       "sim runtime: also write every device metric as OpenMetrics time series, for `promtool tsdb create-blocks-from openmetrics` (timestamps from now, emulated time x --dilation)",
     )
+    .option(
+      "--workers <n>",
+      "sim runtime: split the fabric over N worker threads; the same report, byte for byte (docs/parallel-sim.md)",
+      (v) => Number(v),
+      1,
+    )
     .option("--json", "print the report summary as JSON instead of the one-screen text")
     .option("--quiet", "no progress lines")
     .action(
@@ -103,7 +111,26 @@ export function registerRunCommand(program: Command): void {
           throw e;
         }
         let report: Report;
-        if (opts.runtime === "sim") {
+        if (opts.runtime !== "sim" && opts.workers !== 1)
+          throw new UsageError("--workers is an option of the sim runtime");
+        if (!Number.isInteger(opts.workers) || opts.workers < 1)
+          throw new UsageError(`--workers takes a whole number >= 1, not ${opts.workers}`);
+        if (opts.runtime === "sim" && opts.workers > 1) {
+          const refusal = parallelRefusal(sc, {
+            capture: captures.length > 0,
+            openmetrics: opts.openmetrics !== undefined,
+          });
+          if (refusal !== null) throw new UsageError(refusal);
+          const bar = opts.quiet ? null : emulatedProgress(sc.name, sc.durationNs);
+          const result = await runScenarioSimParallel(sc, {
+            workers: opts.workers,
+            outDir: out,
+            force: opts.force ?? false,
+            ...(bar ? { onProgress: (now: number) => bar.at(now) } : {}),
+          });
+          bar?.stop();
+          report = result.report;
+        } else if (opts.runtime === "sim") {
           const bar = opts.quiet ? null : emulatedProgress(sc.name, sc.durationNs);
           const metrics = opts.openmetrics
             ? new OpenMetricsRecorder(sc.name, Date.now(), Number(opts.dilation) || DEFAULT_DILATION)

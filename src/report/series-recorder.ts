@@ -65,6 +65,16 @@ export class Series {
     return this.rows.length;
   }
 
+  /** Every row so far (CSV lines, no header). */
+  get lines(): readonly string[] {
+    return this.rows;
+  }
+
+  /** Appends rows recorded elsewhere (a parallel run's partitions, merged in the order of a single run). */
+  append(rows: readonly string[]): void {
+    for (const r of rows) this.rows.push(r);
+  }
+
   write(dir: OutputDir): void {
     dir.write(this.file, `${this.header.join(",")}\n${this.rows.join("\n")}${this.rows.length ? "\n" : ""}`);
   }

@@ -13,108 +13,33 @@
 // what the event log shows of different devices within one nanosecond; no device sees that order.
 
 import type { Device, DeviceEnv, Nanoseconds, TimerId } from "../../device/contract.js";
-import { EventQueue, type QueuedEvent } from "../../device/event-queue.js";
-import { createRandom, type Random } from "../../device/prng.js";
+import { EventQueue } from "../../device/event-queue.js";
+import { createRandom } from "../../device/prng.js";
+import {
+  ACTION,
+  countCalls,
+  DELIVER,
+  disarmAll,
+  type EventType,
+  type FrameTap,
+  KEY_START,
+  type LinkSpec,
+  MAX_DEVICES,
+  RANK_DELIVER,
+  RANK_DEVICE,
+  RANK_TIMER,
+  type RemoteSend,
+  rankOf,
+  SimEventRecord,
+  type SimLink,
+  type SimNode,
+  TIMER,
+  TimerSlot,
+} from "./sim-records.js";
 import { type SimEvent, stampEvent } from "./stamp-event.js";
 
-export interface Endpoint {
-  readonly device: string;
-  readonly port: number;
-}
-
+export type { Endpoint, FrameTap, LinkSpec, RemoteSend, SimLink } from "./sim-records.js";
 export type { SimEvent };
-
-export interface LinkSpec {
-  readonly a: Endpoint;
-  readonly b: Endpoint;
-  /** One-way propagation delay, ns. */
-  readonly delayNs: number;
-  /** Probability that a frame is lost on this link (failure injection; default 0). */
-  readonly lossRate?: number;
-}
-
-/** Called for every frame put on a link (before loss), e.g. to write a capture. */
-export type FrameTap = (t: Nanoseconds, from: Endpoint, to: Endpoint, frame: Uint8Array) => void;
-
-const TIMER = 0;
-const DELIVER = 1;
-const ACTION = 2;
-type EventType = typeof TIMER | typeof DELIVER | typeof ACTION;
-
-/**
- * The rank of an event among those of its nanosecond (the tie rule above): class, device, port. Ports are
- * below 2^16 (connect checks it) and devices are ranked by name below 2^21, so the rank is an exact
- * integer in a double.
- */
-const RANK_DELIVER = 2 ** 37;
-const RANK_TIMER = 2 * 2 ** 37;
-const RANK_DEVICE = 2 ** 16;
-const MAX_DEVICES = 2 ** 21;
-
-/**
- * Every queued event, of whichever type, is one of these: one object shape, so the queue's comparisons
- * and the dispatch see a single hidden class, and records are recycled through a free list once
- * dispatched, so the steady state allocates no event objects.
- */
-class SimEventRecord implements QueuedEvent {
-  t = 0;
-  seq = 0;
-  type: EventType = TIMER;
-  /** TIMER: the device; DELIVER: the receiving device. */
-  node: SimNode | null = null;
-  /** TIMER: the timer id; DELIVER: the receiving port. */
-  id = 0;
-  /** TIMER: the arming's generation; DELIVER: the link's generation when the frame left (frames in flight
-   * die with a link that goes down). */
-  gen = 0;
-  link: SimLink | null = null;
-  /** TIMER: the timer's slot, whose generation says whether this arming is still the live one. */
-  slot: TimerSlot | null = null;
-  frame: Uint8Array | null = null;
-  run: ((now: Nanoseconds) => void) | null = null;
-}
-
-/**
- * One timer id of one device, made on its first arming and kept: arming stamps a new generation, disarming
- * and firing set 0, and an event fires only if the slot still holds its generation. So neither arming
- * nor firing inserts into or deletes from a map.
- */
-class TimerSlot {
-  gen = 0;
-}
-
-interface SimNode {
-  readonly name: string;
-  /** The device's place in the name order of every device (the tie rule), times RANK_DEVICE. */
-  rank: number;
-  device: Device;
-  /** A killed device: frames and timers for it vanish, as for a crashed process. */
-  dead: boolean;
-  /** Every timer id the device ever armed -> its slot (generation 0: not armed). */
-  readonly timers: Map<TimerId, TimerSlot>;
-  /** port -> link, which side of it this node is, and the node and port at its other end. */
-  /** Indexed by port number (ports are small integers), holes for unconnected ports. */
-  readonly ports: (Attachment | undefined)[];
-}
-
-interface Attachment {
-  readonly link: SimLink;
-  readonly side: 0 | 1;
-  readonly from: Endpoint;
-  readonly to: Endpoint;
-  readonly peer: SimNode;
-}
-
-export interface SimLink {
-  readonly spec: LinkSpec;
-  up: boolean;
-  gen: number;
-  /** Frames lost to injected loss or to the link being down. */
-  lost: number;
-  readonly frames: [number, number];
-  readonly bytes: [number, number];
-  readonly loss: Random | null;
-}
 
 export interface SimulatorOptions {
   readonly seed?: number | string;
@@ -135,6 +60,15 @@ export class Simulator {
   private readonly listeners: ((e: SimEvent) => void)[] = [];
   private readonly taps: FrameTap[] = [];
   private readonly envs = new Map<string, DeviceEnv>();
+  private sendRemote: RemoteSend | null = null;
+  /**
+   * Where the events now being emitted stand in the order of their nanosecond (`emitKey`): the dispatched
+   * event's rank (the tie rule), or for an external action a step count that grows at each action and at
+   * each device call inside one (`enterDevice`), or KEY_START + creation index at start.
+   */
+  private key = 0;
+  private actionSteps = 0;
+  private inAction = false;
 
   constructor(opts: SimulatorOptions = {}) {
     this.seed = opts.seed ?? 1;
@@ -157,18 +91,21 @@ export class Simulator {
       rank: 0,
       device: undefined as unknown as Device,
       dead: false,
+      local: true,
       timers: new Map(),
       ports: [],
     };
     const env: DeviceEnv = {
       transmit: (port, frame) => this.transmit(node, port, frame),
-      arm: (timer, at) => this.arm(node, timer, at),
+      arm: (timer, at) => {
+        if (node.local) this.arm(node, timer, at);
+      },
       disarm: (timer) => {
         const slot = node.timers.get(timer);
         if (slot !== undefined) slot.gen = 0;
       },
       emit: (event) => {
-        if (this.listeners.length === 0) return;
+        if (this.listeners.length === 0 || !node.local) return;
         const stamped = stampEvent(event, this.clock, name);
         for (const l of this.listeners) l(stamped);
       },
@@ -210,7 +147,9 @@ export class Simulator {
     const device = create(this.envs.get(name)!);
     node.device = device;
     node.dead = false;
-    if (this.started) device.start(this.clock);
+    if (this.sendRemote !== null) countCalls(node, () => this.enterDevice());
+    this.enterDevice();
+    if (this.started && node.local) device.start(this.clock);
     return device;
   }
 
@@ -248,9 +187,10 @@ export class Simulator {
       frames: [0, 0],
       bytes: [0, 0],
       loss: spec.lossRate ? createRandom(this.seed, `link:${spec.a.device}:${spec.a.port}`) : null,
+      index: this.links.length,
     };
-    a.ports[spec.a.port] = { link, side: 0, from: spec.a, to: spec.b, peer: b };
-    b.ports[spec.b.port] = { link, side: 1, from: spec.b, to: spec.a, peer: a };
+    a.ports[spec.a.port] = { link, side: 0, from: spec.a, to: spec.b, peer: b, remote: false };
+    b.ports[spec.b.port] = { link, side: 1, from: spec.b, to: spec.a, peer: a, remote: false };
     this.links.push(link);
     return link;
   }
@@ -278,8 +218,13 @@ export class Simulator {
     link.up = up;
     link.gen++;
     const { a, b } = link.spec;
-    this.nodeOf(a.device).device.setLinkState(a.port, up, this.clock);
-    this.nodeOf(b.device).device.setLinkState(b.port, up, this.clock);
+    for (const [end, node] of [
+      [a, this.nodeOf(a.device)],
+      [b, this.nodeOf(b.device)],
+    ] as const) {
+      this.enterDevice();
+      if (node.local) node.device.setLinkState(end.port, up, this.clock);
+    }
   }
 
   linkAt(device: string, port: number): SimLink | undefined {
@@ -290,7 +235,11 @@ export class Simulator {
   run(until: Nanoseconds): void {
     if (!this.started) {
       this.started = true;
-      for (const node of this.nodes.values()) node.device.start(this.clock);
+      let i = 0;
+      for (const node of this.nodes.values()) {
+        this.key = KEY_START + i++;
+        if (node.local) node.device.start(this.clock);
+      }
     }
     const queue = this.queue;
     const free = this.free;
@@ -317,18 +266,74 @@ export class Simulator {
       if (type === TIMER) {
         if (slot!.gen !== gen) continue;
         slot!.gen = 0;
+        this.key = RANK_TIMER + node!.rank;
         node!.device.fire(id, t);
       } else if (type === DELIVER) {
         if (gen !== link!.gen || !link!.up || node!.dead) {
           link!.lost++;
           continue;
         }
+        this.key = RANK_DELIVER + node!.rank + id;
         node!.device.receive(id, frame!, t);
       } else {
+        this.key = ++this.actionSteps;
+        this.inAction = true;
         run!(t);
+        this.inAction = false;
       }
     }
     if (until > this.clock) this.clock = until;
+  }
+
+  /**
+   * Makes this simulator one partition of a parallel run (run/sim-parallel.ts): the devices for which
+   * `local` is false become ghosts (SimNode.local) and frames for them go to `send`, with their arrival
+   * time; their partition takes them with `deliverRemote`. Before the first `run`.
+   */
+  partition(local: (device: string) => boolean, send: RemoteSend): void {
+    if (this.started) throw new Error("partition a simulator before it runs");
+    this.sendRemote = send;
+    for (const node of this.nodes.values()) {
+      node.local = local(node.name);
+      countCalls(node, () => this.enterDevice());
+    }
+    for (const node of this.nodes.values())
+      for (const at of node.ports) if (at !== undefined) at.remote = node.local && !at.peer.local;
+  }
+
+  /** A frame another partition sent on `links[link]` from its `side` (with the link's generation then). */
+  deliverRemote(link: number, side: 0 | 1, arrival: Nanoseconds, gen: number, frame: Uint8Array): void {
+    const l = this.links[link]!;
+    const to = side === 0 ? l.spec.b : l.spec.a;
+    const node = this.nodeOf(to.device);
+    const e = this.record(DELIVER, arrival);
+    e.node = node;
+    e.id = to.port;
+    e.gen = gen;
+    e.link = l;
+    e.frame = frame;
+    this.queue.push(e, RANK_DELIVER + node.rank + to.port);
+  }
+
+  /** Time of the earliest queued event (Infinity: none). */
+  nextEventTime(): Nanoseconds {
+    return this.queue.peekTime();
+  }
+
+  /**
+   * Where an event emitted now stands among those of its nanosecond, the same number in every partition
+   * of a parallel run: at start, before time 0's actions, by device creation order; in an external
+   * action, a count of actions and device calls made in them; in a device's event, the event's rank (the
+   * tie rule). Events in time order and, within a nanosecond, by this key are in the order a
+   * single-threaded run emits them; two partitions never emit under the same key.
+   */
+  get emitKey(): number {
+    return this.key;
+  }
+
+  /** An external action calls into a device (a command, a link change, a restart): a new emit key. */
+  private enterDevice(): void {
+    if (this.inAction) this.key = ++this.actionSteps;
   }
 
   private nodeOf(name: string): SimNode {
@@ -362,7 +367,7 @@ export class Simulator {
   }
 
   private transmit(node: SimNode, port: number, frame: Uint8Array): void {
-    if (node.dead) return;
+    if (node.dead || !node.local) return;
     const attachment = node.ports[port];
     if (!attachment) return; // an unconnected port: the frame goes nowhere
     const { link, side } = attachment;
@@ -375,6 +380,10 @@ export class Simulator {
       link.lost++;
       return;
     }
+    if (attachment.remote) {
+      this.sendRemote!(link, side, this.clock + spec.delayNs, frame);
+      return;
+    }
     const e = this.record(DELIVER, this.clock + spec.delayNs);
     e.node = attachment.peer;
     e.id = attachment.to.port;
@@ -383,16 +392,4 @@ export class Simulator {
     e.frame = frame;
     this.queue.push(e, RANK_DELIVER + attachment.peer.rank + attachment.to.port);
   }
-}
-
-/** The rank of a queued event (the tie rule), as it was pushed with. */
-function rankOf(e: SimEventRecord): number {
-  if (e.type === ACTION) return 0;
-  if (e.type === DELIVER) return RANK_DELIVER + e.node!.rank + e.id;
-  return RANK_TIMER + e.node!.rank;
-}
-
-/** Every armed timer of `node` is disarmed (its pending events will not fire). */
-function disarmAll(node: SimNode): void {
-  for (const slot of node.timers.values()) slot.gen = 0;
 }

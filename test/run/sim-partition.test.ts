@@ -1,0 +1,137 @@
+// The parallel simulator's partition rule (src/run/sim-partition.ts) and what a parallel run refuses
+// (src/run/sim-parallel.ts, docs/parallel-sim.md). The worker is the bundle's: `node scripts/setup` first.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import t from "tap";
+import {
+  mergeEvents,
+  mergeRows,
+  parallelRefusal,
+  runScenarioSimParallel,
+} from "../../src/run/sim-parallel.js";
+import { partitionTopology } from "../../src/run/sim-partition.js";
+import { PARTITION_REFUSALS } from "../../src/run/sim-run-setup.js";
+import { loadScenario, type Scenario } from "../../src/scenario/scenario.js";
+import type { Topology } from "../../src/scenario/topology.js";
+
+function scenario(dir: string, name: string, body: string): Scenario {
+  const file = join(dir, `${name}.yaml`);
+  writeFileSync(file, `name: ${name}\ntopology: default\nseed: 1\n${body}`);
+  return loadScenario(file);
+}
+
+const cut = (topo: Topology, of: ReadonlyMap<string, number>) =>
+  topo.links.filter((l) => of.get(l.a.node) !== of.get(l.b.node));
+
+t.test("the rule: every device placed, weights balanced, the lookahead is the cut links' delay", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "sim-partition-"));
+  try {
+    const topo = scenario(dir, "p", "duration: 10us\ntimeline:\n  - at: 0us\n    stop: all\n").topology;
+    const p = partitionTopology(topo, 2);
+    t.equal(p.parts, 2);
+    t.same([...p.of.keys()].sort(), topo.nodes.map((n) => n.name).sort(), "every device has a partition");
+    const ports = topo.nodes.reduce((s, n) => s + Math.max(1, n.ports.length), 0);
+    t.equal(p.weights[0]! + p.weights[1]!, ports, "the weights are the ports");
+    t.ok(Math.abs(p.weights[0]! - p.weights[1]!) <= ports / 4, `balanced: ${p.weights.join(" / ")}`);
+    const links = cut(topo, p.of);
+    t.equal(p.cutLinks, links.length);
+    t.ok(links.length > 0);
+    t.equal(p.lookaheadNs, Math.min(...links.map((l) => l.delayNs)));
+    // A lossy link draws its losses from one stream for both directions: never cut.
+    const lossy = links[0]!;
+    const withLoss: Topology = {
+      ...topo,
+      links: topo.links.map((l) => (l.id === lossy.id ? { ...l, lossRate: 0.01 } : l)),
+    };
+    const q = partitionTopology(withLoss, 2);
+    t.equal(q.of.get(lossy.a.node), q.of.get(lossy.b.node), "the lossy link is not cut");
+    // More workers than devices: no empty partition.
+    const r = partitionTopology(topo, 1000);
+    t.ok(r.parts > 2 && r.parts <= topo.nodes.length, `${r.parts} partitions`);
+    t.equal(new Set(r.of.values()).size, r.parts, "none of them empty");
+    t.equal(partitionTopology(topo, 1).cutLinks, 0, "one worker cuts nothing");
+    t.throws(() => partitionTopology(topo, 0), /whole number/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  t.end();
+});
+
+t.test("refused with --workers > 1, naming the feature", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "sim-partition-"));
+  try {
+    const ring = scenario(
+      dir,
+      "ring",
+      "duration: 200us\ntimeline:\n  - at: 1us\n    start: { type: all-reduce, name: ar, hosts: all, size: 64KB }\n",
+    );
+    await t.rejects(runScenarioSimParallel(ring, { workers: 2 }), { message: PARTITION_REFUSALS.dependent });
+    const nav = scenario(
+      dir,
+      "nav",
+      "duration: 200us\ncontroller: { pathNavigation: network }\ntimeline:\n  - at: 1us\n    stop: all\n",
+    );
+    t.match(parallelRefusal(nav), /path-navigation/);
+    t.match(parallelRefusal(ring, { capture: true }), /--capture/);
+    t.equal(parallelRefusal(ring), null, "dependent flows show only as the run starts them");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+t.test(
+  "merging: events by (time, emit key), rows by (time, device); one key from two workers refused",
+  (t) => {
+    const part = (events: [number, number, string][], series: string[] = []) =>
+      ({
+        stats: [],
+        records: [],
+        eventTimes: Float64Array.from(events.map((e) => e[0])),
+        eventKeys: Float64Array.from(events.map((e) => e[1])),
+        eventLines: events.map((e) => e[2]),
+        series: [series],
+        events: 0,
+        windows: 0,
+        framesSent: 0,
+      }) as const;
+    const a = part([
+      [0, -5, "a-start"],
+      [10, 3, "a-action"],
+      [10, 2 ** 37 + 7, "a-deliver"],
+      [10, 2 ** 37 + 7, "a-deliver-2"],
+    ]);
+    const b = part([
+      [0, -6, "b-start"],
+      [10, 4, "b-action"],
+      [10, 2 ** 37 + 1, "b-deliver"],
+      [12, 1, "b-later"],
+    ]);
+    t.same(mergeEvents([a, b]), [
+      "b-start",
+      "a-start",
+      "a-action",
+      "b-action",
+      "b-deliver",
+      "a-deliver",
+      "a-deliver-2",
+      "b-later",
+    ]);
+    t.throws(() => mergeEvents([a, part([[10, 3, "clash"]])]), /both emitted events at 10 ns/);
+    const order = new Map([
+      ["sw1", 0],
+      ["sw2", 1],
+    ]);
+    t.same(
+      mergeRows(
+        [
+          ["0,sw2,eth1,0,5", "10,sw2,eth1,0,6"],
+          ["0,sw1,eth1,0,1", "0,sw1,eth2,0,2", "20,sw1,eth1,0,0"],
+        ],
+        order,
+      ),
+      ["0,sw1,eth1,0,1", "0,sw1,eth2,0,2", "0,sw2,eth1,0,5", "10,sw2,eth1,0,6", "20,sw1,eth1,0,0"],
+    );
+    t.end();
+  },
+);
