@@ -26,7 +26,7 @@ export const AI_ECN_MODEL_FEATURES = [
   "elephantFlows",
   "activeFlows",
   "elephantShare",
-  "utilisation",
+  "load",
 ] as const;
 export const AI_ECN_MODEL_DIMS = AI_ECN_MODEL_FEATURES.length;
 
