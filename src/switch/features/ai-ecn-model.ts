@@ -22,12 +22,7 @@
 // the load as load / 2 (capped at 1); the share is a fraction already. Distance is Euclidean in that
 // unit cube.
 
-export const AI_ECN_MODEL_FEATURES = [
-  "elephantFlows",
-  "activeFlows",
-  "elephantShare",
-  "load",
-] as const;
+export const AI_ECN_MODEL_FEATURES = ["elephantFlows", "activeFlows", "elephantShare", "load"] as const;
 export const AI_ECN_MODEL_DIMS = AI_ECN_MODEL_FEATURES.length;
 
 /** What the switch observed on one queue in a period (raw, before scaling). */
