@@ -78,6 +78,41 @@ const ccFamily = (name, files, sweep, extra = []) => ({
   ],
 });
 
+/**
+ * AI ECN's model mode against local, central and the static presets on the patterns held out of its
+ * training (docs/experiments/ai-ecn-model.md): two `rocelab compare`s over 10 seeds, chart and JSON in
+ * ai-ecn-model/plots/NAME (the page shows the charts).
+ */
+const aiEcnModel = () => {
+  const presets = ["aggressive", "balanced", "conservative", "local", "central"];
+  const compare = (name, files) => ({
+    name: `compare ai-ecn-model/${name}`,
+    runs: [],
+    cmd: () => [
+      CLI,
+      "compare",
+      ...files,
+      "--seeds",
+      "10",
+      "--small",
+      "100KB",
+      "--quiet",
+      "--out",
+      `${EXP}/ai-ecn-model/plots/${name}`,
+    ],
+  });
+  return [
+    compare(
+      "incast8",
+      [...presets, "model"].map((v) => `${EXP}/ai-ecn-model/incast8-${v}.yaml`),
+    ),
+    compare("changing", [
+      ...presets.map((v) => `${EXP}/ai-ecn/${v}.yaml`),
+      `${EXP}/ai-ecn-model/changing-model.yaml`,
+    ]),
+  ];
+};
+
 /** Every run under `prefix` (the runs a summary script reads: it finds them itself). */
 const under = (prefix) => GOLDENS.filter((g) => g.name.startsWith(prefix)).map((g) => g.name);
 
@@ -108,6 +143,7 @@ const STEPS = [
       ...dirs.map((d) => `${d.split("/").pop()}=${EXP}/${d}`),
     ],
   },
+  ...aiEcnModel(),
   ccFamily("incast", ["incast"], "dcqcn,hpcc,timely,dctcp"),
   ccFamily("incast16", ["incast16", "incast16-ipcc"], "dcqcn,timely"),
   ccFamily("storm", ["storm-no-watchdog", "storm-watchdog"], "none,dcqcn,hpcc"),

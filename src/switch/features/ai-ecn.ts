@@ -3,19 +3,19 @@
 // sampled from the packets the WRED/ECN feature sees; then
 //   local    the switch runs the controller (ai-ecn-controller.ts) and rewrites the queue's thresholds;
 //   central  the switch only publishes the features (an `info` event per queue and period, detail
-//            `{"aiEcn":"features",...}`), and the lab's analyser decides and pushes `ecn-thresholds`.
+//            `{"aiEcn":"features",...}`), and the lab's analyser decides and pushes `ecn-thresholds`;
+//   model    the switch matches the queue's traffic against patterns trained offline and takes the
+//            thresholds of the one it resembles, or corrects online as local does (ai-ecn-model-mode.ts).
 // Flows are told apart by their 5-tuple in a bounded flow table (lb/flow-table.ts). A flow is an elephant
 // once it has carried traffic in `elephantPeriods` periods more than it has been silent (a leaky streak:
 // mice finish within a period or two, elephants persist, even when DCQCN or a pause slows them for a
 // while); the others are mice. The shares are of the period's bytes, smoothed over periods (EWMA, gain
 // 1/2) so that one paused period does not swing the thresholds.
 
-import { z } from "zod";
 import type { Nanoseconds } from "../../device/contract.js";
 import { EventKind } from "../../device/contract.js";
 import type { Counter } from "../../device/counters.js";
 import { CounterKind, Label } from "../../device/counters.js";
-import { duration, fraction, overlay, size } from "../../device/setting-units.js";
 import type { TimerKind } from "../../device/timers.js";
 import { FlowTable } from "../../lb/flow-table.js";
 import { PRIORITIES } from "../../wire/pfc.js";
@@ -23,6 +23,7 @@ import type { SwitchConfig } from "../config.js";
 import type { SwitchContext } from "../context.js";
 import type { EcnQueueConfig } from "../ecn.js";
 import type { PacketMeta } from "../packet-meta.js";
+import { AI_ECN_DEFAULTS, type AiEcnConfig, xoffBound } from "./ai-ecn-config.js";
 import {
   type AiEcnControl,
   type AiEcnFeatures,
@@ -31,66 +32,9 @@ import {
   safeThresholds,
   templateOf,
 } from "./ai-ecn-controller.js";
+import { AiEcnModelMode } from "./ai-ecn-model-mode.js";
 
-const template = z.object({ kmin: size, kmax: size, pmax: fraction }).strict();
-
-export const aiEcnSettings = z
-  .object({
-    mode: z.enum(["off", "local", "central"]).optional(),
-    queues: z.array(z.number().int().min(0).max(7)).optional(),
-    period: duration.optional(),
-    elephantPeriods: z.number().int().min(1).max(1000).optional(),
-    flows: z.number().int().min(1).max(65536).optional(),
-    levels: z.number().int().min(2).max(64).optional(),
-    low: template.optional(),
-    high: template.optional(),
-    utilTarget: fraction.optional(),
-    maxOffset: z.number().int().min(0).max(64).optional(),
-    decayPeriods: z.number().int().min(1).optional(),
-    safety: fraction.optional(),
-    wDelay: z.number().min(0).optional(),
-    wPfc: z.number().min(0).optional(),
-  })
-  .strict();
-
-export interface AiEcnConfig extends AiEcnControl {
-  readonly mode: "off" | "local" | "central";
-  readonly queues: readonly number[];
-  readonly period: Nanoseconds;
-  readonly elephantPeriods: number;
-  /** Flow-table capacity (takes effect at start). */
-  readonly flows: number;
-}
-
-export const AI_ECN_DEFAULTS: AiEcnConfig = {
-  mode: "off",
-  queues: [3],
-  period: 100_000,
-  // Active for 3 periods (300 µs): a web-search mouse (< 100 KB) takes a few µs at 100 Gb/s.
-  elephantPeriods: 3,
-  flows: 1024,
-  levels: 8,
-  // The "aggressive" and "conservative" presets (scenario/profiles.ts), with their Pmax 100 %.
-  low: { kmin: 50_000, kmax: 200_000, pmax: 1 },
-  high: { kmin: 500_000, kmax: 3_000_000, pmax: 1 },
-  utilTarget: 0.9,
-  maxOffset: 2,
-  decayPeriods: 10,
-  safety: 0.9,
-  wDelay: 0.5,
-  wPfc: 1,
-};
-
-export function applyAiEcn(c: AiEcnConfig, s: z.output<typeof aiEcnSettings> | undefined): AiEcnConfig {
-  return overlay(c, s);
-}
-
-/** The PFC XOFF threshold Kmax must stay under: static, or the dynamic threshold's steady state with one
- * congested PG (α·B/(1+α) of a pool B), whichever is configured. */
-export function xoffBound(cfg: SwitchConfig, poolBytes: number): number {
-  const { xoff, alpha } = cfg.pfc;
-  return xoff === "dynamic" ? (alpha * poolBytes) / (1 + alpha) : xoff;
-}
+export { AI_ECN_DEFAULTS, type AiEcnConfig, aiEcnSettings, applyAiEcn, xoffBound } from "./ai-ecn-config.js";
 
 export class AiEcnTuner {
   private cfg: AiEcnConfig = AI_ECN_DEFAULTS;
@@ -99,6 +43,7 @@ export class AiEcnTuner {
   private readonly flowBytes: Float64Array;
   private readonly flowPeriod: Float64Array;
   private readonly flowQueue: Int8Array;
+  private readonly flowPort: Int16Array;
   private readonly streak: Int16Array;
   private readonly miceEwma = new Float64Array(PRIORITIES).fill(-1);
   private readonly key = new Uint32Array(4);
@@ -119,6 +64,12 @@ export class AiEcnTuner {
   private txPause: Counter | undefined;
   private readonly pausesBefore = new Float64Array(PRIORITIES);
   private readonly changes: Float64Array;
+  // Model mode: per (port, queue) this period, flows seen and elephants among them; per queue, the busiest port.
+  private readonly activeFlows: Float64Array;
+  private readonly elephantFlows: Float64Array;
+  private readonly modelPort = new Int16Array(PRIORITIES).fill(-1);
+  private readonly load = new Float64Array(PRIORITIES);
+  private readonly model: AiEcnModelMode;
 
   constructor(
     private readonly ctx: SwitchContext,
@@ -130,6 +81,7 @@ export class AiEcnTuner {
     this.flowBytes = new Float64Array(cap);
     this.flowPeriod = new Float64Array(cap).fill(-1);
     this.flowQueue = new Int8Array(cap);
+    this.flowPort = new Int16Array(cap);
     this.streak = new Int16Array(cap);
     const n = ctx.numPorts * PRIORITIES;
     this.packets = new Float64Array(n);
@@ -138,13 +90,15 @@ export class AiEcnTuner {
     this.depthSum = new Float64Array(n);
     this.peak = new Float64Array(n);
     this.depthBefore = new Float64Array(n);
+    this.activeFlows = new Float64Array(n);
+    this.elephantFlows = new Float64Array(n);
     for (let q = 0; q < PRIORITIES; q++) this.state.push({ level: -1, offset: 0, quiet: 0 });
     this.timer = ctx.timers.register("ai-ecn-period", (_i, now) => this.tick(now));
     this.changes = ctx.counters.add({
       name: "ai_ecn_changes",
       kind: CounterKind.Counter,
       unit: "events",
-      help: "ECN threshold changes AI ECN made (local mode)",
+      help: "ECN threshold changes AI ECN made (local and model modes)",
       labels: [],
     });
     ctx.counters.computed(
@@ -155,8 +109,10 @@ export class AiEcnTuner {
         help: "AI ECN's current template level for the queue (0: shallowest; -1: not tuned yet)",
         labels: [Label.Port, Label.Queue],
       },
-      (i) => (this.cfg.mode === "local" ? this.state[i % PRIORITIES]!.level : -1),
+      (i) =>
+        this.cfg.mode === "local" || this.cfg.mode === "model" ? this.state[i % PRIORITIES]!.level : -1,
     );
+    this.model = new AiEcnModelMode(ctx);
   }
 
   get mode(): AiEcnConfig["mode"] {
@@ -196,6 +152,7 @@ export class AiEcnTuner {
       }
       this.flowBytes[s]! += m.length;
       this.flowQueue[s] = q;
+      this.flowPort[s] = m.outPort;
     }
     if (!this.armed) {
       this.armed = true;
@@ -213,6 +170,7 @@ export class AiEcnTuner {
       const f = this.features(q);
       if (f.packets > 0) traffic = true;
       if (this.cfg.mode === "local") this.decide(q, f);
+      else if (this.cfg.mode === "model") this.decideModel(q, f);
       else this.publish(q, f);
     }
     this.packets.fill(0);
@@ -231,15 +189,26 @@ export class AiEcnTuner {
   private shares(): void {
     this.mice.fill(0);
     this.elephants.fill(0);
+    this.activeFlows.fill(0);
+    this.elephantFlows.fill(0);
     for (let s = 0; s < this.flows.capacity; s++) {
+      const pq = this.flowPort[s]! * PRIORITIES + this.flowQueue[s]!;
       if (this.flowPeriod[s] !== this.periodNo) {
         if (this.streak[s]! > 0) this.streak[s]!--;
+        // Model mode's flow counts: a flow held back by PFC still counts within the flow table's aging
+        // window (ten periods), an elephant while its streak lasts.
+        const seen = this.flowPeriod[s]!;
+        if (seen >= 0 && this.periodNo - seen <= 10) this.activeFlows[pq]!++;
+        if (this.streak[s]! >= this.cfg.elephantPeriods) this.elephantFlows[pq]!++;
         continue;
       }
       if (this.streak[s]! < 1000) this.streak[s]!++;
       const b = this.flowBytes[s]!;
-      if (this.streak[s]! >= this.cfg.elephantPeriods) this.elephants[this.flowQueue[s]!]! += b;
-      else this.mice[this.flowQueue[s]!]! += b;
+      this.activeFlows[pq]!++;
+      if (this.streak[s]! >= this.cfg.elephantPeriods) {
+        this.elephants[this.flowQueue[s]!]! += b;
+        this.elephantFlows[pq]!++;
+      } else this.mice[this.flowQueue[s]!]! += b;
     }
   }
 
@@ -252,6 +221,7 @@ export class AiEcnTuner {
     let busiest = -1;
     let busiestBytes = -1;
     let out = 0;
+    let mostSent = -1;
     for (const ps of portList) {
       const i = ps.port * PRIORITIES + q;
       const depth = mmu.egressDepth(ps.port, q);
@@ -265,6 +235,13 @@ export class AiEcnTuner {
         busiestBytes = this.bytes[i]!;
         busiest = ps.port;
         out = (sent * 8 * 1e9) / (this.cfg.period * ps.cfg.rateBps);
+      }
+      // Model mode looks at the port that sent the most (the busiest by arrivals may be an idle one while
+      // PFC holds the congested port's senders back); its demand is what arrived plus the backlog left.
+      if (sent > mostSent) {
+        mostSent = sent;
+        this.modelPort[q] = ps.port;
+        this.load[q] = ((this.bytes[i]! + depth) * 8 * 1e9) / (this.cfg.period * ps.cfg.rateBps);
       }
     }
     const total = this.mice[q]! + this.elephants[q]!;
@@ -325,6 +302,34 @@ export class AiEcnTuner {
         `ai-ecn queue ${q} level ${s.level}: kmin ${t.kmin} kmax ${t.kmax} pmax ${t.pmax.toFixed(2)} ` +
         `(${reason ?? "first decision"}; mice ${(f.miceShare * 100).toFixed(0)} %, ` +
         `util ${(f.utilisation * 100).toFixed(0)} %, pauses ${f.pauses})`,
+    });
+  }
+
+  private decideModel(q: number, f: AiEcnFeatures): void {
+    const b = this.modelPort[q]!;
+    const i = b < 0 ? -1 : b * PRIORITIES + q;
+    const d = this.model.decide(
+      q,
+      f,
+      {
+        elephantFlows: i < 0 ? 0 : this.elephantFlows[i]!,
+        activeFlows: i < 0 ? 0 : this.activeFlows[i]!,
+        elephantShare: f.elephantShare,
+        load: b < 0 ? 0 : this.load[q]!,
+      },
+      this.state[q]!,
+      this.cfg,
+      xoffBound(this.switchCfg, this.ctx.mmu.sharedPoolBytes),
+    );
+    if (d === null) return;
+    const t = d.thresholds;
+    this.write(q, t);
+    this.changes[0]!++;
+    this.ctx.env.emit({
+      kind: EventKind.Info,
+      priority: q,
+      value: t.kmax,
+      detail: `ai-ecn model queue ${q}: kmin ${t.kmin} kmax ${t.kmax} pmax ${t.pmax.toFixed(2)} (${d.reason})`,
     });
   }
 
