@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { duration, fraction, rate, size } from "../../device/setting-units.js";
-import { INT_DEFAULT_MAX_HOPS, INT_MAX_HOPS } from "../../wire/int-trailer.js";
+import { INT_DEFAULT_MAX_HOPS, INT_MAX_HOPS } from "../../wire/int-md.js";
 import type { DctcpParams } from "../cc/dctcp.js";
 import type { HpccParams } from "../cc/hpcc.js";
 import type { TimelyParams } from "../cc/timely.js";
