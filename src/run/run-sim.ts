@@ -20,6 +20,7 @@ import { SeriesSampler } from "../report/series-sampler.js";
 import { OutputDir } from "../runtime/realtime/safe-files.js";
 import type { FrameTap, SimEvent } from "../runtime/sim/simulator.js";
 import { planAddresses } from "../scenario/address-plan.js";
+import { fabricBaseRtt } from "../scenario/fabric-rtt.js";
 import { buildNicConfig } from "../scenario/nic-config.js";
 import { roceV1Of } from "../scenario/rocev1.js";
 import type { Scenario } from "../scenario/scenario.js";
@@ -89,7 +90,14 @@ function runTo(sc: Scenario, opts: SimRunOptions, out: OutputDir | null): SimRun
     (host, address, link, env) =>
       new Nic(
         buildNicConfig(
-          { host, address, link, mtu: topo.mtu, l2: roceV1Of(topo, plan, host) },
+          {
+            host,
+            address,
+            link,
+            mtu: topo.mtu,
+            l2: roceV1Of(topo, plan, host),
+            fabricRttNs: fabricBaseRtt(topo),
+          },
           settings.hostSettings(),
           { answerArp: true },
         ),

@@ -5,6 +5,7 @@
 
 import type { LivePort } from "../../runtime/realtime/protocol.js";
 import { type AddressPlan, hostAddress } from "../../scenario/address-plan.js";
+import { fabricBaseRtt } from "../../scenario/fabric-rtt.js";
 import { buildNicConfig } from "../../scenario/nic-config.js";
 import { roceV1Of } from "../../scenario/rocev1.js";
 import type { SwitchSettings } from "../../scenario/schema.js";
@@ -80,6 +81,7 @@ export function deviceSetup(
         link,
         mtu: topo.mtu,
         l2: roceV1Of(topo, plan, node),
+        fabricRttNs: fabricBaseRtt(topo),
       },
       layers.hostSettings(),
       { answerArp: false },
