@@ -19,9 +19,9 @@ interface Hop {
 function adjacency(topo: Topology): Map<string, Hop[]> {
   const adj = new Map<string, Hop[]>();
   const add = (from: string, hop: Hop) => {
-    let list = adj.get(from);
-    if (list === undefined) adj.set(from, (list = []));
-    list.push(hop);
+    const list = adj.get(from);
+    if (list === undefined) adj.set(from, [hop]);
+    else list.push(hop);
   };
   for (const l of topo.links) {
     add(l.a.node, { next: l.b.node, delayNs: l.delayNs, rateBps: l.rateBps });
