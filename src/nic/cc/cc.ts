@@ -52,6 +52,10 @@ export interface QpCc {
   onAck?(ack: AckSample, now: Nanoseconds): boolean;
   /** Bytes in flight allowed (0 or absent: no window). */
   readonly window?: number;
+  /** TIMELY's last RTT sample, ns (absent: the algorithm measures none). */
+  readonly rtt?: number;
+  /** HPCC's utilisation estimate U (absent: the algorithm keeps none). */
+  readonly util?: number;
 }
 
 /** The sender-side state of a new QP (or of every QP after a reconfiguration); null: line rate. */
