@@ -21,10 +21,13 @@ lab_pattern() {
 # PIDs of lab processes, one per line.
 lab_pids() {
   local pattern=$1 dir pid cmd first
+  local -a args
   for dir in /proc/[0-9]*; do
     pid=${dir#/proc/}
     [[ $pid == "$$" || $pid == "$BASHPID" ]] && continue
-    cmd=$({ tr '\0' ' ' <"$dir/cmdline"; } 2>/dev/null) || continue
+    # mapfile is a builtin: no process per PID (a `tr` each took seconds on a busy machine).
+    { mapfile -d '' -t args <"$dir/cmdline"; } 2>/dev/null || continue
+    cmd="${args[*]}"
     [[ -z $cmd ]] && continue
     first=${cmd%% *}
     if [[ $first =~ ^rocelab-($pattern)-[^[:space:]]+$ ]] ||

@@ -8,13 +8,14 @@ import { findAllLabs, purgeKeptLogs } from "../lab/live/provision.js";
 import { listKeptLogs } from "../lab/live/state.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { trace, traceFlows } from "../lab/live/trace.js";
+import { formatOnLoad, lintTopology } from "../lint/lint.js";
 import { parseFileMode } from "../runtime/realtime/safe-files.js";
 import { describeAction } from "../scenario/action.js";
 import { NodeKind } from "../scenario/topology.js";
-import { captureOn } from "./capture-on.js";
+import { CaptureTime, captureOn } from "./capture-on.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { formatStats, formatStatus, hostNames } from "./lab-format.js";
-import { guardMachine } from "./machine-guard.js";
+import { besideGuard, fitNow, guardMachine } from "./machine-guard.js";
 import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
 import { loadTopologyArg } from "./topology-command.js";
 import { formatFlowPaths, formatTrace } from "./trace-format.js";
@@ -55,8 +56,11 @@ export function registerLabCommands(program: Command): void {
           const clock = clockOption(opts.clock);
           const metrics = metricsSettings(opts);
           // Validate before anything is created.
-          const topo = loadTopologyArg(topology, { machine: { dilation, cpus: availableParallelism() } });
-          guardMachine(topo, dilation, auto, opts.force ?? false);
+          const topo = loadTopologyArg(topology, { quiet: true });
+          const fit = fitNow(topo, dilation, auto);
+          const machine = { dilation, cpus: availableParallelism() };
+          process.stderr.write(formatOnLoad(besideGuard(lintTopology(topo, machine), fit)));
+          guardMachine(fit, opts.force ?? false);
           requireRoot("rocelab up");
           const started = Date.now();
           let metricsUrl: string | null = null;
@@ -201,9 +205,14 @@ export function registerLabCommands(program: Command): void {
     .command("capture")
     .argument("<endpoint>", "NODE:ethN")
     .description(
-      "capture the real frames on a lab port with tcpdump (check the file with `rocelab pcap-check`)",
+      "capture the real frames on a lab port with tcpdump into pcapng, stamped with the lab's emulated time (check the file with `rocelab pcap-check`)",
     )
-    .requiredOption("-w, --write <file>", "pcap file to write (a new file, created 0600)")
+    .requiredOption("-w, --write <file>", "pcapng file to write (a new file, created 0600)")
+    .option(
+      "--time <clock>",
+      "emulated: each frame stamped when it left or arrived on the emulated wire; real: the kernel's wall clock",
+      CaptureTime.Emulated,
+    )
     .option("--seconds <s>", "how long (real seconds)", "5")
     .option("--force", "replace the file if it exists")
     .option("--mode <octal>", "file mode of the pcap (at most 644)", "600")
@@ -212,16 +221,28 @@ export function registerLabCommands(program: Command): void {
       action(
         async (
           text: string,
-          opts: { write: string; seconds: string; name?: string; force?: boolean; mode: string },
+          opts: {
+            write: string;
+            seconds: string;
+            name?: string;
+            force?: boolean;
+            mode: string;
+            time: string;
+          },
         ) => {
           requireRoot("rocelab capture");
           const seconds = Number(opts.seconds);
           if (!(seconds > 0)) throw new UsageError("--seconds takes a positive number");
+          const time = opts.time as CaptureTime;
+          if (time !== CaptureTime.Emulated && time !== CaptureTime.Real)
+            throw new UsageError(`--time takes emulated or real, not "${opts.time}"`);
           const file = { path: opts.write, force: opts.force ?? false, mode: parseFileMode(opts.mode) };
           await withLab(opts, async (lab) => {
             const { node, port } = endpoint(text, lab);
-            const r = await captureOn(lab, node, port, file, seconds);
-            process.stdout.write(`${r.packets} frames captured on ${node}:eth${port} into ${opts.write}\n`);
+            const r = await captureOn(lab, node, port, file, seconds, time);
+            process.stdout.write(
+              `${r.packets} frames captured on ${node}:eth${port} into ${opts.write} (${r.format})\n${r.timestamps}\n`,
+            );
           });
         },
       ),

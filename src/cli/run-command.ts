@@ -15,7 +15,7 @@ import { runScenarioSim } from "../run/run-sim.js";
 import { writeNewFile } from "../runtime/realtime/safe-files.js";
 import { loadScenario } from "../scenario/scenario.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
-import { guardMachine } from "./machine-guard.js";
+import { besideGuard, fitNow, guardMachine } from "./machine-guard.js";
 import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
 import { emulatedProgress, liveProgress } from "./progress.js";
 
@@ -81,7 +81,14 @@ export function registerRunCommand(program: Command): void {
           opts.runtime === "live"
             ? { dilation: Number(opts.dilation) || DEFAULT_DILATION, cpus: availableParallelism() }
             : undefined;
-        process.stderr.write(formatOnLoad(lintScenario(sc, machine)));
+        const liveDilation =
+          opts.runtime === "live" ? dilationOption(opts.dilation, DEFAULT_DILATION) : undefined;
+        const fit =
+          liveDilation === undefined
+            ? undefined
+            : fitNow(sc.topology, liveDilation.dilation, liveDilation.auto);
+        const findings = lintScenario(sc, machine);
+        process.stderr.write(formatOnLoad(fit === undefined ? findings : besideGuard(findings, fit)));
         if (opts.seed !== undefined) {
           if (!Number.isInteger(opts.seed) || opts.seed < 0)
             throw new UsageError("--seed takes a non-negative integer");
@@ -126,7 +133,7 @@ export function registerRunCommand(program: Command): void {
           const nameProblem = opts.name === undefined ? null : labNameProblem(opts.name);
           if (nameProblem !== null) throw new UsageError(nameProblem);
           const { dilation, auto } = dilationOption(opts.dilation, DEFAULT_DILATION);
-          guardMachine(sc.topology, dilation, auto, opts.force ?? false);
+          guardMachine(fit ?? fitNow(sc.topology, dilation, auto), opts.force ?? false);
           const live = opts.quiet ? null : liveProgress(sc.name, sc.durationNs);
           report = await runScenarioLive(sc, {
             outDir: out,

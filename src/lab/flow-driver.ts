@@ -59,6 +59,8 @@ interface QpPair {
 
 export class FlowDriver {
   private readonly pairs = new Map<string, QpPair>();
+  /** The two hosts of each pair (its key holds them too, but a flow id or workload name may follow). */
+  private readonly pairHosts = new WeakMap<QpPair, { readonly src: string; readonly dst: string }>();
   private readonly nextQpn = new Map<string, number>();
   private readonly flows = new Map<number, FlowSpec>();
   private readonly postedAt = new Map<number, number>();
@@ -230,6 +232,7 @@ export class FlowDriver {
   private createPair(f: FlowSpec, key: string, replaces: QpPair | undefined): QpPair {
     const pair = { srcQpn: this.allocate(f.src), dstQpn: this.allocate(f.dst) };
     this.pairs.set(key, pair);
+    this.pairHosts.set(pair, { src: f.src, dst: f.dst });
     const srcIp = hostAddress(this.plan, f.src).ip;
     const dstIp = hostAddress(this.plan, f.dst).ip;
     const transport = f.transport !== undefined ? { transport: f.transport } : {};
@@ -264,9 +267,10 @@ export class FlowDriver {
       const pair = this.pairFor(f);
       bytes.set(pair, (bytes.get(pair) ?? 0) + f.bytes);
     }
-    return [...this.pairs].map(([key, pair]) => {
-      const [src, rest] = key.split(">") as [string, string];
-      return { src, dst: rest.slice(0, rest.lastIndexOf("#")), ...pair, bytes: bytes.get(pair) ?? 0 };
+    return [...this.pairs.values()].map((pair) => {
+      const hosts = this.pairHosts.get(pair);
+      if (hosts === undefined) throw new Error("FlowDriver: a QP pair without its hosts");
+      return { src: hosts.src, dst: hosts.dst, ...pair, bytes: bytes.get(pair) ?? 0 };
     });
   }
 

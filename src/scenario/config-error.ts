@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { isNode, LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
+import { allowedKeysAt } from "./schema-keys.js";
 
 export interface ConfigProblem {
   /** Dotted path into the document: `links[2].rate`, `nodes.leaf1.pfc.xoff`. */
@@ -143,7 +144,7 @@ export class SourceDocument {
     throw new ConfigError(
       this.file,
       flattenIssues(result.error.issues).map((issue) =>
-        this.problem(issue.path, describeIssue(issue, valueAt(data, issue.path))),
+        this.problem(issue.path, describeIssue(issue, valueAt(data, issue.path), schema, data)),
       ),
     );
   }
@@ -193,9 +194,18 @@ function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
 const quote = (v: unknown): string => (typeof v === "string" ? `"${v}"` : (JSON.stringify(v) ?? String(v)));
 
 /** zod's messages, reworded where they would confuse someone editing YAML: say what is allowed. */
-function describeIssue(issue: z.core.$ZodIssue, value: unknown): string {
+function describeIssue(
+  issue: z.core.$ZodIssue,
+  value: unknown,
+  schema: z.core.$ZodType,
+  data: unknown,
+): string {
   if (issue.code === "unrecognized_keys") {
-    return `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+    const unknown = `unknown key${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}`;
+    const allowed = allowedKeysAt(schema, data, issue.path);
+    return allowed === undefined || allowed.length === 0
+      ? unknown
+      : `${unknown} (allowed: ${allowed.join(", ")})`;
   }
   if (issue.code === "invalid_union" && "discriminator" in issue && "options" in issue) {
     const options = (issue.options as readonly unknown[]).map(String).join(", ");

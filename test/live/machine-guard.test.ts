@@ -13,6 +13,7 @@ t.test("up of a 208-device fat tree on this machine is refused, saying by how mu
     r.stderr,
     /refused: 208 devices \(128 hosts\) and 384 links need about [\d.]+ cores .*× the \d+ CPUs of this machine: .*\(--force starts it anyway\)/,
   );
+  t.notMatch(r.stderr, /topology-too-large/, "the lint warning is not printed beside the refusal");
   t.same(await labNamespaces("lmgbig"), [], "nothing was created");
 });
 

@@ -110,3 +110,27 @@ t.test("a static pfc.xoff larger than the buffer is refused, where it is written
   );
   t.end();
 });
+
+t.test("an unknown key is named with the keys allowed where it is written", (t) => {
+  const sc = readFileSync("docs/experiments/incast-dcqcn.yaml", "utf8")
+    .replace("topology: ../examples/", `topology: ${join(process.cwd(), "docs/examples")}/`)
+    .replace(
+      "hosts: { dcqcn: nvidia }",
+      "hosts: { dcqcn: nvidia, dcqcnn: 3 }\n  switches: { pfc: { enabeld: true } }",
+    );
+  const dir = t.testdir({ "sc.yaml": sc, "top.yaml": `${sc}colour: blue\n` });
+  const msg = message(() => loadScenario(join(dir, "sc.yaml")));
+  t.match(
+    msg,
+    /overrides\.switches\.pfc: unknown key "enabeld" \(allowed: [a-zA-Z, ]*\benabled\b[a-zA-Z, ]*\)/,
+  );
+  t.match(
+    msg,
+    /overrides\.hosts: unknown key "dcqcnn" \(allowed: [a-zA-Z, ]*\bdcqcn, [a-zA-Z, ]*\btransport\b/,
+  );
+  t.match(
+    message(() => loadScenario(join(dir, "top.yaml"))),
+    /unknown key "colour" \(allowed: [a-z, ]*duration, [a-z, ]*timeline, topology\)/,
+  );
+  t.end();
+});
