@@ -38,6 +38,15 @@ function intModeFor(cfg: NicConfig): number {
   return -1;
 }
 
+/**
+ * Bytes the INT block adds to each of a host's data packets (0 when its congestion control sends none, or
+ * it speaks RoCEv1): on top of the path MTU's full frame, so the ports that carry them must take it.
+ */
+export function dataIntBytes(cfg: NicConfig): number {
+  const mode = intModeFor(cfg);
+  return mode < 0 || cfg.roce === "v1" ? 0 : intBlockLength(mode as IntMode, cfg.hpcc.maxHops);
+}
+
 /** What a receiver echoes in its ACKs for one QP: the last INT block and whether CE was seen since. */
 export class IntEcho {
   readonly bytes = new Uint8Array(intBlockLength(IntMode.Echo, INT_MAX_HOPS));
