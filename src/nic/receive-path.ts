@@ -283,7 +283,12 @@ export class ReceivePath {
       qp.echo.ce = true;
     }
     const decoded = frame !== null;
-    if (decoded && h.intLength > 0) keepEcho(qp.echo, frame, h.intOffset, h.intLength);
+    // The next ACK echoes this packet's INT block, or none: a block kept from before the sender's
+    // congestion control changed to one without INT must not be echoed for the rest of the QP's life.
+    if (decoded) {
+      if (h.intLength > 0) keepEcho(qp.echo, frame, h.intOffset, h.intLength);
+      else qp.echo.length = 0;
+    }
     if (decoded && (kind === KIND_WRITE || kind === KIND_SEND)) this.inspect(qp, frame, h, now);
     const reth = decoded && h.hasReth;
     const r = qp.responder.onRequest(
