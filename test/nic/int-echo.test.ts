@@ -44,3 +44,41 @@ t.test("ACKs echo INT while the data carries it, and stop when it no longer does
   t.ok(acks.after.plain >= 32, `DCTCP: ${acks.after.plain} plain ACKs`);
   t.equal(acks.after.echo, 0, "no stale echo after the change");
 });
+
+t.test(
+  "HPCC, TIMELY and DCTCP ask for an ACK per data packet themselves; DCQCN keeps ackReqEvery",
+  async (t) => {
+    for (const [cc, perAck] of [
+      ["hpcc", 1],
+      ["timely", 1],
+      ["dctcp", 1],
+      ["dcqcn", 8],
+    ] as const) {
+      const run = resolveScenario(
+        scenarioFile.parse({
+          name: `acks-${cc}`,
+          topology: "default",
+          duration: "200us",
+          overrides: { hosts: { cc }, switches: { int: { enabled: true } } },
+          timeline: [{ at: "10us", start: { type: "flow", name: "f", from: "h1", to: "h8", size: "256KB" } }],
+        }),
+        "docs/examples/scenario.yaml",
+        null,
+      );
+      let data = 0;
+      let acks = 0;
+      const { report } = runScenarioSim(run, {
+        onFrame: (_now, from, _to, f) => {
+          if (f.length <= BTH) return;
+          const op = f[BTH]!;
+          if (from.device === "h1" && op >= Opcode.RdmaWriteFirst && op <= Opcode.RdmaWriteOnly) data++;
+          if (from.device === "h8" && f[BTH] === Opcode.Acknowledge) acks++;
+        },
+      });
+      t.equal(report.summary.flowsCompleted, 1, `${cc}: the flow completes`);
+      // 256,000 bytes in 4,096-byte packets: 63 data packets, the last always asks for an ACK.
+      t.equal(data, 63, `${cc}: 63 data packets`);
+      t.equal(acks, Math.ceil(63 / perAck), `${cc}: ${acks} ACKs (one per ${perAck})`);
+    }
+  },
+);

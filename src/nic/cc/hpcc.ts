@@ -52,6 +52,7 @@ export class Hpcc extends AckClockedCc {
    * pacer's gap in progress.
    */
   readonly repaceOnChange = true;
+  readonly ackPerPacket = true;
   /** Window at line rate, bytes. */
   readonly baseWindow: number;
 

@@ -39,6 +39,7 @@ export class Timely extends AckClockedCc {
    * rate, the new one applies from the next packet.
    */
   readonly repaceOnChange = false;
+  readonly ackPerPacket = true;
   /** Latest RTT sample (ns) and the smoothed difference, for telemetry. */
   rtt = 0;
   rttDiff = 0;

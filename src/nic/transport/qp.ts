@@ -114,6 +114,10 @@ export class QueuePair implements QpLink {
     this.repace(lineRate);
   }
 
+  ackReqEvery(): number {
+    return this.cc?.ackPerPacket === true ? 1 : this.settings.ackReqEvery;
+  }
+
   inflightLimit(): number {
     return Math.min(this.settings.maxInflightPackets, this.ccWindowPackets);
   }
