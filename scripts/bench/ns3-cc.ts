@@ -14,7 +14,7 @@
 //
 // Every mode runs with run.py's MIN_RATE 1000Mb/s, so ours set minRate to it too.
 
-import { INT_DEFAULT_MAX_HOPS, IntMode, intTrailerLength } from "../../src/wire/int-trailer.js";
+import { INT_DEFAULT_MAX_HOPS, IntMode, intBlockLength } from "../../src/wire/int-md.js";
 
 export const CC_MODES = ["dcqcn", "off", "hpcc", "timely", "dctcp"] as const;
 export type CcMode = (typeof CC_MODES)[number];
@@ -40,17 +40,17 @@ export function ns3IntBytes(cc: CcMode): number {
   return cc === "hpcc" ? 5 * 8 + 2 : cc === "timely" ? 8 : 0;
 }
 
-/** Bytes of the INT trailer rocelab's NIC puts in each data packet under `cc` (from src/wire/int-trailer.ts). */
+/** Bytes of the INT block rocelab's NIC puts in each data packet under `cc` (from src/wire/int-md.ts). */
 export function ourIntBytes(cc: CcMode): number {
-  if (cc === "hpcc") return intTrailerLength(IntMode.Collect, INT_DEFAULT_MAX_HOPS);
-  if (cc === "timely") return intTrailerLength(IntMode.Timestamp, INT_DEFAULT_MAX_HOPS);
+  if (cc === "hpcc") return intBlockLength(IntMode.Collect, INT_DEFAULT_MAX_HOPS);
+  if (cc === "timely") return intBlockLength(IntMode.Timestamp, INT_DEFAULT_MAX_HOPS);
   return 0;
 }
 
 /**
  * Wire time per payload byte, HPCC's data packet over ours: HPCC's 1,048 bytes (+ its IntHeader) per 1,000
  * of payload, truncated to whole ns, against ours: 1,024 bytes of payload, 82 of framing (headers, ICRC,
- * FCS, preamble, gap) and the INT trailer.
+ * FCS, preamble, gap) and the INT block.
  */
 export function wireScale(cc: CcMode): number {
   const theirs = Math.floor(((1048 + ns3IntBytes(cc)) * 8) / 100) / 1000;

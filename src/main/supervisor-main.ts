@@ -1,5 +1,6 @@
 // Entry point of a lab's supervisor, started detached by `rocelab up` (or by a live scenario run):
-//   node dist/main/supervisor-main.js --lab NAME --topology FILE|default --dilation N [--seed S] [--metrics-port P]
+//   node dist/main/supervisor-main.js --lab NAME --topology FILE|default --dilation N [--seed S] [--int-room BYTES]
+//   [--metrics-port P]
 // It outlives the command that started it and stops on `rocelab down` (or SIGTERM), removing everything.
 
 import { parseArgs } from "node:util";
@@ -18,6 +19,7 @@ const { values } = parseArgs({
     convergence: { type: "string", default: "0" },
     clock: { type: "string", default: DEFAULT_CLOCK_MODE },
     "auto-dilation": { type: "boolean", default: false },
+    "int-room": { type: "string", default: "0" },
     ...METRICS_ARG_OPTIONS,
   },
 });
@@ -36,6 +38,7 @@ const supervisor = new Supervisor({
   convergenceNs: Number(values.convergence),
   clock: parseClockMode(values.clock, "--clock"),
   autoDilation: values["auto-dilation"],
+  intRoomBytes: Number(values["int-room"]),
   metrics: metricsFromArgs(values),
 });
 

@@ -39,6 +39,8 @@ export interface NicConfig extends NicTunables {
    * shares its port between the RDMA engine and the host's network driver.
    */
   readonly hostPort: boolean;
+  /** The fabric's largest base RTT between two hosts, ns (scenario/fabric-rtt.ts; 0: not known). */
+  readonly fabricRttNs: number;
   /** The NIC's layer-2 domain for RoCEv1 (transport/frames-v1.ts): its VLAN and peers; null: none known. */
   readonly rocev1: RoceV1Config | null;
 }

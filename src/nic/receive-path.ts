@@ -11,7 +11,6 @@ import { BROADCAST_MAC, readMac, readU16, readU24, readU32 } from "../wire/bytes
 import { GSI_QP, UD_SEND_ONLY } from "../wire/cm-mad.js";
 import { EtherType, ethPayloadOffset, ethType } from "../wire/ethernet.js";
 import { ICRC_LENGTH, verifyIcrcV1, verifyIcrcV2 } from "../wire/icrc.js";
-import { intTrailerAt } from "../wire/int-trailer.js";
 import {
   Ecn,
   IpProtocol,
@@ -60,9 +59,6 @@ export class ReceivePath {
   rxBytes = 0;
   /** The received packet's transport headers, decoded in place (no device call re-enters the receive path). */
   private readonly view = new RoceView();
-  /** The received packet's INT trailer (bytes in front of the ICRC; 0: none) and where the packet ends. */
-  private trailer = 0;
-  private end = 0;
   /** What the last ACK tells its QP's congestion control (reused). */
   private readonly ack = new AckSample(15);
 
@@ -161,9 +157,7 @@ export class ReceivePath {
       return;
     }
     const h = this.view;
-    this.trailer = intTrailerAt(frame, udp + 8, end);
-    this.end = end;
-    if (!decodeRoce(h, frame, udp + 8, end, this.trailer)) {
+    if (!decodeRoce(h, frame, udp + 8, end)) {
       this.malformed(h, now);
       return;
     }
@@ -199,7 +193,6 @@ export class ReceivePath {
       return;
     }
     const h = this.view;
-    this.trailer = 0;
     if (!decodeRoce(h, frame, grh + GRH_LENGTH, end)) {
       this.malformed(h, now);
       return;
@@ -290,7 +283,12 @@ export class ReceivePath {
       qp.echo.ce = true;
     }
     const decoded = frame !== null;
-    if (decoded && this.trailer > 0) keepEcho(qp.echo, frame, this.end, this.trailer);
+    // The next ACK echoes this packet's INT block, or none: a block kept from before the sender's
+    // congestion control changed to one without INT must not be echoed for the rest of the QP's life.
+    if (decoded) {
+      if (h.intLength > 0) keepEcho(qp.echo, frame, h.intOffset, h.intLength);
+      else qp.echo.length = 0;
+    }
     if (decoded && (kind === KIND_WRITE || kind === KIND_SEND)) this.inspect(qp, frame, h, now);
     const reth = decoded && h.hasReth;
     const r = qp.responder.onRequest(
@@ -317,7 +315,7 @@ export class ReceivePath {
     if (kind === "ack") {
       qp.requester.onAck(h.psn, now);
       if (qp.cc?.onAck !== undefined) {
-        fillAckSample(this.ack, qp.requester, h.becn, frame, this.end, this.trailer);
+        fillAckSample(this.ack, qp.requester, h.becn, frame, h.intOffset, h.intLength);
         this.rate.onAck(qp, this.ack, now);
       }
     } else if (kind === "rnr-nak") {

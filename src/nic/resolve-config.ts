@@ -15,6 +15,8 @@ export interface NicConfigInit {
   readonly answerArp?: boolean;
   readonly hostPort?: boolean;
   readonly rocev1?: RoceV1Config | null;
+  /** The fabric's base RTT (scenario/fabric-rtt.ts), ns; 0 or absent: not known. */
+  readonly fabricRttNs?: number;
   /** Host settings (features/registry.ts): every section a layer does not set takes its defaults. */
   readonly settings?: NicSettings;
   /** Resolved sections that replace what `settings` gives (code that holds resolved values: tests, tools). */
@@ -35,7 +37,8 @@ export function nicConfig(init: NicConfigInit): NicConfig {
     answerArp: init.answerArp ?? true,
     hostPort: init.hostPort ?? false,
     rocev1: init.rocev1 ?? null,
-    ...resolveNicTunables(init.settings ?? {}, { rateBps }),
+    fabricRttNs: init.fabricRttNs ?? 0,
+    ...resolveNicTunables(init.settings ?? {}, { rateBps, fabricRttNs: init.fabricRttNs ?? 0 }),
     ...init.tunables,
   };
   const why = checkNicConfig(cfg);

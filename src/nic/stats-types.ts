@@ -32,6 +32,12 @@ export interface QpStats {
   readonly rateBps: number;
   readonly targetRateBps: number;
   readonly alpha: number;
+  /** The congestion window, bytes (HPCC, DCTCP; 0: none). */
+  readonly windowBytes: number;
+  /** TIMELY's last RTT sample, ns (0: none). */
+  readonly rttNs: number;
+  /** HPCC's utilisation estimate U (0: none). */
+  readonly utilisation: number;
   /** Payload bytes sent (requests and READ responses, retransmissions included). */
   readonly bytesSent: number;
   /** WRITE/SEND payload bytes the peer acknowledged. */

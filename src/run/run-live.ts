@@ -15,6 +15,7 @@ import type { FlowReport } from "../lab/flow-report.js";
 import type { LabEvent } from "../lab/lab.js";
 import { describeLiveCapture, type LiveCapture, startLiveCapture } from "../lab/live/capture.js";
 import { ClockMode, DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
+import { scenarioIntBytes } from "../lab/live/device-inits.js";
 import { AHEAD_REAL_MS } from "../lab/live/fleet-traffic.js";
 import { downLab, LiveLab, upLab } from "../lab/live/live-lab.js";
 import type { MetricsSettings } from "../lab/live/metrics-endpoint.js";
@@ -26,6 +27,7 @@ import { OutputDir, writeNewFile } from "../runtime/realtime/safe-files.js";
 import { describeAction } from "../scenario/action.js";
 import { planAddresses } from "../scenario/address-plan.js";
 import type { Scenario } from "../scenario/scenario.js";
+import type { SettingsChange } from "../scenario/settings-layers.js";
 import { NodeKind } from "../scenario/topology.js";
 
 export interface LiveRunOptions {
@@ -70,6 +72,11 @@ function sleep(ms: number): Promise<void> {
 async function sleepUnless(ms: number, stop: () => boolean): Promise<void> {
   const until = Date.now() + ms;
   while (!stop() && Date.now() < until) await sleep(Math.min(100, until - Date.now()));
+}
+
+/** The settings changes of a scenario's timeline, in order. */
+function settingsChanges(sc: Scenario): SettingsChange[] {
+  return sc.timeline.flatMap((s) => (s.action.kind === "set" ? [s.action.change] : []));
 }
 
 export async function runScenarioLive(sc: Scenario, opts: LiveRunOptions): Promise<Report> {
@@ -120,6 +127,7 @@ async function runIn(
       ...(opts.autoDilation ? { autoDilation: true } : {}),
       ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
       seed: sc.seed,
+      intRoomBytes: scenarioIntBytes(sc.topology, sc.overrides, settingsChanges(sc)),
       ...(opts.metrics ? { metrics: opts.metrics } : {}),
       onProgress: (s) => progress(`  ${s}`),
     });

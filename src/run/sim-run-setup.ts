@@ -20,6 +20,7 @@ import { SeriesRecorder } from "../report/series-recorder.js";
 import { SeriesSampler } from "../report/series-sampler.js";
 import type { FrameTap, SimEvent, Simulator } from "../runtime/sim/simulator.js";
 import { planAddresses } from "../scenario/address-plan.js";
+import { fabricBaseRtt } from "../scenario/fabric-rtt.js";
 import { buildNicConfig } from "../scenario/nic-config.js";
 import { roceV1Of } from "../scenario/rocev1.js";
 import type { Scenario } from "../scenario/scenario.js";
@@ -83,7 +84,14 @@ export function buildSimRun(
     (host, address, link, env) =>
       new Nic(
         buildNicConfig(
-          { host, address, link, mtu: topo.mtu, l2: roceV1Of(topo, plan, host) },
+          {
+            host,
+            address,
+            link,
+            mtu: topo.mtu,
+            l2: roceV1Of(topo, plan, host),
+            fabricRttNs: fabricBaseRtt(topo),
+          },
           settings.hostSettings(),
           { answerArp: true },
         ),

@@ -35,10 +35,12 @@ export interface NicPlacement {
   readonly mtu: number;
   /** The host's layer-2 domain (scenario/rocev1.ts roceV1Of), spoken when the settings say `roce: v1`. */
   readonly l2?: RoceV1Config;
+  /** The fabric's base RTT (fabric-rtt.ts), HPCC's default T. */
+  readonly fabricRttNs?: number;
 }
 
 export function buildNicConfig(
-  { host, address: addr, link, mtu, l2 }: NicPlacement,
+  { host, address: addr, link, mtu, l2, fabricRttNs }: NicPlacement,
   s: NicSettings,
   runtime: NicRuntimeOptions,
 ): NicConfig {
@@ -49,6 +51,7 @@ export function buildNicConfig(
     mtu,
     answerArp: runtime.answerArp,
     ...(l2 !== undefined ? { rocev1: l2 } : {}),
+    ...(fabricRttNs !== undefined ? { fabricRttNs } : {}),
     // RoCEv1 needs the host's layer-2 domain; without one the host stays on v2.
     settings: s.roce === "v1" && l2 === undefined ? { ...s, roce: "v2" } : s,
   });

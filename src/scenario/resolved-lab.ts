@@ -4,6 +4,7 @@
 import type { NicConfig } from "../nic/config.js";
 import type { SwitchConfig } from "../switch/config.js";
 import { hostAddress, planAddresses } from "./address-plan.js";
+import { fabricBaseRtt } from "./fabric-rtt.js";
 import { buildNicConfig } from "./nic-config.js";
 import { type SettingsChange, SettingsLayers } from "./settings-layers.js";
 import { buildSwitchConfig } from "./switch-config.js";
@@ -42,7 +43,13 @@ export function resolveLab(
     } else {
       const link = linkAt(topology, n.name, 1)?.link;
       if (link === undefined) continue;
-      const placement = { host: n.name, address: hostAddress(plan, n.name), link, mtu: topology.mtu };
+      const placement = {
+        host: n.name,
+        address: hostAddress(plan, n.name),
+        link,
+        mtu: topology.mtu,
+        fabricRttNs: fabricBaseRtt(topology),
+      };
       hosts.set(n.name, buildNicConfig(placement, layers.hostSettings(), { answerArp: true }));
     }
   }

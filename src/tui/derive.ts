@@ -97,6 +97,10 @@ export interface QpRow {
   readonly rateBps: number;
   readonly targetRateBps: number;
   readonly alpha: number;
+  /** The congestion window (HPCC, DCTCP), bytes; TIMELY's last RTT, ns; HPCC's utilisation U (0: none). */
+  readonly windowBytes: number;
+  readonly rttNs: number;
+  readonly utilisation: number;
   /** Payload bits/s acknowledged (tx) or delivered (rx) during the interval; null without an earlier sample. */
   readonly goodputBps: number | null;
   readonly bytes: number;
@@ -296,6 +300,9 @@ export function qpRows(
         rateBps: q.rateBps,
         targetRateBps: q.targetRateBps,
         alpha: q.alpha,
+        windowBytes: q.windowBytes,
+        rttNs: q.rttNs,
+        utilisation: q.utilisation,
         goodputBps: b && dt > 0 ? (counterDelta(bytes, bytesBefore) * 8e9) / dt : null,
         bytes,
         cnpHandled: q.cnpHandled,

@@ -2,7 +2,7 @@
 // sparkline, CNPs, and whether the QP is sending, receiving, paused or in the error state.
 
 import type { QpRow } from "./derive.js";
-import { formatAlpha, formatBps, formatCount, sparkline } from "./format.js";
+import { formatAlpha, formatBps, formatBytes, formatCount, sparkline } from "./format.js";
 import { type Segment, seg } from "./segments.js";
 import type { DashboardState } from "./store.js";
 import { type Column, tableHeader, tableRow } from "./table.js";
@@ -10,6 +10,8 @@ import { marker, type Theme, Tone } from "./theme.js";
 
 /** Wide enough for the rate sparkline and the extra counters. */
 export const QP_WIDE = 110;
+/** Wide enough also for the window, RTT and utilisation of HPCC, TIMELY and DCTCP (docs/int.md). */
+export const QP_CC_WIDE = 130;
 
 /** The line rate of a host's link (bits/s), to scale its sparklines. */
 export function hostLineRate(state: DashboardState, host: string): number {
@@ -29,6 +31,7 @@ function stateOf(q: QpRow, theme: Theme): Segment {
 /** The QP table's columns at a width. */
 export function qpColumns(state: DashboardState, width: number, theme: Theme): Column<QpRow>[] {
   const wide = width >= QP_WIDE;
+  const ccWide = width >= QP_CC_WIDE;
   const sender = (q: QpRow) => q.role !== "rx";
   const line = (q: QpRow) => hostLineRate(state, q.host);
   const cols: (Column<QpRow> | null)[] = [
@@ -65,6 +68,34 @@ export function qpColumns(state: DashboardState, width: number, theme: Theme): C
       align: "right",
       cell: (q) => seg(sender(q) ? formatAlpha(q.alpha) : "-", q.alpha > 0.1 ? Tone.Warn : undefined),
     },
+    ccWide
+      ? {
+          header: "WINDOW",
+          width: 7,
+          align: "right",
+          cell: (q) => seg(sender(q) && q.windowBytes > 0 ? formatBytes(q.windowBytes) : "-"),
+        }
+      : null,
+    ccWide
+      ? {
+          header: "RTT",
+          width: 7,
+          align: "right",
+          cell: (q) => seg(sender(q) && q.rttNs > 0 ? `${(q.rttNs / 1e3).toFixed(1)}us` : "-"),
+        }
+      : null,
+    ccWide
+      ? {
+          header: "U",
+          width: 5,
+          align: "right",
+          cell: (q) =>
+            seg(
+              sender(q) && q.utilisation > 0 ? q.utilisation.toFixed(2) : "-",
+              q.utilisation > 1 ? Tone.Warn : undefined,
+            ),
+        }
+      : null,
     {
       header: "GOODPUT",
       width: wide ? 14 : 10,

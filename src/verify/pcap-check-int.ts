@@ -1,20 +1,23 @@
-// pcap-check's decoding of in-band telemetry trailers (docs/int.md, wire/int-trailer.ts): a RoCEv2 packet
-// whose BTH has the INT flag must end with a well-formed trailer in front of its ICRC — version 1, a known
-// mode, no more hops written than slots, 16-byte hops, every written hop with a link rate. The tally
-// (frames with a trailer, hop records seen) goes into the capture's report.
+// pcap-check's decoding of in-band telemetry (docs/int.md, wire/int-md.ts): P4.org INT blocks found by
+// their probe marker after a RoCEv2 packet's transport headers — INT-MD (collecting), Destination-type
+// echoes and timestamps. A marker whose block does not add up (shim length, INT-MD version 2, Hop ML 7, no
+// more hops than slots) is reported; every written hop must carry a link rate. The tally goes into the report.
 
+import { readU32 } from "../wire/bytes.js";
 import {
   emptyIntHop,
-  INT_HOP_LENGTH,
-  INT_SHIM_LENGTH,
-  INT_VERSION,
+  INT_PROBE_HI,
+  INT_PROBE_LENGTH,
+  INT_PROBE_LO,
   IntMode,
+  intExceeded,
+  intHopCount,
   intHopOffset,
-  intShimOffset,
+  intModeAt,
   readIntHop,
-} from "../wire/int-trailer.js";
+} from "../wire/int-md.js";
 
-/** What the INT trailers of a capture add up to. */
+/** What the INT blocks of a capture add up to. */
 export interface IntTally {
   /** Data packets collecting hop records (written by switches). */
   collect: number;
@@ -24,62 +27,58 @@ export interface IntTally {
   timestamp: number;
   /** Hop records written, over collecting and echoed packets. */
   hops: number;
+  /** Collecting packets that met a hop with no slot left (INT-MD E bit). */
+  exceeded: number;
 }
 
 export function emptyIntTally(): IntTally {
-  return { collect: 0, echo: 0, timestamp: 0, hops: 0 };
+  return { collect: 0, echo: 0, timestamp: 0, hops: 0, exceeded: 0 };
 }
 
-const MODE_NAMES = ["collect", "timestamp", "echo"];
 const hop = emptyIntHop();
 
 /**
- * Checks the trailer of the RoCEv2 packet whose BTH (with the INT flag) is at `bth` and which ends, ICRC
- * included, at `end`; adds it to `tally`. Returns the trailer's length (0 when it does not add up).
+ * Checks the INT block the decoder found (`length` bytes at `at`; 0: none) of a RoCEv2 packet whose
+ * transport headers end at `payload`, and adds it to `tally`: a probe marker without a block that adds up
+ * is reported, hop records must carry a link rate.
  */
-export function checkIntTrailer(
+export function checkIntBlock(
   frame: Uint8Array,
-  bth: number,
-  end: number,
+  payload: number,
+  limit: number,
+  at: number,
+  length: number,
   tally: IntTally,
   say: (m: string) => void,
-): number {
-  const shim = intShimOffset(end);
-  if (shim < bth + 12) {
-    say("int: the BTH says INT but there is no room for a trailer");
-    return 0;
+): void {
+  if (length === 0) {
+    const marked =
+      payload + INT_PROBE_LENGTH <= limit &&
+      readU32(frame, payload) === INT_PROBE_HI &&
+      readU32(frame, payload + 4) === INT_PROBE_LO;
+    if (marked)
+      say("int: INT probe marker after the transport headers, but the shim and header do not add up");
+    return;
   }
-  const v = frame[shim]!;
-  const mode = v & 0x0f;
-  if (v >>> 4 !== INT_VERSION || mode > IntMode.Echo) {
-    say(`int shim: version ${v >>> 4} mode ${mode}, expected version 1 and mode 0..2`);
-    return 0;
-  }
+  const mode = intModeAt(frame, at);
   if (mode === IntMode.Timestamp) {
     tally.timestamp++;
-    return INT_SHIM_LENGTH + 8;
+    return;
   }
-  const n = frame[shim + 1]!;
-  const slots = frame[shim + 2]!;
-  const length = INT_SHIM_LENGTH + slots * INT_HOP_LENGTH;
-  if (frame[shim + 3]! * 4 !== INT_HOP_LENGTH || n > slots || shim + INT_SHIM_LENGTH - length < bth + 12) {
-    say(
-      `int shim (${MODE_NAMES[mode]}): ${n} hops in ${slots} slots of ${frame[shim + 3]! * 4} bytes does not fit`,
-    );
-    return 0;
-  }
+  const n = intHopCount(frame, at, length);
   for (let i = 0; i < n; i++) {
-    readIntHop(frame, intHopOffset(frame, end, i), hop);
+    readIntHop(frame, intHopOffset(at, length, i), hop);
     if (hop.rateBps === 0) say(`int hop ${i} (switch ${hop.switchId}, port ${hop.egressPort}): link rate 0`);
   }
   if (mode === IntMode.Collect) tally.collect++;
   else tally.echo++;
+  if (intExceeded(frame, at)) tally.exceeded++;
   tally.hops += n;
-  return length;
 }
 
 /** The tally as the summary shows it, or "" when the capture has no INT. */
 export function describeIntTally(t: IntTally): string {
   if (t.collect + t.echo + t.timestamp === 0) return "";
-  return `INT: ${t.collect} collecting, ${t.echo} echoing, ${t.timestamp} timestamped packets; ${t.hops} hop records`;
+  const full = t.exceeded > 0 ? `; ${t.exceeded} packets found no slot left (E)` : "";
+  return `INT: ${t.collect} collecting, ${t.echo} echoing, ${t.timestamp} timestamped packets; ${t.hops} hop records${full}`;
 }

@@ -6,7 +6,6 @@ import { GSI_QKEY, GSI_QP, parseCmDatagram, UD_SEND_ONLY } from "../wire/cm-mad.
 import { ETHERNET_MIN_FRAME, type EthernetHeader } from "../wire/ethernet.js";
 import { IcmpType, parseIcmp } from "../wire/icmp.js";
 import { computeIcrcV1, computeIcrcV2, readIcrc, verifyIcrcV1, verifyIcrcV2 } from "../wire/icrc.js";
-import { BTH_INT_FLAG } from "../wire/int-trailer.js";
 import { ipv4HeaderChecksum } from "../wire/ipv4.js";
 import {
   MacControlOpcode,
@@ -20,7 +19,7 @@ import { aethKind, DEFAULT_PKEY, Opcode, opcodeName, parseRoce, type RoceHeaders
 import { GRH_LENGTH, parseRoceV1Frame } from "../wire/rocev1.js";
 import { FCS_LENGTH, fcsProblem } from "./frame-fcs.js";
 import { FrameKind, hex, wire } from "./frame-kind.js";
-import { checkIntTrailer, emptyIntTally, type IntTally } from "./pcap-check-int.js";
+import { checkIntBlock, emptyIntTally, type IntTally } from "./pcap-check-int.js";
 
 /** INT trailers seen since the last `resetIntTally` (the capture being checked). */
 export const intTally: IntTally = emptyIntTally();
@@ -73,15 +72,16 @@ export function checkRoceV2(
   if (bthOff < udpEnd && frame[bthOff] === UD_SEND_ONLY)
     return checkCm(frame, ipOff, bthOff, udpEnd, ipEnd, say);
   // A receiver trims the packet to the UDP length, so that is where the ICRC is looked for.
-  const flagged = bthOff + 4 < udpEnd && (frame[bthOff + 4]! & BTH_INT_FLAG) !== 0;
-  const trailer = flagged ? checkIntTrailer(frame, bthOff, udpEnd, intTally, say) : 0;
-  const parsed = parseRoce(frame, bthOff, udpEnd, trailer);
+  const parsed = parseRoce(frame, bthOff, udpEnd);
   if (!parsed.ok) {
     say(`roce ${wire(parsed.error)}`);
     return roceKindFromOpcode(frame, bthOff, udpEnd);
   }
   const roce = parsed.value;
-  const kind = checkTransport(frame, bthOff, roce, say, trailer > 0);
+  const headersEnd = bthOff + roce.headerLength;
+  const intAt = roce.intLength > 0 ? headersEnd : -1;
+  checkIntBlock(frame, headersEnd, udpEnd - 4, intAt, roce.intLength, intTally, say);
+  const kind = checkTransport(frame, bthOff, roce, say);
   // The ICRC runs from the IPv4 header to the end of the UDP payload.
   const icrcEnd = Math.min(udpEnd, ipEnd);
   if (!verifyIcrcV2(frame, ipOff, icrcEnd)) {
@@ -148,15 +148,13 @@ export function checkTransport(
   bthOff: number,
   roce: RoceHeaders,
   say: (m: string) => void,
-  int = false,
 ): FrameKind {
   const { bth } = roce;
   const name = opcodeName(bth.opcode);
   if (bth.pkey !== DEFAULT_PKEY) say(`bth P_Key: ${hex(bth.pkey, 4)}, expected 0xffff (${name})`);
   // Reserved bits: Resv6 (BTH byte 4, below FECN and BECN) and Resv7 (byte 8, below AckReq). Senders zero
   // them; BTH_LENGTH bounds both reads, which parseRoce has checked.
-  // With an INT trailer (checked by the caller), its flag is one of them (docs/int.md).
-  const resv6 = frame[bthOff + 4]! & (int ? 0x3f & ~BTH_INT_FLAG : 0x3f);
+  const resv6 = frame[bthOff + 4]! & 0x3f;
   const resv7 = frame[bthOff + 8]! & 0x7f;
   if (resv6 !== 0) say(`bth Resv6: ${hex(resv6, 2)}, reserved bits must be 0 (${name})`);
   if (resv7 !== 0) say(`bth Resv7: ${hex(resv7, 2)}, reserved bits must be 0 (${name})`);

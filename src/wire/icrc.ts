@@ -123,21 +123,73 @@ export function verifyIcrcV1(frame: Uint8Array, grhOffset: number, end: number):
 }
 
 /** CRC-32 of n zero bytes, for n up to `ICRC_PATCH_MAX` (the affine part of `patchIcrc`). */
-export const ICRC_PATCH_MAX = 256;
+export const ICRC_PATCH_MAX = 512;
 const ZERO_CRC = new Uint32Array(ICRC_PATCH_MAX + 1);
 {
   const zeros = new Uint8Array(ICRC_PATCH_MAX);
   for (let n = 1; n <= ICRC_PATCH_MAX; n++) ZERO_CRC[n] = crc32Update(zeros, 0, n, 0);
 }
 
+// Appending z zero bytes to a message multiplies the linear part of its CRC by x^(8z) modulo the CRC-32
+// polynomial (reflected): zlib's crc32_combine arithmetic (multmodp, x2nmodp in zlib's crc32.c).
+const POLY = 0xedb88320;
+
+function multmodp(a: number, b: number): number {
+  let m = 0x8000_0000;
+  let p = 0;
+  for (;;) {
+    if ((a & m) !== 0) {
+      p ^= b;
+      if ((a & (m - 1)) === 0) break;
+    }
+    m >>>= 1;
+    b = (b & 1) !== 0 ? (b >>> 1) ^ POLY : b >>> 1;
+  }
+  return p >>> 0;
+}
+
+/** X2N[k] = x^(2^k) modulo the polynomial. */
+const X2N = new Uint32Array(32);
+{
+  let p = 0x4000_0000; // x^1
+  X2N[0] = p;
+  for (let n = 1; n < 32; n++) X2N[n] = p = multmodp(p, p);
+}
+
+/** x^(n·2^k) modulo the polynomial. */
+function x2nmodp(n: number, k: number): number {
+  let p = 0x8000_0000; // x^0
+  while (n !== 0) {
+    if ((n & 1) !== 0) p = multmodp(X2N[k & 31]!, p);
+    n >>>= 1;
+    k++;
+  }
+  return p;
+}
+
+/** The operator for each distance up to a jumbo frame, computed the first time it is asked for. */
+const SHIFT_CACHED = 16_384;
+const shiftOps = new Uint32Array(SHIFT_CACHED);
+const shiftKnown = new Uint8Array(SHIFT_CACHED);
+
+function shiftOp(zeros: number): number {
+  if (zeros >= SHIFT_CACHED) return x2nmodp(zeros, 3);
+  if (shiftKnown[zeros] === 0) {
+    shiftOps[zeros] = x2nmodp(zeros, 3);
+    shiftKnown[zeros] = 1;
+  }
+  return shiftOps[zeros]!;
+}
+
 /**
- * Updates the ICRC that ends at `end` after bytes in front of it changed, without reading the packet: the
- * n bytes from `from` to the ICRC (n ≤ ICRC_PATCH_MAX) changed by `diff[0..n)` (old XOR new). CRC-32 is
- * affine, so crc(M ⊕ D) = crc(M) ⊕ crc(D) ⊕ crc(0ⁿ) for D of n bytes, and leading zeros of the difference
- * do not matter: the cost is that of n bytes, whatever the packet's length. This is how a switch that
- * writes in-band telemetry into a RoCE packet's trailer keeps its ICRC valid (docs/int.md).
+ * Updates the ICRC that ends at `end` after the n bytes at `from` changed by `diff[0..n)` (old XOR new),
+ * n ≤ ICRC_PATCH_MAX, wherever they are in front of the ICRC: the difference's CRC is carried over the
+ * unchanged bytes behind it by one multiplication (crc32_combine's operator), so the cost does not grow
+ * with the payload. How a switch that writes an INT hop record keeps the ICRC valid (docs/int.md).
  */
-export function patchIcrc(frame: Uint8Array, end: number, diff: Uint8Array, n: number): void {
-  const delta = crc32Update(diff, 0, n, 0) ^ ZERO_CRC[n]!;
+export function patchIcrcAt(frame: Uint8Array, end: number, from: number, diff: Uint8Array, n: number): void {
+  const zeros = end - ICRC_LENGTH - from - n;
+  let delta = (crc32Update(diff, 0, n, 0) ^ ZERO_CRC[n]!) >>> 0;
+  if (zeros > 0) delta = multmodp(shiftOp(zeros), delta);
   storeIcrc(frame, end, (readIcrc(frame, end) ^ delta) >>> 0);
 }

@@ -51,10 +51,10 @@ export interface RoceTransportSpec {
   /** Payload bytes (may be a view into a larger buffer; copied once into the frame). Default empty. */
   readonly payload?: Uint8Array;
   /**
-   * Bytes after the payload and pad, in front of the ICRC, for any opcode: an in-band telemetry trailer
-   * (int-trailer.ts; the caller sets its BTH flag). Covered by the ICRC. Default none.
+   * An in-band telemetry block (int-md.ts: P4.org INT with its probe marker), written after the transport
+   * headers and before the payload, for any opcode. Covered by the ICRC. Default none.
    */
-  readonly trailer?: Uint8Array | null;
+  readonly int?: Uint8Array | null;
 }
 
 const EMPTY = new Uint8Array(0);
@@ -84,8 +84,8 @@ export function padCountFor(payloadLength: number): number {
 export function roceTransportLength(spec: RoceTransportSpec): number {
   const layout = layoutFor(spec);
   const payloadLength = spec.payload?.length ?? 0;
-  const trailer = spec.trailer?.length ?? 0;
-  return layout.headerLength + payloadLength + padCountFor(payloadLength) + trailer + ICRC_LENGTH;
+  const int = spec.int?.length ?? 0;
+  return layout.headerLength + int + payloadLength + padCountFor(payloadLength) + ICRC_LENGTH;
 }
 
 function writeTransport(
@@ -121,14 +121,14 @@ function writeTransport(
     buf.fill(0, off, off + CNP_RESERVED_LENGTH);
     off += CNP_RESERVED_LENGTH;
   }
+  if (spec.int) {
+    buf.set(spec.int, off);
+    off += spec.int.length;
+  }
   buf.set(payload, off);
   off += payload.length;
   buf.fill(0, off, off + padCount);
   off += padCount;
-  if (spec.trailer) {
-    buf.set(spec.trailer, off);
-    off += spec.trailer.length;
-  }
   return off;
 }
 
@@ -168,7 +168,7 @@ function frameLength(spec: RoceV2FrameSpec, layout: OpcodeLayout): number {
     layout.headerLength +
     payloadLength +
     padCountFor(payloadLength) +
-    (spec.trailer?.length ?? 0) +
+    (spec.int?.length ?? 0) +
     ICRC_LENGTH;
   if (ipLength > 0xffff) throw new RangeError(`RoCEv2 packet of ${ipLength} bytes exceeds the IPv4 maximum`);
   return (spec.vlan ? ETHERNET_HEADER_LENGTH + VLAN_TAG_LENGTH : ETHERNET_HEADER_LENGTH) + ipLength;

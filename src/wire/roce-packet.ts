@@ -33,6 +33,8 @@ export interface RoceHeaders {
   readonly icrc: number;
   /** BTH plus extension headers, in bytes. */
   readonly headerLength: number;
+  /** Bytes of the in-band telemetry block between the headers and the payload (int-md.ts), 0: none. */
+  readonly intLength: number;
 }
 
 /** The decoder's scratch view: `parseRoce` is synchronous and copies out of it before returning. */
@@ -51,9 +53,9 @@ const EXTENSION_LENGTH: Readonly<Record<string, number>> = {
  * the UDP payload for RoCEv2, the end of the GRH's payload for RoCEv1. Does not check the ICRC (icrc.ts
  * does, given the network header). Nothing at or after `end` is read.
  */
-export function parseRoce(buf: Uint8Array, bthOffset: number, end: number, trailer = 0): Parsed<RoceHeaders> {
+export function parseRoce(buf: Uint8Array, bthOffset: number, end: number): Parsed<RoceHeaders> {
   const v = view;
-  if (!decodeRoce(v, buf, bthOffset, end, trailer)) return refusal(v, buf, bthOffset, end);
+  if (!decodeRoce(v, buf, bthOffset, end)) return refusal(v, buf, bthOffset, end);
   const bth: Bth = {
     opcode: v.opcode,
     se: v.se,
@@ -83,6 +85,7 @@ export function parseRoce(buf: Uint8Array, bthOffset: number, end: number, trail
     padCount: v.padCount,
     icrc: v.icrc,
     headerLength: v.layout!.headerLength,
+    intLength: v.intLength,
   });
 }
 

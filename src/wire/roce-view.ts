@@ -6,6 +6,7 @@
 
 import { readU16, readU24, readU32 } from "./bytes.js";
 import { ICRC_LENGTH, readIcrc } from "./icrc.js";
+import { intBlockAt } from "./int-md.js";
 import {
   AETH_LENGTH,
   BTH_LENGTH,
@@ -79,24 +80,21 @@ export class RoceView {
   payloadOffset = 0;
   /** Payload bytes, pad excluded. */
   payloadLength = 0;
-  /** Bytes between the headers and the ICRC (payload and pad). */
+  /** The in-band telemetry block after the headers (int-md.ts): its offset (-1: none) and length. */
+  intOffset = -1;
+  intLength = 0;
+  /** Bytes between the headers and the ICRC (INT block, payload and pad). */
   padded = 0;
   icrc = 0;
 }
 
 /**
  * Decodes the RoCE packet whose BTH starts at `bthOffset` and which ends, ICRC included, at `end` into `v`;
- * false (and `v.error`) when `parseRoce` would refuse it. Does not check the ICRC. `trailer` bytes in front of
- * the ICRC are an in-band telemetry trailer (int-trailer.ts), neither payload nor pad. Reads nothing at or
+ * false (and `v.error`) when `parseRoce` would refuse it. Does not check the ICRC. An in-band telemetry block
+ * right after the headers (int-md.ts, found by its probe marker) is neither payload nor pad. Reads nothing at or
  * after `end`, allocates nothing.
  */
-export function decodeRoce(
-  v: RoceView,
-  buf: Uint8Array,
-  bthOffset: number,
-  end: number,
-  trailer = 0,
-): boolean {
+export function decodeRoce(v: RoceView, buf: Uint8Array, bthOffset: number, end: number): boolean {
   v.layout = null;
   if (end > buf.length) return refuse(v, RoceDecodeError.PastBuffer, end);
   if (bthOffset < 0) return refuse(v, RoceDecodeError.NegativeOffset, bthOffset);
@@ -155,15 +153,18 @@ export function decodeRoce(
   }
   if (off + ICRC_LENGTH > end) return refuse(v, RoceDecodeError.IcrcTruncated, off);
 
-  // What lies between the headers and the ICRC is payload plus pad.
-  const padded = icrcOffset - trailer - off;
+  // What lies between the headers and the ICRC is the INT block, if any, then payload plus pad.
+  const int = intBlockAt(buf, off, icrcOffset);
+  v.intOffset = int > 0 ? off : -1;
+  v.intLength = int;
+  const padded = icrcOffset - off - int;
   v.padded = padded;
   if (v.padCount > padded) return refuse(v, RoceDecodeError.PadTooLong, bthOffset + 1);
   if (padded % 4 !== 0) return refuse(v, RoceDecodeError.NotAligned, off);
   if (!layout.payload && padded !== 0) return refuse(v, RoceDecodeError.UnexpectedPayload, off);
   v.error = RoceDecodeError.None;
   v.offset = off;
-  v.payloadOffset = off;
+  v.payloadOffset = off + int;
   v.payloadLength = padded - v.padCount;
   v.icrc = readIcrc(buf, end);
   return true;

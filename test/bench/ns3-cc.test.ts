@@ -14,7 +14,7 @@ import {
   wireScale,
 } from "../../scripts/bench/ns3-cc.js";
 import { fidelityCases } from "../../scripts/bench/ns3-fidelity.js";
-import { INT_DEFAULT_MAX_HOPS, IntMode, intTrailerLength } from "../../src/wire/int-trailer.js";
+import { INT_DEFAULT_MAX_HOPS, IntMode, intBlockLength } from "../../src/wire/int-md.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
 t.test("--cc takes the five modes and names what it refuses", (t) => {
@@ -39,9 +39,9 @@ t.test("the wire scale counts both simulators' INT bytes", (t) => {
   t.equal(ns3IntBytes("hpcc"), 42, "IntHeader NORMAL: 5 hops × 8 bytes + nhop");
   t.equal(ns3IntBytes("timely"), 8, "IntHeader TS");
   t.equal(ns3IntBytes("dctcp"), 0);
-  t.equal(ourIntBytes("hpcc"), intTrailerLength(IntMode.Collect, INT_DEFAULT_MAX_HOPS));
-  t.equal(ourIntBytes("timely"), intTrailerLength(IntMode.Timestamp, INT_DEFAULT_MAX_HOPS));
-  // HPCC: 1,090 bytes → 87 ns per 1,000 of payload; ours 1,106 + the trailer per 1,024.
+  t.equal(ourIntBytes("hpcc"), intBlockLength(IntMode.Collect, INT_DEFAULT_MAX_HOPS));
+  t.equal(ourIntBytes("timely"), intBlockLength(IntMode.Timestamp, INT_DEFAULT_MAX_HOPS));
+  // HPCC: 1,090 bytes → 87 ns per 1,000 of payload; ours 1,106 + the INT block per 1,024.
   const hp = 87 / 1000 / (((1106 + ourIntBytes("hpcc")) * 8) / 100 / 1024);
   t.ok(Math.abs(wireScale("hpcc") - hp) < 1e-12, `${wireScale("hpcc")}`);
   const ti = 84 / 1000 / (((1106 + ourIntBytes("timely")) * 8) / 100 / 1024);

@@ -7,7 +7,6 @@ import { AckSample } from "../../src/nic/cc/ack-sample.js";
 import { Dctcp } from "../../src/nic/cc/dctcp.js";
 import { Hpcc, type HpccParams } from "../../src/nic/cc/hpcc.js";
 import { Timely, type TimelyParams } from "../../src/nic/cc/timely.js";
-import { INT_BYTES_UNIT } from "../../src/wire/int-trailer.js";
 
 const LINE = 100e9;
 
@@ -31,7 +30,7 @@ function hpccAck(a: AckSample, acked: number, sent: number, ts: number, txBytes:
   h.egressPort = 3;
   h.rateBps = LINE;
   h.ts = ts;
-  h.txUnits = txBytes / INT_BYTES_UNIT;
+  h.txBytes = txBytes;
   h.qLen = qLen;
   return a;
 }

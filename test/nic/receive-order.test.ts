@@ -43,6 +43,9 @@ function link(nakRetryGuard = true): QpLink {
     counters: declareNicCounters(new CounterSet({})),
     settings,
     echo: new IntEcho(),
+    ackReqEvery() {
+      return this.settings.ackReqEvery;
+    },
     inflightLimit() {
       return this.settings.maxInflightPackets;
     },

@@ -45,6 +45,9 @@ function link(reorderWindow: number): QpLink {
       reorderWindow,
     },
     echo: new IntEcho(),
+    ackReqEvery() {
+      return this.settings.ackReqEvery;
+    },
     inflightLimit() {
       return this.settings.maxInflightPackets;
     },

@@ -1,22 +1,22 @@
-// pcap-check on RoCEv2 packets with an INT trailer (docs/int.md): the flagged reserved bit is accepted, the
-// trailer decoded and tallied, and a broken shim reported.
+// pcap-check on RoCEv2 packets with a P4.org INT block (docs/int.md): the block is decoded and tallied,
+// the BTH's reserved bits stay clear, and a probe marker whose block does not add up is reported.
 
 import t from "tap";
 import { checkFrames } from "../../src/verify/pcap-check.js";
+import { writeIcrcV2 } from "../../src/wire/icrc.js";
 import {
-  flagInt,
+  copyIntEcho,
   IntMode,
-  intTrailerLength,
+  intBlockLength,
   pushIntHop,
-  writeIntTrailer,
-} from "../../src/wire/int-trailer.js";
+  writeIntCollect,
+  writeIntTimestamp,
+} from "../../src/wire/int-md.js";
 import { Ecn } from "../../src/wire/ipv4.js";
 import { buildRoceV2Frame, Opcode } from "../../src/wire/roce.js";
 
-function frame(opcode: Opcode, mode: IntMode) {
-  const trailer = new Uint8Array(intTrailerLength(mode, 3));
-  writeIntTrailer(trailer, 0, mode, 3, 42);
-  const f = buildRoceV2Frame({
+function frame(opcode: Opcode, int: Uint8Array) {
+  return buildRoceV2Frame({
     srcMac: 0x02_00_00_00_00_01,
     dstMac: 0x02_00_00_00_00_02,
     srcIp: 0x0a000001,
@@ -30,30 +30,59 @@ function frame(opcode: Opcode, mode: IntMode) {
     reth: opcode === Opcode.RdmaWriteOnly ? { va: 0x1000n, rkey: 1, dmaLength: 64 } : null,
     aeth: opcode === Opcode.Acknowledge ? { syndrome: 0x1f, msn: 1 } : null,
     payload: opcode === Opcode.RdmaWriteOnly ? new Uint8Array(64) : undefined,
-    trailer,
+    int,
   });
-  flagInt(f, 42);
-  return f;
 }
 
+const AT = 42 + 28;
+const hop = (switchId: number, ts: number) => ({
+  switchId,
+  ingressPort: 1,
+  egressPort: 2,
+  queueId: 3,
+  qLen: 128,
+  ts,
+  txBytes: 64,
+  rateBps: 100e9,
+});
+
 t.test("INT data packets and echoing ACKs check clean and are tallied", async (t) => {
-  const data = frame(Opcode.RdmaWriteOnly, IntMode.Collect);
-  pushIntHop(data, data.length, 7, 2, 100e9, 1000, 0, 0);
-  pushIntHop(data, data.length, 8, 5, 100e9, 2000, 64, 128);
-  const ack = frame(Opcode.Acknowledge, IntMode.Echo);
-  const ts = frame(Opcode.RdmaWriteOnly, IntMode.Timestamp);
+  const collect = new Uint8Array(intBlockLength(IntMode.Collect, 3));
+  writeIntCollect(collect, 0, 3);
+  const data = frame(Opcode.RdmaWriteOnly, collect);
+  pushIntHop(data, AT, data.length, hop(7, 1000));
+  pushIntHop(data, AT, data.length, hop(8, 2000));
+  const echo = new Uint8Array(intBlockLength(IntMode.Echo, 3));
+  copyIntEcho(echo, data, AT, collect.length);
+  const ack = frame(Opcode.Acknowledge, echo);
+  const stamp = new Uint8Array(intBlockLength(IntMode.Timestamp, 0));
+  writeIntTimestamp(stamp, 0, 42);
+  const ts = frame(Opcode.RdmaWriteOnly, stamp);
   const r = checkFrames([data, ack, ts]);
   t.same(r.problems, []);
-  t.same(r.int, { collect: 1, echo: 1, timestamp: 1, hops: 2 });
+  t.same(r.int, { collect: 1, echo: 1, timestamp: 1, hops: 4, exceeded: 0 });
   t.equal(r.counts.ack, 1, "an ACK with an echo is still an ACK");
 });
 
-t.test("a broken shim is reported", async (t) => {
-  const data = frame(Opcode.RdmaWriteOnly, IntMode.Collect);
-  data[data.length - 4 - 4 + 1] = 9; // 9 hops written in 3 slots (the ICRC breaks too)
-  const r = checkFrames([data]);
-  t.ok(
-    r.problems.some((p) => p.message.startsWith("int shim")),
-    r.problems.map((p) => p.message).join("; "),
-  );
-});
+t.test(
+  "a probe marker whose block does not add up, and a hop without a link rate, are reported",
+  async (t) => {
+    const collect = new Uint8Array(intBlockLength(IntMode.Collect, 3));
+    writeIntCollect(collect, 0, 3);
+    const data = frame(Opcode.RdmaWriteOnly, collect);
+    data[AT + 14] = 5; // Hop ML 5: not the 7 words of this domain's hop
+    writeIcrcV2(data, 14, data.length);
+    const zero = frame(Opcode.RdmaWriteOnly, collect);
+    pushIntHop(zero, AT, zero.length, { ...hop(9, 1), rateBps: 0 });
+    const r = checkFrames([data, zero]);
+    const messages = r.problems.map((p) => p.message);
+    t.ok(
+      messages.some((m) => m.startsWith("int: INT probe marker")),
+      messages.join("; "),
+    );
+    t.ok(
+      messages.some((m) => m.includes("link rate 0")),
+      messages.join("; "),
+    );
+  },
+);

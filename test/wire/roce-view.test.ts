@@ -70,6 +70,7 @@ function fromView(v: RoceView, buf: Uint8Array): unknown {
     padCount: v.padCount,
     icrc: v.icrc,
     headerLength: v.layout!.headerLength,
+    intLength: v.intLength,
   };
 }
 

@@ -15,7 +15,7 @@ import type { Topology } from "../../scenario/topology.js";
 import { ClockMode } from "./clock-plan.js";
 import { ControlServer } from "./control.js";
 import { DeviceFleet, type FleetClock } from "./device-fleet.js";
-import { liveSlack } from "./device-inits.js";
+import { labIntBytes, liveSlack } from "./device-inits.js";
 import type { Endpoints } from "./endpoints-file.js";
 import { handleLabRequest } from "./lab-requests.js";
 import { enterRunning } from "./lab-running.js";
@@ -82,18 +82,21 @@ export class AttachedLab implements LabService {
     this.server = new ControlServer(controlSocketPath(lab), (op, args, conn) =>
       handleLabRequest(this, op, args, conn),
     );
+    const plan = planAddresses(this.topo);
+    // The layers the device files were written with (device-file.ts): later settings stack on them.
+    const settings = new SettingsLayers(
+      this.topo,
+      switchChange(liveSlack(endpoints.dilation, endpoints.reactionMs)),
+    );
     this.fleet = new DeviceFleet({
       lab,
       topo: this.topo,
-      plan: planAddresses(this.topo),
+      plan,
       seed: 1,
       convergenceNs: 0,
       clock: this.clock,
-      // The layers the device files were written with (device-file.ts): later settings stack on them.
-      settings: new SettingsLayers(
-        this.topo,
-        switchChange(liveSlack(endpoints.dilation, endpoints.reactionMs)),
-      ),
+      settings,
+      intRoomBytes: labIntBytes(this.topo, plan, settings),
       broadcast: (push, data) => this.server.broadcast(push, data),
       onDeviceChange: () => this.record(),
     });

@@ -14,9 +14,8 @@ import { computeRoutes } from "../../scenario/routing.js";
 import { SettingsLayers, switchChange } from "../../scenario/settings-layers.js";
 import { NodeKind, type Topology } from "../../scenario/topology.js";
 import { ipToString, macToString, parseIp } from "../../wire/bytes.js";
-import { deviceSetup, LIVE_REACTION_MS, liveSlack } from "./device-inits.js";
+import { deviceSetup, LIVE_REACTION_MS, labInterfaceMtu, liveSlack } from "./device-inits.js";
 import { HOST_KERNEL_IF, HOST_NIC_IF, NIC_HOST_PORT } from "./names.js";
-import { interfaceMtu } from "./provision.js";
 
 export const DEVICE_FILE_FORMAT = "rocelab-device/1";
 
@@ -148,6 +147,7 @@ export function deviceFiles(topo: Topology, opts: DeviceFilesOptions): DeviceFil
   const reactionMs = opts.reactionMs ?? LIVE_REACTION_MS;
   const layers = new SettingsLayers(topo, switchChange(liveSlack(opts.dilation, reactionMs)));
   const routes = computeRoutes(topo, plan);
+  const mtu = labInterfaceMtu(topo, plan, layers);
   return topo.nodes.map((n) => {
     const setup = deviceSetup(topo, plan, layers, n.name, routes.get(n.name) ?? []);
     const ports = setup.ports.map((p) => {
@@ -164,7 +164,7 @@ export function deviceFiles(topo: Topology, opts: DeviceFilesOptions): DeviceFil
       seed: opts.seed,
       reactionMs,
       ...(opts.epochUnixNs !== undefined ? { epochUnixNs: opts.epochUnixNs } : {}),
-      mtu: interfaceMtu(topo.mtu),
+      mtu,
       ports,
       config: setup.config as Record<string, unknown>,
     };

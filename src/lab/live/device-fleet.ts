@@ -10,7 +10,7 @@ import { openNewFile, PRIVATE_FILE_MODE } from "../../runtime/realtime/safe-file
 import type { AddressPlan } from "../../scenario/address-plan.js";
 import { computeRoutes } from "../../scenario/routing.js";
 import type { NicSettings, SwitchSettings } from "../../scenario/schema.js";
-import { hostChange, type SettingsLayers, switchChange } from "../../scenario/settings-layers.js";
+import { hostChange, SettingsLayers, switchChange } from "../../scenario/settings-layers.js";
 import { RuntimeRoutes } from "../../scenario/static-routes.js";
 import { buildSwitchConfig } from "../../scenario/switch-config.js";
 import { linkAt, type Topology } from "../../scenario/topology.js";
@@ -22,6 +22,7 @@ import type { FlowReport } from "../flow-report.js";
 import type { LabEvent, LinkView } from "../lab.js";
 import type { ClockMode } from "./clock-plan.js";
 import type { DeviceConnection } from "./device-connection.js";
+import { labIntBytes } from "./device-inits.js";
 import { AHEAD_REAL_MS, FleetTraffic } from "./fleet-traffic.js";
 import type { DeviceView } from "./lab-status.js";
 
@@ -56,6 +57,8 @@ export interface FleetOptions {
   readonly convergenceNs: number;
   readonly clock: FleetClock;
   readonly settings: SettingsLayers;
+  /** Bytes of INT per data packet the lab's ports were given room for (device-inits.ts labInterfaceMtu). */
+  readonly intRoomBytes: number;
   /** Pushes a message to every subscribed client of the lab's control socket. */
   readonly broadcast: (push: string, data: unknown) => void;
   /** A device's status or process changed (the supervisor records it in the lab's state file). */
@@ -277,6 +280,14 @@ export class DeviceFleet {
 
   async configureHosts(settings: NicSettings): Promise<void> {
     const layers = this.opts.settings;
+    // A congestion control that puts a bigger INT block in data packets than the ports were sized for at
+    // start would have every full-size data frame refused by the kernel: refuse the change instead.
+    const after = new SettingsLayers(this.opts.topo, hostChange(layers.hostSettings()), hostChange(settings));
+    const need = labIntBytes(this.opts.topo, this.opts.plan, after);
+    if (need > this.opts.intRoomBytes)
+      throw new Error(
+        `the hosts' data packets would carry ${need} bytes of INT, but the lab's ports were given room for ${this.opts.intRoomBytes} when it came up (a live scenario run sizes them for its overrides and timeline; docs/int.md)`,
+      );
     layers.push(hostChange(settings));
     const configure = layers.hostConfigure([settings]);
     for (const [name, d] of this.devices) {

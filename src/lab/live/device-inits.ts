@@ -3,17 +3,21 @@
 // writes the same into a device file for the device entrypoint (device-file.ts). One function, so that a
 // device in a container runs exactly what the same device in a local lab would.
 
+import type { NicConfig } from "../../nic/config.js";
+import { dataIntBytes } from "../../nic/transport/frames.js";
 import type { LivePort } from "../../runtime/realtime/protocol.js";
-import { type AddressPlan, hostAddress } from "../../scenario/address-plan.js";
+import { type AddressPlan, hostAddress, planAddresses } from "../../scenario/address-plan.js";
+import { fabricBaseRtt } from "../../scenario/fabric-rtt.js";
 import { buildNicConfig } from "../../scenario/nic-config.js";
 import { roceV1Of } from "../../scenario/rocev1.js";
 import type { SwitchSettings } from "../../scenario/schema.js";
-import type { SettingsLayers } from "../../scenario/settings-layers.js";
+import { type SettingsChange, SettingsLayers } from "../../scenario/settings-layers.js";
 import { buildSwitchConfig } from "../../scenario/switch-config.js";
 import { linkAt, NodeKind, nodeByName, type Topology } from "../../scenario/topology.js";
 import type { Route } from "../../switch/config.js";
 import { ClockMode } from "./clock-plan.js";
 import { HOST_NIC_IF, NIC_HOST_PORT } from "./names.js";
+import { interfaceMtu } from "./provision.js";
 
 /** Real time a live device may take to react to a PFC pause (see liveSlack). */
 export const LIVE_REACTION_MS = 10;
@@ -80,6 +84,7 @@ export function deviceSetup(
         link,
         mtu: topo.mtu,
         l2: roceV1Of(topo, plan, node),
+        fabricRttNs: fabricBaseRtt(topo),
       },
       layers.hostSettings(),
       { answerArp: false },
@@ -95,4 +100,39 @@ export function deviceSetup(
       { port: NIC_HOST_PORT, ifname: HOST_NIC_IF, delayNs: 0 },
     ],
   };
+}
+
+/** The largest INT block the hosts put in a data packet with the settings `layers` resolve (0: none). */
+export function labIntBytes(topo: Topology, plan: AddressPlan, layers: SettingsLayers): number {
+  let most = 0;
+  for (const n of topo.nodes) {
+    if (n.kind !== NodeKind.Host) continue;
+    const { config } = deviceSetup(topo, plan, layers, n.name, []);
+    most = Math.max(most, dataIntBytes(config as NicConfig));
+  }
+  return most;
+}
+
+/**
+ * The INT room a run of `scenario` needs on a live lab's ports: the largest block its hosts send under its
+ * overrides or any settings change of its timeline (a live run applies both after the lab is up).
+ */
+export function scenarioIntBytes(
+  topo: Topology,
+  overrides: SettingsChange,
+  changes: readonly SettingsChange[],
+): number {
+  const plan = planAddresses(topo);
+  const layers = new SettingsLayers(topo, overrides);
+  let most = labIntBytes(topo, plan, layers);
+  for (const c of changes) {
+    layers.push(c);
+    most = Math.max(most, labIntBytes(topo, plan, layers));
+  }
+  return most;
+}
+
+/** The MTU of every port of a lab started with `layers`: room for the INT its hosts send (provision.ts). */
+export function labInterfaceMtu(topo: Topology, plan: AddressPlan, layers: SettingsLayers): number {
+  return interfaceMtu(topo.mtu, labIntBytes(topo, plan, layers));
 }

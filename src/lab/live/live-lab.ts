@@ -54,6 +54,8 @@ export interface UpOptions {
   readonly clock?: ClockMode;
   /** Serve Prometheus /metrics on 127.0.0.1 (null or absent: no endpoint). */
   readonly metrics?: MetricsSettings | null;
+  /** Bytes of INT per data packet the ports must take (device-inits.ts scenarioIntBytes). */
+  readonly intRoomBytes?: number;
   /** Progress lines as the lab comes up. */
   readonly onProgress?: (step: string) => void;
   readonly timeoutMs?: number;
@@ -97,6 +99,7 @@ export async function upLab(opts: UpOptions): Promise<void> {
       "--clock",
       opts.clock ?? DEFAULT_CLOCK_MODE,
       ...(opts.autoDilation ? ["--auto-dilation"] : []),
+      ...(opts.intRoomBytes ? ["--int-room", String(opts.intRoomBytes)] : []),
       ...metricsArgs(opts.metrics),
     ],
     supervisorNodeArgs(),

@@ -36,9 +36,13 @@ import {
 import { netnsEtcDirs, removeNetnsHosts, writeNetnsHosts } from "./netns-hosts.js";
 import { alive, listLabDirs, readState } from "./state.js";
 
-/** Interface MTU: the path MTU plus room for IP, UDP, BTH, RETH, immediate data and ICRC. */
-export function interfaceMtu(pathMtu: number): number {
-  return pathMtu + 128;
+/**
+ * Interface MTU: the path MTU plus room for IP, UDP, BTH, RETH, immediate data and ICRC, and for the INT
+ * block (`intBytes`, docs/int.md) the lab's hosts put in each data packet on top of a full payload: a port
+ * with less drops those frames (the kernel refuses to send a frame longer than its MTU).
+ */
+export function interfaceMtu(pathMtu: number, intBytes = 0): number {
+  return pathMtu + 128 + intBytes;
 }
 
 export type Progress = (step: string) => void;
@@ -67,8 +71,8 @@ export async function provision(
   topo: Topology,
   plan: AddressPlan,
   progress: Progress,
+  mtu = interfaceMtu(topo.mtu),
 ): Promise<void> {
-  const mtu = interfaceMtu(topo.mtu);
   const nodes = topo.nodes;
   progress(`creating ${nodes.length} network namespaces and ${topo.links.length} veth pairs`);
   const root: string[] = nodes.map((n) => `netns add ${nsName(lab, n.name)}`);

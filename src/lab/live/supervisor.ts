@@ -15,7 +15,7 @@ import { ClockMode } from "./clock-plan.js";
 import { ControlServer } from "./control.js";
 import type { DeviceConnection } from "./device-connection.js";
 import { DeviceFleet } from "./device-fleet.js";
-import { deviceSetup, lateBudgetNs, liveSlack } from "./device-inits.js";
+import { deviceSetup, labIntBytes, lateBudgetNs, liveSlack } from "./device-inits.js";
 import { DeviceProcess, labDevicePrivileges } from "./device-process.js";
 import { DilationControl } from "./dilation-control.js";
 import { LabClock } from "./lab-clock.js";
@@ -25,7 +25,7 @@ import type { LabService } from "./lab-service.js";
 import type { LabStatus } from "./lab-status.js";
 import type { MetricsSettings } from "./metrics-endpoint.js";
 import { controlSocketPath, nsName } from "./names.js";
-import { provision, resolveNeighbours, teardown } from "./provision.js";
+import { interfaceMtu, provision, resolveNeighbours, teardown } from "./provision.js";
 import { startConcurrency, startLimited } from "./start-waves.js";
 import { type LabState, writeState } from "./state.js";
 import { UdpHelpers } from "./udp-helpers.js";
@@ -48,6 +48,8 @@ export interface SupervisorOptions {
   readonly autoDilation?: boolean;
   /** Serve Prometheus /metrics on 127.0.0.1 (null or absent: no endpoint). */
   readonly metrics?: MetricsSettings | null;
+  /** Bytes of INT per data packet the ports must take beyond what the lab's own settings need. */
+  readonly intRoomBytes?: number;
 }
 
 export class Supervisor implements LabService {
@@ -58,6 +60,8 @@ export class Supervisor implements LabService {
   private readonly clock: LabClock;
   private readonly dilationControl: DilationControl;
   private readonly settings: SettingsLayers;
+  /** Bytes of INT per data packet its ports have room for (the hosts' settings at start). */
+  private readonly intRoomBytes: number;
   private readonly progressSteps: string[] = [];
   readonly server: ControlServer;
   readonly state: LabState;
@@ -95,9 +99,11 @@ export class Supervisor implements LabService {
     this.server = new ControlServer(controlSocketPath(this.lab), (op, args, conn) =>
       handleLabRequest(this, op, args, conn),
     );
+    this.intRoomBytes = Math.max(opts.intRoomBytes ?? 0, labIntBytes(this.topo, this.plan, this.settings));
     this.fleet = new DeviceFleet({
       lab: this.lab,
       topo: this.topo,
+      intRoomBytes: this.intRoomBytes,
       plan: this.plan,
       seed: opts.seed,
       convergenceNs: opts.convergenceNs ?? 0,
@@ -148,7 +154,8 @@ export class Supervisor implements LabService {
     writeState(this.state);
     await this.server.listen();
     try {
-      await provision(this.lab, this.topo, this.plan, (s) => this.progress(s));
+      const mtu = interfaceMtu(this.topo.mtu, this.intRoomBytes);
+      await provision(this.lab, this.topo, this.plan, (s) => this.progress(s), mtu);
       this.state.status = "starting";
       writeState(this.state);
       this.clock.create();

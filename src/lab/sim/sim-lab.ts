@@ -7,6 +7,7 @@ import { HostStack } from "../../nic/host-stack.js";
 import { Nic } from "../../nic/nic.js";
 import { type ActionResult, describeAction, type LabAction } from "../../scenario/action.js";
 import { hostAddress, planAddresses } from "../../scenario/address-plan.js";
+import { fabricBaseRtt } from "../../scenario/fabric-rtt.js";
 import { buildNicConfig } from "../../scenario/nic-config.js";
 import { roceV1Of } from "../../scenario/rocev1.js";
 import { hosts, NodeKind, type Topology } from "../../scenario/topology.js";
@@ -70,7 +71,14 @@ export class SimLab implements Lab {
         new Nic(
           {
             ...buildNicConfig(
-              { host, address, link, mtu: topo.mtu, l2: roceV1Of(topo, plan, host) },
+              {
+                host,
+                address,
+                link,
+                mtu: topo.mtu,
+                l2: roceV1Of(topo, plan, host),
+                fabricRttNs: fabricBaseRtt(topo),
+              },
               {},
               { answerArp: false },
             ),

@@ -3,17 +3,17 @@
 // Sequence numbers are the requester's unwrapped packet indices (requester.ts), so "an ACK beyond the
 // sequence sent when the last update was made" (ns-3's ack_seq > m_lastUpdateSeq) compares packets.
 
-import { ICRC_LENGTH } from "../../wire/icrc.js";
 import {
-  INT_SHIM_LENGTH,
+  copyIntEcho,
+  emptyIntHop,
   type IntHop,
   IntMode,
   intHopCount,
   intHopOffset,
-  intMode,
+  intModeAt,
   intTimestamp,
   readIntHop,
-} from "../../wire/int-trailer.js";
+} from "../../wire/int-md.js";
 
 /** Where a receiver keeps the trailer it echoes (transport/frames.ts IntEcho). */
 interface EchoBuffer {
@@ -36,8 +36,7 @@ export class AckSample {
 
   constructor(maxHops: number) {
     this.hops = [];
-    for (let i = 0; i < maxHops; i++)
-      this.hops.push({ switchId: 0, egressPort: 0, rateBps: 0, ts: 0, txUnits: 0, qLen: 0 });
+    for (let i = 0; i < maxHops; i++) this.hops.push(emptyIntHop());
   }
 }
 
@@ -48,38 +47,33 @@ interface SentAndAcked {
 }
 
 /**
- * Fills `a` from an ACK ending at `end` with an INT trailer of `trailer` bytes (0: none), after `req` took
- * it: a Timestamp trailer gives the echoed send time, an Echo trailer the hop records.
+ * Fills `a` from an ACK whose INT block (0 bytes: none) is `length` bytes at `at`, after `req` took it: a
+ * Timestamp block gives the echoed send time, an Echo block the hop records (docs/int.md).
  */
 export function fillAckSample(
   a: AckSample,
   req: SentAndAcked,
   becn: boolean,
   frame: Uint8Array,
-  end: number,
-  trailer: number,
+  at: number,
+  length: number,
 ): void {
   a.acked = req.ackedV;
   a.sent = req.highV;
   a.ecnEcho = becn;
   a.echoedSentAt = -1;
   a.hopCount = 0;
-  if (trailer === 0) return;
-  const mode = intMode(frame, end);
-  if (mode === IntMode.Timestamp) a.echoedSentAt = intTimestamp(frame, end);
+  if (length === 0) return;
+  const mode = intModeAt(frame, at);
+  if (mode === IntMode.Timestamp) a.echoedSentAt = intTimestamp(frame, at);
   else if (mode === IntMode.Echo) {
-    const n = Math.min(intHopCount(frame, end), a.hops.length);
-    for (let i = 0; i < n; i++) readIntHop(frame, intHopOffset(frame, end, i), a.hops[i]!);
+    const n = Math.min(intHopCount(frame, at, length), a.hops.length);
+    for (let i = 0; i < n; i++) readIntHop(frame, intHopOffset(at, length, i), a.hops[i]!);
     a.hopCount = n;
   }
 }
 
-/** Keeps the INT trailer of a data packet ending at `end` for the next ACK (Collect goes back as Echo). */
-export function keepEcho(echo: EchoBuffer, frame: Uint8Array, end: number, trailer: number): void {
-  const stop = end - ICRC_LENGTH;
-  const b = echo.bytes;
-  for (let i = 0, j = stop - trailer; j < stop; i++, j++) b[i] = frame[j]!;
-  echo.length = trailer;
-  const shim = trailer - INT_SHIM_LENGTH;
-  if ((b[shim]! & 0x0f) === IntMode.Collect) b[shim] = (b[shim]! & 0xf0) | IntMode.Echo;
+/** Keeps the INT block (`length` bytes at `at`) of a data packet for the next ACK (Collect goes back as Echo). */
+export function keepEcho(echo: EchoBuffer, frame: Uint8Array, at: number, length: number): void {
+  echo.length = copyIntEcho(echo.bytes, frame, at, length);
 }

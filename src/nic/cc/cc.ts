@@ -50,8 +50,18 @@ export interface QpCc {
   alpha(now: Nanoseconds): number;
   /** An ACK arrived (algorithms driven by ACKs); true when the rate changed. */
   onAck?(ack: AckSample, now: Nanoseconds): boolean;
+  /**
+   * True: the algorithm needs an ACK for every data packet (HPCC's ns-3 acknowledges each one: HPCC reads
+   * each packet's INT, TIMELY each RTT sample, DCTCP each ECN echo), so the QP sets AckReq on every packet
+   * whatever `transport.ackReqEvery` says. Absent: the transport's setting.
+   */
+  readonly ackPerPacket?: boolean;
   /** Bytes in flight allowed (0 or absent: no window). */
   readonly window?: number;
+  /** TIMELY's last RTT sample, ns (absent: the algorithm measures none). */
+  readonly rtt?: number;
+  /** HPCC's utilisation estimate U (absent: the algorithm keeps none). */
+  readonly util?: number;
 }
 
 /** The sender-side state of a new QP (or of every QP after a reconfiguration); null: line rate. */

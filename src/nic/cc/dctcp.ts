@@ -27,6 +27,7 @@ export class Dctcp extends AckClockedCc {
    * the new one applies from the next packet.
    */
   readonly repaceOnChange = false;
+  readonly ackPerPacket = true;
   alphaValue = 1;
   cuts = 0;
   private ecnCount = 0;

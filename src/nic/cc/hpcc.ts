@@ -1,7 +1,7 @@
 // HPCC (Li et al., "HPCC: High Precision Congestion Control", SIGCOMM 2019), as HPCC's ns-3 implements it
 // (alibaba-edu/High-Precision-Congestion-Control, simulation/src/point-to-point/model/rdma-hw.cc,
 // RdmaHw::UpdateRateHp and FastReactHp, with the defaults of scratch/third.cc and run.py): one sender's
-// state machine driven by the in-band telemetry its ACKs echo (wire/int-trailer.ts).
+// state machine driven by the in-band telemetry its ACKs echo (wire/int-md.ts).
 //
 // Per hop j of an ACK, against the record of the same hop kept from the previous ACK:
 //   txRate_j = Δbytes_j · 8 / Δts_j
@@ -18,7 +18,7 @@
 // base BDP (ns-3's maxBdp: the line rate × the base RTT).
 
 import type { BitsPerSecond, Nanoseconds } from "../../device/contract.js";
-import { emptyIntHop, type IntHop, intBytesDelta, intTimeDelta } from "../../wire/int-trailer.js";
+import { emptyIntHop, type IntHop, intBytesDelta, intTimeDelta } from "../../wire/int-md.js";
 import { AckClockedCc } from "./ack-clocked.js";
 import type { AckSample } from "./ack-sample.js";
 
@@ -52,6 +52,7 @@ export class Hpcc extends AckClockedCc {
    * pacer's gap in progress.
    */
   readonly repaceOnChange = true;
+  readonly ackPerPacket = true;
   /** Window at line rate, bytes. */
   readonly baseWindow: number;
 

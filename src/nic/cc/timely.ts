@@ -1,7 +1,7 @@
 // TIMELY (Mittal et al., "TIMELY: RTT-based Congestion Control for the Datacenter", SIGCOMM 2015) as HPCC's
 // ns-3 implements it (rdma-hw.cc RdmaHw::UpdateRateTimely, defaults of RdmaHw's attributes and run.py). The
 // RTT is the ACK's arrival time minus the send time the data packet carried and the ACK echoes (an INT
-// trailer in Timestamp mode, wire/int-trailer.ts). Once per RTT (an ACK past the sequence that was next to
+// block in Timestamp mode, wire/int-md.ts). Once per RTT (an ACK past the sequence that was next to
 // send at the last update):
 //   rttDiff  ← (1 − α) · rttDiff + α · (rtt − prevRtt);   gradient = rttDiff / minRtt
 //   rtt < T_low                 increase
@@ -39,6 +39,7 @@ export class Timely extends AckClockedCc {
    * rate, the new one applies from the next packet.
    */
   readonly repaceOnChange = false;
+  readonly ackPerPacket = true;
   /** Latest RTT sample (ns) and the smoothed difference, for telemetry. */
   rtt = 0;
   rttDiff = 0;

@@ -6,7 +6,7 @@
 
 import { z } from "zod";
 import { duration, fraction, rate, size } from "../../device/setting-units.js";
-import { INT_DEFAULT_MAX_HOPS, INT_MAX_HOPS } from "../../wire/int-trailer.js";
+import { INT_DEFAULT_MAX_HOPS, INT_MAX_HOPS } from "../../wire/int-md.js";
 import type { DctcpParams } from "../cc/dctcp.js";
 import type { HpccParams } from "../cc/hpcc.js";
 import type { TimelyParams } from "../cc/timely.js";
@@ -19,6 +19,9 @@ declare module "../config.js" {
     readonly dctcp: DctcpParams;
   }
 }
+
+/** HPCC's T where the fabric is not known (ns-3's run.py topologies come out near it). */
+const NS3_BASE_RTT = 9000;
 
 /** ns-3's RdmaHw MinRate. */
 const NS3_MIN_RATE = 100e6;
@@ -46,16 +49,17 @@ export const hpccFeature = defineNicFeature({
   key: "hpcc",
   doc:
     "HPCC (Li et al., SIGCOMM 2019) as HPCC's ns-3 runs it: η (eta, 0.95), maxStage (5), the additive " +
-    "increase rai (W_AI as a rate; ns-3: 10·bw/25 Mb/s), baseRtt (T; 9us), window (W; 0 = line rate × T), " +
+    "increase rai (W_AI as a rate; ns-3: 10·bw/25 Mb/s), baseRtt (T; default: the fabric's largest base RTT " +
+    "as ns-3 derives it, or 9us), window (W; 0 = line rate × T), " +
     "minRate (100Mb/s), fastReact (true) and maxHops, the INT hop slots each data packet reserves (5).",
   settings: hpccSettings,
-  resolve: (s, { rateBps }): HpccParams =>
+  resolve: (s, { rateBps, fabricRttNs }): HpccParams =>
     overlayDefined<HpccParams>(
       {
         eta: 0.95,
         maxStage: 5,
         rai: (10 * rateBps) / 25 / 1000,
-        baseRtt: 9000,
+        baseRtt: (fabricRttNs ?? 0) > 0 ? fabricRttNs! : NS3_BASE_RTT,
         window: 0,
         minRate: Math.min(NS3_MIN_RATE, rateBps / 100),
         fastReact: true,

@@ -11,6 +11,8 @@ import type { NicConfig } from "../config.js";
 export interface NicDefaultsContext {
   /** The port's line rate, bits/s. */
   readonly rateBps: number;
+  /** The fabric's largest base RTT between two hosts, ns, as HPCC's ns-3 derives it (0 or absent: not known). */
+  readonly fabricRttNs?: number;
 }
 
 export interface NicFeatureModule<S extends z.ZodType = z.ZodType, C = unknown> {

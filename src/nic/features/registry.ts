@@ -104,7 +104,10 @@ export function applyNicSettings(cfg: NicConfig, s: NicSettingsUpdate): NicConfi
   const given = s as Record<string, unknown>;
   for (const m of MODULES) {
     if (!(m.key in given)) continue;
-    out[m.key] = m.resolve(given[m.key] ?? undefined, { rateBps: cfg.port.rateBps });
+    out[m.key] = m.resolve(given[m.key] ?? undefined, {
+      rateBps: cfg.port.rateBps,
+      fabricRttNs: cfg.fabricRttNs,
+    });
   }
   return out as unknown as NicConfig;
 }

@@ -3,7 +3,13 @@
 // payload comes from the PayloadFactory's scratch area. Nothing keeps a reference to a built frame.
 
 import type { Ipv4Address } from "../../wire/bytes.js";
-import { flagInt, INT_MAX_HOPS, IntMode, intTrailerLength, writeIntTrailer } from "../../wire/int-trailer.js";
+import {
+  INT_MAX_HOPS,
+  IntMode,
+  intBlockLength,
+  writeIntCollect,
+  writeIntTimestamp,
+} from "../../wire/int-md.js";
 import { Ecn } from "../../wire/ipv4.js";
 import {
   type Aeth,
@@ -25,24 +31,30 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 const EMPTY = new Uint8Array(0);
 
-/** Where the BTH of a RoCEv2 frame without VLAN tag starts (Ethernet 14, IPv4 20, UDP 8). */
-const BTH_AT = 42;
-
-/** The INT trailer a host's data packets carry: its congestion control's (none: -1). */
+/** The INT block a host's data packets carry: its congestion control's (none: -1). */
 function intModeFor(cfg: NicConfig): number {
   if (cfg.cc === "hpcc") return IntMode.Collect;
   if (cfg.cc === "timely") return IntMode.Timestamp;
   return -1;
 }
 
-/** What a receiver echoes in its ACKs for one QP: the last INT trailer and whether CE was seen since. */
+/**
+ * Bytes the INT block adds to each of a host's data packets (0 when its congestion control sends none, or
+ * it speaks RoCEv1): on top of the path MTU's full frame, so the ports that carry them must take it.
+ */
+export function dataIntBytes(cfg: NicConfig): number {
+  const mode = intModeFor(cfg);
+  return mode < 0 || cfg.roce === "v1" ? 0 : intBlockLength(mode as IntMode, cfg.hpcc.maxHops);
+}
+
+/** What a receiver echoes in its ACKs for one QP: the last INT block and whether CE was seen since. */
 export class IntEcho {
-  readonly bytes = new Uint8Array(intTrailerLength(IntMode.Collect, INT_MAX_HOPS));
+  readonly bytes = new Uint8Array(intBlockLength(IntMode.Echo, INT_MAX_HOPS));
   length = 0;
   ce = false;
   private readonly views = new Map<number, Uint8Array>();
 
-  /** The echoed trailer (a view reused for every ACK of the same length). */
+  /** The echoed block (a view reused for every ACK of the same length). */
   view(): Uint8Array {
     let v = this.views.get(this.length);
     if (v === undefined) {
@@ -62,18 +74,18 @@ export class FrameBuilder {
   /** RoCEv1 framing when the NIC knows a layer-2 domain (NicConfig.rocev1); used while `roce` is v1. */
   private readonly v1: RoceV1Framer | null;
 
-  /** The INT trailer of data packets (IntMode, or -1), and its hop slots. */
+  /** The INT block of data packets (IntMode, or -1), and its hop slots. */
   private intMode: number;
   private intHops: number;
-  /** The trailer of the next data packet (a view of `trailerBuf`, remade when the mode or slots change). */
-  private readonly trailerBuf = new Uint8Array(intTrailerLength(IntMode.Collect, INT_MAX_HOPS));
-  private trailer: Uint8Array = EMPTY;
+  /** The block of the next data packet (a view of `intBuf`, remade when the mode or slots change). */
+  private readonly intBuf = new Uint8Array(intBlockLength(IntMode.Collect, INT_MAX_HOPS));
+  private int: Uint8Array = EMPTY;
 
   constructor(private cfg: NicConfig) {
     this.payloads = new PayloadFactory(cfg.mtu);
     this.intMode = intModeFor(cfg);
     this.intHops = cfg.hpcc.maxHops;
-    this.sizeTrailer();
+    this.sizeInt();
     this.v1 = cfg.rocev1 === null ? null : new RoceV1Framer(cfg, cfg.rocev1);
     this.spec = {
       srcMac: cfg.port.mac,
@@ -99,7 +111,7 @@ export class FrameBuilder {
       aeth: null,
       immDt: null,
       payload: EMPTY,
-      trailer: null,
+      int: null,
     };
   }
 
@@ -108,7 +120,7 @@ export class FrameBuilder {
     this.cfg = cfg;
     this.intMode = intModeFor(cfg);
     this.intHops = cfg.hpcc.maxHops;
-    this.sizeTrailer();
+    this.sizeInt();
     this.v1?.configure(cfg);
   }
 
@@ -161,20 +173,19 @@ export class FrameBuilder {
     return this.build(s);
   }
 
-  private sizeTrailer(): void {
+  private sizeInt(): void {
     const mode = this.intMode as IntMode;
-    this.trailer =
-      this.intMode < 0 ? EMPTY : this.trailerBuf.subarray(0, intTrailerLength(mode, this.intHops));
+    this.int = this.intMode < 0 ? EMPTY : this.intBuf.subarray(0, intBlockLength(mode, this.intHops));
   }
 
-  /** The data packet just specified, with an empty INT trailer after its payload (docs/int.md). */
+  /** The data packet just specified, with an INT block in front of its payload (docs/int.md). */
   private withInt(sentAt: number): Uint8Array {
     const s = this.spec;
-    writeIntTrailer(this.trailer, 0, this.intMode as IntMode, this.intHops, sentAt);
-    s.trailer = this.trailer;
+    if (this.intMode === IntMode.Collect) writeIntCollect(this.int, 0, this.intHops);
+    else writeIntTimestamp(this.int, 0, sentAt);
+    s.int = this.int;
     const frame = buildRoceV2Frame(s);
-    s.trailer = null;
-    flagInt(frame, BTH_AT);
+    s.int = null;
     return frame;
   }
 
@@ -222,13 +233,12 @@ export class FrameBuilder {
     s.aeth = this.aeth;
     s.payload = EMPTY;
     if (echo === null || this.cfg.roce === "v1" || (echo.length === 0 && !echo.ce)) return this.build(s);
-    // The receiver's echo (docs/int.md): BECN for CE seen since the last ACK, the last INT trailer.
+    // The receiver's echo (docs/int.md): BECN for CE seen since the last ACK, the last INT block.
     s.becn = echo.ce;
-    if (echo.length > 0) s.trailer = echo.view();
+    if (echo.length > 0) s.int = echo.view();
     const frame = buildRoceV2Frame(s);
     s.becn = false;
-    s.trailer = null;
-    if (echo.length > 0) flagInt(frame, BTH_AT);
+    s.int = null;
     echo.ce = false;
     return frame;
   }

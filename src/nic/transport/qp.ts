@@ -73,7 +73,7 @@ export class QueuePair implements QpLink {
   ecnMarked = 0;
   /** Its own QP attributes over the host's (`settings` is then its own object), or null. */
   attributes: QpTransportLayer | null = null;
-  /** What the responder echoes in its ACKs: the last INT trailer received, CE seen since the last ACK. */
+  /** What the responder echoes in its ACKs: the last INT block received, CE seen since the last ACK. */
   readonly echo = new IntEcho();
   /** Packets in flight the congestion control's window allows (Infinity: no window). */
   ccWindowPackets = Number.POSITIVE_INFINITY;
@@ -112,6 +112,10 @@ export class QueuePair implements QpLink {
     this.cc = cc;
     this.syncWindow();
     this.repace(lineRate);
+  }
+
+  ackReqEvery(): number {
+    return this.cc?.ackPerPacket === true ? 1 : this.settings.ackReqEvery;
   }
 
   inflightLimit(): number {

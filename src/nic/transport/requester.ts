@@ -175,7 +175,7 @@ export class Requester {
     const s = link.settings;
     const length = packetLength(m.bytes, m.npkts, k, s.mtu);
     const last = k === m.npkts - 1;
-    const ackReq = last || (v + 1) % s.ackReqEvery === 0;
+    const ackReq = last || (v + 1) % link.ackReqEvery() === 0;
     // The RETH rides on the first (or only) packet of a WRITE.
     const rethLength = m.op === MsgOp.Write && k === 0 ? m.bytes : -1;
     if (m.firstSentAt < 0) m.firstSentAt = now;

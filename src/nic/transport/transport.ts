@@ -51,6 +51,8 @@ export interface QpLink {
   readonly settings: TransportSettings;
   /** What the responder echoes in its ACKs (INT trailer, ECN echo). */
   readonly echo: IntEcho;
+  /** Data packets per AckReq: 1 when its congestion control asks for per-packet ACKs, else ackReqEvery. */
+  ackReqEvery(): number;
   /** Packets it may have in flight: maxInflightPackets, or fewer when its congestion control's window says so. */
   inflightLimit(): number;
   /**

@@ -28,6 +28,7 @@ function fleet() {
     convergenceNs: 0,
     clock,
     settings: new SettingsLayers(topo),
+    intRoomBytes: 0,
     broadcast: (push) => pushed.push(push),
   });
   return { f, pushed };
