@@ -65,3 +65,25 @@ export function outcomesText(o: FlowOutcomes): string {
   const unfinished = o.unfinishedMessages > 0 ? `, ${o.unfinishedMessages} unfinished` : "";
   return `${o.completed} completed${failed}${unfinished}`;
 }
+
+const byFlow = new WeakMap<LabSnapshot, Map<string, CompletionRecord>>();
+
+/**
+ * The latest completion record of `host`'s flow `flowId` in the snapshot (undefined until the NIC's counters
+ * that carry it arrive, a moment after its `flow-done` event). Indexed once per snapshot.
+ */
+export function completionOf(
+  snapshot: LabSnapshot | null,
+  host: string,
+  flowId: string,
+): CompletionRecord | undefined {
+  if (snapshot === null) return undefined;
+  let index = byFlow.get(snapshot);
+  if (index === undefined) {
+    index = new Map();
+    for (const [name, stats] of Object.entries(snapshot.stats))
+      if (stats.kind === "nic") for (const r of stats.detail.flows) index.set(`${name}/${r.flowId}`, r);
+    byFlow.set(snapshot, index);
+  }
+  return index.get(`${host}/${flowId}`);
+}

@@ -60,7 +60,8 @@ t.test("s, l, k, r, t, u call the lab", async (t) => {
   t.same(d.lab.calls.at(-1), { kind: "link", node: "leaf2", port: 1, up: false }, "the third link goes down");
   t.match(statusLine(d.ui.screen()), /ok: leaf2:eth1 DOWN/);
 
-  await d.ui.type("2", "n", "k");
+  // The node view opens on the busiest node (leaf2, whose queue to h8 is the deepest), two to the left.
+  await d.ui.type("2", "p", "p", "k");
   t.match(text(d.ui.screen()), /Kill a node/);
   t.match(text(d.ui.screen()), /> spine2\s+switch\s+running/, "the node on screen is offered");
   await d.ui.type(KEY.enter);
@@ -125,8 +126,8 @@ t.test("a lab error is shown, never thrown", async (t) => {
 t.test("tabs, node selection, help, quit", async (t) => {
   const d = await dashboard({ columns: 100, rows: 30 });
   await d.ui.type("2");
-  t.match(text(d.ui.screen()), /◀ spine1 ▶/);
-  await d.ui.type(KEY.right, KEY.right, "n");
+  t.match(text(d.ui.screen()), /◀ leaf2 ▶/, "the node view opens on the busiest node");
+  await d.ui.type(KEY.right, "p");
   t.match(text(d.ui.screen()), /◀ leaf2 ▶/);
   await d.ui.type(KEY.down);
   t.match(text(d.ui.screen()), />eth2\s+spine2:eth2/, "↓ picks a port");

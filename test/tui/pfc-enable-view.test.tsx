@@ -106,7 +106,7 @@ for (const [columns, rows, watchdog] of [
     t.match(screen(), /PFC watchdog\s+every storm recovered/);
     t.match(screen(), /eth3\s+3\s+monitoring\s+1\s+1\s/);
     await ui.type("e");
-    t.match(screen(), /ERROR: PFC watchdog holds no queue$/m);
+    t.match(screen(), /ERROR: no queue held: needs \S+ stalled, ~.+ real$/m, "e says what detection needs");
     ui.unmount();
     await lab.close();
   });
