@@ -11,13 +11,17 @@
 //   node scripts/run-experiments.mjs ipcc       # the runs whose scenario file contains "ipcc", and the steps
 //                                               # whose name contains it or that use one of those runs
 //   node scripts/run-experiments.mjs --list     # the runs and the steps, without running anything
+//   node scripts/run-experiments.mjs --update [FILTER]  # a change of results on purpose: rewrite each
+//                                               # run's golden from it (as check-experiments.mjs --update
+//                                               # does), then plots, pages and steps from the same runs
 //
-// Exits 1 when a run differs from its golden, a step fails, or a committed file under docs/ changed.
+// Exits 1 when a run differs from its golden (without --update), a step fails, or a committed file under
+// docs/ changed.
 
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { compareRun, listGoldens, ROOT, readGolden } from "./golden.mjs";
+import { compareRun, goldenOfRun, listGoldens, ROOT, readGolden, writeGolden } from "./golden.mjs";
 
 const CLI = join("dist", "main", "cli.js");
 const GOLDENS = listGoldens().map(({ name, file }) => ({ name, golden: readGolden(file) }));
@@ -37,9 +41,9 @@ const PLOTTED = [
 const PAGED = ["incast/", "threshold-table/", "ghost-latency/"];
 
 /** The IPCC comparison of one workload: its dcqcn, ipcc and both runs (docs/ipcc.md). */
-const ipcc = (workload, start) => ({
+const ipcc = (workload, start, variants = ["dcqcn", "ipcc", "both"]) => ({
   name: `compare-runs ipcc/${workload}`,
-  runs: ["dcqcn", "ipcc", "both"].map((v) => `ipcc/${workload}-${v}`),
+  runs: variants.map((v) => `ipcc/${workload}-${v}`),
   cmd: (dirs) => [
     "scripts/compare-runs.mjs",
     "--start",
@@ -49,6 +53,28 @@ const ipcc = (workload, start) => ({
     "--plots",
     `${EXP}/ipcc/plots/${workload}`,
     ...dirs.map((d) => `${d.split("-").pop()}=${EXP}/${d}`),
+  ],
+});
+
+/**
+ * A `rocelab compare` of the congestion-control family (docs/experiments/cc-family.md) over 10 seeds: its
+ * chart and JSON in cc-family/plots/NAME (the page shows the chart).
+ */
+const ccFamily = (name, files, sweep, extra = []) => ({
+  name: `compare cc-family/${name}`,
+  runs: [],
+  cmd: () => [
+    CLI,
+    "compare",
+    ...files.map((f) => `${EXP}/cc-family/${f}.yaml`),
+    "--sweep",
+    `hosts.cc=${sweep}`,
+    "--seeds",
+    "10",
+    ...extra,
+    "--quiet",
+    "--out",
+    `${EXP}/cc-family/plots/${name}`,
   ],
 });
 
@@ -62,6 +88,7 @@ const under = (prefix) => GOLDENS.filter((g) => g.name.startsWith(prefix)).map((
 const STEPS = [
   ipcc("incast16", "300us"),
   ipcc("incast16-cold", "10us"),
+  ipcc("incast16-cm", "10us", ["dcqcn", "ipcc"]),
   ipcc("bystanders", "300us"),
   {
     name: "compare-runs ai-ecn",
@@ -81,6 +108,10 @@ const STEPS = [
       ...dirs.map((d) => `${d.split("/").pop()}=${EXP}/${d}`),
     ],
   },
+  ccFamily("incast", ["incast"], "dcqcn,hpcc,timely,dctcp"),
+  ccFamily("incast16", ["incast16", "incast16-ipcc"], "dcqcn,timely"),
+  ccFamily("storm", ["storm-no-watchdog", "storm-watchdog"], "none,dcqcn,hpcc"),
+  ccFamily("websearch", ["websearch"], "dcqcn,hpcc,timely,dctcp", ["--small", "100KB"]),
   {
     name: "elephant-mice-summary",
     runs: under("elephant-mice/"),
@@ -110,6 +141,7 @@ const STEPS = [
       "--out",
       `${EXP}/threshold-table/tune`,
       "--quiet",
+      "--force",
     ],
   },
   {
@@ -122,6 +154,7 @@ const STEPS = [
       `${EXP}/ghost-latency/bad.yaml`,
       "--preview-dir",
       "docs/grafana/preview",
+      "--force",
     ],
   },
 ];
@@ -151,6 +184,8 @@ function timed(label, f) {
 const args = process.argv.slice(2);
 const list = args[0] === "--list";
 if (list) args.shift();
+const update = args[0] === "--update";
+if (update) args.shift();
 const filter = args[0];
 
 const runs = GOLDENS.filter((r) => !filter || r.golden.scenario.includes(filter));
@@ -171,17 +206,31 @@ let failed = 0;
 for (const { name, golden } of runs) {
   const dir = `${EXP}/${name}`;
   failed += timed(`run ${golden.scenario} → ${dir}`, () => {
-    const run = [CLI, "run", `${EXP}/${golden.scenario}`, "--runtime", "sim", "--out", dir, "--quiet"];
+    // --force: the run directories are this script's (they hold the committed charts), so it writes over them.
+    const run = [
+      CLI,
+      "run",
+      `${EXP}/${golden.scenario}`,
+      "--runtime",
+      "sim",
+      "--out",
+      dir,
+      "--quiet",
+      "--force",
+    ];
     const err = node(run, { quiet: true });
     if (err) return err;
+    if (update) writeGolden(name, goldenOfRun(golden.scenario, join(ROOT, dir)));
     const diffs = compareRun(golden, join(ROOT, dir));
-    if (diffs.length > 0) return `differs from test/golden/${name}.json:\n  ${diffs.join("\n  ")}`;
+    if (diffs.length > 0 && !update) return `differs from test/golden/${name}.json:\n  ${diffs.join("\n  ")}`;
     if (PLOTTED.some((p) => name.startsWith(p))) {
-      const e = node([CLI, "plot", dir, "--quiet"], { quiet: true });
+      const e = node([CLI, "plot", dir, "--quiet", "--force"], { quiet: true });
       if (e) return `rocelab plot: ${e}`;
     }
     if (PAGED.some((p) => name.startsWith(p))) {
-      const e = node([CLI, "report", dir, "--scenario", `${EXP}/${golden.scenario}`], { quiet: true });
+      const e = node([CLI, "report", dir, "--scenario", `${EXP}/${golden.scenario}`, "--force"], {
+        quiet: true,
+      });
       if (e) return `rocelab report: ${e}`;
     }
     return null;

@@ -88,6 +88,32 @@ export interface FidelityResult {
    * the random draws change. Absent in results saved before the option existed.
    */
   readonly simSeeds?: Record<string, number>[];
+  /**
+   * Each flow's completion time, ns (null: unfinished), by flow id: the simulator's, then each live run's.
+   * Absent in results saved before the tie rule (docs/fidelity.md, "The tie rule").
+   */
+  readonly simFct?: (number | null)[];
+  readonly liveFct?: (number | null)[][];
+}
+
+/** Each flow's FCT in ns (null: unfinished), in flow id order. */
+function flowFcts(r: Report): (number | null)[] {
+  return [...r.flows].sort((a, b) => a.id - b.id).map((f) => f.fctNs);
+}
+
+/**
+ * Per live run: how many flows finished in exactly the simulator's FCT, to the nanosecond, and how many
+ * metrics of METRICS equal the simulator's exactly ("4/4 flows, 13/13 metrics").
+ */
+export function renderExact(res: FidelityResult): string {
+  if (res.simFct === undefined || res.liveFct === undefined || res.liveFct.length === 0) return "";
+  const sim = res.simFct;
+  const runs = res.liveFct.map((live, i) => {
+    const same = sim.filter((f, j) => f !== null && live[j] === f).length;
+    const metrics = METRICS.filter((m) => res.live[i]![m.name] === res.sim[m.name]).length;
+    return `${same}/${sim.length} flows, ${metrics}/${METRICS.length} metrics`;
+  });
+  return `identical to the simulator, per live run: ${runs.join("; ")}\n`;
 }
 
 function figures(r: Report): Record<string, number> {
@@ -229,7 +255,9 @@ export const main: BenchMain = async (argv) => {
     };
     process.stdout.write(`fidelity: simulator vs live lab (saved: ${values.from})\n${saved.machine}\n`);
     for (const res of saved.results)
-      process.stdout.write(`\n${res.scenario}: dilation ${res.dilation}\n${renderComparison(res)}\n`);
+      process.stdout.write(
+        `\n${res.scenario}: dilation ${res.dilation}\n${renderComparison(res)}\n${renderExact(res)}`,
+      );
     if (values.plot) {
       writeNewFile(values.plot, await renderSvg(ratioChart(saved.results, saved.machine)), REPLACE);
       process.stdout.write(`\nchart: ${values.plot}\n`);
@@ -253,15 +281,26 @@ export const main: BenchMain = async (argv) => {
     for (let i = 1; i < simSeedCount; i++) simSeeds.push(figures(runScenarioSim(withSeed(sc, i)).report));
     for (const dilation of dilations) {
       const live: Record<string, number>[] = [];
+      const liveFct: (number | null)[][] = [];
       const liveWallMs: number[] = [];
       for (let i = 0; isRoot && i < runs; i++) {
         const started = performance.now();
         const report = await runScenarioLive(sc, { dilation, clock, lab: "fidelity" });
         liveWallMs.push(performance.now() - started);
         live.push(figures(report));
+        liveFct.push(flowFcts(report));
         process.stdout.write(`  ${sc.name}: live run ${i + 1}/${runs} at dilation ${dilation} done\n`);
       }
-      const res = { scenario: sc.name, dilation, sim: figures(sim), live, liveWallMs, simSeeds };
+      const res = {
+        scenario: sc.name,
+        dilation,
+        sim: figures(sim),
+        live,
+        liveWallMs,
+        simSeeds,
+        simFct: flowFcts(sim),
+        liveFct,
+      };
       results.push(res);
       const wall = liveWallMs.length
         ? `, live runs ${fmt(liveWallMs.reduce((a, b) => a + b, 0) / liveWallMs.length / 1000, 1)} s each (bring-up and teardown included)`
@@ -269,7 +308,7 @@ export const main: BenchMain = async (argv) => {
       process.stdout.write(
         `\n${sc.name}: dilation ${dilation}, sim in ${fmt(sim.wallClockMs, 0)} ms${wall}\n`,
       );
-      process.stdout.write(`${renderComparison(res)}\n`);
+      process.stdout.write(`${renderComparison(res)}\n${renderExact(res)}`);
     }
   }
   if (values.plot) {

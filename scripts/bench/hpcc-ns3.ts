@@ -25,6 +25,7 @@ import {
 export { parseNs3Fct } from "./hpcc-ns3-output.js";
 
 import { OutputDir } from "../../src/runtime/realtime/safe-files.js";
+import { type CcMode, ns3CcConfig } from "./ns3-cc.js";
 
 export interface Ns3Run {
   readonly wallMs: number;
@@ -67,18 +68,19 @@ export interface Ns3Input {
   readonly flows: readonly Ns3Flow[];
   /** BUFFER_SIZE: MiB (third.cc multiplies by 1024 × 1024). */
   readonly bufferMiB: number;
-  /** "dcqcn": run.py's DCQCN with ECN marking; "off": ENABLE_QCN 0 (no marks, so every QP at line rate). */
-  readonly cc: "dcqcn" | "off";
+  /** run.py's `--cc` (ns3-cc.ts); "off": DCQCN with ENABLE_QCN 0 (no marks, so every QP at line rate). */
+  readonly cc: CcMode;
   /** Nodes whose ports write every packet event to the trace (ENABLE_TRACE 1); none: no trace. */
   readonly trace: readonly number[];
   readonly stopS: number;
 }
 
-/** run.py's config for `--cc dcqcn --bw 100`, with our file names, buffer and ECN switch. */
+/** run.py's config for `--cc X --bw 100`, with our file names and buffer. */
 function config(dir: string, input: Ns3Input): string {
   const f = (n: string) => join(dir, n);
   return [
-    `ENABLE_QCN ${input.cc === "dcqcn" ? 1 : 0}`,
+    // CC_MODE, its parameters and the ECN thresholds (KB per link rate) as run.py writes them (ns3-cc.ts).
+    ...ns3CcConfig(input.cc),
     "USE_DYNAMIC_PFC_THRESHOLD 1",
     "PACKET_PAYLOAD_SIZE 1000",
     `TOPOLOGY_FILE ${f("topology.txt")}`,
@@ -88,40 +90,26 @@ function config(dir: string, input: Ns3Input): string {
     `FCT_OUTPUT_FILE ${f("fct.txt")}`,
     `PFC_OUTPUT_FILE ${f("pfc.txt")}`,
     `SIMULATOR_STOP_TIME ${input.stopS}`,
-    "CC_MODE 1",
     "ALPHA_RESUME_INTERVAL 1",
     "RATE_DECREASE_INTERVAL 4",
     "CLAMP_TARGET_RATE 0",
     "RP_TIMER 300",
-    "EWMA_GAIN 0.00390625",
     "FAST_RECOVERY_TIMES 1",
-    "RATE_AI 20Mb/s",
-    "RATE_HAI 200Mb/s",
     "MIN_RATE 1000Mb/s",
-    "DCTCP_RATE_AI 1000Mb/s",
     "ERROR_RATE_PER_LINK 0.0000",
     "L2_CHUNK_SIZE 4000",
     "L2_ACK_INTERVAL 1",
     "L2_BACK_TO_ZERO 0",
-    "HAS_WIN 0",
     "GLOBAL_T 1",
-    "VAR_WIN 0",
-    "FAST_REACT 0",
     "U_TARGET 0.95",
     "MI_THRESH 0",
-    "INT_MULTI 1",
     "MULTI_RATE 0",
     "SAMPLE_FEEDBACK 0",
     "PINT_LOG_BASE 1.01",
     "PINT_PROB 1.0",
     "RATE_BOUND 1",
-    "ACK_HIGH_PRIO 1",
     "LINK_DOWN 0 0 0",
     `ENABLE_TRACE ${input.trace.length > 0 ? 1 : 0}`,
-    // ECN thresholds in KB (1000 B) per link rate: 400 KB / 1600 KB / 20 % at 100 Gb/s.
-    "KMAX_MAP 2 100000000000 1600 400000000000 6400",
-    "KMIN_MAP 2 100000000000 400 400000000000 1600",
-    "PMAX_MAP 2 100000000000 0.20 400000000000 0.20",
     `BUFFER_SIZE ${input.bufferMiB}`,
     `QLEN_MON_FILE ${f("qlen.txt")}`,
     // The queue monitor is scheduled past the stop time: it never runs.

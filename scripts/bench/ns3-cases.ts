@@ -8,8 +8,8 @@
 // payload (no Ethernet framing, no gap), and ns-3 truncates its transmission time to whole nanoseconds
 // (DataRate::CalculateTxTime through Seconds(): 83.84 ns at 100 Gb/s becomes 83); ours is a RoCEv2 frame
 // of 1,024 bytes of payload (the 1024-byte path MTU) and 58 of headers, plus FCS, preamble and inter-frame
-// gap: 1,106 bytes, 88.48 ns. An incast sender here therefore writes WIRE_SCALE × its ns-3 bytes, so both
-// keep the bottleneck busy for the same time; slowdowns divide each simulator's FCT by its own ideal
+// gap: 1,106 bytes, 88.48 ns (HPCC and TIMELY add INT bytes in both: ns3-cc.ts). An incast sender here
+// therefore writes wireScale(cc) × its ns-3 bytes, so both keep the bottleneck busy for the same time; slowdowns divide each simulator's FCT by its own ideal
 // (HPCC's "standalone FCT", and ours built the same way from our framing).
 
 import { createRandom } from "../../src/device/prng.js";
@@ -20,8 +20,9 @@ import { resolveScenario, type Scenario } from "../../src/scenario/scenario.js";
 import { scenarioFile } from "../../src/scenario/schema.js";
 import { hpccNs3HeadroomBytes, type MmuMode } from "../../src/switch/mmu.js";
 import type { Ns3Flow, Ns3Input } from "./hpcc-ns3.js";
+import { type CcMode, ccHostSettings, ccLabel, ccSwitchSettings, wireScale } from "./ns3-cc.js";
 
-export type CcMode = "dcqcn" | "off";
+export type { CcMode } from "./ns3-cc.js";
 
 /**
  * Where ACKs travel. "data" (HPCC's run.py setup): on the data priority through the switches. "high": in a
@@ -30,8 +31,11 @@ export type CcMode = "dcqcn" | "off";
  */
 export type AckClass = "data" | "high";
 
-/** Wire time per payload byte, HPCC's data packet over ours: (83 ns / 1000) / (1106 × 0.08 ns / 1024). */
-export const WIRE_SCALE = Math.floor((1048 * 8) / 100) / 1000 / (((1024 + 82) * 8) / 100 / 1024);
+/**
+ * Wire time per payload byte, HPCC's data packet over ours without INT: (83 ns / 1000) / (1106 × 0.08 ns /
+ * 1024). HPCC and TIMELY carry INT bytes in both simulators: `wireScale(cc)` (ns3-cc.ts).
+ */
+export const WIRE_SCALE = wireScale("dcqcn");
 
 /**
  * Buffer bytes per ns of wire, ours over HPCC's: 1,082 bytes of frame in the buffer for 88.48 ns of wire
@@ -48,7 +52,7 @@ export type FidelityCase =
 
 export function caseName(c: FidelityCase): string {
   const what = c.kind === "incast" ? `${c.senders}:1 incast` : `fat tree, web search ${c.load * 100} %`;
-  return `${what}, ${c.bufferMiB} MiB, ${c.cc === "dcqcn" ? "DCQCN" : "CC off"}`;
+  return `${what}, ${c.bufferMiB} MiB, ${ccLabel(c.cc)}`;
 }
 
 /** Bytes each incast sender writes in HPCC's run. */
@@ -57,6 +61,8 @@ export const INCAST_BYTES = 1_000_000;
 const FAT_TREE_K = 4;
 const FAT_TREE_ARRIVALS_NS = 10_000_000;
 const FAT_TREE_DURATION_NS = 60_000_000;
+/** Links on the fat tree's longest path (host, edge, aggregation, core, aggregation, edge, host). */
+const FAT_TREE_MAX_HOPS = 6;
 
 /** A flow as both simulators report it: its payload, its FCT (null: it never completed), its ideal FCT. */
 export interface FlowOutcome {
@@ -82,6 +88,7 @@ export interface RunOutcome {
 
 interface Built {
   readonly scenario: Scenario;
+  readonly cc: CcMode;
   readonly ns3: Ns3Input;
   /** Link hops of each flow by its workload's name (for the ideal FCT); absent: 2 (through one switch). */
   readonly hops: ReadonlyMap<string, number>;
@@ -93,15 +100,13 @@ interface Built {
 }
 
 function switchSettings(c: FidelityCase, mmu: MmuMode, byteScale: number): Record<string, unknown> {
-  const ecn =
-    c.cc === "dcqcn"
-      ? { fast: true, queues: { "3": { kmin: "400KB", kmax: "1600KB", pmax: "20%" } } }
-      : { queues: { "3": null } };
   const size = c.bufferMiB * 1024 * 1024;
-  if (byteScale === 1) return { buffer: { size, ...(mmu === "default" ? {} : { mmu }) }, ecn };
   // HPCC's values in HPCC's bytes (switch-mmu.cc, third.cc, run.py), each scaled to ours.
   const r = (bytes: number): number => Math.round(bytes * byteScale);
+  const cc = ccSwitchSettings(c.cc, r);
+  if (byteScale === 1) return { buffer: { size, ...(mmu === "default" ? {} : { mmu }) }, ...cc };
   return {
+    ...cc,
     buffer: {
       size: r(size),
       reserve: r(4096),
@@ -109,21 +114,17 @@ function switchSettings(c: FidelityCase, mmu: MmuMode, byteScale: number): Recor
       ...(mmu === "default" ? {} : { mmu, headroom: r(hpccNs3HeadroomBytes(100e9, 1000)) }),
     },
     pfc: { resumeOffset: r(3072) },
-    ecn:
-      c.cc === "dcqcn"
-        ? { fast: true, queues: { "3": { kmin: r(400_000), kmax: r(1_600_000), pmax: "20%" } } }
-        : ecn,
   };
 }
 
 /**
- * HPCC's hosts: DCQCN as run.py sets it up (or off) and an ACK per packet. ACKs stay on the data priority
+ * HPCC's hosts: the congestion control as run.py sets it up (ns3-cc.ts) and an ACK per packet. ACKs stay on the data priority
  * (our default `ackDscp`): ACK_HIGH_PRIO 1 only moves them to the NICs' high-priority queue; third.cc never
  * sets SwitchNode's AckHighPrio, so HPCC's switches queue them by their header's pg, with the data.
  */
 function hostSettings(c: FidelityCase, acks: AckClass): Record<string, unknown> {
   return {
-    ...(c.cc === "dcqcn" ? { cc: "dcqcn", dcqcn: "hpcc-ns3" } : { cc: "none" }),
+    ...ccHostSettings(c.cc, c.kind === "incast" ? 2 : FAT_TREE_MAX_HOPS),
     transport: { ackReqEvery: 1 },
     ...(acks === "high" ? { qos: { ackDscp: 48 } } : {}),
   };
@@ -181,7 +182,12 @@ function buildIncast(
     timeline: [
       {
         at: "0ns",
-        start: { type: "incast", to: hosts[n], from: n, size: `${Math.round(INCAST_BYTES * WIRE_SCALE)}B` },
+        start: {
+          type: "incast",
+          to: hosts[n],
+          from: n,
+          size: `${Math.round(INCAST_BYTES * wireScale(c.cc))}B`,
+        },
       },
     ],
   });
@@ -196,7 +202,7 @@ function buildIncast(
     trace: [0],
     stopS: durationNs / 1e9,
   };
-  return { scenario, ns3, hops: new Map() };
+  return { scenario, cc: c.cc, ns3, hops: new Map() };
 }
 
 /** The fat tree's flows for `seed`: Poisson web-search arrivals at `load` from every host, uniform peers. */
@@ -243,7 +249,8 @@ function buildFatTree(
   const links = ends.map(([a, b]) => [id.get(node(a))!, id.get(node(b))!] as const);
   const flows = fatTreeFlows(hosts, c.load, seed);
   // `--scale-flows`: each of our flows takes the wire time of its bytes in HPCC's run (the incasts always do).
-  const sent = (bytes: number): number => (scaleFlows ? Math.max(1, Math.round(bytes * WIRE_SCALE)) : bytes);
+  const sent = (bytes: number): number =>
+    scaleFlows ? Math.max(1, Math.round(bytes * wireScale(c.cc))) : bytes;
   const scenario = parse({
     name: "ns3-fat-tree-websearch",
     seed,
@@ -284,7 +291,7 @@ function buildFatTree(
     stopS: FAT_TREE_DURATION_NS / 1e9,
   };
   const unscaled = scaleFlows ? new Map(flows.map((f) => [`f${f.id}`, f.bytes])) : undefined;
-  return { scenario, ns3, hops, ...(unscaled !== undefined ? { unscaled } : {}) };
+  return { scenario, cc: c.cc, ns3, hops, ...(unscaled !== undefined ? { unscaled } : {}) };
 }
 
 /** Links on a shortest path between each flow's hosts (breadth first over the topology). */
@@ -354,7 +361,9 @@ export function runOurs(built: Built, opts: SimRunOptions = {}): RunOutcome {
     })),
     queuePeakBytes: report.summary.queuePeakBytes,
     pauses,
-    cnps: report.summary.cnpSent,
+    // HPCC flags the ACK of every CE-marked packet (the CNP of its DCQCN, the ECN echo of the others); our
+    // DCQCN profile sends a CNP for each too, the other algorithms read a CE echo in the ACK: count the marks.
+    cnps: built.cc === "dcqcn" || built.cc === "off" ? report.summary.cnpSent : report.summary.ecnMarked,
     drops: report.summary.drops.lossless,
     dataPackets,
     cpuMs: (used.user + used.system) / 1000,

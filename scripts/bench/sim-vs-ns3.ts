@@ -13,7 +13,7 @@
 // every metric's mean over `--seeds` in both simulators and their ratio, for each `--mmu` accounting.
 //
 //   node dist/tools/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 DIR]
-//   node dist/tools/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off [--fat-tree 2] [--load 0.5]
+//   node dist/tools/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off,hpcc,timely,dctcp [--fat-tree 2] [--load 0.5]
 //       [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--byte-scale]
 //       [--ns3 DIR] [--markdown] [--json FILE]
 //   node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]      # print a --json run again
@@ -30,7 +30,8 @@ import { resolveScenario, type Scenario } from "../../src/scenario/scenario.js";
 import { scenarioFile } from "../../src/scenario/schema.js";
 import { describeMachine, fmt, fmtInt, formatTable, isMain, median, runAsScript } from "./common.js";
 import { type Ns3Run, ns3Binary, runNs3Incast, timeProcess } from "./hpcc-ns3.js";
-import { BYTE_SCALE, type CcMode } from "./ns3-cases.js";
+import { BYTE_SCALE } from "./ns3-cases.js";
+import { parseCcModes } from "./ns3-cc.js";
 import { fidelityCases, reprintFidelity, runFidelity } from "./ns3-fidelity.js";
 
 /** HPCC's ns-3 on the 64:1 incast, measured on this machine kind (issue #16): wall seconds and events. */
@@ -136,7 +137,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   if (values.help) {
     process.stdout.write(
       "usage: node dist/tools/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 HPCC_SIMULATION_DIR]\n" +
-        "       node dist/tools/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off [--fat-tree MIB] [--load 0.5]\n" +
+        "       node dist/tools/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off,hpcc,timely,dctcp [--fat-tree MIB] [--load 0.5]\n" +
         "           [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--byte-scale]\n" +
         "           [--scale-flows] [--ns3 DIR] [--markdown] [--json FILE]\n" +
         "       node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]\n",
@@ -239,9 +240,7 @@ function numbers(flag: string, text: string, ok: (n: number) => boolean, what: s
 /** `--buffers` / `--cc` / `--fat-tree`: outcomes against HPCC's ns-3 (ns3-fidelity.ts). */
 async function fidelity(values: Record<string, string | boolean | undefined>): Promise<void> {
   const str = (k: string): string | undefined => values[k] as string | undefined;
-  const ccs = (str("cc") ?? "dcqcn,off").split(",");
-  if (ccs.some((c) => c !== "dcqcn" && c !== "off"))
-    throw new Error(`--cc ${str("cc")}: expected dcqcn and/or off`);
+  const ccs = parseCcModes(str("cc") ?? "dcqcn,off");
   const mmus = (str("mmu") ?? "default,hpcc-ns3").split(",");
   if (mmus.some((m) => m !== "default" && m !== "hpcc-ns3"))
     throw new Error(`--mmu ${str("mmu")}: expected default and/or hpcc-ns3`);
@@ -277,7 +276,7 @@ async function fidelity(values: Record<string, string | boolean | undefined>): P
     ns3Dir === undefined ? "HPCC ns-3: not given (--ns3 DIR); rocelab's side only" : `HPCC ns-3: ${ns3Dir}`,
   );
   await runFidelity({
-    cases: fidelityCases(senders, buffers, ccs as CcMode[], fatTree, load),
+    cases: fidelityCases(senders, buffers, ccs, fatTree, load),
     mmus: mmus as ("default" | "hpcc-ns3")[],
     seeds,
     acks,

@@ -12,7 +12,7 @@ import { formatOnLoad, lintTopology } from "../lint/lint.js";
 import { parseFileMode } from "../runtime/realtime/safe-files.js";
 import { describeAction } from "../scenario/action.js";
 import { NodeKind } from "../scenario/topology.js";
-import { captureOn } from "./capture-on.js";
+import { CaptureTime, captureOn } from "./capture-on.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { formatStats, formatStatus, hostNames } from "./lab-format.js";
 import { besideGuard, fitNow, guardMachine } from "./machine-guard.js";
@@ -205,9 +205,14 @@ export function registerLabCommands(program: Command): void {
     .command("capture")
     .argument("<endpoint>", "NODE:ethN")
     .description(
-      "capture the real frames on a lab port with tcpdump (check the file with `rocelab pcap-check`)",
+      "capture the real frames on a lab port with tcpdump into pcapng, stamped with the lab's emulated time (check the file with `rocelab pcap-check`)",
     )
-    .requiredOption("-w, --write <file>", "pcap file to write (a new file, created 0600)")
+    .requiredOption("-w, --write <file>", "pcapng file to write (a new file, created 0600)")
+    .option(
+      "--time <clock>",
+      "emulated: each frame stamped when it left or arrived on the emulated wire; real: the kernel's wall clock",
+      CaptureTime.Emulated,
+    )
     .option("--seconds <s>", "how long (real seconds)", "5")
     .option("--force", "replace the file if it exists")
     .option("--mode <octal>", "file mode of the pcap (at most 644)", "600")
@@ -216,16 +221,28 @@ export function registerLabCommands(program: Command): void {
       action(
         async (
           text: string,
-          opts: { write: string; seconds: string; name?: string; force?: boolean; mode: string },
+          opts: {
+            write: string;
+            seconds: string;
+            name?: string;
+            force?: boolean;
+            mode: string;
+            time: string;
+          },
         ) => {
           requireRoot("rocelab capture");
           const seconds = Number(opts.seconds);
           if (!(seconds > 0)) throw new UsageError("--seconds takes a positive number");
+          const time = opts.time as CaptureTime;
+          if (time !== CaptureTime.Emulated && time !== CaptureTime.Real)
+            throw new UsageError(`--time takes emulated or real, not "${opts.time}"`);
           const file = { path: opts.write, force: opts.force ?? false, mode: parseFileMode(opts.mode) };
           await withLab(opts, async (lab) => {
             const { node, port } = endpoint(text, lab);
-            const r = await captureOn(lab, node, port, file, seconds);
-            process.stdout.write(`${r.packets} frames captured on ${node}:eth${port} into ${opts.write}\n`);
+            const r = await captureOn(lab, node, port, file, seconds, time);
+            process.stdout.write(
+              `${r.packets} frames captured on ${node}:eth${port} into ${opts.write} (${r.format})\n${r.timestamps}\n`,
+            );
           });
         },
       ),

@@ -32,21 +32,43 @@ export function registerLsCommands(program: Command): void {
     .action(
       action(async (node: string, command: string[], opts: { name?: string }) => {
         requireRoot("rocelab exec");
-        const lab = labName(opts);
-        const state = readState(lab);
-        if (state === null)
-          throw new UsageError(`no lab "${lab}" is running (start one with \`rocelab up\`)`, 1);
-        const ns = nsName(lab, node);
-        if (!state.namespaces.includes(ns)) {
-          const nodes = state.namespaces.map((n) => n.slice(`${NS_PREFIX}${lab}-`.length));
-          throw new UsageError(`no node ${node} in lab ${lab} (nodes: ${nodes.join(", ")})`);
-        }
-        const r = await execa("ip", ["netns", "exec", ns, ...command], { stdio: "inherit", reject: false });
-        if (r.failed && r.exitCode === undefined)
-          throw new UsageError(`${command[0]}: ${r.shortMessage ?? "could not be run"}`, 127);
-        process.exitCode = r.exitCode ?? 1;
+        process.exitCode = await runInNode(labName(opts), node, command, "inherit");
       }),
     );
+}
+
+/** The namespace of `node` in the running lab `lab`, or a usage error naming the lab's nodes. */
+export function nodeNamespace(lab: string, node: string): string {
+  const state = readState(lab);
+  if (state === null) throw new UsageError(`no lab "${lab}" is running (start one with \`rocelab up\`)`, 1);
+  const ns = nsName(lab, node);
+  if (!state.namespaces.includes(ns)) {
+    const nodes = state.namespaces.map((n) => n.slice(`${NS_PREFIX}${lab}-`.length));
+    throw new UsageError(`no node ${node} in lab ${lab} (nodes: ${nodes.join(", ")})`);
+  }
+  return ns;
+}
+
+/**
+ * Runs `command` in `node`'s namespace with the terminal's output, and `stdin` as its input (`rocelab
+ * cli` reading a script gives "ignore": the command must not eat the script's next lines); its exit status.
+ */
+export async function runInNode(
+  lab: string,
+  node: string,
+  command: readonly string[],
+  stdin: "inherit" | "ignore",
+): Promise<number> {
+  const ns = nodeNamespace(lab, node);
+  const r = await execa("ip", ["netns", "exec", ns, ...command], {
+    stdin,
+    stdout: "inherit",
+    stderr: "inherit",
+    reject: false,
+  });
+  if (r.failed && r.exitCode === undefined)
+    throw new UsageError(`${command[0]}: ${r.shortMessage ?? "could not be run"}`, 127);
+  return r.exitCode ?? 1;
 }
 
 /** One line per lab, under a header. */

@@ -3,6 +3,7 @@
 // bytes and class) and the VTEP (VNI, ECN overlay, per-tunnel encap/decap and CE each way).
 
 import { formatSize } from "../device/units.js";
+import { memberWord } from "../switch/features/lag-state.js";
 import type { SwitchDetail } from "../switch/stats-types.js";
 import { ipToString } from "../wire/bytes.js";
 
@@ -51,6 +52,20 @@ export function switchDetailLines(
         `  ${`${hostText(f.srcIp, names)}:${f.srcPort} -> ${hostText(f.dstIp, names)}:${f.dstPort}${f.destQp >= 0 ? ` qp ${f.destQp}` : ""}`.padEnd(48)} ${formatSize(f.bytes).padStart(9)}  ${f.elephant ? "elephant" : "mice"}`,
       );
     lines.push(...more(d.elephants.length, Math.min(limit, d.elephants.length)));
+  }
+  for (const g of d?.lag ?? []) {
+    lines.push(
+      "",
+      `link aggregation ${g.name} (${g.mode}, ${g.balance}${g.balance === "hash" ? ` over ${g.hash.join(", ")}` : ""}):`,
+      "  member  state     mux                      partner",
+    );
+    for (const m of g.members) {
+      const partner =
+        m.partner === null ? "-" : `${m.partner.system} key ${m.partner.key} port ${m.partner.port}`;
+      lines.push(
+        `  ${m.name.padEnd(7)} ${memberWord(m).padEnd(9)} ${(m.mux ?? "static").padEnd(24)} ${partner}`,
+      );
+    }
   }
   const v = d?.vtep;
   if (v) {

@@ -13,8 +13,14 @@ export interface Panel {
   readonly title: string;
   readonly description: string;
   readonly metric: string;
-  /** rate(): per second of the graph's (real) time; level: the gauge's value. */
+  /**
+   * rate: per EMULATED second (the counter's rate() over the rate() of its device's emulated clock, so the
+   * dilation cancels: 1,000 CNPs per emulated ms read 1e6/s, not the 1,000/s of the graph's real time);
+   * level: the gauge's value.
+   */
   readonly rate: boolean;
+  /** Factor on the emulated rate (ns paused per emulated s -> percent of the time: 100 / 1e9). */
+  readonly scale?: number;
   /** Labels the panel sums by (one line per combination). */
   readonly by: readonly string[];
   /** Extra label matchers (`priority="3"`). */
@@ -71,13 +77,15 @@ export const DASHBOARD_ROWS: readonly Row[] = [
         unit: "pps",
       },
       {
-        title: "Time paused by the peer, priority 3 (rx_prio_pause_duration_ns)",
-        description: "Fraction of time each port's priority 3 was stopped by a received PFC (ns per ns).",
+        title: "Time paused by the peer, priority 3, % of emulated time (rx_prio_pause_duration_ns)",
+        description:
+          "Share of emulated time each port's priority 3 was stopped by a received PFC: ns paused per emulated ns, in percent.",
         metric: "rx_prio_pause_duration_ns",
         rate: true,
+        scale: 100 / 1e9,
         by: ["node", "port"],
         match: { priority: "3" },
-        unit: "ns",
+        unit: "percent",
       },
       {
         title: "ECN marks per egress queue (ecn_marked)",
@@ -125,9 +133,20 @@ function selector(p: Panel): string {
   return `${p.metric}{lab=~"$lab"${m.join("")}}`;
 }
 
+/** The clock a rate is divided by: each device's emulated seconds per real second (1 / dilation at pace). */
+export const EMULATED_CLOCK = "device_emulated_time_seconds";
+
+/**
+ * The panel's PromQL. A rate is per emulated second: the counter's rate divided by the rate of the same
+ * device's emulated clock (matched on lab and node), so it reads as the emulated network's rate whatever the
+ * dilation, and stays right while a synced lab runs slower than real time / dilation.
+ */
 export function panelExpr(p: Panel): string {
-  const inner = p.rate ? `rate(${selector(p)}[$__rate_interval])` : selector(p);
-  return `sum by (${p.by.join(", ")}) (${inner})`;
+  if (!p.rate) return `sum by (${p.by.join(", ")}) (${selector(p)})`;
+  const by = ["lab", ...p.by.filter((l) => l !== "lab")];
+  const counter = `sum by (${by.join(", ")}) (rate(${selector(p)}[$__rate_interval]))`;
+  const clock = `sum by (lab, node) (rate(${EMULATED_CLOCK}{lab=~"$lab"}[$__rate_interval]))`;
+  return `${counter} / on (lab, node) group_left ${clock}${p.scale === undefined ? "" : ` * ${p.scale}`}`;
 }
 
 /** The dashboard JSON (schemaVersion 39, Grafana 10/11), with a Prometheus data source and a lab variable. */
@@ -151,7 +170,9 @@ export function grafanaDashboard(): Record<string, unknown> {
         id: id++,
         type: "timeseries",
         title: p.title,
-        description: p.description,
+        description: p.rate
+          ? `${p.description} Per emulated second: the dilation is divided out.`
+          : p.description,
         datasource: ds,
         gridPos: { h: 8, w: 12, x: (i % 2) * 12, y: y + Math.floor(i / 2) * 8 },
         fieldConfig: {
@@ -231,7 +252,12 @@ export function panelPreview(p: Panel, rec: OpenMetricsRecorder, maxLines = 8): 
     }
     for (let i = p.rate ? 1 : 0; i < s.points.length; i++) {
       const [t, v] = s.points[i]!;
-      const value = p.rate ? ((v - s.points[i - 1]![1]) * 1000) / (t - s.points[i - 1]![0]) : v;
+      // Graph time is emulated time x dilation (ms): a rate per emulated second, as the panel's query.
+      const prev = s.points[i - 1];
+      const value =
+        p.rate && prev !== undefined
+          ? ((v - prev[1]) / ((t - prev[0]) / 1000 / rec.dilation)) * (p.scale ?? 1)
+          : v;
       line.set(t, (line.get(t) ?? 0) + value);
     }
   }

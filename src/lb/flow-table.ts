@@ -96,6 +96,16 @@ export class FlowTable {
     if (this.bucketOf[slot]! >= 0) this.remove(slot);
   }
 
+  /** Marks the entry in `slot` seen at `now` without a lookup (an owner keeping an index entry alive). */
+  touch(slot: number, now: Nanoseconds): void {
+    if (this.bucketOf[slot]! >= 0) this.lastSeen[slot] = now;
+  }
+
+  /** Whether `slot` holds an entry (aged or not: aging is lazy). */
+  holds(slot: number): boolean {
+    return this.bucketOf[slot]! >= 0;
+  }
+
   /** The slots holding an entry that has not aged out at `now`, for reports (not the packet path). */
   liveSlots(now: Nanoseconds): number[] {
     const out: number[] = [];

@@ -19,12 +19,24 @@ import { registerPfcCommands } from "../cli/pfc-commands.js";
 import { registerPlotCommand } from "../cli/plot-command.js";
 import { registerReportCommand } from "../cli/report-command.js";
 import { registerRunCommand } from "../cli/run-command.js";
+import { registerShellCommand } from "../cli/shell-command.js";
 import { registerTopologyCommand } from "../cli/topology-command.js";
 import { registerTuiCommand } from "../cli/tui-command.js";
 import { registerTuneCommand } from "../cli/tune-command.js";
 
 /** Parses `argv` (process.argv) and runs the command it names. */
 export async function main(argv: readonly string[]): Promise<void> {
+  // One exit-status convention for every command (docs/configuration.md, "Exit status"): 0 done, 2 bad
+  // input (commander's own usage errors included, which it would end with 1), 1 a failure.
+  const program = buildProgram((code) => process.exit(code));
+  await program.parseAsync([...argv]);
+}
+
+/**
+ * The whole `rocelab` program. `exit` is called where commander would end the process (help, usage
+ * errors); `rocelab cli` builds one per line it runs and throws there instead, so the prompt stays.
+ */
+export function buildProgram(exit: (code: number) => never): Command {
   const program = new Command();
   program
     .name("rocelab")
@@ -32,9 +44,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       "A RoCEv2 lossless data-center network testbed: userspace switches and RDMA NICs on real frames.",
     )
     .showHelpAfterError()
-    // One exit-status convention for every command (docs/configuration.md, "Exit status"): 0 done, 2 bad
-    // input (commander's own usage errors included, which it would end with 1), 1 a failure.
-    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+    .exitOverride((err) => exit(err.exitCode === 0 ? 0 : 2));
 
   registerTopologyCommand(program);
   registerRunCommand(program);
@@ -57,6 +67,6 @@ export async function main(argv: readonly string[]): Promise<void> {
   registerCompareCommand(program);
   registerAttachCommands(program);
   registerExportCommands(program);
-
-  await program.parseAsync([...argv]);
+  registerShellCommand(program, buildProgram);
+  return program;
 }

@@ -122,8 +122,13 @@ export function metricFamilies(lab: string, devices: readonly DeviceMetricsEntry
         if (portAt >= 0 && !wired.has(index[portAt]!)) continue;
         const named: Record<string, string> = { ...base };
         labels.forEach((l, k) => {
+          // Ports by the names the CLI and the TUI use (eth1), reasons by name.
           named[l] =
-            l === Label.Reason ? (registry.reasons[index[k]!] ?? String(index[k])) : String(index[k]);
+            l === Label.Reason
+              ? (registry.reasons[index[k]!] ?? String(index[k]))
+              : l === Label.Port
+                ? `eth${index[k]}`
+                : String(index[k]);
         });
         f.samples.push({ labels: named, value: c.values[i]! });
       }

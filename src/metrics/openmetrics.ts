@@ -50,7 +50,7 @@ export class OpenMetricsRecorder {
   constructor(
     private readonly lab: string,
     private readonly epochMs: number,
-    private readonly dilation: number,
+    readonly dilation: number,
   ) {}
 
   /** Records every device's metrics at emulated `now`. */

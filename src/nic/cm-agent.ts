@@ -27,6 +27,7 @@ import {
   RDMA_PS_TCP,
 } from "../wire/cm-mad.js";
 import { Ecn, ipv4Src } from "../wire/ipv4.js";
+import { type CmCounters, cmKind, declareCmCounters } from "./cm-counters.js";
 import type { NicShared } from "./nic-shared.js";
 import type { QueuePair } from "./transport/qp.js";
 
@@ -43,6 +44,8 @@ interface Conn {
   localCommId: number;
   remoteCommId: number;
   tid: bigint;
+  /** When the active side sent its REQ (set-up time = REP received − this). */
+  reqAt: Nanoseconds;
 }
 
 /** The well-known port of the RDMA CM service the lab's connections use (RoCEv2's, as a listener port). */
@@ -51,19 +54,28 @@ const SERVICE_PORT = 4791;
 export class CmAgent {
   private readonly conns = new Map<number, Conn>();
   private nextCommId = 1;
-  /** MADs sent and received, by message name. */
-  readonly sent: Record<string, number> = {};
-  readonly received: Record<string, number> = {};
+  /** MADs sent and received by kind, connections and their set-up time (cm-counters.ts). */
+  readonly counters: CmCounters;
 
   constructor(
     private readonly s: NicShared,
     private readonly send: (frame: Uint8Array, now: Nanoseconds) => void,
-  ) {}
+  ) {
+    this.counters = declareCmCounters(s.counterSet);
+  }
 
   /** A QP created with a CM role: unconnected until the exchange is done. */
   register(qp: QueuePair, role: CmRole): void {
     qp.cmReady = false;
-    this.conns.set(qp.qpn, { qp, role, state: State.Idle, localCommId: 0, remoteCommId: 0, tid: 0n });
+    this.conns.set(qp.qpn, {
+      qp,
+      role,
+      state: State.Idle,
+      localCommId: 0,
+      remoteCommId: 0,
+      tid: 0n,
+      reqAt: 0,
+    });
   }
 
   forget(qpn: number): void {
@@ -77,6 +89,7 @@ export class CmAgent {
     c.localCommId = this.nextCommId++;
     c.tid = (BigInt(this.s.cfg.port.ip) << 32n) | BigInt(c.localCommId);
     c.state = State.ReqSent;
+    c.reqAt = now;
     this.emit(qp, "REQ", now);
     this.mad(
       qp,
@@ -122,8 +135,8 @@ export class CmAgent {
     const parsed = parseCmDatagram(frame, bth, end);
     if (!parsed.ok) return;
     const m = parsed.value.message;
-    const name = CM_ATTR_NAMES[m.attr]!;
-    this.received[name] = (this.received[name] ?? 0) + 1;
+    const kind = cmKind(CM_ATTR_NAMES[m.attr]!);
+    if (kind !== undefined) this.counters.rx[kind][0]!++;
     const from = ipv4Src(frame, ip);
     if (m.attr === CmAttr.Req) this.onReq(m, from, now);
     else this.onReply(m, now);
@@ -168,6 +181,10 @@ export class CmAgent {
       qp.responder.ePsn = m.startingPsn;
       c.state = State.Connected;
       qp.cmReady = true;
+      const k = this.counters;
+      k.connects[0]!++;
+      k.connectTimeTotal[0]! += now - c.reqAt;
+      k.connectTimeMax[0] = Math.max(k.connectTimeMax[0]!, now - c.reqAt);
       this.emit(qp, "connected", now);
       this.mad(
         qp,
@@ -199,8 +216,8 @@ export class CmAgent {
   }
 
   private mad(qp: QueuePair, message: CmMessage, now: Nanoseconds): void {
-    const name = CM_ATTR_NAMES[message.attr]!;
-    this.sent[name] = (this.sent[name] ?? 0) + 1;
+    const kind = cmKind(CM_ATTR_NAMES[message.attr]!);
+    if (kind !== undefined) this.counters.tx[kind][0]!++;
     const cfg = this.s.cfg;
     this.send(
       buildCmFrame({

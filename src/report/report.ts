@@ -16,6 +16,7 @@ import type { OutputDir } from "../runtime/realtime/safe-files.js";
 import type { Scenario } from "../scenario/scenario.js";
 import type { LldpNeighbour } from "../switch/control/lldp.js";
 import { SwitchCounter } from "../switch/counter-defs.js";
+import { lagSummary } from "../switch/features/lag-state.js";
 import { ipToString } from "../wire/bytes.js";
 import { PRIORITIES } from "../wire/pfc.js";
 import {
@@ -85,6 +86,8 @@ export interface DeviceReport {
   >;
   /** A switch running LLDP: its neighbour table ("eth1" -> "spine1:eth3 10.0.0.1"). */
   readonly lldp?: Record<string, string>;
+  /** A switch's link aggregation groups ("po1" -> "lacp hash: eth1 active, eth2 down"). */
+  readonly lag?: Record<string, string>;
 }
 
 export interface Report {
@@ -298,11 +301,16 @@ export function deviceReport(s: AnyDeviceStats): DeviceReport {
     }
     ports[p.name] = entry;
   }
-  const lldp = s.kind === "switch" ? s.detail?.lldp : undefined;
-  if (lldp === undefined) return { kind: s.kind, counters: { ...s.counters }, ports };
+  const detail = s.kind === "switch" ? s.detail : undefined;
+  const lags =
+    detail?.lag === undefined
+      ? {}
+      : { lag: Object.fromEntries(detail.lag.map((g) => [g.name, lagSummary(g)])) };
+  const lldp = detail?.lldp;
+  if (lldp === undefined) return { kind: s.kind, counters: { ...s.counters }, ports, ...lags };
   const neighbours: Record<string, string> = {};
   for (const n of lldp.neighbours) neighbours[n.portName] = lldpNeighbourText(n);
-  return { kind: s.kind, counters: { ...s.counters }, ports, lldp: neighbours };
+  return { kind: s.kind, counters: { ...s.counters }, ports, lldp: neighbours, ...lags };
 }
 
 /** "spine1:eth3 10.0.0.1": who an LLDP neighbour is, as `rocelab stats` and reports show it. */

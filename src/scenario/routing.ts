@@ -1,6 +1,6 @@
 // Routes computed from the topology, as a routing protocol on a real fabric would converge to: every
 // switch gets, for each host address and each link subnet, all its equal-cost shortest-path next hops.
-// Recomputed by the lab when a link goes down or comes back. Static routes written in the topology
+// Recomputed by the lab when a link goes down or comes back. A link aggregation group counts as one link. Static routes written in the topology
 // (static-routes.ts) go over the computed ones.
 
 import type { NextHop, Route } from "../switch/config.js";
@@ -35,10 +35,12 @@ export function computeRoutes(
     entry.at.push({ sw, port });
     attached.set(key, entry);
   };
+  const lagLinks = new Set(topo.lags.flatMap((l) => l.linkIds));
   for (const link of topo.links) {
     const a = plan.ports.get(portKey(link.a.node, link.a.port))!;
     const b = plan.ports.get(portKey(link.b.node, link.b.port))!;
     const isDown = down.has(link.id);
+    const inLag = lagLinks.has(link.id);
     const subnet = Math.min(a.ip, b.ip);
     for (const [me, other] of [
       [a, b],
@@ -46,8 +48,19 @@ export function computeRoutes(
     ] as const) {
       if (!isSwitch(me.node) || isDown) continue;
       attach(subnet, 31, me.node, me.port);
-      if (isSwitch(other.node)) adj.get(me.node)!.push({ port: me.port, peer: other.node, peerIp: other.ip });
-      else attach(other.ip, 32, me.node, me.port);
+      if (isSwitch(other.node)) {
+        if (!inLag) adj.get(me.node)!.push({ port: me.port, peer: other.node, peerIp: other.ip });
+      } else attach(other.ip, 32, me.node, me.port);
+    }
+  }
+  // A link aggregation group is one adjacency while any member link is up: its lowest member port and
+  // that link's peer address stand for the group (the switch resolves the member, lb/lag-group.ts).
+  for (const lag of topo.lags) {
+    if (lag.linkIds.every((id) => down.has(id))) continue;
+    for (const [me, other] of [lag.ends, [lag.ends[1], lag.ends[0]]] as const) {
+      const i = me.ports.indexOf(Math.min(...me.ports));
+      const peerIp = plan.ports.get(portKey(other.node, other.ports[i]!))!.ip;
+      adj.get(me.node)!.push({ port: me.ports[i]!, peer: other.node, peerIp });
     }
   }
   const routes = new Map<string, Route[]>();

@@ -47,6 +47,32 @@ const linkEntry = z.union([
     .strict(),
 ]);
 
+/** A link aggregation group (scenario/lag.ts, docs/link-aggregation.md). */
+const lagEntry = z
+  .object({
+    name: z
+      .string()
+      .regex(
+        /^[A-Za-z][\w-]{0,14}$/,
+        "a name starts with a letter, then letters, digits, - and _ (at most 15)",
+      ),
+    /** The member ports on one switch ("leaf1:eth1"); their links' other ends form the group on the peer. */
+    members: z.array(endpoint).min(1).max(32),
+    /** static (H3C's default aggregation mode) or lacp (IEEE 802.1AX dynamic aggregation). */
+    mode: z.enum(["static", "lacp"]).optional(),
+    /** LACP: the periodic rate asked of the partner (fast 1 s, slow 30 s; timeout 3 × that). */
+    rate: z.enum(["fast", "slow"]).optional(),
+    /** Fields the member choice hashes (default: the switch's ecmp fields). */
+    hash: z
+      .array(z.enum(["srcIp", "dstIp", "protocol", "srcPort", "dstPort", "destQp"]))
+      .min(1)
+      .optional(),
+    /** How members share: hash (static), lbn, or dlb-eligibility / dlb-fixed / dlb-spray (the lb section's knobs). */
+    balance: z.enum(["hash", "lbn", "dlb-eligibility", "dlb-fixed", "dlb-spray"]).optional(),
+  })
+  .strict();
+export type LagSettings = z.infer<typeof lagEntry>;
+
 const nodeName = z
   .string()
   .regex(
@@ -124,6 +150,8 @@ export const topologyFile = z
       .optional(),
     nodes: z.record(nodeName, z.discriminatedUnion("kind", [switchNode, hostNode])),
     links: z.array(linkEntry).min(1),
+    /** Link aggregation groups between switches (scenario/lag.ts). */
+    lags: z.array(lagEntry).optional(),
   })
   .strict();
 export type TopologyFile = z.infer<typeof topologyFile>;

@@ -1,7 +1,7 @@
 // Turns what users write for a switch into what its core runs with: one settings layer applied to tunables
 // (the layers themselves are stacked by settings-layers.ts), and the whole SwitchConfig of a node.
 
-import type { PortConfig, Route, SwitchConfig, SwitchTunables } from "../switch/config.js";
+import type { LagConfig, PortConfig, Route, SwitchConfig, SwitchTunables } from "../switch/config.js";
 import { applyLayer } from "../switch/features/registry.js";
 import { type AddressPlan, portKey } from "./address-plan.js";
 import type { SwitchSettings } from "./schema.js";
@@ -46,11 +46,37 @@ export function buildSwitchConfig(
       },
     };
   });
+  const lags = switchLags(topo, plan, name, tunables);
   return {
     name,
     ports,
     routes,
+    ...(lags.length > 0 ? { lags } : {}),
     maxFrameBytes: maxFrameBytes(topo.mtu),
     ...tunables,
   };
+}
+
+/** The node's ends of the topology's aggregation groups, each member with its link's peer address. */
+function switchLags(topo: Topology, plan: AddressPlan, name: string, t: SwitchTunables): LagConfig[] {
+  const out: LagConfig[] = [];
+  for (const lag of topo.lags) {
+    const i = lag.ends.findIndex((e) => e.node === name);
+    if (i < 0) continue;
+    const me = lag.ends[i]!;
+    const other = lag.ends[1 - i]!;
+    out.push({
+      name: lag.name,
+      key: lag.key,
+      mode: lag.mode,
+      rate: lag.rate,
+      hash: lag.hash ?? t.ecmp.fields,
+      balance: lag.balance,
+      members: me.ports.map((port, j) => ({
+        port,
+        via: plan.ports.get(portKey(other.node, other.ports[j]!))!.ip,
+      })),
+    });
+  }
+  return out;
 }

@@ -2,6 +2,7 @@
 // topology-file.ts) or the built-in default fabric, with the checks that it hangs together.
 
 import { ConfigError, type ConfigProblem, type SourceDocument } from "./config-error.js";
+import { resolveLags, type TopoLag } from "./lag.js";
 import type { StaticRouteSettings, SwitchSettings, TopologyFile } from "./schema.js";
 
 export const NodeKind = {
@@ -48,6 +49,8 @@ export interface Topology {
   readonly mtu: number;
   readonly nodes: readonly TopoNode[];
   readonly links: readonly TopoLink[];
+  /** Link aggregation groups between switches (scenario/lag.ts); empty when none. */
+  readonly lags: readonly TopoLag[];
   readonly defaultSwitch: SwitchSettings;
   readonly profiles: Readonly<Record<string, SwitchSettings>>;
   readonly fabricPool: string;
@@ -209,6 +212,7 @@ export function resolveTopology(
     if (node?.kind !== NodeKind.Switch) problem(at, `bridge leaf "${v}" is not a switch of this topology`);
     else if (file.overlay?.vxlan.vteps.includes(v)) problem(at, `${v} cannot be a VTEP and a bridge leaf`);
   });
+  const lags = resolveLags(file.lags ?? [], links, kinds, problem);
   if (problems.length > 0) throw new ConfigError(source, problems);
   return {
     ...(file.overlay ? { overlay: file.overlay } : {}),
@@ -219,6 +223,7 @@ export function resolveTopology(
     mtu: file.defaults?.mtu ?? DEFAULT_MTU,
     nodes,
     links,
+    lags,
     defaultSwitch: file.defaults?.switch ?? {},
     profiles: file.profiles ?? {},
     fabricPool: file.addressing?.fabric ?? "10.0.0.0/16",

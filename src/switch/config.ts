@@ -40,6 +40,31 @@ export interface Route {
   readonly nextHops: readonly NextHop[];
 }
 
+/** How a link aggregation group spreads packets over its active members (docs/link-aggregation.md). */
+export type LagBalance = "hash" | "lbn" | "dlb-eligibility" | "dlb-fixed" | "dlb-spray";
+/** The flow fields a group hashes (the names of the ecmp section's `fields`). */
+export type LagHashField = "srcIp" | "dstIp" | "protocol" | "srcPort" | "dstPort" | "destQp";
+
+export interface LagMemberConfig {
+  readonly port: number;
+  /** The peer's address on this member link (each member keeps its link's /31, see the doc's departures). */
+  readonly via: Ipv4Address;
+}
+
+/** One link aggregation group of this switch, as the topology's `lags` declares it (scenario/lag.ts). */
+export interface LagConfig {
+  readonly name: string;
+  /** 1-based position in the topology's list: the LACP operational key. */
+  readonly key: number;
+  readonly mode: "static" | "lacp";
+  /** LACP: the rate this end asks its partner to send at (fast 1 s, slow 30 s). */
+  readonly rate: "fast" | "slow";
+  readonly hash: readonly LagHashField[];
+  /** null: the switch's `lag.balance` (H3C: the global load-sharing mode, which a group's own overrides). */
+  readonly balance: LagBalance | null;
+  readonly members: readonly LagMemberConfig[];
+}
+
 /**
  * Everything that can be changed at run time: one resolved section per feature module, under the module's
  * key. Each module adds its own section here (`declare module "../config.js"` in its file), so this file
@@ -53,6 +78,8 @@ export interface SwitchConfig extends SwitchTunables {
   readonly name: string;
   readonly ports: readonly PortConfig[];
   readonly routes: readonly Route[];
+  /** Link aggregation groups (absent: none). */
+  readonly lags?: readonly LagConfig[];
   /** Largest frame the fabric carries, bytes (sizes automatic headroom). */
   readonly maxFrameBytes: number;
 }

@@ -4,6 +4,7 @@ import type { DeviceEnv, Nanoseconds } from "../device/contract.js";
 import type { CounterSet } from "../device/counters.js";
 import type { EventLimiter } from "../device/event-limiter.js";
 import type { TimerRegistry } from "../device/timers.js";
+import type { LagSelector } from "../lb/lag-group.js";
 import type { LbOverride } from "../lb/path-table.js";
 import type { LbStrategy } from "../lb/strategy.js";
 import type { SwitchConfig } from "./config.js";
@@ -33,6 +34,10 @@ export interface SwitchContext {
   setStrategy(strategy: LbStrategy): void;
   /** Installs (or, with null, removes) what the forward stage consults before the strategy. */
   setOverride(override: LbOverride | null): void;
+  /** Installs (or, with null, removes) the link aggregation groups the forward stage resolves next hops to. */
+  setLags(lags: LagSelector | null): void;
+  /** Which next hops are usable changed without a port changing state (a LAG member left or joined). */
+  nextHopsChanged(): void;
   /**
    * Admits (MMU only) and queues a frame the bridge forwards unchanged on `m.outPort` (features/l2-bridge.ts);
    * false when the MMU dropped it (counted).

@@ -4,6 +4,7 @@
 import type { DeviceStatsBase } from "../device/contract.js";
 import type { PathEntry } from "../lb/path-table.js";
 import type { LldpTable } from "./control/lldp.js";
+import type { LagState } from "./features/lag-state.js";
 
 /** What feature modules add to a switch's stats beyond counters (absent when they have nothing). */
 export interface SwitchDetail {
@@ -19,6 +20,8 @@ export interface SwitchDetail {
   readonly elephants?: readonly ElephantFlow[];
   /** This switch as a VXLAN VTEP: its address, VNI and per-tunnel counters. */
   readonly vtep?: VtepState;
+  /** Link aggregation groups and their members (features/lag-state.ts). */
+  readonly lag?: readonly LagState[];
 }
 
 /** A switch's stats(). */

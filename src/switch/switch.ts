@@ -14,6 +14,7 @@ import { CounterKind, CounterSet, Label } from "../device/counters.js";
 import { EventLimiter } from "../device/event-limiter.js";
 import { PortCounter } from "../device/l2/port-counters.js";
 import { TimerRegistry } from "../device/timers.js";
+import type { LagSelector } from "../lb/lag-group.js";
 import type { LbOverride } from "../lb/path-table.js";
 import type { LbStrategy } from "../lb/strategy.js";
 import { PRIORITIES } from "../wire/pfc.js";
@@ -85,6 +86,7 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
   private readonly rxPackets: Float64Array;
   private readonly rxBytes: Float64Array;
   private readonly rxNotForUs: Float64Array;
+  private lags: LagSelector | null = null;
 
   /** `modules`: the feature modules to run (default: all of features/registry.ts). */
   constructor(
@@ -123,7 +125,10 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
     this.mmu = new Mmu(this.numPorts, config.buffer, config.pfc, new Array(this.numPorts).fill(0), 0);
     this.drops = new SwitchDrops(this.counters, this.limiter, env, this.numPorts);
     this.pfcOverride = new PfcOverride(this.numPorts);
-    this.fib = new Fib(config.routes, (p) => this.ports[p]?.up ?? false);
+    this.fib = new Fib(config.routes, (p) => {
+      const up = this.ports[p]?.up ?? false;
+      return this.lags === null ? up : this.lags.hopUp(p, up);
+    });
     this.forwarder = new Forwarder(this.fib);
     this.admission = new Admission(this.mmu, this.drops, this.hooks, this.pauseOverrun);
     this.egress = new Egress(this.ports, this.mmu, this.drops, this.hooks, this.classifier, this.counters);
@@ -238,6 +243,16 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
 
   setOverride(override: LbOverride | null): void {
     this.forwarder.setOverride(override);
+  }
+
+  setLags(lags: LagSelector | null): void {
+    this.lags = lags;
+    this.forwarder.setLags(lags);
+    this.fib.invalidate();
+  }
+
+  nextHopsChanged(): void {
+    this.fib.invalidate();
   }
 
   enqueueBridged(m: PacketMeta, now: Nanoseconds): boolean {

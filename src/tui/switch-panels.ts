@@ -9,6 +9,7 @@ import { PfcWatchdogCounter } from "../switch/features/pfc-watchdog.js";
 import type { SwitchStats } from "../switch/stats-types.js";
 import { PRIORITIES } from "../wire/pfc.js";
 import { formatBytes, formatCount, padLeft, padRight } from "./format.js";
+import { lagLines } from "./lag-panel.js";
 import { dottedQuad } from "./peer-names.js";
 import { type Segment, seg } from "./segments.js";
 import { marker, type Theme, Tone } from "./theme.js";
@@ -148,7 +149,7 @@ export function vtepLines(stats: SwitchStats, snapshot: LabSnapshot | null, widt
   return lines;
 }
 
-/** Both panels, each followed by a blank line (nothing when neither has anything). */
+/** The panels (watchdog, VTEP, link aggregation), each followed by a blank line (nothing when neither has anything). */
 export function switchPanels(
   stats: SwitchStats,
   snapshot: LabSnapshot | null,
@@ -157,7 +158,11 @@ export function switchPanels(
   wd?: WatchdogContext,
 ): Segment[][] {
   const out: Segment[][] = [];
-  for (const panel of [watchdogLines(stats, theme, wd), vtepLines(stats, snapshot, width)])
+  for (const panel of [
+    watchdogLines(stats, theme, wd),
+    vtepLines(stats, snapshot, width),
+    lagLines(stats),
+  ])
     if (panel.length > 0) out.push(...panel, []);
   return out;
 }

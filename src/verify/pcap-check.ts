@@ -10,6 +10,7 @@ import { EtherType, parseEthernet } from "../wire/ethernet.js";
 import { IpProtocol, ipv4HeaderChecksum, parseIpv4 } from "../wire/ipv4.js";
 import { parseLldp } from "../wire/lldp.js";
 import { PcapLinkType, parsePcap } from "../wire/pcap.js";
+import { PCAPNG_SHB, parsePcapng } from "../wire/pcapng.js";
 import { formatWireError, type WireError, WireErrorCode } from "../wire/result.js";
 import { parseUdp, ROCEV2_UDP_PORT, UDP_HEADER_LENGTH, udpChecksum, VXLAN_UDP_PORT } from "../wire/udp.js";
 import { parseVxlan } from "../wire/vxlan.js";
@@ -83,11 +84,14 @@ function tally() {
 }
 
 /**
- * Checks a classic pcap file. Never throws. A file that is not readable pcap, or whose link type is not
+ * Checks a classic pcap or a pcapng file. Never throws. A file that is not readable pcap, or whose link type is not
  * Ethernet, gives `fileError` and one problem numbered 0; otherwise every frame is checked.
  */
 export function checkCapture(bytes: Uint8Array): CaptureReport {
-  const parsed = parsePcap(bytes);
+  // rocelab capture writes pcapng (emulated timestamps and a comment saying so); tcpdump writes pcap.
+  const pcapng =
+    bytes.length >= 4 && new DataView(bytes.buffer, bytes.byteOffset).getUint32(0, true) === PCAPNG_SHB;
+  const parsed = pcapng ? parsePcapng(bytes) : parsePcap(bytes);
   if (!parsed.ok) return unreadable(parsed.error);
   const file = parsed.value;
   if (file.linkType !== PcapLinkType.Ethernet) {

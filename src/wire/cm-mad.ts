@@ -368,3 +368,32 @@ export function parseCmDatagram(buf: Uint8Array, bth: number, end: number): Pars
   if (!mad.ok) return mad;
   return ok({ qkey: readU32(buf, deth), srcQp: readU24(buf, deth + 5), message: mad.value });
 }
+
+/** What a switch reads of a CM message to learn a connection (no allocation: the caller owns `out`). */
+export interface CmIds {
+  attr: number;
+  localCommId: number;
+  remoteCommId: number;
+  /** REQ, REP: the sender's QP number; 0 otherwise. */
+  qpn: number;
+}
+
+/**
+ * Reads kind, communication IDs and QPN of the CM MAD in a UD SEND ONLY to QP1 whose BTH is at `bth`
+ * (frame ends at `end`) into `out`; false when the packet is not such a CM message. The ICRC is not checked.
+ */
+export function peekCmIds(buf: Uint8Array, bth: number, end: number, out: CmIds): boolean {
+  if (buf[bth] !== UD_SEND_ONLY || readU24(buf, bth + 5) !== GSI_QP) return false;
+  const mad = bth + BTH_LENGTH + DETH_LENGTH;
+  if (mad + MAD_LENGTH + ICRC_LENGTH > end) return false;
+  if (buf[mad] !== 1 || buf[mad + 1] !== CM_MGMT_CLASS || buf[mad + 2] !== CM_CLASS_VERSION) return false;
+  const attr = readU16(buf, mad + 16);
+  if (CM_ATTR_NAMES[attr] === undefined) return false;
+  const c = mad + MAD_HEADER_LENGTH;
+  out.attr = attr;
+  out.localCommId = readU32(buf, c);
+  out.remoteCommId = attr === CmAttr.Req ? 0 : readU32(buf, c + 4);
+  out.qpn =
+    attr === CmAttr.Req ? readU24(buf, c + REQ.qpnResp) : attr === CmAttr.Rep ? readU24(buf, c + REP.qpn) : 0;
+  return true;
+}

@@ -104,3 +104,22 @@ t.test("every metric the dashboard queries is served, and every panel previews f
     t.ok(panelPreview(p, rec) !== null, `${p.title}: previews`);
   }
 });
+
+t.test("rates are per emulated second and the pause panel is a percentage of emulated time", async (t) => {
+  const pause = DASHBOARD_ROWS.flatMap((r) => r.panels).find(
+    (p) => p.metric === "rx_prio_pause_duration_ns",
+  )!;
+  t.equal(pause.unit, "percent");
+  t.equal(
+    panelExpr(pause),
+    'sum by (lab, node, port) (rate(rx_prio_pause_duration_ns{lab=~"$lab",priority="3"}[$__rate_interval])) / on (lab, node) group_left sum by (lab, node) (rate(device_emulated_time_seconds{lab=~"$lab"}[$__rate_interval])) * 1e-7',
+  );
+  const watermark = DASHBOARD_ROWS.flatMap((r) => r.panels).find(
+    (p) => p.metric === "queue_watermark_bytes",
+  )!;
+  t.equal(
+    panelExpr(watermark),
+    'sum by (node, port, queue) (queue_watermark_bytes{lab=~"$lab"})',
+    "a level as it is",
+  );
+});

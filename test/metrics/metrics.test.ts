@@ -61,7 +61,7 @@ t.test("families carry the registry's counters with their kinds and labels", asy
   t.same(pause.labelNames, ["lab", "node", "kind", "port", "priority"]);
   // Only wired ports: leaf3 has ports 1..n of the topology, never port 0.
   t.notOk(
-    pause.samples.some((s) => s.labels.port === "0"),
+    pause.samples.some((s) => s.labels.port === "eth0"),
     "no sample for the unwired port 0",
   );
   const qp = byName.get("qp_rate_bps")!.samples.find((s) => s.labels.node === "h1");
@@ -81,7 +81,10 @@ t.test("Prometheus text over HTTP on loopback", async (t) => {
   t.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
   const res = await fetch(server.url);
   t.equal(res.status, 200);
-  t.match(await res.text(), /rx_prio_pause\{lab="m1",node="leaf3",kind="switch",port="\d+",priority="3"\}/);
+  t.match(
+    await res.text(),
+    /rx_prio_pause\{lab="m1",node="leaf3",kind="switch",port="eth\d+",priority="3"\}/,
+  );
   t.equal((await fetch(server.url.replace("/metrics", "/"))).status, 404);
   await t.rejects(
     serveMetrics(Number(new URL(server.url).port), async () => []),

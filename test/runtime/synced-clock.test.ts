@@ -91,7 +91,8 @@ t.test("a neighbour with work that stops publishing holds us at its clock + grac
   const t1 = a.now();
   a.publish(t1 + 10); // A has work too (a timer just after)
   // B followed the real clock until its timer was due (100.5 ms real), then is trusted for the 2 ms grace.
-  t.equal(t1, 100_500 + GRACE / D + DELAY, "held where B could at most be, plus the link delay");
+  // One nanosecond short of it (the tie rule): a frame from B may still arrive at that time itself.
+  t.equal(t1, 100_500 + GRACE / D + DELAY - 1, "held just short of where B could be, plus the link delay");
   t.ok(a.syncStats().heldNs > 0, "the hold shows in heldNs");
   t.equal(a.syncStats().holds, 1);
   t.equal(a.syncStats().graceExceeded, 1, "B's silence outlasted the grace");
@@ -145,12 +146,17 @@ t.test("an idle neighbour next to a stalled device is no further than that devic
   real += 50 * MS;
   const ta = a.now();
   const cAtMost = 100_500 + GRACE / D;
-  t.equal(ta, cAtMost + 2 * DELAY, "A held at where C could be plus two delays, not at the real clock");
-  // B runs: it is held by C, and sends A a frame (say, a pause it decided at its own time).
+  t.equal(
+    ta,
+    cAtMost + 2 * DELAY - 1,
+    "A held short of where C could be plus two delays, not at the real clock",
+  );
+  // B runs: it is held by C, one nanosecond short of C's earliest frame, and sends A a frame (say, a pause
+  // it decided on that frame of C's, at its time).
   const tb = b.now();
-  t.equal(tb, cAtMost + DELAY, "B is where A was told it could at most be");
-  b.sent(1, tb + DELAY, FRAME);
-  t.ok(a.read(1, FRAME) >= ta, `B's frame (due ${tb + DELAY}) is not in A's past (${ta})`);
+  t.equal(tb, cAtMost + DELAY - 1, "B is short of where A was told it could at most be");
+  b.sent(1, tb + 1 + DELAY, FRAME);
+  t.ok(a.read(1, FRAME) > ta, `B's frame (due ${tb + 1 + DELAY}) is after A's time (${ta}): no tie missed`);
 });
 
 t.test("unread frames make an idle neighbour busy from the moment the first one was sent", async (t) => {
@@ -165,7 +171,7 @@ t.test("unread frames make an idle neighbour busy from the moment the first one 
   a.publish(held + 10);
   // B was current until the frame came, then trusted for the grace (2 µs), but it cannot pass the frame
   // before it has handled it (1 µs): what it sends in answer leaves at the frame's time at the earliest.
-  t.equal(held, sentAt + DELAY + DELAY, "held at B's unread frame's arrival + delay");
+  t.equal(held, sentAt + DELAY + DELAY - 1, "held short of B's unread frame's arrival + delay");
   // B reads it and publishes: A is free again.
   b.read(1, FRAME);
   const tb = b.now();
@@ -190,8 +196,8 @@ t.test("a frame read but not yet handled keeps its reader busy, though the link 
   const held = a.now();
   t.equal(
     held,
-    sentAt + DELAY + GRACE / D + DELAY,
-    "A held at B's frame time + grace + delay, not at the real clock (140 µs)",
+    sentAt + DELAY + GRACE / D + DELAY - 1,
+    "A held short of B's frame time + grace + delay, not at the real clock (140 µs)",
   );
   // B handles the frame, has nothing else to do, and says so: A is free again.
   b.now();
@@ -237,7 +243,11 @@ t.test(
       [{ port: 1, rxLink: 0, txLink: 1, peer: 0, delayNs: DELAY }],
       GRACE,
     );
-    t.equal(fresh.now(), 120_000 + GRACE / D + DELAY, "the new B starts where A could be, not at real/D");
+    t.equal(
+      fresh.now(),
+      120_000 + GRACE / D + DELAY - 1,
+      "the new B starts short of where A could be, not at real/D",
+    );
     t.equal(table.state(1), DeviceState.Running);
   },
 );

@@ -4,7 +4,7 @@
 
 import type { DeviceEnv, Nanoseconds, TelemetryEvent, TimerId } from "../../src/device/contract.js";
 import { createRandom } from "../../src/device/prng.js";
-import type { PortConfig, Route, SwitchConfig } from "../../src/switch/config.js";
+import type { LagConfig, PortConfig, Route, SwitchConfig } from "../../src/switch/config.js";
 import type { FeatureModule } from "../../src/switch/features/feature.js";
 import { applyLayer, defaultTunables, type TunablesLayer } from "../../src/switch/features/registry.js";
 import { Switch, type SwitchCommand, type SwitchReply } from "../../src/switch/switch.js";
@@ -61,6 +61,8 @@ export interface HarnessOptions {
   /** Extra routes (each port's peer /32 and link /31 are always there). */
   readonly routes?: readonly Route[];
   readonly modules?: readonly FeatureModule[];
+  /** Link aggregation groups (their members' peers are switches). */
+  readonly lags?: readonly LagConfig[];
 }
 
 export class SwitchHarness {
@@ -89,6 +91,7 @@ export class SwitchHarness {
       name: "sw",
       ports,
       routes: [...routes, ...(opts.routes ?? [])],
+      ...(opts.lags !== undefined ? { lags: opts.lags } : {}),
       maxFrameBytes: 4200,
       ...applyLayer(defaultTunables({ hashSeed: 0x5eed }), opts.settings ?? {}),
     };

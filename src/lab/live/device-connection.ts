@@ -155,9 +155,11 @@ export abstract class DeviceConnection extends EventEmitter<DeviceEvents> {
     message: { type: "capture"; port: number; seconds: number; snaplen: number },
     timeoutMs: number,
   ): Promise<unknown>;
+  request(message: { type: "frame-times"; port: number; on: boolean }): Promise<unknown>;
   request(
     message:
       | { type: "command"; command: unknown }
+      | { type: "frame-times"; port: number; on: boolean }
       | { type: "stats" }
       | { type: "metrics" }
       | { type: "capture"; port: number; seconds: number; snaplen: number },

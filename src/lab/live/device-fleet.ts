@@ -5,6 +5,7 @@
 
 import { createWriteStream } from "node:fs";
 import type { NicCommand } from "../../nic/commands.js";
+import type { FrameTimes } from "../../runtime/realtime/frame-times.js";
 import { openNewFile, PRIVATE_FILE_MODE } from "../../runtime/realtime/safe-files.js";
 import type { AddressPlan } from "../../scenario/address-plan.js";
 import { computeRoutes } from "../../scenario/routing.js";
@@ -312,6 +313,19 @@ export class DeviceFleet {
     } finally {
       await new Promise<void>((done) => out.end(done));
     }
+  }
+
+  /**
+   * Starts (`on`) or stops recording the emulated time of every frame on `node:eth<port>`
+   * (runtime/realtime/frame-times.ts); a stop returns them.
+   */
+  async frameTimes(node: string, port: number, on: boolean): Promise<FrameTimes | null> {
+    if (!linkAt(this.opts.topo, node, port)) throw new Error(`${node}:eth${port} is not connected`);
+    const r = (await this.get(node).request({ type: "frame-times", port, on })) as
+      | ({ ok: true } & Partial<FrameTimes>)
+      | { ok: false; error: string };
+    if (!r.ok) throw new Error(`${node}: ${r.error}`);
+    return on ? null : { frames: r.frames ?? [], truncated: r.truncated ?? false };
   }
 
   async flowReport(): Promise<FlowReport[]> {

@@ -50,6 +50,8 @@ export async function handleLabRequest(
         force: a.force === true,
         mode: typeof a.mode === "number" ? a.mode & 0o644 : PRIVATE_FILE_MODE,
       });
+    case "frame-times":
+      return fleet.frameTimes(String(a.node), Number(a.port), a.on === true);
     case "switch-config":
       return fleet.switchConfig(String(a.node));
     case "down":

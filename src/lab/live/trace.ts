@@ -8,6 +8,7 @@ import { hostAddress, planAddresses } from "../../scenario/address-plan.js";
 import { NodeKind, type Topology } from "../../scenario/topology.js";
 import { ipToString, parseIp } from "../../wire/bytes.js";
 import type { AnyDeviceStats } from "../device-stats.js";
+import { probeRoundTrips, withFrameTimes } from "./frame-times.js";
 import type { LiveLab } from "./live-lab.js";
 import { nsName } from "./names.js";
 import { entryPath } from "./paths.js";
@@ -20,6 +21,11 @@ export interface TraceHop {
   /** The switch port that answered, from the lab's address plan. */
   readonly port: string | null;
   readonly rttMs: number | null;
+  /**
+   * The round trip in the emulated network: from the probe leaving the source's NIC port to the answer
+   * arriving there, as the NIC stamped them (null: not recorded).
+   */
+  readonly rttEmulatedNs: number | null;
 }
 
 /** The path of one 5-tuple from `src` to `dst` with UDP source port `sport`; throws naming a bad argument. */
@@ -36,26 +42,33 @@ export async function trace(
       throw new Error(`${h} is not a host of lab ${lab.name}`);
   }
   if (!(sport >= 1 && sport <= 65535)) throw new Error(`UDP source port ${sport} is not 1-65535`);
-  const { stdout } = await execa("ip", [
-    "netns",
-    "exec",
-    nsName(lab.name, src),
-    process.execPath,
-    TRACE_TOOL,
-    "--lab",
-    lab.name,
-    "--src",
-    ipToString(hostAddress(plan, src).ip),
-    "--dst",
-    ipToString(hostAddress(plan, dst).ip),
-    "--sport",
-    String(sport),
-  ]);
+  const wire = topo.links.find((l) => l.a.node === src || l.b.node === src);
+  const port = wire === undefined ? 1 : wire.a.node === src ? wire.a.port : wire.b.port;
+  const run = () =>
+    execa("ip", [
+      "netns",
+      "exec",
+      nsName(lab.name, src),
+      process.execPath,
+      TRACE_TOOL,
+      "--lab",
+      lab.name,
+      "--src",
+      ipToString(hostAddress(plan, src).ip),
+      "--dst",
+      ipToString(hostAddress(plan, dst).ip),
+      "--sport",
+      String(sport),
+    ]);
+  const { result: done, frames } = await withFrameTimes(lab, src, port, run);
+  const emulated = probeRoundTrips(frames);
+  const stdout = done.stdout;
   const result = JSON.parse(stdout) as { hops: { ttl: number; from: string | null; rttMs: number | null }[] };
   const owner = new Map<number, string>();
   for (const p of plan.ports.values()) owner.set(p.ip, `${p.node}:eth${p.port}`);
   return result.hops.map((h) => ({
     ...h,
+    rttEmulatedNs: h.from === null ? null : (emulated.get(h.ttl) ?? null),
     port: h.from === null ? null : (owner.get(parseIp(h.from) ?? 0) ?? null),
   }));
 }

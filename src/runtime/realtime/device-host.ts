@@ -6,6 +6,7 @@ import type { Device, DeviceEnv, TelemetryEvent, TimerId } from "../../device/co
 import { Fifo } from "../../device/fifo.js";
 import type { Random } from "../../device/prng.js";
 import type { DeviceClock } from "./clock.js";
+import { FrameTimeLog, type FrameTimes } from "./frame-times.js";
 import { Housekeeping } from "./housekeeping.js";
 import { Inbox } from "./inbox.js";
 import type { PortIo } from "./port.js";
@@ -40,6 +41,8 @@ export class DeviceHost {
   framesOut = 0;
   /** The latest emulated time given to the device with a frame or a timer: times never go backwards. */
   private lastGivenAt = 0;
+  /** Ports whose frames' emulated times are being recorded (frame-times.ts), by port number. */
+  private readonly timeLogs: (FrameTimeLog | undefined)[] = [];
   /** Received frames waiting for their emulated arrival time (exact clocks). */
   private readonly inbox = new Inbox((port, at, frame) => this.deliver(port, at, frame));
 
@@ -66,6 +69,7 @@ export class DeviceHost {
         // arrival time; not the time we got to it.
         const stamped = this.clock.read(port, frame);
         const arrived = Number.isNaN(stamped) ? this.clock.emulatedAt(arrivalNs) : stamped;
+        this.timeLogs[port]?.record(false, arrived, frame);
         if (this.clock.exact) {
           // Taken in time order with the timers, once the whole batch is read and the clock is there.
           this.inbox.add(port, arrived, frame);
@@ -86,7 +90,9 @@ export class DeviceHost {
     }
     this.env = {
       transmit: (port, frame, leftAt) => this.transmit(port, frame, leftAt),
-      arm: (timer: TimerId, at) => this.timers.arm(timer, at),
+      // As the simulator arms it: on a whole nanosecond, and never before the event being handled, so a
+      // timer armed for a time already given runs after the timers of that time armed before it.
+      arm: (timer: TimerId, at) => this.timers.arm(timer, Math.max(Math.ceil(at), this.lastGivenAt)),
       disarm: (timer: TimerId) => this.timers.disarm(timer),
       // Stamped with the time the device was working at (its event's own time), not when the host ran.
       emit: (event: TelemetryEvent) => {
@@ -194,6 +200,18 @@ export class DeviceHost {
     }
   }
 
+  /** Starts (`on`) or stops recording the emulated times of `port`'s frames; a stop returns them. */
+  frameTimes(port: number, on: boolean): FrameTimes | null {
+    if (!this.lines.has(port)) throw new Error(`no port ${port}`);
+    const log = this.timeLogs[port];
+    if (on) {
+      this.timeLogs[port] = new FrameTimeLog();
+      return null;
+    }
+    this.timeLogs[port] = undefined;
+    return log?.take() ?? { frames: [], truncated: false };
+  }
+
   /**
    * Applies a control-plane change (a command, a link state) now: after everything already due, and
    * before anything later (no frame or timer is then given an earlier time).
@@ -242,6 +260,7 @@ export class DeviceHost {
     // than the time the device was given for the event it is handling, which the clock has passed, so
     // no clock read is needed for it (one per forwarded frame otherwise).
     const due = (leftAt === undefined ? this.clock.now() : leftAt) + line.delayNs;
+    this.timeLogs[port]?.record(true, due - line.delayNs, frame);
     const realMs = this.clock.realNs(line.delayNs) / 1e6;
     if (realMs < MIN_DELAY_REAL_MS && line.queue.length === 0) {
       this.framesOut++;
@@ -254,13 +273,20 @@ export class DeviceHost {
     if (line.timer === null) this.scheduleFlush(line);
   }
 
+  /**
+   * Sends a link's held frames once the clock is at most `early` ns before they are due. An exact (synced)
+   * clock sends them one nanosecond early: its receiver waits one nanosecond short of a held frame's time
+   * (synced-clock.ts), so two devices holding frames for each other due in the same nanosecond would
+   * otherwise each wait for the other; the receiver takes the frame at its time all the same.
+   */
   private scheduleFlush(line: DelayLine): void {
     const head = line.queue.peek();
     if (!head) return;
+    const early = this.clock.exact ? 1 : 0;
     line.timer = setTimeout(
       () => {
         line.timer = null;
-        const now = this.clock.now();
+        const now = this.clock.now() + early;
         while (line.queue.length > 0 && line.queue.peek()!.due <= now) {
           this.framesOut++;
           const { due, frame } = line.queue.shift()!;
@@ -271,7 +297,7 @@ export class DeviceHost {
         this.scheduleFlush(line);
         this.publish();
       },
-      Math.max(0, this.clock.realMsUntil(head.due)),
+      Math.max(0, this.clock.realMsUntil(head.due - early)),
     );
   }
 }

@@ -128,6 +128,14 @@ export class DeviceRuntime {
         case "capture":
           void this.capture(m, reply);
           break;
+        case "frame-times": {
+          const port = this.init!.ports.find((p) => p.port === m.port);
+          const result = port
+            ? { ok: true, ...this.host!.frameTimes(m.port, m.on) }
+            : { ok: false, error: `${this.init!.node} has no port ${m.port}` };
+          reply({ type: "reply", id: m.id, result });
+          break;
+        }
         case "shutdown":
           this.shutdown(0);
           break;

@@ -1,6 +1,11 @@
 // Received frames waiting for their emulated arrival time, for a device host whose clock is exact
 // (synced): the frames of each port in arrival order, and the earliest of all handed over first, in time
 // order with the device's timers (LiveTimers merges the two).
+//
+// Frames of one emulated nanosecond go to the device lowest port number first, whichever port the process
+// happened to read first: the simulator's tie rule (simulator.ts; docs/fidelity.md, "The tie rule"), which
+// LiveTimers completes by taking frames before timers of the same time, and the synced clock by not
+// reaching a time at which a frame may still arrive (synced-clock.ts).
 
 import { Fifo } from "../../device/fifo.js";
 import type { TimedInput } from "./timers.js";
@@ -11,6 +16,7 @@ interface Waiting {
 }
 
 export class Inbox implements TimedInput {
+  /** In port number order: of heads with equal times, the first found is the lowest port. */
   private readonly ports: { port: number; queue: Fifo<Waiting> }[] = [];
 
   constructor(private readonly deliver: (port: number, at: number, frame: Uint8Array) => void) {}
@@ -19,7 +25,9 @@ export class Inbox implements TimedInput {
     let entry = this.ports.find((p) => p.port === port);
     if (entry === undefined) {
       entry = { port, queue: new Fifo<Waiting>() };
-      this.ports.push(entry);
+      let i = this.ports.length;
+      while (i > 0 && this.ports[i - 1]!.port > port) i--;
+      this.ports.splice(i, 0, entry);
     }
     entry.queue.push({ at, frame });
   }

@@ -70,6 +70,11 @@ export type ToDevice =
       readonly seconds: number;
       readonly snaplen: number;
     }
+  /**
+   * Start (`on`) or stop recording the emulated time of every frame sent or read on `port`
+   * (frame-times.ts); the reply to a stop carries them.
+   */
+  | { readonly type: "frame-times"; readonly id: number; readonly port: number; readonly on: boolean }
   | { readonly type: "shutdown" };
 
 export interface Health {

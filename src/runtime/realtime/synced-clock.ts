@@ -1,9 +1,11 @@
 // A device clock that keeps pace with the device's neighbours: conservative synchronisation over the
 // lab's clock table (clock-table.ts), with each link's propagation delay as the lookahead.
 //
-// The clock runs like the free-running one (dilated real time) except that it never passes
-//     min over neighbours n of (estimate of n's clock + delay of the link to n),
-// nor the device's own next event (timer, frame due on a link) by more than a port may catch up.
+// The clock runs like the free-running one (dilated real time) except that it never reaches
+//     min over neighbours n of (estimate of n's clock + delay of the link to n)
+// (a frame may still arrive then; it stops one nanosecond short, so that the frames of one nanosecond are
+// all read before any is taken: the tie rule, inbox.ts), nor passes the device's own next event (timer,
+// frame due on a link) by more than a port may catch up.
 // When it would, the clock holds: its offset behind real time grows by the time held, and it goes on from
 // there. A device that the OS does not run (a busy machine) thus slows its neighbours, and theirs, instead
 // of receiving frames they would not have sent had its PFC pause arrived in time: the lab runs slower than
@@ -243,6 +245,9 @@ export class SyncedClock implements DeviceClock {
         this.overdue[i] = 0;
       }
     }
-    return b;
+    // One nanosecond short of it: a frame may still arrive at b itself, and the frames of one nanosecond
+    // are taken in port order (the tie rule, inbox.ts), so the clock reaches a time only once every frame
+    // of that time is read.
+    return b - 1;
   }
 }

@@ -1,15 +1,28 @@
 // The virtual-time runtime: every device of a fabric inside one process, links in memory, a discrete-
 // event queue in emulated nanoseconds. Deterministic: the same devices, links, seed and actions give the
 // same run, bit for bit. Frames are the devices' real bytes; the simulator only moves them.
+//
+// The tie rule (docs/fidelity.md, "The tie rule"): events of the same emulated nanosecond run in the order
+//   1. external actions (scenario steps, samples), in the order they were scheduled;
+//   2. frames arriving at a device, by the device's name, then by the arrival port's number (a port
+//      delivers its frames in the order they were sent);
+//   3. device timers, by the device's name, then in the order the device armed them;
+// never by the order in which the events were scheduled. So what one device sees in one nanosecond
+// follows from that device's own inputs and port numbers alone, which the live runtime computes too
+// (device-host.ts, inbox.ts): a live lab takes the same frames in the same order. The device names order
+// what the event log shows of different devices within one nanosecond; no device sees that order.
 
-import type { Device, DeviceEnv, Nanoseconds, TelemetryEvent, TimerId } from "../../device/contract.js";
+import type { Device, DeviceEnv, Nanoseconds, TimerId } from "../../device/contract.js";
 import { EventQueue, type QueuedEvent } from "../../device/event-queue.js";
 import { createRandom, type Random } from "../../device/prng.js";
+import { type SimEvent, stampEvent } from "./stamp-event.js";
 
 export interface Endpoint {
   readonly device: string;
   readonly port: number;
 }
+
+export type { SimEvent };
 
 export interface LinkSpec {
   readonly a: Endpoint;
@@ -20,12 +33,6 @@ export interface LinkSpec {
   readonly lossRate?: number;
 }
 
-/** A stamped telemetry event. */
-export interface SimEvent extends TelemetryEvent {
-  readonly t: Nanoseconds;
-  readonly device: string;
-}
-
 /** Called for every frame put on a link (before loss), e.g. to write a capture. */
 export type FrameTap = (t: Nanoseconds, from: Endpoint, to: Endpoint, frame: Uint8Array) => void;
 
@@ -33,6 +40,16 @@ const TIMER = 0;
 const DELIVER = 1;
 const ACTION = 2;
 type EventType = typeof TIMER | typeof DELIVER | typeof ACTION;
+
+/**
+ * The rank of an event among those of its nanosecond (the tie rule above): class, device, port. Ports are
+ * below 2^16 (connect checks it) and devices are ranked by name below 2^21, so the rank is an exact
+ * integer in a double.
+ */
+const RANK_DELIVER = 2 ** 37;
+const RANK_TIMER = 2 * 2 ** 37;
+const RANK_DEVICE = 2 ** 16;
+const MAX_DEVICES = 2 ** 21;
 
 /**
  * Every queued event, of whichever type, is one of these: one object shape, so the queue's comparisons
@@ -68,6 +85,8 @@ class TimerSlot {
 
 interface SimNode {
   readonly name: string;
+  /** The device's place in the name order of every device (the tie rule), times RANK_DEVICE. */
+  rank: number;
   device: Device;
   /** A killed device: frames and timers for it vanish, as for a crashed process. */
   dead: boolean;
@@ -132,8 +151,10 @@ export class Simulator {
   addDevice<D extends Device>(name: string, create: (env: DeviceEnv) => D): D {
     if (this.nodes.has(name)) throw new Error(`device ${name} already exists`);
     const random = createRandom(this.seed, `device:${name}`);
+    if (this.nodes.size >= MAX_DEVICES) throw new Error(`more than ${MAX_DEVICES} devices`);
     const node: SimNode = {
       name,
+      rank: 0,
       device: undefined as unknown as Device,
       dead: false,
       timers: new Map(),
@@ -153,11 +174,23 @@ export class Simulator {
       },
       random: random.next,
     };
+    this.nodes.set(name, node);
+    this.rankNodes();
     const device = create(env);
     node.device = device;
-    this.nodes.set(name, node);
     this.envs.set(name, env);
     return device;
+  }
+
+  /**
+   * Ranks every device by name (the tie rule); events already queued are queued again under the new
+   * ranks, in their order (a device added while others have events pending; not on any hot path).
+   */
+  private rankNodes(): void {
+    const names = [...this.nodes.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    for (let i = 0; i < names.length; i++) this.nodes.get(names[i]!)!.rank = i * RANK_DEVICE;
+    if (this.queue.size === 0) return;
+    for (const e of this.queue.drain()) this.queue.push(e, rankOf(e));
   }
 
   /**
@@ -317,7 +350,7 @@ export class Simulator {
     e.id = timer;
     e.gen = gen;
     e.slot = slot;
-    this.queue.push(e);
+    this.queue.push(e, RANK_TIMER + node.rank);
   }
 
   /** A record for a new event, recycled when one is free. */
@@ -348,30 +381,15 @@ export class Simulator {
     e.gen = link.gen;
     e.link = link;
     e.frame = frame;
-    this.queue.push(e);
+    this.queue.push(e, RANK_DELIVER + attachment.peer.rank + attachment.to.port);
   }
 }
 
-/**
- * `event` stamped with its time and device, as one object shape whatever fields the event carries (absent
- * ones are undefined, which JSON leaves out). Keys in the order TelemetryEvent declares them, then t and
- * device: the order every emitting call site writes them in, so the event log's bytes are those a spread
- * gave. A spread (`{ ...event, t, device }`) of events from a dozen call sites takes V8's megamorphic
- * object-clone path and hands every listener a differently shaped object: 64:1 incast (sim-vs-ns3),
- * 20 k events per run, warm CPU 669-685 -> 599-602 ms least of 5 runs, 3 alternating pairs.
- */
-function stampEvent(event: TelemetryEvent, t: Nanoseconds, device: string): SimEvent {
-  return {
-    kind: event.kind,
-    port: event.port,
-    priority: event.priority,
-    qp: event.qp,
-    count: event.count,
-    value: event.value,
-    detail: event.detail,
-    t,
-    device,
-  };
+/** The rank of a queued event (the tie rule), as it was pushed with. */
+function rankOf(e: SimEventRecord): number {
+  if (e.type === ACTION) return 0;
+  if (e.type === DELIVER) return RANK_DELIVER + e.node!.rank + e.id;
+  return RANK_TIMER + e.node!.rank;
 }
 
 /** Every armed timer of `node` is disarmed (its pending events will not fire). */

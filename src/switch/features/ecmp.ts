@@ -60,9 +60,18 @@ const ALGORITHM_IDS = {
 
 /** The static ECMP strategy of an ecmp section (also the fallback of the dynamic strategies). */
 export function staticEcmp(e: EcmpConfig): StaticEcmp {
-  let fields = 0;
-  for (const f of e.fields) fields |= FIELD_BITS[f];
-  return new StaticEcmp(fields, ALGORITHM_IDS[e.algorithm], e.seed);
+  return hashStrategy(e.fields, e.algorithm, e.seed);
+}
+
+/** Static hashing over `fields` (a link aggregation group's member choice uses it too). */
+export function hashStrategy(
+  fields: readonly HashField[],
+  algorithm: HashAlgorithm,
+  seed: number,
+): StaticEcmp {
+  let bits = 0;
+  for (const f of fields) bits |= FIELD_BITS[f];
+  return new StaticEcmp(bits, ALGORITHM_IDS[algorithm], seed);
 }
 
 const settings = z

@@ -22,7 +22,7 @@ import type { SwitchContext } from "../context.js";
 import type { PacketMeta } from "../packet-meta.js";
 import { defineFeature, Hook, type SwitchFeature } from "./feature.js";
 import { IpccCase, type IpccCurve, ipccCase, ipccCnpCount } from "./ipcc-curve.js";
-import { IpccFlows } from "./ipcc-flows.js";
+import { IpccFlows, LearnSource } from "./ipcc-flows.js";
 
 const curveSettings = z
   .object({
@@ -125,7 +125,7 @@ class Ipcc implements SwitchFeature {
       name: "ipcc_cnp_no_qp",
       kind: CounterKind.Counter,
       unit: "packets",
-      help: "CNPs IPCC owed a flow whose sender QP it has not learned (no reverse traffic seen)",
+      help: "CNPs IPCC owed a flow whose sender QP it has not learned (no CM exchange, no reverse traffic)",
       labels: q,
     });
     const t = this.flows.table;
@@ -141,6 +141,31 @@ class Ipcc implements SwitchFeature {
       );
     gauge("ipcc_flow_entries", "RoCEv2 flow-table entries in use", () => t.size);
     counter("ipcc_flows_learned", "RoCEv2 flow-table entries created", "inserts");
+    const learned = this.flows.learned;
+    const learnedBase = new Float64Array(learned.length);
+    const bySource = (name: string, help: string, i: LearnSource) =>
+      c.computed(
+        { name, kind: CounterKind.Counter, unit: "entries", help, labels: [] },
+        () => learned[i]! - learnedBase[i]!,
+        () => {
+          learnedBase[i] = learned[i]!;
+        },
+      );
+    bySource(
+      "ipcc_flows_learned_cm",
+      "RoCEv2 flow-table entries created from an RDMA CM REQ/REP exchange (both QPs known)",
+      LearnSource.Cm,
+    );
+    bySource(
+      "ipcc_flows_learned_data",
+      "RoCEv2 flow-table entries created from a data packet (SEND, WRITE, READ response)",
+      LearnSource.Data,
+    );
+    bySource(
+      "ipcc_flows_learned_ack",
+      "RoCEv2 flow-table entries created from a packet without payload (ACK/NAK, READ request)",
+      LearnSource.Ack,
+    );
     counter("ipcc_flows_aged", "RoCEv2 flow-table entries removed after aging out", "aged");
     counter("ipcc_flows_full", "RoCEv2 flows not learned because the table was full", "full");
   }
@@ -278,8 +303,8 @@ declare module "../config.js" {
 export const ipccFeature = defineFeature({
   key: "ipcc",
   doc:
-    "IPCC (intelligent proactive congestion control, H3C): the switch keeps a RoCEv2 flow table learned " +
-    "from data and ACKs and, per watched queue and period, sends the senders real RoCEv2 CNPs itself, as " +
+    "IPCC (intelligent proactive congestion control, H3C): the switch keeps a RoCEv2 flow table keyed " +
+    "(source IP, destination IP, Dest QP), learned from RDMA CM REQ/REP, first data packets and ACKs, and, per watched queue and period, sends the senders real RoCEv2 CNPs itself, as " +
     "many as the queue's length trend and buffer occupancy call for (four cases, a configurable curve).",
   settings,
   defaults: (): IpccConfig => ({

@@ -149,24 +149,11 @@ class LoadBalance implements SwitchFeature {
     if (lb.mode === LbMode.Ecmp) return;
     const fallback = staticEcmp(cfg.ecmp);
     if (lb.mode === LbMode.Lbn) {
-      this.ctx.setStrategy(new Lbn(this.lbnIndex(lb.lbn), lb.lbn.enhancedFailover, fallback));
+      this.ctx.setStrategy(new Lbn(lbnIndex(this.ctx, lb.lbn), lb.lbn.enhancedFailover, fallback));
       return;
     }
     const d = lb.dlb;
-    const { ports, mmu } = this.ctx;
-    const meter = new PortQualityMeter(
-      this.ctx.numPorts,
-      { sampleNs: d.sampleInterval, windowNs: d.loadWindow, queueBandBytes: d.queueBand },
-      {
-        txBytes: (p) => ports[p]?.tx.txBytes ?? 0,
-        queuedBytes: (p) => {
-          let bytes = 0;
-          for (let q = 0; q < PRIORITIES; q++) bytes += mmu.egressDepth(p, q);
-          return bytes;
-        },
-        rateBps: (p) => ports[p]?.cfg.rateBps ?? 1,
-      },
-    );
+    const meter = portQualityMeter(this.ctx, d);
     this.dlb = new Dlb(
       lb.mode,
       { inactivityNs: d.inactivityTime, agingNs: d.aging, flowsets: d.flowsets },
@@ -177,15 +164,33 @@ class LoadBalance implements SwitchFeature {
     );
     this.ctx.setStrategy(this.dlb);
   }
+}
 
-  private lbnIndex(c: LbnConfig): Int32Array {
-    const index = new Int32Array(this.ctx.numPorts).fill(-1);
-    if (c.index === null) for (const p of this.ctx.portList) index[p.port] = p.port - 1;
-    else
-      for (const [port, i] of Object.entries(c.index))
-        if (Number(port) < index.length) index[Number(port)] = i;
-    return index;
-  }
+/** LBN index by ingress port (-1: no index) from the lb section (LAG members use it too). */
+export function lbnIndex(ctx: SwitchContext, c: LbnConfig): Int32Array {
+  const index = new Int32Array(ctx.numPorts).fill(-1);
+  if (c.index === null) for (const p of ctx.portList) index[p.port] = p.port - 1;
+  else
+    for (const [port, i] of Object.entries(c.index)) if (Number(port) < index.length) index[Number(port)] = i;
+  return index;
+}
+
+/** The port quality DLB picks by (a LAG's DLB over its members measures with its own meter). */
+export function portQualityMeter(ctx: SwitchContext, d: DlbConfig): PortQualityMeter {
+  const { ports, mmu } = ctx;
+  return new PortQualityMeter(
+    ctx.numPorts,
+    { sampleNs: d.sampleInterval, windowNs: d.loadWindow, queueBandBytes: d.queueBand },
+    {
+      txBytes: (p) => ports[p]?.tx.txBytes ?? 0,
+      queuedBytes: (p) => {
+        let bytes = 0;
+        for (let q = 0; q < PRIORITIES; q++) bytes += mmu.egressDepth(p, q);
+        return bytes;
+      },
+      rateBps: (p) => ports[p]?.cfg.rateBps ?? 1,
+    },
+  );
 }
 
 function resolveIndex(index: Readonly<Record<string, number>>): Record<number, number> {

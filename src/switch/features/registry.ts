@@ -14,6 +14,7 @@ import { flowPathsFeature } from "./flow-paths.js";
 import { intFeature } from "./int.js";
 import { ipccFeature } from "./ipcc.js";
 import { l2BridgeFeature } from "./l2-bridge.js";
+import { lagFeature } from "./lag.js";
 import { lldpFeature } from "./lldp.js";
 import { loadBalanceFeature } from "./load-balance.js";
 import { type PathEntriesCommand, pathTableFeature } from "./path-table.js";
@@ -28,6 +29,7 @@ export const FEATURES = {
   buffer: bufferFeature,
   ecmp: ecmpFeature,
   lb: loadBalanceFeature,
+  lag: lagFeature,
   // Before ecn and pfcWatchdog: their admit hooks see the queue a remapped packet moved to.
   deadlockPrevention: deadlockPreventionFeature,
   ecn: wredEcnFeature,

@@ -1,0 +1,138 @@
+// The congestion controls `sim-vs-ns3 --cc …` compares with HPCC's ns-3 (alibaba-edu/High-Precision-
+// Congestion-Control, simulation/run.py and scratch/third.cc): for each, the lines of the config.txt that
+// run.py writes for `--cc X --bw 100`, and rocelab's matching host and switch settings.
+//
+// * dcqcn: run.py `--cc dcqcn` (CC_MODE 1); our `dcqcn: hpcc-ns3` profile.
+// * hpcc: run.py `--cc hp` (CC_MODE 3): η (U_TARGET) 0.95, MI_THRESH 0, FAST_REACT 1, RATE_AI 10·bw/25
+//   = 40 Mb/s, a window of the largest BDP (HAS_WIN 1, GLOBAL_T 1, VAR_WIN 1), INT_MULTI bw/25 = 4, ACKs on
+//   the data queue (ACK_HIGH_PRIO 0). Its switches push an IntHop at dequeue; ours need `int.enabled`.
+// * timely: run.py `--cc timely` (CC_MODE 7): RATE_AI bw = 100 Mb/s, RATE_HAI 5·bw = 500 Mb/s, no window,
+//   ACK_HIGH_PRIO 1; its data packets carry an 8-byte timestamp (IntHeader::TS).
+// * dctcp: run.py `--cc dctcp` (CC_MODE 8): EWMA_GAIN 1/16, DCTCP_RATE_AI 615 Mb/s, a window of the largest
+//   BDP, ECN marking at Kmin = Kmax = 30·bw/10 KB = 300 KB with Pmax 1, ACK_HIGH_PRIO 0.
+// * off: no ECN marking (ENABLE_QCN 0), DCQCN's mode with nothing to react to; our `cc: none`.
+//
+// Every mode runs with run.py's MIN_RATE 1000Mb/s, so ours set minRate to it too.
+
+import { INT_DEFAULT_MAX_HOPS, IntMode, intTrailerLength } from "../../src/wire/int-trailer.js";
+
+export const CC_MODES = ["dcqcn", "off", "hpcc", "timely", "dctcp"] as const;
+export type CcMode = (typeof CC_MODES)[number];
+
+/** `--cc a,b`: the modes, each checked (the error names the flag and what is allowed). */
+export function parseCcModes(text: string): CcMode[] {
+  const xs = text.split(",").map((s) => s.trim());
+  const bad = xs.filter((x) => !(CC_MODES as readonly string[]).includes(x));
+  if (xs.length === 0 || bad.length > 0)
+    throw new Error(`--cc ${text}: expected a list of ${CC_MODES.join(", ")} (not ${bad.join(", ")})`);
+  return xs as CcMode[];
+}
+
+export function ccLabel(cc: CcMode): string {
+  return { dcqcn: "DCQCN", off: "CC off", hpcc: "HPCC", timely: "TIMELY", dctcp: "DCTCP" }[cc];
+}
+
+/** run.py's CC_MODE. */
+const NS3_MODE: Record<CcMode, number> = { dcqcn: 1, off: 1, hpcc: 3, timely: 7, dctcp: 8 };
+
+/** Bytes HPCC's IntHeader adds to each packet (int-header.cc GetStaticSize: 5 hops × 8 + 2, or the 8-byte TS). */
+export function ns3IntBytes(cc: CcMode): number {
+  return cc === "hpcc" ? 5 * 8 + 2 : cc === "timely" ? 8 : 0;
+}
+
+/** Bytes of the INT trailer rocelab's NIC puts in each data packet under `cc` (from src/wire/int-trailer.ts). */
+export function ourIntBytes(cc: CcMode): number {
+  if (cc === "hpcc") return intTrailerLength(IntMode.Collect, INT_DEFAULT_MAX_HOPS);
+  if (cc === "timely") return intTrailerLength(IntMode.Timestamp, INT_DEFAULT_MAX_HOPS);
+  return 0;
+}
+
+/**
+ * Wire time per payload byte, HPCC's data packet over ours: HPCC's 1,048 bytes (+ its IntHeader) per 1,000
+ * of payload, truncated to whole ns, against ours: 1,024 bytes of payload, 82 of framing (headers, ICRC,
+ * FCS, preamble, gap) and the INT trailer.
+ */
+export function wireScale(cc: CcMode): number {
+  const theirs = Math.floor(((1048 + ns3IntBytes(cc)) * 8) / 100) / 1000;
+  const ours = ((1024 + 82 + ourIntBytes(cc)) * 8) / 100 / 1024;
+  return theirs / ours;
+}
+
+/**
+ * The base RTT as third.cc computes it for a path of `hops` 1 µs links at 100 Gb/s (twice the delay plus
+ * one packet's payload serialised per hop), with our 1,024-byte payload: HPCC's T, and with it the window.
+ */
+export function baseRttNs(hops: number): number {
+  return Math.round(2 * hops * 1000 + (hops * 1024 * 8) / 100);
+}
+
+/** Bytes in flight at 100 Gb/s over `baseRttNs(hops)` (third.cc's maxBdp). */
+export function bdpBytes(hops: number): number {
+  return Math.round((baseRttNs(hops) * 100) / 8);
+}
+
+/** Our host settings for `cc` (`hops`: the longest path, as GLOBAL_T 1 takes the largest RTT). */
+export function ccHostSettings(cc: CcMode, hops: number): Record<string, unknown> {
+  const minRate = "1000Mb/s";
+  switch (cc) {
+    case "dcqcn":
+      return { cc: "dcqcn", dcqcn: "hpcc-ns3" };
+    case "off":
+      return { cc: "none" };
+    case "hpcc":
+      return {
+        cc: "hpcc",
+        hpcc: {
+          eta: 0.95,
+          maxStage: 0,
+          fastReact: true,
+          rai: "40Mb/s",
+          baseRtt: `${baseRttNs(hops)}ns`,
+          minRate,
+        },
+      };
+    case "timely":
+      return { cc: "timely", timely: { rai: "100Mb/s", rhai: "500Mb/s", minRate } };
+    case "dctcp":
+      return { cc: "dctcp", dctcp: { g: 1 / 16, rai: "615Mb/s", window: bdpBytes(hops), minRate } };
+  }
+}
+
+/** Our switches' ECN (at dequeue, on the lossless queue 3) and INT for `cc`; `kb` scales byte settings. */
+export function ccSwitchSettings(
+  cc: CcMode,
+  kb: (bytes: number) => number | string,
+): Record<string, unknown> {
+  const ecn =
+    cc === "off"
+      ? { queues: { "3": null } }
+      : cc === "dctcp"
+        ? { fast: true, queues: { "3": { kmin: kb(300_000), kmax: kb(300_000), pmax: "100%" } } }
+        : { fast: true, queues: { "3": { kmin: kb(400_000), kmax: kb(1_600_000), pmax: "20%" } } };
+  return { ecn, ...(cc === "hpcc" ? { int: { enabled: true } } : {}) };
+}
+
+/** The config.txt lines run.py writes for `cc` at 100 Gb/s (the rest of the file is the same for all). */
+export function ns3CcConfig(cc: CcMode): string[] {
+  const hp = cc === "hpcc";
+  const win = cc === "hpcc" || cc === "dctcp";
+  const kmax = cc === "dctcp" ? 300 : 1600;
+  const kmin = cc === "dctcp" ? 300 : 400;
+  const pmax = cc === "dctcp" ? "1.00" : "0.20";
+  return [
+    `ENABLE_QCN ${cc === "off" ? 0 : 1}`,
+    `CC_MODE ${NS3_MODE[cc]}`,
+    `EWMA_GAIN ${cc === "dctcp" ? 0.0625 : 0.00390625}`,
+    `RATE_AI ${hp ? 40 : cc === "timely" ? 100 : cc === "dctcp" ? 10 : 20}Mb/s`,
+    `RATE_HAI ${hp ? 40 : cc === "timely" ? 500 : cc === "dctcp" ? 10 : 200}Mb/s`,
+    `DCTCP_RATE_AI ${cc === "dctcp" ? 615 : 1000}Mb/s`,
+    `HAS_WIN ${win ? 1 : 0}`,
+    `VAR_WIN ${win ? 1 : 0}`,
+    `FAST_REACT ${hp ? 1 : 0}`,
+    `INT_MULTI ${hp ? 4 : 1}`,
+    `ACK_HIGH_PRIO ${win ? 0 : 1}`,
+    `KMAX_MAP 2 100000000000 ${kmax} 400000000000 ${kmax * 4}`,
+    `KMIN_MAP 2 100000000000 ${kmin} 400000000000 ${kmin * 4}`,
+    `PMAX_MAP 2 100000000000 ${pmax} 400000000000 ${pmax}`,
+  ];
+}

@@ -1,0 +1,98 @@
+// `sim-vs-ns3 --cc hpcc|timely|dctcp`: the flag's parsing and each algorithm's case in both simulators'
+// terms — run.py's config lines on HPCC's side, the matching host and switch settings on ours, and the
+// wire scale that gives both the same bottleneck time (INT bytes included).
+import { readFileSync } from "node:fs";
+import t from "tap";
+import { writeNs3Input } from "../../scripts/bench/hpcc-ns3.js";
+import { buildCase, WIRE_SCALE } from "../../scripts/bench/ns3-cases.js";
+import {
+  baseRttNs,
+  bdpBytes,
+  ns3IntBytes,
+  ourIntBytes,
+  parseCcModes,
+  wireScale,
+} from "../../scripts/bench/ns3-cc.js";
+import { fidelityCases } from "../../scripts/bench/ns3-fidelity.js";
+import { INT_DEFAULT_MAX_HOPS, IntMode, intTrailerLength } from "../../src/wire/int-trailer.js";
+import { tempDir } from "../helpers/temp-dir.js";
+
+t.test("--cc takes the five modes and names what it refuses", (t) => {
+  t.same(parseCcModes("hpcc,timely,dctcp"), ["hpcc", "timely", "dctcp"]);
+  t.same(parseCcModes("dcqcn, off"), ["dcqcn", "off"]);
+  t.throws(
+    () => parseCcModes("hpcc,hp"),
+    /--cc hpcc,hp: expected a list of dcqcn, off, hpcc, timely, dctcp \(not hp\)/,
+  );
+  t.throws(() => parseCcModes(""), /--cc : expected/);
+  const cases = fidelityCases([16, 64], [4], parseCcModes("hpcc,dctcp"), [], 0.5);
+  t.same(
+    cases.map((c) => (c.kind === "incast" ? `${c.senders}:${c.cc}` : "")),
+    ["16:hpcc", "16:dctcp", "64:hpcc", "64:dctcp"],
+  );
+  t.end();
+});
+
+t.test("the wire scale counts both simulators' INT bytes", (t) => {
+  t.equal(wireScale("dcqcn"), WIRE_SCALE, "no INT: the old factor");
+  t.ok(Math.abs(WIRE_SCALE - 0.96058) < 1e-4);
+  t.equal(ns3IntBytes("hpcc"), 42, "IntHeader NORMAL: 5 hops × 8 bytes + nhop");
+  t.equal(ns3IntBytes("timely"), 8, "IntHeader TS");
+  t.equal(ns3IntBytes("dctcp"), 0);
+  t.equal(ourIntBytes("hpcc"), intTrailerLength(IntMode.Collect, INT_DEFAULT_MAX_HOPS));
+  t.equal(ourIntBytes("timely"), intTrailerLength(IntMode.Timestamp, INT_DEFAULT_MAX_HOPS));
+  // HPCC: 1,090 bytes → 87 ns per 1,000 of payload; ours 1,106 + the trailer per 1,024.
+  const hp = 87 / 1000 / (((1106 + ourIntBytes("hpcc")) * 8) / 100 / 1024);
+  t.ok(Math.abs(wireScale("hpcc") - hp) < 1e-12, `${wireScale("hpcc")}`);
+  const ti = 84 / 1000 / (((1106 + ourIntBytes("timely")) * 8) / 100 / 1024);
+  t.ok(Math.abs(wireScale("timely") - ti) < 1e-12, `${wireScale("timely")}`);
+  t.equal(wireScale("dctcp"), WIRE_SCALE);
+  t.end();
+});
+
+t.test("an HPCC incast: INT on our switch, HPCC's ns-3 parameters on both sides", (t) => {
+  const b = buildCase({ kind: "incast", senders: 4, bufferMiB: 32, cc: "hpcc" }, "hpcc-ns3", 3);
+  t.same(b.scenario.topology.defaultSwitch.int, { enabled: true });
+  const hosts = b.scenario.overrides.hosts[0] as Record<string, unknown>;
+  t.equal(hosts.cc, "hpcc");
+  t.match(hosts.hpcc, { eta: 0.95, maxStage: 0, fastReact: true, baseRtt: 4164, minRate: 1e9 });
+  t.equal(baseRttNs(2), 4164, "third.cc's RTT: 2 × 2 µs + 2 hops × 1,024 bytes at 100 Gb/s");
+  t.equal(bdpBytes(6), Math.round((baseRttNs(6) * 100) / 8));
+  const start = b.scenario.timeline[0]!;
+  t.match(start, { action: { workload: { bytes: Math.round(1_000_000 * wireScale("hpcc")) } } });
+  const cfg = readFileSync(writeNs3Input(tempDir("rocelab-ns3-cc-"), b.ns3), "utf8");
+  for (const line of [
+    "CC_MODE 3",
+    "HAS_WIN 1",
+    "VAR_WIN 1",
+    "FAST_REACT 1",
+    "INT_MULTI 4",
+    "ACK_HIGH_PRIO 0",
+  ])
+    t.match(cfg, new RegExp(`^${line}$`, "m"), line);
+  t.match(cfg, /^RATE_AI 40Mb\/s$/m, "10 · bw / 25");
+  t.match(cfg, /^MI_THRESH 0$/m);
+  t.end();
+});
+
+t.test("DCTCP marks at one threshold, TIMELY runs without a window", (t) => {
+  const d = buildCase({ kind: "incast", senders: 4, bufferMiB: 4, cc: "dctcp" }, "hpcc-ns3", 1);
+  t.same(d.scenario.topology.defaultSwitch.ecn, {
+    fast: true,
+    queues: { "3": { kmin: 300_000, kmax: 300_000, pmax: 1 } },
+  });
+  t.match(d.scenario.overrides.hosts[0], { cc: "dctcp", dctcp: { g: 1 / 16, window: bdpBytes(2) } });
+  t.notOk(d.scenario.topology.defaultSwitch.int, "no INT for DCTCP");
+  const dc = readFileSync(writeNs3Input(tempDir("rocelab-ns3-cc-"), d.ns3), "utf8");
+  t.match(dc, /^CC_MODE 8$/m);
+  t.match(dc, /^KMIN_MAP 2 100000000000 300 400000000000 1200$/m);
+  t.match(dc, /^PMAX_MAP 2 100000000000 1.00 400000000000 1.00$/m);
+  t.match(dc, /^EWMA_GAIN 0.0625$/m);
+  t.match(dc, /^DCTCP_RATE_AI 615Mb\/s$/m);
+  const ti = buildCase({ kind: "fat-tree", bufferMiB: 2, cc: "timely", load: 0.3 }, "hpcc-ns3", 1);
+  t.match(ti.scenario.overrides.hosts[0], { cc: "timely", timely: { rai: 100e6, rhai: 500e6 } });
+  const tc = readFileSync(writeNs3Input(tempDir("rocelab-ns3-cc-"), ti.ns3), "utf8");
+  for (const line of ["CC_MODE 7", "HAS_WIN 0", "ACK_HIGH_PRIO 1", "RATE_HAI 500Mb/s", "ENABLE_QCN 1"])
+    t.match(tc, new RegExp(`^${line}$`, "m"), line);
+  t.end();
+});
