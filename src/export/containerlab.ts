@@ -138,6 +138,15 @@ export function exportContainerlab(topo: Topology, o: ContainerlabOptions): Cont
   const single: Machine = { name: "", address: "", family: "ipv4" };
   const machines = o.machines.length > 0 ? o.machines : [single];
   const placement = placeNodes(topo, machines, o.pins);
+  const empty = machines.filter((m) => ![...placement.values()].includes(m.name));
+  if (empty.length > 0) {
+    // containerlab refuses a topology without links, and a machine with nothing to run is a mistake anyway.
+    const used = machines.length - empty.length;
+    throw new ExportInputError(
+      `--machines: ${empty.map((m) => m.name).join(", ")} would get no node (this fabric's switches, each ` +
+        `with its hosts, fill ${used} of the ${machines.length} machines): name at most ${used}`,
+    );
+  }
   const cross = crossLinks(topo, placement);
   const family = machines[0]!.family;
   const tunnelled = o.tunnelAll === true ? topo.links : cross;

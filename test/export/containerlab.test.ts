@@ -88,7 +88,20 @@ for (const file of examples) {
       "192.0.2.1,192.0.2.2,192.0.2.3",
       "x=2001:db8::1,y=2001:db8::2",
     ]) {
-      const out = exportContainerlab(topo, { ...OPTIONS, machines: machines ? parseMachines(machines) : [] });
+      const list = machines ? parseMachines(machines) : [];
+      const switches = topo.nodes.filter((n) => n.kind === "switch").length;
+      if (list.length > switches) {
+        // More machines than switches (each with its hosts): one would be empty, which containerlab refuses.
+        t.throws(
+          () => exportContainerlab(topo, { ...OPTIONS, machines: list }),
+          new RegExp(
+            `--machines: .* would get no node \\(this fabric's switches, each with its hosts, fill ${switches} of the ${list.length} machines\\): name at most ${switches}`,
+          ),
+          `${machines}: refused, naming the machine left empty`,
+        );
+        continue;
+      }
+      const out = exportContainerlab(topo, { ...OPTIONS, machines: list });
       for (const top of out.topologies) {
         const ok = validate(asRead(top.definition));
         t.ok(ok, `${top.path} (${machines || "one machine"}): valid${ok ? "" : `\n${errorsOf(validate)}`}`);
