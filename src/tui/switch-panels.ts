@@ -158,11 +158,7 @@ export function switchPanels(
   wd?: WatchdogContext,
 ): Segment[][] {
   const out: Segment[][] = [];
-  for (const panel of [
-    watchdogLines(stats, theme, wd),
-    vtepLines(stats, snapshot, width),
-    lagLines(stats),
-  ])
+  for (const panel of [watchdogLines(stats, theme, wd), vtepLines(stats, snapshot, width), lagLines(stats)])
     if (panel.length > 0) out.push(...panel, []);
   return out;
 }

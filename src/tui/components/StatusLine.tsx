@@ -35,6 +35,10 @@ export function StatusLine({ state, width }: StatusLineProps): ReactElement {
   else if (a.state === "error") feedback.push(seg(`ERROR: ${a.text}`, Tone.Bad));
   else if (a.state === "ok") feedback.push(seg(`ok: ${a.text}`, Tone.Good));
   else feedback.push(seg(a.text, Tone.Accent));
+  // A long outcome takes the place of the lab's name, then of the runtime: the tab bar shows both.
+  if (a)
+    for (const drop of [1, 0])
+      if (lineWidth(out) + lineWidth(flags) + lineWidth(feedback) > width) out.splice(drop, 1);
   // Each optional piece in words, else its short form (both in the help overlay), else left out.
   const behind = s?.behindNs !== undefined && s.behindNs >= 1000 ? formatEmulated(s.behindNs) : null;
   const optional: (readonly [Segment, Segment | null])[] = [
