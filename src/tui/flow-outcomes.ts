@@ -87,3 +87,30 @@ export function completionOf(
   }
   return index.get(`${host}/${flowId}`);
 }
+
+const byQp = new WeakMap<LabSnapshot, Map<string, CompletionRecord>>();
+
+/**
+ * The last flow `host`'s QP `qpn` ended (completed or failed) in the snapshot: the flows view's FCT column.
+ * Undefined while none has; a receiving QP has none (the requester keeps the records).
+ */
+export function lastCompletionOnQp(
+  snapshot: LabSnapshot | null,
+  host: string,
+  qpn: number,
+): CompletionRecord | undefined {
+  if (snapshot === null) return undefined;
+  let index = byQp.get(snapshot);
+  if (index === undefined) {
+    index = new Map();
+    for (const [name, stats] of Object.entries(snapshot.stats))
+      if (stats.kind === "nic")
+        for (const r of stats.detail.flows) {
+          const key = `${name}/${r.qpn}`;
+          const had = index.get(key);
+          if (had === undefined || r.completedAt >= had.completedAt) index.set(key, r);
+        }
+    byQp.set(snapshot, index);
+  }
+  return index.get(`${host}/${qpn}`);
+}
