@@ -99,7 +99,8 @@ export function lastCompletionOnQp(
   host: string,
   qpn: number,
 ): CompletionRecord | undefined {
-  if (snapshot === null) return undefined;
+  // Before the first snapshot (the store starts with none).
+  if (!snapshot) return undefined;
   let index = byQp.get(snapshot);
   if (index === undefined) {
     index = new Map();
