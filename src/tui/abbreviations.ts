@@ -25,7 +25,7 @@ export const ABBREVIATIONS: readonly (readonly [short: string, what: string])[] 
   ["RATE TARGET ALPHA", "DCQCN current rate, target rate, α (1e-4: its order)"],
   ["recv", "QPs receiving"],
   ["RETX  INFL", "retransmitted packets; packets in flight"],
-  ["FCT", "flow completion time: posted to last byte acknowledged (flows: the QP's last flow)"],
+  ["FCT", "flow completion time, posted to last byte acked (flows: QP's last)"],
   ["@T", "flows status: a failed flow, failed at T"],
   ["unfinished", "messages posted and not completed yet"],
   ["TX DROP  RX DROP", "watchdog: dropped for the stormed queue / arriving on it"],

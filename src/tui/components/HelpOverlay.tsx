@@ -65,9 +65,10 @@ export function helpLines(width: number, height: number): Segment[][] {
   // Keys and markers on the left, the abbreviations on the right: about as many lines each.
   const leftBlocks = blocks.slice(0, -1);
   const rightBlocks = blocks.slice(-1);
-  // The right column starts at the middle, or further right when a left line reaches past it.
+  // The right column starts at the middle, or further left when its lines need the room, never closer
+  // than two columns to the widest left line.
   const gap = 2;
-  const at = Math.max(Math.floor(width / 2), widest(leftBlocks) + gap);
+  const at = Math.max(widest(leftBlocks) + gap, Math.min(Math.floor(width / 2), width - widest(rightBlocks)));
   if (at + widest(rightBlocks) > width) {
     // One scrolling column: the blank lines between groups go first.
     return [title, ...blocks.flatMap((b) => blockLines(b, width))];
