@@ -13,11 +13,11 @@ import type { CaptureEndpoint } from "../lab/capture.js";
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { FlowReport } from "../lab/flow-report.js";
 import type { LabEvent } from "../lab/lab.js";
-import { type LiveCapture, startLiveCapture } from "../lab/live/capture.js";
 import { ClockMode, DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
 import { AHEAD_REAL_MS } from "../lab/live/fleet-traffic.js";
 import { downLab, LiveLab, upLab } from "../lab/live/live-lab.js";
 import type { MetricsSettings } from "../lab/live/metrics-endpoint.js";
+import { type LiveCapture, startLiveCapture } from "../lab/live/run-capture.js";
 import { type LabStatus, LIVE_REACTION_MS } from "../lab/live/supervisor.js";
 import { type ApplyStep, runTimeline, workloadStream } from "../lab/timeline.js";
 import { assembleReport, liveTiming, type Report, writeReport } from "../report/report.js";
@@ -41,7 +41,7 @@ export interface LiveRunOptions {
   /** Lab name (default: a fresh "run<number>"). */
   readonly lab?: string;
   readonly onProgress?: (line: string) => void;
-  /** Ports to capture with tcpdump for the run: one pcap per port in `outDir` (lab/capture.ts). */
+  /** Ports to capture with tcpdump for the run: one pcapng per port in `outDir`, emulated timestamps (lab/live/run-capture.ts). */
   readonly captures?: readonly CaptureEndpoint[];
   /** Serve Prometheus /metrics on 127.0.0.1 while the run lasts (null or absent: none). */
   readonly metrics?: MetricsSettings | null;
@@ -126,11 +126,14 @@ async function runIn(
     const client = await LiveLab.connect(lab);
     let capture: LiveCapture | null = null;
     try {
-      if (opts.captures?.length && out) capture = await startLiveCapture(lab, opts.captures, out);
+      if (opts.captures?.length && out) capture = await startLiveCapture(client, opts.captures, out);
       return await play(sc, client, opts, out, started, () => interrupted, progress);
     } finally {
       if (capture) {
-        for (const c of await capture.stop()) progress(`  ${c.frames} frames captured into ${c.file}`);
+        for (const c of await capture.stop()) {
+          progress(`  ${c.frames} frames captured into ${c.file}`);
+          progress(`  ${c.timestamps}`);
+        }
       }
       await client.close();
     }
