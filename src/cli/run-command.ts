@@ -67,7 +67,7 @@ export function registerRunCommand(program: Command): void {
     )
     .option(
       "--capture <ports>",
-      "write a pcap per port into the output directory (NODE:ethN[,NODE:ethN…]; sim: emulated timestamps)",
+      "write each port's frames into the output directory, emulated timestamps (NODE:ethN[,NODE:ethN…]; sim: pcap, live: pcapng)",
     )
     .option("--name <lab>", "live runtime: the name of the lab the run brings up (default: run<pid>)")
     .option(

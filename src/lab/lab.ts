@@ -12,6 +12,18 @@ export interface NodeView {
   readonly ports: readonly number[];
   /** A host's address (from the address plan); absent for switches. */
   readonly ip?: number;
+  /** A switch's PFC watchdog as configured when the lab started (the dashboard's time to detection). */
+  readonly watchdog?: WatchdogView;
+}
+
+/** What the dashboard needs of a switch's PFC watchdog configuration. */
+export interface WatchdogView {
+  readonly enabled: boolean;
+  readonly semantics: "sonic" | "h3c";
+  /** sonic detectionTime, h3c interval: how long a queue must stall, emulated ns. */
+  readonly detectionNs: number;
+  /** How often it looks, emulated ns. */
+  readonly pollNs: number;
 }
 
 export interface LinkView {

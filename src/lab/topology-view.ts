@@ -1,17 +1,29 @@
 // The topology as the TUI and clients see it: nodes, links and their state.
 
 import { hostAddress, planAddresses } from "../scenario/address-plan.js";
+import { SettingsLayers } from "../scenario/settings-layers.js";
 import { NodeKind, type Topology } from "../scenario/topology.js";
-import type { LinkView, TopologyView } from "./lab.js";
+import type { LinkView, TopologyView, WatchdogView } from "./lab.js";
 
 export function topologyView(topo: Topology, down: (id: number) => boolean): TopologyView {
   const plan = planAddresses(topo);
+  const layers = new SettingsLayers(topo);
+  const watchdog = (name: string): WatchdogView => {
+    const w = layers.switchTunables(name).pfcWatchdog;
+    const sonic = w.semantics === "sonic";
+    return {
+      enabled: w.enabled,
+      semantics: w.semantics,
+      detectionNs: sonic ? w.detectionTime : w.interval,
+      pollNs: w.pollInterval,
+    };
+  };
   return {
     name: topo.name,
     nodes: topo.nodes.map((n) =>
       n.kind === NodeKind.Host
         ? { name: n.name, kind: n.kind, ports: n.ports, ip: hostAddress(plan, n.name).ip }
-        : { name: n.name, kind: n.kind, ports: n.ports },
+        : { name: n.name, kind: n.kind, ports: n.ports, watchdog: watchdog(n.name) },
     ),
     links: linkViews(topo, down),
   };

@@ -1,7 +1,9 @@
 // One line of text per telemetry event, for the event log.
 
-import type { LabEvent } from "../lab/lab.js";
-import { formatBps } from "./format.js";
+import type { LabEvent, LabSnapshot } from "../lab/lab.js";
+import type { CompletionRecord } from "../nic/stats-types.js";
+import { completionOf } from "./flow-outcomes.js";
+import { formatBps, formatEmulated } from "./format.js";
 
 function at(e: LabEvent, unit: "p" | "q"): string {
   const port = e.port !== undefined ? `eth${e.port}` : "";
@@ -13,8 +15,11 @@ function times(e: LabEvent): string {
   return e.count !== undefined && e.count > 1 ? ` x${e.count}` : "";
 }
 
-/** What happened, in words an operator reads at a glance. */
-export function describeEvent(e: LabEvent): string {
+/**
+ * What happened, in words an operator reads at a glance. `record` is the flow's completion record for
+ * `flow-done` / `flow-failed` (flow-outcomes.ts completionOf): its FCT, or how long it ran before failing.
+ */
+export function describeEvent(e: LabEvent, record?: CompletionRecord): string {
   switch (e.kind) {
     case "pfc-xoff":
       return `XOFF sent on ${at(e, "p")}: pausing the peer${times(e)}`;
@@ -37,10 +42,10 @@ export function describeEvent(e: LabEvent): string {
     case "rate-cut":
       return `qp ${e.qp ?? "?"} rate cut to ${formatBps(e.value ?? null)}b/s${times(e)}`;
     case "flow-done":
-      return `qp ${e.qp ?? "?"} finished flow ${e.detail ?? "?"}`;
+      return `qp ${e.qp ?? "?"} completed flow ${e.detail ?? "?"}${record ? `: FCT ${formatEmulated(record.fctNs)}` : ""}`;
     case "flow-failed": {
       const [flow, status] = (e.detail ?? "? ?").split(" ");
-      return `qp ${e.qp ?? "?"} FAILED flow ${flow}: ${status}`;
+      return `qp ${e.qp ?? "?"} FAILED flow ${flow}: ${status}${record ? ` after ${formatEmulated(record.fctNs)}` : ""}`;
     }
     case "qp-error":
       return `qp ${e.qp ?? "?"} in ERROR state (${e.detail ?? "?"})`;
@@ -53,4 +58,10 @@ export function describeEvent(e: LabEvent): string {
     default:
       return e.detail ?? e.kind;
   }
+}
+
+/** describeEvent with the flow's FCT from the snapshot for the flow events (the log's lines). */
+export function describeLogged(e: LabEvent, snapshot: LabSnapshot | null): string {
+  const flow = e.kind === "flow-done" || e.kind === "flow-failed" ? e.detail?.split(" ")[0] : undefined;
+  return describeEvent(e, flow === undefined ? undefined : completionOf(snapshot, e.device, flow));
 }

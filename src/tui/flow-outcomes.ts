@@ -65,3 +65,53 @@ export function outcomesText(o: FlowOutcomes): string {
   const unfinished = o.unfinishedMessages > 0 ? `, ${o.unfinishedMessages} unfinished` : "";
   return `${o.completed} completed${failed}${unfinished}`;
 }
+
+const byFlow = new WeakMap<LabSnapshot, Map<string, CompletionRecord>>();
+
+/**
+ * The latest completion record of `host`'s flow `flowId` in the snapshot (undefined until the NIC's counters
+ * that carry it arrive, a moment after its `flow-done` event). Indexed once per snapshot.
+ */
+export function completionOf(
+  snapshot: LabSnapshot | null,
+  host: string,
+  flowId: string,
+): CompletionRecord | undefined {
+  if (snapshot === null) return undefined;
+  let index = byFlow.get(snapshot);
+  if (index === undefined) {
+    index = new Map();
+    for (const [name, stats] of Object.entries(snapshot.stats))
+      if (stats.kind === "nic") for (const r of stats.detail.flows) index.set(`${name}/${r.flowId}`, r);
+    byFlow.set(snapshot, index);
+  }
+  return index.get(`${host}/${flowId}`);
+}
+
+const byQp = new WeakMap<LabSnapshot, Map<string, CompletionRecord>>();
+
+/**
+ * The last flow `host`'s QP `qpn` ended (completed or failed) in the snapshot: the flows view's FCT column.
+ * Undefined while none has; a receiving QP has none (the requester keeps the records).
+ */
+export function lastCompletionOnQp(
+  snapshot: LabSnapshot | null,
+  host: string,
+  qpn: number,
+): CompletionRecord | undefined {
+  // Before the first snapshot (the store starts with none).
+  if (!snapshot) return undefined;
+  let index = byQp.get(snapshot);
+  if (index === undefined) {
+    index = new Map();
+    for (const [name, stats] of Object.entries(snapshot.stats))
+      if (stats.kind === "nic")
+        for (const r of stats.detail.flows) {
+          const key = `${name}/${r.qpn}`;
+          const had = index.get(key);
+          if (had === undefined || r.completedAt >= had.completedAt) index.set(key, r);
+        }
+    byQp.set(snapshot, index);
+  }
+  return index.get(`${host}/${qpn}`);
+}

@@ -5,7 +5,7 @@
 import type { QpRow } from "./derive.js";
 import type { FlowClass, FlowRoute, QpFlow } from "./flow-paths.js";
 import { formatBps, formatBytes, padLeft, padRight } from "./format.js";
-import { type Segment, seg, type ViewLines } from "./segments.js";
+import { pickFit, type Segment, seg, type ViewLines } from "./segments.js";
 import type { DashboardState } from "./store.js";
 import { type Theme, Tone } from "./theme.js";
 
@@ -106,12 +106,25 @@ export function flowPathLines(
   const shown =
     rows.length > page ? `   (${first + 1}-${Math.min(rows.length, first + page)} shown, ↑↓)` : "";
   const split = [...state.flows.values()].filter((f) => f.routes.length > 1).length;
-  const head: Segment[] = [
-    seg(`${state.qps.length} QPs, ${split} split   `),
-    seg("what each QP sends, as the switches counted it", Tone.Dim),
-    seg(shown, Tone.Dim),
-    seg("   v: status", Tone.Dim),
-  ];
+  const count = seg(`${state.qps.length} QPs, ${split} split   `);
+  const head = pickFit(
+    [
+      [
+        count,
+        seg("what each QP sends, as the switches counted it", Tone.Dim),
+        seg(shown, Tone.Dim),
+        seg("   v: status", Tone.Dim),
+      ],
+      [
+        count,
+        seg("routes as the switches counted them", Tone.Dim),
+        seg(shown, Tone.Dim),
+        seg("   v: status", Tone.Dim),
+      ],
+      [count, seg(shown, Tone.Dim), seg("   v: status", Tone.Dim)],
+    ],
+    width,
+  );
   const wide = width >= WIDE;
   const header = ` ${padRight("HOST", 5)} ${padRight("QP", 4)} ${padRight("PEER", 6)} ${padRight("CLASS", 8)}${wide ? ` ${padLeft("b/s", 7)} ${padLeft("BYTES", 8)}` : ""} ${padLeft("SHARE", 5)} PATH (switch:out-port › … › host)`;
   const lines: Segment[][] = [head, [], [seg(header, Tone.Heading)]];

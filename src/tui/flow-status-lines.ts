@@ -4,7 +4,7 @@
 
 import { type FlowOutcomes, flowOutcomes, outcomesText } from "./flow-outcomes.js";
 import { formatBytes, formatEmulated, padLeft, padRight } from "./format.js";
-import { type Segment, seg, type ViewLines } from "./segments.js";
+import { pickFit, type Segment, seg, type ViewLines } from "./segments.js";
 import type { DashboardState } from "./store.js";
 import { Tone } from "./theme.js";
 
@@ -47,7 +47,7 @@ function line(o: FlowOutcomes, row: Row): Segment[] {
 export function flowStatusLines(
   state: DashboardState,
   top: number,
-  _width: number,
+  width: number,
   height: number,
 ): ViewLines {
   const o = flowOutcomes(state.snapshot);
@@ -56,8 +56,16 @@ export function flowStatusLines(
   const first = Math.max(0, Math.min(top, rows.length - page));
   const shown =
     rows.length > page ? `   (${first + 1}-${Math.min(rows.length, first + page)} shown, ↑↓)` : "";
+  const short = `${o.completed} completed${o.failed > 0 ? `, ${o.failed} FAILED` : ""}${o.unfinishedMessages > 0 ? `, ${o.unfinishedMessages} unfinished` : ""}`;
   const lines: Segment[][] = [
-    [seg(`flows: ${outcomesText(o)}`), seg(shown, Tone.Dim), seg("   v: rates", Tone.Dim)],
+    pickFit(
+      [
+        [seg(`flows: ${outcomesText(o)}`), seg(shown, Tone.Dim), seg("   v: rates", Tone.Dim)],
+        [seg(`flows: ${short}`), seg(shown, Tone.Dim), seg("   v: rates", Tone.Dim)],
+        [seg(`flows: ${short}`), seg(shown, Tone.Dim)],
+      ],
+      width,
+    ),
     [],
     [seg(HEADER, Tone.Heading)],
   ];

@@ -18,6 +18,10 @@ export interface KeyContext {
   readonly page: number;
   /** The newest event's sequence number. */
   readonly eventsTotal: number;
+  /** Index of the busiest node (busiest-node.ts): where the node view opens until one is chosen. */
+  readonly busiest?: number;
+  /** What `e` says when the watchdog holds nothing: what detection needs here (watchdog-eta.ts). */
+  readonly watchdogNeeds?: string;
   /** Ports and priorities the PFC watchdog holds (the `e` chooser). */
   readonly held?: readonly HeldPriority[];
 }

@@ -48,9 +48,10 @@ export function heldPriorities(s: LabSnapshot | null): HeldPriority[] {
 export function openPfcEnable(
   held: readonly HeldPriority[],
   first: string | undefined,
+  why = "PFC watchdog holds no queue",
 ): PfcEnablePrompt | string {
-  // Short: it goes on the status line, which an 80-column screen leaves ~30 columns of.
-  if (held.length === 0) return "PFC watchdog holds no queue";
+  // `why` says what detection needs (watchdog-eta.ts needsText); it goes on the status line.
+  if (held.length === 0) return why;
   const items = [...held.filter((h) => h.node === first), ...held.filter((h) => h.node !== first)];
   return { kind: "pfc-enable", items, index: 0, confirm: false };
 }

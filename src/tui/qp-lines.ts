@@ -1,17 +1,21 @@
 // Table lines for QPs, shared by the flows view and a host's node view: DCQCN rate and α, goodput with its
-// sparkline, CNPs, and whether the QP is sending, receiving, paused or in the error state.
+// sparkline, CNPs, how the QP's last flow ended (its FCT, or FAILED), and whether the QP is sending,
+// receiving, paused or in the error state.
 
+import { formatDuration } from "../device/units.js";
 import type { QpRow } from "./derive.js";
+import { lastCompletionOnQp } from "./flow-outcomes.js";
 import { formatAlpha, formatBps, formatBytes, formatCount, sparkline } from "./format.js";
 import { type Segment, seg } from "./segments.js";
 import type { DashboardState } from "./store.js";
 import { type Column, tableHeader, tableRow } from "./table.js";
 import { marker, type Theme, Tone } from "./theme.js";
 
-/** Wide enough for the rate sparkline and the extra counters. */
+/** Wide enough for the rate sparkline and ECN (107 columns); RETX and INFL need QP_WIDEST (119). */
 export const QP_WIDE = 110;
+export const QP_WIDEST = 119;
 /** Wide enough also for the window, RTT and utilisation of HPCC, TIMELY and DCTCP (docs/int.md). */
-export const QP_CC_WIDE = 130;
+export const QP_CC_WIDE = 141;
 
 /** The line rate of a host's link (bits/s), to scale its sparklines. */
 export function hostLineRate(state: DashboardState, host: string): number {
@@ -28,10 +32,21 @@ function stateOf(q: QpRow, theme: Theme): Segment {
   return seg("done", Tone.Dim);
 }
 
-/** The QP table's columns at a width. */
+/** The QP's last flow: its FCT ("1.23ms", at most 6 columns), FAILED, or "-" while none has ended. */
+function fctOf(q: QpRow, state: DashboardState): Segment {
+  const r = lastCompletionOnQp(state.snapshot, q.host, q.qpn);
+  if (r === undefined) return seg("-", Tone.Dim);
+  if (r.status !== "success") return seg("FAILED", Tone.Bad);
+  return seg(formatDuration(r.fctNs));
+}
+
+/** The QP table's columns at a width: 80 columns hold the narrow set exactly. */
 export function qpColumns(state: DashboardState, width: number, theme: Theme): Column<QpRow>[] {
   const wide = width >= QP_WIDE;
+  const widest = width >= QP_WIDEST;
   const ccWide = width >= QP_CC_WIDE;
+  // Rates print in at most 5 columns ("97.5G"); narrow tables give them no spare one.
+  const rateWidth = wide ? 7 : 6;
   const sender = (q: QpRow) => q.role !== "rx";
   const line = (q: QpRow) => hostLineRate(state, q.host);
   const cols: (Column<QpRow> | null)[] = [
@@ -40,7 +55,7 @@ export function qpColumns(state: DashboardState, width: number, theme: Theme): C
     { header: "PEER", width: 6, cell: (q) => seg(`${q.role === "rx" ? "←" : "→"}${q.peer}`) },
     {
       header: "RATE",
-      width: 7,
+      width: rateWidth,
       align: "right",
       cell: (q) =>
         seg(
@@ -58,7 +73,7 @@ export function qpColumns(state: DashboardState, width: number, theme: Theme): C
       : null,
     {
       header: "TARGET",
-      width: 7,
+      width: rateWidth,
       align: "right",
       cell: (q) => seg(sender(q) ? formatBps(q.targetRateBps) : "-"),
     },
@@ -102,7 +117,7 @@ export function qpColumns(state: DashboardState, width: number, theme: Theme): C
       cell: (q) =>
         seg(sparkline(state.history.goodput.get(q.key) ?? [], wide ? 14 : 10, line(q)), Tone.Accent),
     },
-    { header: "b/s", width: 7, align: "right", cell: (q) => seg(formatBps(q.goodputBps)) },
+    { header: "b/s", width: rateWidth, align: "right", cell: (q) => seg(formatBps(q.goodputBps)) },
     {
       header: "CNP",
       width: 6,
@@ -120,7 +135,7 @@ export function qpColumns(state: DashboardState, width: number, theme: Theme): C
           cell: (q) => seg(formatCount(q.ecnMarked), q.ecnMarked > 0 ? undefined : Tone.Dim),
         }
       : null,
-    wide
+    widest
       ? {
           header: "RETX",
           width: 5,
@@ -128,7 +143,8 @@ export function qpColumns(state: DashboardState, width: number, theme: Theme): C
           cell: (q) => seg(formatCount(q.retransmits), q.retransmits > 0 ? Tone.Bad : Tone.Dim),
         }
       : null,
-    wide ? { header: "INFL", width: 5, align: "right", cell: (q) => seg(formatCount(q.inflight)) } : null,
+    widest ? { header: "INFL", width: 5, align: "right", cell: (q) => seg(formatCount(q.inflight)) } : null,
+    { header: "FCT", width: 6, align: "right", cell: (q) => fctOf(q, state) },
     { header: "STATE", width: 9, cell: (q) => stateOf(q, theme) },
   ];
   return cols.filter((c): c is Column<QpRow> => c !== null);

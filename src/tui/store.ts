@@ -22,6 +22,7 @@ import {
 import { nodeStates } from "./derive-topology.js";
 import { type QpFlow, qpFlows } from "./flow-paths.js";
 import { type PeerNamer, peerNamerOf } from "./peer-names.js";
+import { type Stalls, trackStalls } from "./watchdog-eta.js";
 
 /** The outcome of the last thing the user asked the lab to do. */
 export interface ActionOutcome {
@@ -69,6 +70,8 @@ export interface DashboardState {
   readonly preset: ThresholdPreset;
   /** A simulated run the user paused. */
   readonly paused: boolean;
+  /** Queues stalled under PFC now, since when (watchdog-eta.ts). */
+  readonly stalls: Stalls;
 }
 
 export interface StoreOptions {
@@ -140,6 +143,7 @@ export class DashboardStore {
       lastAction: null,
       preset: "default",
       paused: false,
+      stalls: new Map(),
     };
   }
 
@@ -210,6 +214,7 @@ export class DashboardStore {
       flows: qpFlows(s, prev, this.state.topology),
       totals: fabricTotals(s),
       history,
+      stalls: trackStalls(this.state.stalls, s, prev),
     });
   }
 

@@ -153,7 +153,13 @@ export function switchLines(
     }
     lines.push(row);
   });
-  lines.push([], ...switchPanels(stats, state.snapshot, width, theme));
+  const wd = {
+    watchdog: state.topology.nodes.find((n) => n.name === stats.name)?.watchdog,
+    stalls: state.stalls,
+    now: state.snapshot?.now ?? 0,
+    dilation: state.snapshot?.dilation ?? 1,
+  };
+  lines.push([], ...switchPanels(stats, state.snapshot, width, theme, wd));
 
   const p = stats.ports[sel];
   if (!p) return lines;

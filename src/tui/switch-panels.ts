@@ -4,7 +4,7 @@
 // outer at encapsulation, outer CE seen and copied outer → inner, or lost, at decapsulation).
 
 import { type CounterDef, readCounter } from "../device/counters.js";
-import type { LabSnapshot } from "../lab/lab.js";
+import type { LabSnapshot, WatchdogView } from "../lab/lab.js";
 import { PfcWatchdogCounter } from "../switch/features/pfc-watchdog.js";
 import type { SwitchStats } from "../switch/stats-types.js";
 import { PRIORITIES } from "../wire/pfc.js";
@@ -13,6 +13,7 @@ import { lagLines } from "./lag-panel.js";
 import { dottedQuad } from "./peer-names.js";
 import { type Segment, seg } from "./segments.js";
 import { marker, type Theme, Tone } from "./theme.js";
+import { type Stalls, stallText } from "./watchdog-eta.js";
 
 const WD = [
   PfcWatchdogCounter.detected,
@@ -27,8 +28,33 @@ function count(n: number, width: number, tone?: Tone): Segment {
   return seg(` ${padLeft(formatCount(n), width)}`, n > 0 ? tone : Tone.Dim);
 }
 
-/** The watchdog's rows: every port and priority it ever acted on (or holds now). */
-export function watchdogLines(stats: SwitchStats, theme: Theme): Segment[][] {
+/** What the watchdog panel needs besides the switch's counters: its configuration and the stalls. */
+export interface WatchdogContext {
+  readonly watchdog?: WatchdogView;
+  readonly stalls: Stalls;
+  readonly now: number;
+  readonly dilation: number;
+}
+
+/** Queues of this switch stalled under PFC and not held by the watchdog: time towards detection. */
+function stallLines(stats: SwitchStats, ctx: WatchdogContext): Segment[][] {
+  const w = ctx.watchdog;
+  if (w === undefined || !w.enabled) return [];
+  const rows: Segment[][] = [];
+  for (const [key, start] of ctx.stalls) {
+    const [where, queue] = key.split("/");
+    const [node, port] = where!.split(":");
+    if (node !== stats.name) continue;
+    rows.push([
+      seg(`  ${padRight(port!, 5)} ${padRight(queue!, 4)} `),
+      seg(stallText(w, start, ctx.now, ctx.dilation), Tone.Warn),
+    ]);
+  }
+  return rows;
+}
+
+/** The watchdog's rows: every port and priority it ever acted on (or holds now), then stalled queues. */
+export function watchdogLines(stats: SwitchStats, theme: Theme, ctx?: WatchdogContext): Segment[][] {
   const rows: Segment[][] = [];
   for (const p of stats.ports) {
     for (let prio = 0; prio < PRIORITIES; prio++) {
@@ -52,7 +78,18 @@ export function watchdogLines(stats: SwitchStats, theme: Theme): Segment[][] {
       ]);
     }
   }
-  if (rows.length === 0) return [];
+  const stalled = ctx ? stallLines(stats, ctx) : [];
+  const stallHead: Segment[][] =
+    stalled.length > 0
+      ? [
+          [
+            seg(rows.length > 0 ? "" : "PFC watchdog  ", Tone.Heading),
+            seg("stalled: paused, packets queued, none sent", Tone.Dim),
+          ],
+          ...stalled,
+        ]
+      : [];
+  if (rows.length === 0) return stallHead;
   const held = rows.some((r) => r[1]!.tone === Tone.Bad);
   return [
     [
@@ -66,6 +103,7 @@ export function watchdogLines(stats: SwitchStats, theme: Theme): Segment[][] {
       ),
     ],
     ...rows,
+    ...stallHead,
   ];
 }
 
@@ -117,9 +155,10 @@ export function switchPanels(
   snapshot: LabSnapshot | null,
   width: number,
   theme: Theme,
+  wd?: WatchdogContext,
 ): Segment[][] {
   const out: Segment[][] = [];
-  for (const panel of [watchdogLines(stats, theme), vtepLines(stats, snapshot, width), lagLines(stats)])
+  for (const panel of [watchdogLines(stats, theme, wd), vtepLines(stats, snapshot, width), lagLines(stats)])
     if (panel.length > 0) out.push(...panel, []);
   return out;
 }

@@ -32,9 +32,13 @@ export interface EventsScroll {
 export interface UiState {
   readonly tab: Tab;
   readonly help: boolean;
+  /** First line of the help overlay shown (it scrolls when longer than the screen). */
+  readonly helpTop?: number;
   readonly prompt: Prompt | null;
   /** Index of the node shown in the node view (topology order). */
   readonly node: number;
+  /** The user chose the node (n, p, arrows): the node view no longer opens on the busiest node. */
+  readonly nodePicked?: boolean;
   /** Selected port row in the node view. */
   readonly port: number;
   /** First row shown in the fabric's link table and in the flows table. */
@@ -202,6 +206,13 @@ function eventsKey(ui: UiState, press: KeyPress, ctx: KeyContext): KeyResult | n
   return { ui: { ...ui, events: { ...ev, offset, frozenAt } }, effect: null };
 }
 
+/** Switches to `tab`; the node view opens on the busiest node until the user has chosen one. */
+function openTab(ui: UiState, tab: Tab, ctx: KeyContext): UiState {
+  if (tab !== "node" || ui.tab === "node" || ui.nodePicked || ctx.busiest === undefined)
+    return { ...ui, tab };
+  return { ...ui, tab, node: ctx.busiest, port: 0 };
+}
+
 /** The next state for a key press, and what to do about it. */
 export function reduceKey(ui: UiState, press: KeyPress, ctx: KeyContext): KeyResult {
   const { input, key } = press;
@@ -217,16 +228,17 @@ export function reduceKey(ui: UiState, press: KeyPress, ctx: KeyContext): KeyRes
   }
   if (ui.help) {
     if (key.escape || key.return || input === "?" || input === "q")
-      return { ui: { ...ui, help: false }, effect: null };
-    return { ui, effect: null };
+      return { ui: { ...ui, help: false, helpTop: 0 }, effect: null };
+    const top = scrollList(ui.helpTop ?? 0, press, ctx.rows, ctx.page);
+    return { ui: top === null ? ui : { ...ui, helpTop: top }, effect: null };
   }
   if (input === "q") return { ui, effect: { type: "quit" } };
   if (input === "?") return { ui: { ...ui, help: true }, effect: null };
   const tab = TABS.indexOf(ui.tab);
-  if (/^[1-4]$/.test(input)) return { ui: { ...ui, tab: TABS[Number(input) - 1]! }, effect: null };
+  if (/^[1-4]$/.test(input)) return { ui: openTab(ui, TABS[Number(input) - 1]!, ctx), effect: null };
   if (key.tab) {
     const next = (tab + (key.shift ? TABS.length - 1 : 1)) % TABS.length;
-    return { ui: { ...ui, tab: TABS[next]! }, effect: null };
+    return { ui: openTab(ui, TABS[next]!, ctx), effect: null };
   }
   switch (input) {
     case "i":
@@ -248,7 +260,11 @@ export function reduceKey(ui: UiState, press: KeyPress, ctx: KeyContext): KeyRes
     case "t":
       return openChooser(ui, "preset", ctx);
     case "e": {
-      const r = openPfcEnable(ctx.held ?? [], ui.tab === "node" ? ctx.nodes[ui.node]?.name : undefined);
+      const r = openPfcEnable(
+        ctx.held ?? [],
+        ui.tab === "node" ? ctx.nodes[ui.node]?.name : undefined,
+        ctx.watchdogNeeds,
+      );
       if (typeof r === "string") return { ui, effect: { type: "notice", text: r } };
       return { ui: { ...ui, prompt: r }, effect: null };
     }
@@ -278,9 +294,12 @@ export function reduceKey(ui: UiState, press: KeyPress, ctx: KeyContext): KeyRes
     case "node": {
       const count = ctx.nodes.length;
       if (count > 0 && (key.rightArrow || input === "n"))
-        return { ui: { ...ui, node: (ui.node + 1) % count, port: 0 }, effect: null };
+        return { ui: { ...ui, node: (ui.node + 1) % count, port: 0, nodePicked: true }, effect: null };
       if (count > 0 && (key.leftArrow || input === "p"))
-        return { ui: { ...ui, node: (ui.node + count - 1) % count, port: 0 }, effect: null };
+        return {
+          ui: { ...ui, node: (ui.node + count - 1) % count, port: 0, nodePicked: true },
+          effect: null,
+        };
       const last = Math.max(0, ctx.rows - 1);
       if (key.upArrow) return { ui: { ...ui, port: clamp(ui.port - 1, 0, last) }, effect: null };
       if (key.downArrow) return { ui: { ...ui, port: clamp(ui.port + 1, 0, last) }, effect: null };

@@ -140,7 +140,12 @@ if (process.getuid?.() !== 0) {
       t.comment(`fabric after the incast: ${JSON.stringify(totals(during))}`);
 
       // The node view of the receiver's leaf: its port towards h8 shows the marks.
-      await tmux(["send-keys", "-t", SESSION, "2", "n", "n", "n"]);
+      // The node view opens on the busiest device (the incast's leaf, as a rule); n walks on to leaf2.
+      await tmux(["send-keys", "-t", SESSION, "2"]);
+      for (let i = 0; i < 12 && !/◀ leaf2 ▶/.test(await screen()); i++) {
+        await tmux(["send-keys", "-t", SESSION, "n"]);
+        await new Promise((r) => setTimeout(r, 300));
+      }
       const node = await waitFor(
         t,
         "the node view of leaf2",

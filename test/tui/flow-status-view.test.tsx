@@ -3,6 +3,7 @@
 // error, and the QPs with messages still outstanding. Driven by a simulated lab where flows really fail.
 import "./fixtures/force-colour.js";
 import t from "tap";
+import { formatDuration } from "../../src/device/units.js";
 import type { LabSnapshot } from "../../src/lab/lab.js";
 import { SimLab } from "../../src/lab/sim/sim-lab.js";
 import { defaultTopology } from "../../src/scenario/topology.js";
@@ -86,3 +87,49 @@ t.test(
     d.ui.unmount();
   },
 );
+
+t.test("rates mode: each QP's last flow, its FCT or FAILED, at 80 and 120 columns", async (t) => {
+  // h4 -> h5 completes alone; in `failing()` h1's QP ended failed and h3's has not ended.
+  const lab = new SimLab({ topology: defaultTopology(), seed: 1 });
+  await lab.apply({ kind: "incast", to: "h5", from: ["h4"], bytes: 200_000 });
+  lab.step(200_000);
+  const done = { ...lab.snapshotNow(), status: "running" as const };
+  await lab.close();
+  const record = flowOutcomes(done).ended.find((r) => r.host === "h4")?.record;
+  t.equal(record?.status, "success", "h4's flow completed");
+  const fct = formatDuration(record?.fctNs ?? 0);
+  t.ok((record?.fctNs ?? 0) > 16_000, `its FCT (${fct}) is at least 200KB at 100Gb/s`);
+  for (const columns of [80, 120]) {
+    const d = await dashboard({
+      columns,
+      rows: 24,
+      snapshots: [done],
+      events: false,
+      initialUi: { ...INITIAL_UI, tab: "flows" },
+    });
+    const lines = plainLines(d.ui.screen());
+    t.ok(
+      Math.max(...lines.map((l) => [...l].length)) <= columns,
+      `${columns}: nothing wider than the screen`,
+    );
+    t.match(lines.join("\n"), /HOST\s+QP\s+PEER\s+RATE.*\s+FCT\s+STATE\s*$/m, `${columns}: an FCT column`);
+    t.match(
+      lines.join("\n"),
+      new RegExp(`^ h4\\s+\\d+\\s+→h5 .* ${fct.replace(".", "\\.")}\\s+done\\s*$`, "m"),
+      `${columns}: h4's FCT`,
+    );
+    t.match(lines.join("\n"), /^ h5\s+\d+\s+←h4 .* -\s+\S+\s*$/m, `${columns}: the receiver has none`);
+    d.ui.unmount();
+    const f = await dashboard({
+      columns,
+      rows: 24,
+      snapshots: [await failing()],
+      events: false,
+      initialUi: { ...INITIAL_UI, tab: "flows" },
+    });
+    const screen = plainLines(f.ui.screen()).join("\n");
+    t.match(screen, /^ h1\s+256\s+→h8 .* FAILED\s+\*?ERROR/m, `${columns}: h1's last flow failed`);
+    t.match(screen, /^ h3\s+256\s+→h7 .* -\s+sending/m, `${columns}: h3's has not ended`);
+    f.ui.unmount();
+  }
+});

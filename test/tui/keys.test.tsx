@@ -60,7 +60,9 @@ t.test("s, l, k, r, t, u call the lab", async (t) => {
   t.same(d.lab.calls.at(-1), { kind: "link", node: "leaf2", port: 1, up: false }, "the third link goes down");
   t.match(statusLine(d.ui.screen()), /ok: leaf2:eth1 DOWN/);
 
-  await d.ui.type("2", "n", "k");
+  // The node view opens on the busiest node: in the fixture leaf1, 324KB queued (262KB towards spine2,
+  // held by the spines' XOFF) against leaf2's 204KB towards h8, and 5 pauses to leaf2's 4; one to the left.
+  await d.ui.type("2", "p", "k");
   t.match(text(d.ui.screen()), /Kill a node/);
   t.match(text(d.ui.screen()), /> spine2\s+switch\s+running/, "the node on screen is offered");
   await d.ui.type(KEY.enter);
@@ -125,14 +127,15 @@ t.test("a lab error is shown, never thrown", async (t) => {
 t.test("tabs, node selection, help, quit", async (t) => {
   const d = await dashboard({ columns: 100, rows: 30 });
   await d.ui.type("2");
-  t.match(text(d.ui.screen()), /◀ spine1 ▶/);
-  await d.ui.type(KEY.right, KEY.right, "n");
-  t.match(text(d.ui.screen()), /◀ leaf2 ▶/);
+  // leaf1 holds the most bytes (324KB against leaf2's 204KB): see "s, l, k, r, t, u call the lab".
+  t.match(text(d.ui.screen()), /◀ leaf1 ▶/, "the node view opens on the busiest node");
+  await d.ui.type(KEY.right, "p");
+  t.match(text(d.ui.screen()), /◀ leaf1 ▶/);
   await d.ui.type(KEY.down);
-  t.match(text(d.ui.screen()), />eth2\s+spine2:eth2/, "↓ picks a port");
-  t.match(text(d.ui.screen()), /eth2 → spine2:eth2/, "and shows its queues");
+  t.match(text(d.ui.screen()), />eth2\s+spine2:eth1/, "↓ picks a port");
+  t.match(text(d.ui.screen()), /eth2 → spine2:eth1/, "and shows its queues");
   await d.ui.type("p", KEY.left);
-  t.match(text(d.ui.screen()), /◀ spine2 ▶/);
+  t.match(text(d.ui.screen()), /◀ spine1 ▶/);
   await d.ui.type("3");
   t.match(text(d.ui.screen()), /\[3 Flows\]/);
   await d.ui.type("4");
@@ -166,7 +169,7 @@ t.test("tabs, node selection, help, quit", async (t) => {
 t.test("keys arriving together are taken one by one", async (t) => {
   const d = await dashboard({ columns: 100, rows: 30 });
   await d.ui.type("2nnn");
-  t.match(text(d.ui.screen()), /◀ leaf2 ▶/);
+  t.match(text(d.ui.screen()), /◀ h2 ▶/, "three steps on from leaf1, the busiest node");
   // What tmux sends for `send-keys i BSpace BSpace h 5 Tab BSpace 6 Enter`: one chunk.
   await d.ui.type("i\u007f\u007fh5\t\u007f6\r");
   t.same(d.lab.calls, [{ kind: "incast", to: "h5", from: 6, bytes: 4_000_000 }]);

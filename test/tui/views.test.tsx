@@ -1,10 +1,14 @@
 // Every view at 80×24 and 120×40 from a real incast (simulated), with and without colour, and resizes.
 import "./fixtures/force-colour.js";
 import t, { type Test } from "tap";
-import { KEY_HELP } from "../../src/tui/key-map.js";
+import { ABBREVIATIONS } from "../../src/tui/abbreviations.js";
+import { helpLines } from "../../src/tui/components/HelpOverlay.js";
+import { KEY_HELP, MARKER_HELP } from "../../src/tui/key-map.js";
+import { lineText } from "../../src/tui/segments.js";
 import { INITIAL_UI } from "../../src/tui/ui-state.js";
 import { dashboard, plainLines } from "./fixtures/dashboard.js";
 import { incastFixture } from "./fixtures/fixtures.js";
+import { KEY } from "./fixtures/render.js";
 
 /** SGR escape sequences (colours and styles) and their parameters. */
 const SGR = new RegExp(`${String.fromCharCode(27)}\\[([0-9;]*)m`, "g");
@@ -112,16 +116,68 @@ for (const { columns, rows } of SIZES) {
 
   t.test(`help overlay at ${columns}x${rows}`, async (t) => {
     const d = await dashboard({ columns, rows, initialUi: { ...INITIAL_UI, help: true } });
-    const lines = checkFits(t, d.ui.screen(), columns, rows);
-    const text = lines.join("\n");
-    for (const group of KEY_HELP) {
-      for (const [keys] of group.keys) t.ok(text.includes(keys), `key ${keys} is listed`);
+    // Every page, PgDn after PgDn until the footer says the last line is on screen.
+    const pages: string[][] = [];
+    for (let i = 0; i < 20; i++) {
+      const lines = checkFits(t, d.ui.screen(), columns, rows);
+      pages.push(lines);
+      const footer = /lines \d+-(\d+) of (\d+)/.exec(lines.at(-2) ?? "");
+      if (footer === null || footer[1] === footer[2]) break;
+      await d.ui.type(KEY.pageDown);
     }
-    t.notMatch(lines.slice(0, -1).join("\n"), /…/, "no help line is cut");
-    if (rows >= 40) t.match(text, /markers/);
+    t.ok(pages.length > 1, `the help scrolls (${pages.length} pages)`);
+    t.match(pages.at(-1)!.at(-2), /lines \d+-(\d+) of \1\s/, "the last page ends with the last line");
+    // The body of each page: no tab bar, status line or scroll footer.
+    const body = pages.flatMap((p) => p.slice(1, -2));
+    t.same(
+      body.filter((l) => l.includes("…")),
+      [],
+      "no help line is cut",
+    );
+    const text = body.join("\n");
+    for (const group of KEY_HELP)
+      for (const [keys] of group.keys) t.ok(text.includes(keys), `key ${keys} is listed`);
+    for (const [short] of [...MARKER_HELP, ...ABBREVIATIONS])
+      t.ok(text.includes(short), `${short} is explained`);
     d.ui.unmount();
   });
 }
+
+t.test("help lines: one column wraps and never cuts; two columns only where both fit side by side", (t) => {
+  const entries = [...KEY_HELP.flatMap((g) => g.keys), ...MARKER_HELP, ...ABBREVIATIONS];
+  const squash = (s: string) => s.replace(/\s+/g, " ").trim();
+  for (const width of [60, 80, 110, 120, 165]) {
+    const lines = helpLines(width, 40).map(lineText);
+    const widest = Math.max(...lines.map((l) => l.length));
+    t.ok(widest <= width, `${width} columns: widest line ${widest}`);
+    t.notOk(
+      lines.some((l) => l.includes("…")),
+      `${width} columns: nothing cut`,
+    );
+    // One column: each key and its description read whole once the wrapped lines are joined.
+    const joined = squash(lines.join(" "));
+    for (const [k, what] of entries) t.ok(joined.includes(squash(`${k} ${what}`)), `${width}: ${k} whole`);
+  }
+  const wide = helpLines(200, 40).map(lineText);
+  t.ok(wide.length < helpLines(120, 40).length, "200 columns: two columns, shorter than one");
+  t.ok(Math.max(...wide.map((l) => l.length)) <= 200, "200 columns: nothing wider than the screen");
+  t.match(
+    wide.join("\n"),
+    /^views {2,}abbreviations \(all times emulated\)$/m,
+    "keys left, abbreviations right",
+  );
+  t.match(
+    wide.join("\n"),
+    /^ 1 2 3 4 {14}fabric, node, flows, events \(Tab, Shift-Tab cycle\) {2,}t= {17}emulated time since the lab started \(every time shown is emulated\)$/m,
+    "both whole, side by side",
+  );
+  t.same(
+    helpLines(80, 200).filter((l) => l.length === 0).length > 0,
+    true,
+    "a tall screen keeps the blank lines",
+  );
+  t.end();
+});
 
 t.test("without colour: no colour codes, and states spelled out", async (t) => {
   const plain = await dashboard({ columns: 100, rows: 30, colour: false });

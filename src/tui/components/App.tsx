@@ -3,6 +3,7 @@
 import { Box } from "ink";
 import { type ReactElement, useCallback, useMemo, useRef, useState } from "react";
 import type { Lab } from "../../lab/lab.js";
+import { busiestNode } from "../busiest-node.js";
 import type { Effect } from "../effect.js";
 import { useDashboardKeys } from "../hooks/use-dashboard-keys.js";
 import { useDashboardState } from "../hooks/use-dashboard-state.js";
@@ -14,10 +15,11 @@ import { runEffect, type SimPacing } from "../run-effect.js";
 import type { ViewLayout } from "../segments.js";
 import type { DashboardStore } from "../store.js";
 import { INITIAL_UI, type UiState } from "../ui-state.js";
+import { needsText } from "../watchdog-eta.js";
 import { EventsView } from "./EventsView.js";
 import { FabricView } from "./FabricView.js";
 import { FlowsView } from "./FlowsView.js";
-import { HelpOverlay } from "./HelpOverlay.js";
+import { HelpOverlay, helpPage } from "./HelpOverlay.js";
 import { NodeView } from "./NodeView.js";
 import { PromptPanel, promptLines } from "./PromptPanel.js";
 import { StatusLine } from "./StatusLine.js";
@@ -59,6 +61,12 @@ export function App({ store, lab, pacing = null, onQuit, initialUi }: AppProps):
       sim: pacing !== null,
       eventsTotal: state.eventsTotal,
       held: heldPriorities(state.snapshot),
+      busiest: busiestNode(state.topology.nodes, state.ports),
+      // The watchdog of the first switch speaks for all (the topology's layers rarely differ here).
+      watchdogNeeds: needsText(
+        state.topology.nodes.find((n) => n.watchdog !== undefined)?.watchdog,
+        state.snapshot?.dilation ?? 1,
+      ),
     };
   }, [state, pacing]);
 
@@ -80,8 +88,12 @@ export function App({ store, lab, pacing = null, onQuit, initialUi }: AppProps):
     );
   const viewHeight = body - promptHeight;
   let view: ReactElement;
-  if (ui.help) view = <HelpOverlay width={width} height={body} />;
-  else if (ui.tab === "fabric")
+  if (ui.help) {
+    // The scroll keys stop at the help's last page.
+    const page = Math.max(1, body - 1);
+    layout.current = { rows: helpPage(width, body, 0).max + page, page };
+    view = <HelpOverlay width={width} height={body} top={ui.helpTop ?? 0} />;
+  } else if (ui.tab === "fabric")
     view = (
       <FabricView state={state} top={ui.scroll.fabric} width={width} height={viewHeight} layout={layout} />
     );

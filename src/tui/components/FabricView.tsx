@@ -4,7 +4,7 @@ import type { ReactElement } from "react";
 import { CONGESTED_BYTES, type LinkRow, type NodeState } from "../derive.js";
 import { nodeTiers, tierName } from "../derive-topology.js";
 import { eventGroup } from "../event-filter.js";
-import { describeEvent } from "../event-text.js";
+import { describeLogged } from "../event-text.js";
 import {
   formatBytes,
   formatCount,
@@ -14,7 +14,7 @@ import {
   padRight,
   sparkline,
 } from "../format.js";
-import { type Segment, seg, type ViewLines } from "../segments.js";
+import { pickFit, type Segment, seg, type ViewLines } from "../segments.js";
 import type { DashboardState } from "../store.js";
 import { type Column, tableHeader, tableRow } from "../table.js";
 import { marker, type Theme, Tone } from "../theme.js";
@@ -77,24 +77,98 @@ function tierLines(state: DashboardState, width: number, theme: Theme): Segment[
   return out;
 }
 
+/** The totals in words, then shorter (every short form is in the help overlay). */
 function totalsLine(state: DashboardState, width: number): Segment[] {
   const t = state.totals;
   if (!t) return [seg("waiting for the first counters from the lab...", Tone.Dim)];
-  const narrow = width < 100;
-  return [
-    seg(narrow ? "XOFF sent " : "PFC XOFF sent "),
-    seg(formatCount(t.xoffSent), t.xoffSent > 0 ? Tone.Pause : undefined),
-    seg("  ECN marked "),
-    seg(formatCount(t.ecnMarked), t.ecnMarked > 0 ? Tone.Warn : undefined),
-    seg(narrow ? "  CNP sent/handled " : "  CNP sent "),
-    seg(formatCount(t.cnpSent)),
-    seg(narrow ? "/" : " handled "),
-    seg(formatCount(t.cnpHandled)),
-    seg("  drops lossless "),
-    seg(formatCount(t.droppedLossless), t.droppedLossless > 0 ? Tone.Bad : undefined),
-    seg(" lossy "),
-    seg(formatCount(t.droppedLossy), t.droppedLossy > 0 ? Tone.Warn : undefined),
+  const n = (v: number, tone: Tone) => seg(formatCount(v), v > 0 ? tone : undefined);
+  const xoff = n(t.xoffSent, Tone.Pause);
+  const ecn = n(t.ecnMarked, Tone.Warn);
+  const cnp = [seg(formatCount(t.cnpSent)), seg("/"), seg(formatCount(t.cnpHandled))];
+  const lossless = n(t.droppedLossless, Tone.Bad);
+  const lossy = n(t.droppedLossy, Tone.Warn);
+  return pickFit(
+    [
+      [
+        seg("PFC XOFF sent "),
+        xoff,
+        seg("  ECN marked "),
+        ecn,
+        seg("  CNP sent "),
+        cnp[0]!,
+        seg(" handled "),
+        cnp[2]!,
+        seg("  drops lossless "),
+        lossless,
+        seg(" lossy "),
+        lossy,
+      ],
+      [
+        seg("XOFF sent "),
+        xoff,
+        seg("  ECN marked "),
+        ecn,
+        seg("  CNP sent/handled "),
+        ...cnp,
+        seg("  drops lossless "),
+        lossless,
+        seg(" lossy "),
+        lossy,
+      ],
+      [
+        seg("XOFF sent "),
+        xoff,
+        seg("  ECN marked "),
+        ecn,
+        seg("  CNP sent/handled "),
+        ...cnp,
+        seg("  drops lossless/lossy "),
+        lossless,
+        seg("/"),
+        lossy,
+      ],
+      [
+        seg("XOFF "),
+        xoff,
+        seg("  ECN "),
+        ecn,
+        seg("  CNP sent/handled "),
+        ...cnp,
+        seg("  drops "),
+        lossless,
+        seg("/"),
+        lossy,
+      ],
+      [
+        seg("XOFF "),
+        xoff,
+        seg("  ECN "),
+        ecn,
+        seg("  CNP "),
+        ...cnp,
+        seg("  drop "),
+        lossless,
+        seg("/"),
+        lossy,
+      ],
+    ],
+    width,
+  );
+}
+
+/** The markers' legend, shorter on narrow screens. */
+function legendLine(width: number): Segment[] {
+  const pad = seg(padRight("", LABEL));
+  const variants = [
+    "[S] PFC storm (watchdog)  [X] sends XOFF  [P] paused by PFC  [E] queue/ECN  [D] drops  (? all keys)",
+    "[S] PFC storm (watchdog)  [X] sends XOFF  [P] paused by PFC  [E] queue/ECN  [D] drops",
+    "[S] storm  [X] sends XOFF  [P] paused  [E] queue/ECN  [D] drops  ? help",
+    "[S] storm  [X] XOFF  [P] paused  [E] queue/ECN  [D] drops",
   ];
+  return pickFit(
+    variants.map((v) => [pad, seg(v, Tone.Dim)]),
+    width,
+  );
 }
 
 function paused(m: LinkRow["ab"]): boolean {
@@ -213,7 +287,7 @@ function recentLines(state: DashboardState, count: number): Segment[][] {
     lines.push([
       seg(` ${padLeft(formatEmulated(event.t), 12)}  `, Tone.Dim),
       seg(`${padRight(event.device, 8)} `, dim ? Tone.Dim : undefined),
-      seg(describeEvent(event), dim ? Tone.Dim : undefined),
+      seg(describeLogged(event, state.snapshot), dim ? Tone.Dim : undefined),
     ]);
   }
   return lines;
@@ -243,13 +317,7 @@ export function fabricLines(
   theme: Theme,
 ): ViewLines {
   const lines: Segment[][] = [...tierLines(state, width, theme)];
-  if (height >= 16)
-    lines.push([
-      seg(
-        `${padRight("", LABEL)}[S] PFC storm (watchdog)  [X] sends XOFF  [P] paused by PFC  [E] queue/ECN  [D] drops${width >= 90 ? "  (? all keys)" : ""}`,
-        Tone.Dim,
-      ),
-    ]);
+  if (height >= 16) lines.push(legendLine(width));
   lines.push([], totalsLine(state, width), []);
   const links = state.links;
   const cols = linkColumns(state, width, theme);

@@ -7,13 +7,13 @@ import { flowPathLines } from "../flow-path-lines.js";
 import { flowStatusLines } from "../flow-status-lines.js";
 import { formatBps, formatCount } from "../format.js";
 import { qpHeader, qpLine } from "../qp-lines.js";
-import { type Segment, seg, type ViewLines } from "../segments.js";
+import { pickFit, type Segment, seg, type ViewLines } from "../segments.js";
 import type { DashboardState } from "../store.js";
 import { type Theme, Tone } from "../theme.js";
 import type { FlowsMode } from "../ui-state.js";
 import { ScrolledLines, type ScrolledViewProps } from "./ScrolledLines.js";
 
-function summary(state: DashboardState, shown: string): Segment[] {
+function summary(state: DashboardState, width: number, first: number, last: number): Segment[] {
   const qps = state.qps;
   const tx = qps.filter((q) => q.role === "tx");
   const rx = qps.filter((q) => q.role === "rx");
@@ -23,19 +23,32 @@ function summary(state: DashboardState, shown: string): Segment[] {
   const goodput = rx.reduce((a, q) => a + (q.goodputBps ?? 0), 0);
   const cnps = tx.reduce((a, q) => a + q.cnpHandled, 0);
   const failed = flowOutcomes(state.snapshot).failed;
-  return [
+  const scrolled = qps.length > last - first;
+  const rate = seg(`${formatBps(goodput)}b/s`, goodput > 0 ? Tone.Accent : Tone.Dim);
+  const cnp = seg(formatCount(cnps), cnps > 0 ? Tone.Warn : Tone.Dim);
+  const long: Segment[] = [
     seg(
       `${qps.length} QPs: ${sending} sending${done > 0 ? `, ${done} done` : ""}, ${rx.length} receiving   delivered `,
     ),
-    seg(`${formatBps(goodput)}b/s`, goodput > 0 ? Tone.Accent : Tone.Dim),
+    rate,
     seg("   CNPs handled "),
-    seg(formatCount(cnps), cnps > 0 ? Tone.Warn : Tone.Dim),
+    cnp,
     ...(failed > 0
       ? [seg(`   ${failed} flow${failed === 1 ? "" : "s"} FAILED (v twice: which)`, Tone.Bad)]
       : []),
-    seg(shown, Tone.Dim),
+    seg(scrolled ? `   (${first + 1}-${last} shown, ↑↓)` : "", Tone.Dim),
     seg("   v: paths", Tone.Dim),
   ];
+  const short: Segment[] = [
+    seg(`${qps.length} QPs: ${sending} sending${done > 0 ? `, ${done} done` : ""}, ${rx.length} recv  `),
+    rate,
+    seg("  CNP "),
+    cnp,
+    ...(failed > 0 ? [seg(`  ${failed} FAILED`, Tone.Bad)] : []),
+    seg(scrolled ? `  ${first + 1}-${last}/${qps.length} ↑↓` : "", Tone.Dim),
+    seg("  v paths", Tone.Dim),
+  ];
+  return pickFit([long, short, short.slice(0, -1)], width);
 }
 
 /** The flows view's lines; `top` is the first QP shown. */
@@ -49,8 +62,8 @@ export function flowsLines(
   const qps = state.qps;
   const page = Math.max(1, height - 3);
   const first = Math.max(0, Math.min(top, qps.length - page));
-  const shown = qps.length > page ? `   (${first + 1}-${Math.min(qps.length, first + page)} shown, ↑↓)` : "";
-  const lines: Segment[][] = [summary(state, shown), [], qpHeader(state, width, theme)];
+  const last = Math.min(qps.length, first + page);
+  const lines: Segment[][] = [summary(state, width, first, last), [], qpHeader(state, width, theme)];
   if (qps.length === 0) {
     lines.push([seg(" no QPs yet: press i to start an incast, u for background UDP", Tone.Dim)]);
   }

@@ -3,11 +3,11 @@
 // (CNPs, ECN, pauses, retransmissions) and QPs.
 
 import type { MutableRefObject, ReactElement } from "react";
-import { describeEvent } from "../event-text.js";
+import { describeLogged } from "../event-text.js";
 import { formatEmulated, padLeft, padRight } from "../format.js";
 import { useTheme } from "../hooks/use-theme.js";
 import { nicLines } from "../nic-lines.js";
-import { type Segment, seg, type ViewLayout, type ViewLines } from "../segments.js";
+import { pickFit, type Segment, seg, type ViewLayout, type ViewLines } from "../segments.js";
 import type { DashboardState } from "../store.js";
 import { switchLines } from "../switch-lines.js";
 import { marker, type Theme, Tone } from "../theme.js";
@@ -26,11 +26,28 @@ function header(state: DashboardState, index: number, width: number, theme: Them
       ? seg(status, Tone.Good)
       : seg(status === "unknown" ? status : marker(theme, status.toUpperCase()), Tone.Bad),
   ];
-  if (device && device.restarts > 0) out.push(seg(`  restarts ${device.restarts}`, Tone.Warn));
-  if (device?.health) out.push(seg(`  loop lag p99 ${device.health.lagP99Ms.toFixed(1)}ms`, Tone.Dim));
-  out.push(seg(`  ${index + 1}/${state.topology.nodes.length}`, Tone.Dim));
-  if (width >= 90) out.push(seg("   ←/→ n/p node  ↑/↓ port", Tone.Dim));
-  return out;
+  const restarts = device && device.restarts > 0 ? device.restarts : 0;
+  const lag = device?.health ? `${device.health.lagP99Ms.toFixed(1)}ms` : null;
+  const where = seg(`  ${index + 1}/${state.topology.nodes.length}`, Tone.Dim);
+  const keys = seg("   ←/→ n/p node  ↑/↓ port", Tone.Dim);
+  const long = [
+    ...(restarts > 0 ? [seg(`  restarts ${restarts}`, Tone.Warn)] : []),
+    ...(lag !== null ? [seg(`  loop lag p99 ${lag}`, Tone.Dim)] : []),
+    where,
+  ];
+  const short = [
+    ...(restarts > 0 ? [seg(`  restarts ${restarts}`, Tone.Warn)] : []),
+    ...(lag !== null ? [seg(`  lag ${lag}`, Tone.Dim)] : []),
+    where,
+  ];
+  return pickFit(
+    [
+      [...out, ...long, keys],
+      [...out, ...long],
+      [...out, ...short],
+    ],
+    width,
+  );
 }
 
 function recentEvents(state: DashboardState, node: string, rows: number): Segment[][] {
@@ -41,7 +58,7 @@ function recentEvents(state: DashboardState, node: string, rows: number): Segmen
     lines.push([
       seg(` ${padLeft(formatEmulated(event.t), 12)}  `, Tone.Dim),
       seg(`${padRight(event.kind, 10)} `),
-      seg(describeEvent(event)),
+      seg(describeLogged(event, state.snapshot)),
     ]);
   }
   return lines;

@@ -21,9 +21,13 @@ export function TabBar({ tab, title, width }: TabBarProps): ReactElement {
     const label = `${i + 1} ${LABELS[t]}`;
     left.push(t === tab ? seg(`[${label}]`, Tone.Selected) : seg(` ${label} `, Tone.Dim), seg(" "));
   });
-  const right = ` ${title}  ? help  q quit `;
   const used = left.reduce((w, s) => w + s.text.length, 0);
-  const pad = width - used - right.length;
-  const segments = pad >= 1 ? [...left, seg(" ".repeat(pad)), seg(right, Tone.Dim)] : left;
+  // The lab's name gives way before the two keys, and those before the tabs.
+  const right = [` ${title}  ? help  q quit `, " ? help  q quit ", " ? help "].find(
+    (r) => width - used - r.length >= 1,
+  );
+  const segments = right
+    ? [...left, seg(" ".repeat(width - used - right.length)), seg(right, Tone.Dim)]
+    : left;
   return <Line segments={segments} width={width} />;
 }

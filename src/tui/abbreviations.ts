@@ -1,0 +1,36 @@
+// Every abbreviation and short form the dashboard puts on screen, with what it means: the help overlay
+// lists them (the narrow forms the views fall back to below 110 columns included), docs/tui.md too.
+
+/** [short form, meaning], grouped as the overlay shows them. */
+export const ABBREVIATIONS: readonly (readonly [short: string, what: string])[] = [
+  ["t=", "emulated time since the lab started (every time shown is emulated)"],
+  ["dilation N  xN", "emulated time runs N times slower than real time"],
+  ["clock behind T", "live: lab clock T behind real time/dilation (busy machine)"],
+  ["us ms s", "microseconds (µs), milliseconds, seconds of emulated time"],
+  ["B KB MB", "bytes (KB 1000 bytes)"],
+  ["b/s k M G", "bits per emulated second; thousand, million, billion"],
+  ["XOFF  XON", "PFC pause frame (IEEE 802.1Qbb): stop / resume a priority"],
+  ["PFC  PAUSED", "priority flow control; an egress stopped by the peer's XOFF"],
+  ["PAUSE", "node view: pause frames the port received"],
+  ["HOLDING", "share of the interval the port held its peer paused"],
+  ["ECN  CE", "explicit congestion notification; congestion-experienced mark"],
+  ["CNP", "congestion notification packet, receiver to sender (RoCEv2)"],
+  ["sent/handled", "CNPs sent by receivers / acted on by senders"],
+  ["drops a/b", "lossless / lossy packets dropped"],
+  ["A→B  B→A", "link utilisation of a's / b's egress"],
+  ["UTIL", "share of the interval the wire was busy sending"],
+  ["PRIO  Q  PG", "802.1p priority; egress queue; ingress priority group"],
+  ["KMIN/KMAX", "the queue's ECN marking thresholds"],
+  ["QP", "queue pair; →h8 sends to h8, ←h1 receives from h1"],
+  ["RATE TARGET ALPHA", "DCQCN current rate, target rate, α (1e-4: its order)"],
+  ["recv", "QPs receiving"],
+  ["RETX  INFL", "retransmitted packets; packets in flight"],
+  ["FCT", "flow completion time, posted to last byte acked (flows: QP's last)"],
+  ["@T", "flows status: a failed flow, failed at T"],
+  ["unfinished", "messages posted and not completed yet"],
+  ["TX DROP  RX DROP", "watchdog: dropped for the stormed queue / arriving on it"],
+  ["TX OK", "watchdog: sent despite pauses (forward action)"],
+  ["VTEP VNI", "VXLAN tunnel end point; VXLAN network identifier"],
+  ["CE→OUT →INNER", "CE copied to the outer / into the inner header"],
+  ["elephant mice", "large / small flows, per the switches' elephant table"],
+] as const;
