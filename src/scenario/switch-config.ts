@@ -70,7 +70,7 @@ function switchLags(topo: Topology, plan: AddressPlan, name: string, t: SwitchTu
       key: lag.key,
       mode: lag.mode,
       rate: lag.rate,
-      hash: lag.hash ?? t.ecmp.fields,
+      hash: lag.hash,
       balance: lag.balance,
       members: me.ports.map((port, j) => ({
         port,
