@@ -5,6 +5,7 @@ import t from "tap";
 import { SimLab } from "../../src/lab/sim/sim-lab.js";
 import { loadTopology } from "../../src/scenario/topology-file.js";
 import { fabricLines } from "../../src/tui/components/FabricView.js";
+import { flowPathLines } from "../../src/tui/flow-path-lines.js";
 import { fabricPortMetrics, linkRows } from "../../src/tui/derive.js";
 import { withLagRows } from "../../src/tui/lag-links.js";
 import { DashboardStore } from "../../src/tui/store.js";
@@ -58,4 +59,13 @@ t.test("a group is one row with its members combined, then its members", async (
   t.match(text, /leaf1:po1 ↔ leaf2:po1 3\/4 +up/);
   t.match(text, / {2}└ eth4 ↔ eth4 +up/);
   t.notMatch(text, /leaf1:eth1 ↔ leaf2:eth1/, "no member listed as a link of its own");
+  const paths = flowPathLines(store.getState(), 0, 160, 60, { colour: false })
+    .lines.map((l) => l.map((s) => s.text).join(""))
+    .join("\n");
+  t.match(
+    paths,
+    /h1 +\d+ .*leaf1:po1\/eth[124] › leaf2:eth5 › h5/,
+    "the path view names the group and the member",
+  );
+  t.notMatch(paths, /po1\/eth3/, "never the member that is down");
 });
