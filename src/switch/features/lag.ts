@@ -155,7 +155,11 @@ class Lag implements SwitchFeature {
   }
 
   private strategy(g: LagConfig, cfg: SwitchConfig): LbStrategy {
-    const hash = hashStrategy(g.hash ?? cfg.ecmp.fields, cfg.ecmp.algorithm, fmix32((cfg.ecmp.seed ^ MEMBER_SEED_SALT) >>> 0));
+    const hash = hashStrategy(
+      g.hash ?? cfg.ecmp.fields,
+      cfg.ecmp.algorithm,
+      fmix32((cfg.ecmp.seed ^ MEMBER_SEED_SALT) >>> 0),
+    );
     const balance = g.balance ?? cfg.lag.balance;
     if (balance === "hash") return hash;
     if (balance === "lbn") return new Lbn(lbnIndex(this.ctx, cfg.lb.lbn), cfg.lb.lbn.enhancedFailover, hash);
