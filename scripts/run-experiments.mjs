@@ -113,6 +113,25 @@ const aiEcnModel = () => {
   ];
 };
 
+/**
+ * A `rocelab compare` of the link-aggregation schemes (docs/link-aggregation.md) over 10 seeds: its chart
+ * and JSON in link-aggregation/plots/NAME (the page shows the failure one's chart).
+ */
+const lagCompare = (name, variants) => ({
+  name: `compare link-aggregation/${name}`,
+  runs: [],
+  cmd: () => [
+    CLI,
+    "compare",
+    ...variants.map((v) => `${EXP}/link-aggregation/${name}-${v}.yaml`),
+    "--seeds",
+    "10",
+    "--quiet",
+    "--out",
+    `${EXP}/link-aggregation/plots/${name}`,
+  ],
+});
+
 /** Every run under `prefix` (the runs a summary script reads: it finds them itself). */
 const under = (prefix) => GOLDENS.filter((g) => g.name.startsWith(prefix)).map((g) => g.name);
 
@@ -148,6 +167,8 @@ const STEPS = [
   ccFamily("incast16", ["incast16", "incast16-ipcc"], "dcqcn,timely"),
   ccFamily("storm", ["storm-no-watchdog", "storm-watchdog"], "none,dcqcn,hpcc"),
   ccFamily("websearch", ["websearch"], "dcqcn,hpcc,timely,dctcp", ["--small", "100KB"]),
+  lagCompare("perm", ["hash", "lbn", "dlb-eligibility"]),
+  lagCompare("fail", ["hash", "lbn", "lbn-enhanced", "dlb-eligibility"]),
   {
     name: "elephant-mice-summary",
     runs: under("elephant-mice/"),

@@ -1,7 +1,6 @@
 // `rocelab topology [FILE]`: validate a topology and show what the lab would build from it.
 
 import type { Command } from "commander";
-import { formatDuration, formatRate } from "../device/units.js";
 import { formatOnLoad, lintTopology } from "../lint/lint.js";
 import { planAddresses, portKey } from "../scenario/address-plan.js";
 import type { MachineContext } from "../scenario/resolved-lab.js";
@@ -11,6 +10,7 @@ import { loadTopology } from "../scenario/topology-file.js";
 import { ipToString, macToString } from "../wire/bytes.js";
 import { action } from "./errors.js";
 import { registerTopologyGenerate } from "./topology-generate-command.js";
+import { lagsJson, linkLines } from "./topology-links.js";
 
 /**
  * Loads the topology a command names (default: the built-in one; the loader refuses settings that cannot
@@ -53,6 +53,7 @@ export function registerTopologyCommand(program: Command): void {
                   rateBps: l.rateBps,
                   delayNs: l.delayNs,
                 })),
+                lags: lagsJson(topo),
                 addresses: [...plan.ports.values()].map((p) => ({
                   port: `${p.node}:eth${p.port}`,
                   ip: `${ipToString(p.ip)}/${p.prefixLength}`,
@@ -78,20 +79,19 @@ export function registerTopologyCommand(program: Command): void {
             .join(", ");
           out.push(`  ${n.name.padEnd(10)} ${n.kind.padEnd(6)} ${ports}`);
         }
-        out.push("", "links:");
-        for (const l of topo.links) {
-          out.push(
-            `  ${`${l.a.node}:eth${l.a.port}`.padEnd(14)} <-> ${`${l.b.node}:eth${l.b.port}`.padEnd(14)} ${formatRate(l.rateBps)}b/s ${formatDuration(l.delayNs)}${l.lossRate ? ` loss ${l.lossRate}` : ""}`,
-          );
-        }
+        out.push("", "links:", ...linkLines(topo));
         if (opts.routes) {
           for (const n of topo.nodes) {
             if (n.kind !== NodeKind.Switch) continue;
             out.push("", `routes of ${n.name}:`);
             for (const r of routes.get(n.name) ?? []) {
-              const hops = r.nextHops.map((h) =>
-                h.via ? `via ${ipToString(h.via)} eth${h.port}` : `eth${h.port} (connected)`,
-              );
+              const hops = r.nextHops.map((h) => {
+                if (!h.via) return `eth${h.port} (connected)`;
+                const lag = topo.lags.find((l) =>
+                  l.ends.some((e) => e.node === n.name && e.ports.includes(h.port)),
+                );
+                return `via ${ipToString(h.via)} ${lag ? `${lag.name} (named by eth${h.port})` : `eth${h.port}`}`;
+              });
               out.push(`  ${`${ipToString(r.prefix)}/${r.prefixLength}`.padEnd(18)} ${hops.join(", ")}`);
             }
           }

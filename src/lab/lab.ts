@@ -36,10 +36,22 @@ export interface LinkView {
   readonly delayNs: number;
 }
 
+/** A link aggregation group: one link as routing sees it, made of member links (docs/link-aggregation.md). */
+export interface LagLinkView {
+  readonly name: string;
+  /** Its two switches. */
+  readonly a: string;
+  readonly b: string;
+  /** The member links (LinkView ids), in the group's member order. */
+  readonly linkIds: readonly number[];
+}
+
 export interface TopologyView {
   readonly name: string;
   readonly nodes: readonly NodeView[];
   readonly links: readonly LinkView[];
+  /** Link aggregation groups (absent: none). */
+  readonly lags?: readonly LagLinkView[];
 }
 
 /** Per device process health (live only). */

@@ -26,6 +26,16 @@ export function topologyView(topo: Topology, down: (id: number) => boolean): Top
         : { name: n.name, kind: n.kind, ports: n.ports, watchdog: watchdog(n.name) },
     ),
     links: linkViews(topo, down),
+    ...(topo.lags.length > 0
+      ? {
+          lags: topo.lags.map((l) => ({
+            name: l.name,
+            a: l.ends[0].node,
+            b: l.ends[1].node,
+            linkIds: l.linkIds,
+          })),
+        }
+      : {}),
   };
 }
 

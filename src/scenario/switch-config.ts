@@ -46,7 +46,7 @@ export function buildSwitchConfig(
       },
     };
   });
-  const lags = switchLags(topo, plan, name, tunables);
+  const lags = switchLags(topo, plan, name);
   return {
     name,
     ports,
@@ -58,7 +58,7 @@ export function buildSwitchConfig(
 }
 
 /** The node's ends of the topology's aggregation groups, each member with its link's peer address. */
-function switchLags(topo: Topology, plan: AddressPlan, name: string, t: SwitchTunables): LagConfig[] {
+function switchLags(topo: Topology, plan: AddressPlan, name: string): LagConfig[] {
   const out: LagConfig[] = [];
   for (const lag of topo.lags) {
     const i = lag.ends.findIndex((e) => e.node === name);
@@ -70,7 +70,7 @@ function switchLags(topo: Topology, plan: AddressPlan, name: string, t: SwitchTu
       key: lag.key,
       mode: lag.mode,
       rate: lag.rate,
-      hash: lag.hash ?? t.ecmp.fields,
+      hash: lag.hash,
       balance: lag.balance,
       members: me.ports.map((port, j) => ({
         port,

@@ -59,7 +59,11 @@ export interface LagConfig {
   readonly mode: "static" | "lacp";
   /** LACP: the rate this end asks its partner to send at (fast 1 s, slow 30 s). */
   readonly rate: "fast" | "slow";
-  readonly hash: readonly LagHashField[];
+  /**
+   * The group's own `hash` fields; null: the switch's `ecmp.fields` in force, so a runtime `set` of those
+   * fields reaches the group too.
+   */
+  readonly hash: readonly LagHashField[] | null;
   /** null: the switch's `lag.balance` (H3C: the global load-sharing mode, which a group's own overrides). */
   readonly balance: LagBalance | null;
   readonly members: readonly LagMemberConfig[];

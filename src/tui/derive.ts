@@ -63,6 +63,8 @@ export interface LinkRow {
   readonly rateBps: number;
   readonly ab: PortMetrics | null;
   readonly ba: PortMetrics | null;
+  /** What the link table shows instead of "a ↔ b" (an aggregation group's row and its members'). */
+  readonly label?: string;
 }
 
 /** A node at a glance, for the fabric diagram. */

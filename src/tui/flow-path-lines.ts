@@ -1,6 +1,7 @@
 // The flows view's paths mode (`v`): per QP its class (elephant / mice), and every route its packets took
 // through the fabric — switch and egress port, hop by hop, to the host at the other end — with the share
-// of its bytes on each, so a DLB or sprayed flow shows its split over the uplinks (flow-paths.ts).
+// of its bytes on each, so a DLB or sprayed flow shows its split over the uplinks (flow-paths.ts). A hop
+// over a link aggregation group names the group and the member the switch chose (leaf1:po1/eth2).
 
 import type { QpRow } from "./derive.js";
 import type { FlowClass, FlowRoute, QpFlow } from "./flow-paths.js";
@@ -13,8 +14,27 @@ import { type Theme, Tone } from "./theme.js";
 const ROUTES_SHOWN = 6;
 const WIDE = 110;
 
-function routeText(r: FlowRoute, ports: boolean): string {
-  const hops = r.hops.map((h) => (ports ? `${h.node}:eth${h.port}` : h.node));
+/** "node:ethN" → the link aggregation group that port is a member of (the topology view's `lags`). */
+type GroupOf = ReadonlyMap<string, string>;
+
+function groupsOf(state: DashboardState): GroupOf {
+  const out = new Map<string, string>();
+  const { lags, links } = state.topology;
+  for (const g of lags ?? [])
+    for (const id of g.linkIds) {
+      const l = links.find((x) => x.id === id);
+      if (l !== undefined) for (const e of [l.a, l.b]) out.set(e, g.name);
+    }
+  return out;
+}
+
+/** A hop leaving by a group member is shown as the group and the member: "leaf1:po1/eth2". */
+function routeText(r: FlowRoute, ports: boolean, groups: GroupOf): string {
+  const hops = r.hops.map((h) => {
+    if (!ports) return h.node;
+    const g = groups.get(`${h.node}:eth${h.port}`);
+    return g === undefined ? `${h.node}:eth${h.port}` : `${h.node}:${g}/eth${h.port}`;
+  });
   const end = r.end === "loop" ? "↺ loop" : r.end === "?" ? "? (not tracked)" : r.end;
   return [...hops, end].join(" › ");
 }
@@ -44,7 +64,7 @@ function rowsOf(state: DashboardState): Row[] {
   return rows;
 }
 
-function line(row: Row, width: number): Segment[] {
+function line(row: Row, width: number, groups: GroupOf): Segment[] {
   const wide = width >= WIDE;
   const { qp, flow, route } = row;
   const firstLine = route === 0 || route === -1;
@@ -78,8 +98,8 @@ function line(row: Row, width: number): Segment[] {
   const pct = `${Math.round(r.share * 100)}%`;
   const used = lead.reduce((a, s) => a + s.text.length, 0) + 7;
   // Ports when they fit, else the switches alone.
-  const withPorts = routeText(r, true);
-  const text = withPorts.length <= width - used ? withPorts : routeText(r, false);
+  const withPorts = routeText(r, true, groups);
+  const text = withPorts.length <= width - used ? withPorts : routeText(r, false, groups);
   const out: Segment[] = [
     ...lead,
     seg(
@@ -130,6 +150,7 @@ export function flowPathLines(
   const lines: Segment[][] = [head, [], [seg(header, Tone.Heading)]];
   if (rows.length === 0)
     lines.push([seg(" no QPs yet: press i to start an incast, u for background UDP", Tone.Dim)]);
-  for (const r of rows.slice(first, first + page)) lines.push(line(r, width));
+  const groups = groupsOf(state);
+  for (const r of rows.slice(first, first + page)) lines.push(line(r, width, groups));
   return { lines: lines.slice(0, height), rows: rows.length, page };
 }

@@ -395,5 +395,6 @@ export function peekCmIds(buf: Uint8Array, bth: number, end: number, out: CmIds)
   out.remoteCommId = attr === CmAttr.Req ? 0 : readU32(buf, c + 4);
   out.qpn =
     attr === CmAttr.Req ? readU24(buf, c + REQ.qpnResp) : attr === CmAttr.Rep ? readU24(buf, c + REP.qpn) : 0;
+  if (attr === CmAttr.Dreq) out.qpn = readU24(buf, c + 8); // its Remote QPN (IBTA Vol. 1 §12.6.10)
   return true;
 }

@@ -39,6 +39,22 @@ t.test("routing: a group is one next hop while any member link is up", (t) => {
   );
   t.equal(cfg.lags?.[0]?.mode, "lacp");
   t.equal(cfg.lags?.[0]?.key, 1);
+  t.same(cfg.lags?.[0]?.hash, ["srcIp", "dstIp", "protocol", "srcPort", "dstPort"], "the group's own fields");
+  t.end();
+});
+
+t.test("a group without its own hash inherits the switch's ecmp.fields at run time (null)", (t) => {
+  const file = topologyFile.parse({
+    nodes: { s1: { kind: "switch" }, s2: { kind: "switch" } },
+    links: [
+      ["s1:eth1", "s2:eth1"],
+      ["s1:eth2", "s2:eth2"],
+    ],
+    lags: [{ name: "po1", members: ["s1:eth1", "s1:eth2"] }],
+  });
+  const topo = resolveTopology(file, "t.yaml", null);
+  const cfg = buildSwitchConfig(topo, planAddresses(topo), [], "s1", defaultTunables({ hashSeed: 1 }));
+  t.equal(cfg.lags?.[0]?.hash, null, "not frozen to the fields in force when the lab was built");
   t.end();
 });
 

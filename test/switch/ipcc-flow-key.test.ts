@@ -117,6 +117,33 @@ t.test("a REQ/REP exchange gives the sender's QP before any ACK: the first CNP r
   t.end();
 });
 
+t.test("a DREQ removes both directions of its connection at once, counted; others stay", (t) => {
+  const h = harness();
+  h.deliver(1, req(7));
+  h.deliver(2, rep(7));
+  // Another connection between the same hosts, learned from data and ACKs (QPs 0x33 / 0x44).
+  h.deliver(1, data(0, 0x33, 0xd001));
+  h.deliver(2, ack(0x44, 0xd001));
+  h.run(h.now + 5_000);
+  t.equal(h.counter("ipcc_flow_entries"), 4, "two connections, two directions each");
+  const dreq = (qpn: number) =>
+    cm(1, CmAttr.Dreq, { attr: CmAttr.Dreq, localCommId: 7, remoteCommId: 9, qpn });
+  h.deliver(1, dreq(0x99));
+  h.run(h.now + 5_000);
+  t.equal(h.counter("ipcc_flows_removed_cm"), 0, "a DREQ for a QP the table does not hold removes nothing");
+  h.deliver(1, dreq(PASSIVE_QP));
+  h.run(h.now + 5_000);
+  t.equal(h.counter("ipcc_flows_removed_cm"), 2, "the DREQ's connection: both directions");
+  t.equal(h.counter("ipcc_flow_entries"), 2, "the other connection stays");
+  t.equal(h.counter("ipcc_flows_aged"), 0, "removed, not aged");
+  h.deliver(2, cm(2, CmAttr.Drep, { attr: CmAttr.Drep, localCommId: 9, remoteCommId: 7 }));
+  h.deliver(1, dreq(PASSIVE_QP));
+  h.run(h.now + 5_000);
+  t.equal(h.counter("ipcc_flows_removed_cm"), 2, "the DREP and a repeated DREQ change nothing");
+  t.equal(h.data(2).length + h.data(1).length >= 7, true, "CM messages are forwarded as before");
+  t.end();
+});
+
 t.test("without CM or ACK there is no QP; a REP for another communication ID teaches nothing", (t) => {
   const h = harness();
   h.deliver(1, req(7));

@@ -12,13 +12,16 @@ import { peerIp, peerMac, REMOTE, SwitchHarness } from "./harness.js";
 
 const S = 1e9;
 
-function harness(mode: "static" | "lacp"): SwitchHarness {
+function harness(
+  mode: "static" | "lacp",
+  hash: LagConfig["hash"] = ["srcIp", "dstIp", "protocol", "srcPort", "dstPort"],
+): SwitchHarness {
   const lag: LagConfig = {
     name: "po1",
     key: 1,
     mode,
     rate: "fast",
-    hash: ["srcIp", "dstIp", "protocol", "srcPort", "dstPort"],
+    hash,
     balance: "hash",
     members: [
       { port: 1, via: peerIp(1) },
@@ -89,6 +92,31 @@ t.test("a static group hashes flows over every member whose link is up", async (
   h.deliver(2, h.arpReply(2));
   const [, b3] = spread(h);
   t.ok(b3 > 10, "member 2 is back after its link recovers");
+});
+
+t.test("a runtime set of ecmp.fields reaches a group that inherits them, not one with its own", async (t) => {
+  const inherits = harness("static", null);
+  t.equal(
+    inherits.config.ecmp.fields.includes("srcPort"),
+    true,
+    "the default fields hash the UDP source port",
+  );
+  const [a, b] = spread(inherits);
+  t.ok(a > 10 && b > 10, `the 64 source ports spread over both members (${a} / ${b})`);
+  const ecmp = { ...inherits.config.ecmp, fields: ["srcIp", "dstIp"] as const };
+  t.same(inherits.command({ type: "configure", tunables: { ecmp } }), { ok: true });
+  const [a2, b2] = spread(inherits);
+  t.ok(a2 === 64 || b2 === 64, `hashing addresses only, one flow's worth: one member (${a2} / ${b2})`);
+  t.same(
+    inherits.sw.stats(inherits.now).detail?.lag?.[0]?.hash,
+    ["srcIp", "dstIp"],
+    "the group's stats show the fields in force",
+  );
+
+  const own = harness("static");
+  t.same(own.command({ type: "configure", tunables: { ecmp } }), { ok: true });
+  const [a3, b3] = spread(own);
+  t.ok(a3 > 10 && b3 > 10, `a group with its own hash keeps it (${a3} / ${b3})`);
 });
 
 t.test("LACP: members carry traffic only when both ends collect and distribute", async (t) => {

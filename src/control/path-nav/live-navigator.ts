@@ -11,7 +11,7 @@ import { type AddressPlan, hostAddress } from "../../scenario/address-plan.js";
 import { switchChange } from "../../scenario/settings-layers.js";
 import type { SwitchConfig } from "../../switch/config.js";
 import type { LldpTable } from "../../switch/control/lldp.js";
-import { FabricGraph } from "./fabric-graph.js";
+import { FabricGraph, type LagView } from "./fabric-graph.js";
 import { type Demand, type NavPlan, type PathNavMode, planPaths } from "./plan.js";
 
 /** What the navigator needs of a lab: requests to its supervisor (LiveLab has this). */
@@ -45,14 +45,17 @@ export class LiveNavigator {
     this.heardBy = (await this.lab.request<{ now: number }>("status")).now + 2 * txIntervalNs;
   }
 
-  async tables(): Promise<Map<string, LldpTable>> {
-    const out = new Map<string, LldpTable>();
+  /** What the controller reads of each switch: its LLDP table and its aggregation groups. */
+  async tables(): Promise<{ tables: Map<string, LldpTable>; lags: Map<string, readonly LagView[]> }> {
+    const tables = new Map<string, LldpTable>();
+    const lags = new Map<string, readonly LagView[]>();
     for (const sw of this.switches) {
       const r = await this.lab.request<{ stats: AnyDeviceStats }>("stats", { node: sw });
-      const t = r.stats.kind === "switch" ? r.stats.detail?.lldp : undefined;
-      if (t !== undefined) out.set(sw, t);
+      const detail = r.stats.kind === "switch" ? r.stats.detail : undefined;
+      if (detail?.lldp !== undefined) tables.set(sw, detail.lldp);
+      if (detail?.lag !== undefined) lags.set(sw, detail.lag);
     }
-    return out;
+    return { tables, lags };
   }
 
   /** Waits until every switch has a table and two reads in a row show the same fabric; its link count. */
@@ -60,8 +63,8 @@ export class LiveNavigator {
     const end = Date.now() + timeoutMs;
     let previous = "";
     for (;;) {
-      const tables = await this.tables();
-      const graph = new FabricGraph(tables);
+      const { tables, lags } = await this.tables();
+      const graph = new FabricGraph(tables, lags);
       const sig = graph.signature();
       const now = (await this.lab.request<{ now: number }>("status")).now;
       if (
@@ -111,11 +114,11 @@ export class LiveNavigator {
 
   /** Plans the workloads' QPs over the fabric LLDP shows now, and applies the plan. */
   async replan(): Promise<NavPlan> {
-    const tables = await this.tables();
+    const { tables, lags } = await this.tables();
     const configs = new Map<string, SwitchConfig>();
     for (const sw of this.switches)
       configs.set(sw, await this.lab.request<SwitchConfig>("switch-config", { node: sw }));
-    const plan = planPaths({ mode: this.mode, tables, configs, demands: await this.demands() });
+    const plan = planPaths({ mode: this.mode, tables, lags, configs, demands: await this.demands() });
     for (const [sw, entries] of plan.entries) {
       const r = await this.lab.request<{ ok: boolean; error?: string }>("command", {
         node: sw,
@@ -136,8 +139,10 @@ export class LiveNavigator {
 
   /** Re-plans when the LLDP view changed since the last plan (or there was none); the new plan or null. */
   async poll(): Promise<NavPlan | null> {
-    if (this.last !== null && new FabricGraph(await this.tables()).signature() === this.last.signature)
-      return null;
+    if (this.last !== null) {
+      const { tables, lags } = await this.tables();
+      if (new FabricGraph(tables, lags).signature() === this.last.signature) return null;
+    }
     return this.replan();
   }
 }

@@ -11,7 +11,7 @@
 import type { PathEntry } from "../../lb/path-table.js";
 import type { SwitchConfig } from "../../switch/config.js";
 import type { LldpTable } from "../../switch/control/lldp.js";
-import { FabricGraph, type Hop } from "./fabric-graph.js";
+import { FabricGraph, type Hop, type LagView } from "./fabric-graph.js";
 import { assignPaths } from "./planner.js";
 import { EcmpModel } from "./source-ports.js";
 
@@ -65,12 +65,14 @@ export interface NavPlan {
 export interface PlanInput {
   readonly mode: PathNavMode;
   readonly tables: ReadonlyMap<string, LldpTable>;
+  /** Each switch's aggregation groups (its stats' `lag`): a group is one hop. */
+  readonly lags?: ReadonlyMap<string, readonly LagView[]>;
   readonly configs: ReadonlyMap<string, SwitchConfig>;
   readonly demands: readonly Demand[];
 }
 
 export function planPaths(input: PlanInput): NavPlan {
-  const graph = new FabricGraph(input.tables);
+  const graph = new FabricGraph(input.tables, input.lags);
   const located = input.demands.map((d) => ({
     d,
     src: graph.attachment(d.srcIp),

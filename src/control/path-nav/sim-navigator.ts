@@ -10,7 +10,7 @@ import type { Nic } from "../../nic/nic.js";
 import { hostAddress } from "../../scenario/address-plan.js";
 import type { SwitchConfig } from "../../switch/config.js";
 import type { LldpTable } from "../../switch/control/lldp.js";
-import { FabricGraph } from "./fabric-graph.js";
+import { FabricGraph, type LagView } from "./fabric-graph.js";
 import { type Demand, type NavPlan, type PathNavMode, pathText, planPaths } from "./plan.js";
 
 export interface PlanRecord {
@@ -68,16 +68,20 @@ export class SimPathNavigator {
       if (this.driver.qpPairs > 0) this.replan(now, "workload");
       return;
     }
-    if (new FabricGraph(this.tables(now)).signature() !== this.last.signature) this.replan(now, "topology");
+    const { tables, lags } = this.tables(now);
+    if (new FabricGraph(tables, lags).signature() !== this.last.signature) this.replan(now, "topology");
   }
 
-  private tables(now: number): Map<string, LldpTable> {
-    const out = new Map<string, LldpTable>();
+  /** What the controller reads of each switch: its LLDP table and its aggregation groups. */
+  private tables(now: number): { tables: Map<string, LldpTable>; lags: Map<string, readonly LagView[]> } {
+    const tables = new Map<string, LldpTable>();
+    const lags = new Map<string, readonly LagView[]>();
     for (const [name, sw] of this.fabric.switches) {
-      const t = sw.stats(now).detail?.lldp;
-      if (t !== undefined) out.set(name, t);
+      const detail = sw.stats(now).detail;
+      if (detail?.lldp !== undefined) tables.set(name, detail.lldp);
+      if (detail?.lag !== undefined) lags.set(name, detail.lag);
     }
-    return out;
+    return { tables, lags };
   }
 
   private demands(now: number): Demand[] {
@@ -98,11 +102,11 @@ export class SimPathNavigator {
   }
 
   private replan(now: number, reason: PlanRecord["reason"]): void {
-    const tables = this.tables(now);
+    const { tables, lags } = this.tables(now);
     if (tables.size === 0) return; // LLDP has not been heard yet: the next poll plans
     const configs = new Map<string, SwitchConfig>();
     for (const [name, sw] of this.fabric.switches) configs.set(name, sw.config);
-    const plan = planPaths({ mode: this.mode, tables, configs, demands: this.demands(now) });
+    const plan = planPaths({ mode: this.mode, tables, lags, configs, demands: this.demands(now) });
     let entries = 0;
     let refused = 0;
     for (const [sw, list] of plan.entries) {

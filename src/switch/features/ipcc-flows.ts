@@ -19,7 +19,11 @@
 //
 // Entries are refreshed by every packet, aged out after `agingNs` without one, and bounded by the table's
 // capacity (lb/flow-table.ts: typed arrays, no allocation per packet). A REQ waits for its REP in a second
-// table of the same capacity and aging.
+// table of the same capacity and aging. A DREQ (connection teardown, IBTA Vol. 1 §12.6.10) removes both
+// directions of its connection at once: it names the QP it goes to (its Remote QPN), which is the Dest QP
+// of its sender's direction, and that entry's sender QP is the Dest QP of the reverse one. The DREP
+// carries only communication IDs, and by then the DREQ has done it; a connection whose DREQ took another
+// path ages out as before.
 
 import type { Nanoseconds } from "../../device/contract.js";
 import { FlowTable } from "../../lb/flow-table.js";
@@ -88,6 +92,8 @@ export class IpccFlows implements Placement {
   readonly dataBytes: Float64Array;
   /** Entries created, by `LearnSource`. */
   readonly learned = new Float64Array(3);
+  /** Entries removed by a DREQ (connection teardown), [0]. */
+  readonly removedCm = new Float64Array(1);
   /** (source IP, destination IP, UDP source port) → slot: pairs the two directions without CM. */
   private readonly byPort: FlowTable;
   private readonly byPortSlot: Int32Array;
@@ -178,6 +184,10 @@ export class IpccFlows implements Placement {
       place(this.pendingAt, p, m);
       return;
     }
+    if (cm.attr === CmAttr.Dreq) {
+      this.teardown(m.srcIp, m.dstIp, cm.qpn, now);
+      return;
+    }
     if (cm.attr !== CmAttr.Rep) return;
     k[0] = m.dstIp;
     k[1] = m.srcIp;
@@ -201,6 +211,34 @@ export class IpccFlows implements Placement {
       place(this, b, m);
     }
     this.pending.delete(p);
+  }
+
+  /** A DREQ from `src` to `dst`'s QP `destQp`: removes that direction and, if its sender is known, the other. */
+  private teardown(src: number, dst: number, destQp: number, now: Nanoseconds): void {
+    const a = this.find(src, dst, destQp, now);
+    if (a < 0) return;
+    const back = this.senderQp(a, now);
+    this.remove(a);
+    if (back < 0) return;
+    const b = this.find(dst, src, back, now);
+    if (b >= 0) this.remove(b);
+  }
+
+  private find(src: number, dst: number, destQp: number, now: Nanoseconds): number {
+    const k = this.key;
+    k[0] = src;
+    k[1] = dst;
+    k[2] = destQp;
+    return this.table.lookup(k, now);
+  }
+
+  /** Removes entry `s` and its UDP-port index entry; counted as removed by CM. */
+  private remove(s: number): void {
+    const i = this.portIndex[s]!;
+    if (i >= 0 && this.byPortSlot[i] === s) this.byPort.delete(i);
+    this.portIndex[s] = -1;
+    this.table.delete(s);
+    this.removedCm[0]!++;
   }
 
   /** The slot of (src, dst, destQp), created (and counted under `source`) if new; -1 if the table is full. */

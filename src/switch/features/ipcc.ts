@@ -166,6 +166,21 @@ class Ipcc implements SwitchFeature {
       "RoCEv2 flow-table entries created from a packet without payload (ACK/NAK, READ request)",
       LearnSource.Ack,
     );
+    const removed = this.flows.removedCm;
+    let removedBase = 0;
+    c.computed(
+      {
+        name: "ipcc_flows_removed_cm",
+        kind: CounterKind.Counter,
+        unit: "entries",
+        help: "RoCEv2 flow-table entries removed by an RDMA CM DREQ (connection teardown)",
+        labels: [],
+      },
+      () => removed[0]! - removedBase,
+      () => {
+        removedBase = removed[0]!;
+      },
+    );
     counter("ipcc_flows_aged", "RoCEv2 flow-table entries removed after aging out", "aged");
     counter("ipcc_flows_full", "RoCEv2 flows not learned because the table was full", "full");
   }

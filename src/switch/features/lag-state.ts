@@ -4,7 +4,7 @@
 
 import { CounterKind, type CounterSet, Label } from "../../device/counters.js";
 import type { LagSet } from "../../lb/lag-group.js";
-import type { LagConfig } from "../config.js";
+import type { LagConfig, LagHashField } from "../config.js";
 import type { LacpPort } from "../control/lacp.js";
 import { macText } from "../control/lldp.js";
 import type { SwitchPort } from "../port.js";
@@ -118,6 +118,7 @@ export class LagCounters {
 export function lagTable(
   groups: readonly LagConfig[],
   balance: string,
+  fields: readonly LagHashField[],
   set: LagSet,
   lacp: ReadonlyMap<number, LacpPort>,
   ports: readonly (SwitchPort | undefined)[],
@@ -128,7 +129,7 @@ export function lagTable(
       name: g.name,
       mode: g.mode,
       balance: g.balance ?? balance,
-      hash: g.hash,
+      hash: g.hash ?? fields,
       members: [...g.members]
         .sort((a, b) => a.port - b.port)
         .map((m) => {

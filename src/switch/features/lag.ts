@@ -150,12 +150,16 @@ class Lag implements SwitchFeature {
   describe(): SwitchDetail {
     if (this.set === null) return {};
     this.counters.refresh(this.set, this.lacp);
-    const balance = this.ctx.config.lag.balance;
-    return { lag: lagTable(this.groups, balance, this.set, this.lacp, this.ctx.ports) };
+    const { lag, ecmp } = this.ctx.config;
+    return { lag: lagTable(this.groups, lag.balance, ecmp.fields, this.set, this.lacp, this.ctx.ports) };
   }
 
   private strategy(g: LagConfig, cfg: SwitchConfig): LbStrategy {
-    const hash = hashStrategy(g.hash, cfg.ecmp.algorithm, fmix32((cfg.ecmp.seed ^ MEMBER_SEED_SALT) >>> 0));
+    const hash = hashStrategy(
+      g.hash ?? cfg.ecmp.fields,
+      cfg.ecmp.algorithm,
+      fmix32((cfg.ecmp.seed ^ MEMBER_SEED_SALT) >>> 0),
+    );
     const balance = g.balance ?? cfg.lag.balance;
     if (balance === "hash") return hash;
     if (balance === "lbn") return new Lbn(lbnIndex(this.ctx, cfg.lb.lbn), cfg.lb.lbn.enhancedFailover, hash);

@@ -14,6 +14,7 @@ import {
   padRight,
   sparkline,
 } from "../format.js";
+import { withLagRows } from "../lag-links.js";
 import { pickFit, type Segment, seg, type ViewLines } from "../segments.js";
 import type { DashboardState } from "../store.js";
 import { type Column, tableHeader, tableRow } from "../table.js";
@@ -198,14 +199,19 @@ function sum(l: LinkRow, f: (m: NonNullable<LinkRow["ab"]>) => number): number {
 /** The link table's columns: a→b is a's egress, b→a is b's. */
 export function linkColumns(state: DashboardState, width: number, theme: Theme): Column<LinkRow>[] {
   const wide = width >= WIDE;
-  const longest = Math.max(12, ...state.topology.links.map((l) => `${l.a} ↔ ${l.b}`.length));
+  const labels = withLagRows(state.links, state.topology.lags).map((l) => l.label ?? `${l.a} ↔ ${l.b}`);
+  const longest = Math.max(
+    12,
+    ...state.topology.links.map((l) => `${l.a} ↔ ${l.b}`.length),
+    ...labels.map((l) => l.length),
+  );
   const spark = (side: "a" | "b"): Column<LinkRow> => ({
     header: "",
     width: 9,
     cell: (l) => seg(sparkline(state.history.util.get(l[side]) ?? [], 9, 1), Tone.Accent),
   });
   const cols: (Column<LinkRow> | null)[] = [
-    { header: "LINK (a ↔ b)", width: Math.min(longest, 28), cell: (l) => seg(`${l.a} ↔ ${l.b}`) },
+    { header: "LINK (a ↔ b)", width: Math.min(longest, 28), cell: (l) => seg(l.label ?? `${l.a} ↔ ${l.b}`) },
     {
       header: "STATE",
       width: 6,
@@ -319,7 +325,8 @@ export function fabricLines(
   const lines: Segment[][] = [...tierLines(state, width, theme)];
   if (height >= 16) lines.push(legendLine(width));
   lines.push([], totalsLine(state, width), []);
-  const links = state.links;
+  // A link aggregation group is one row (its members combined) with its member links under it.
+  const links = withLagRows(state.links, state.topology.lags);
   const cols = linkColumns(state, width, theme);
   const fixed = lines.length + 1;
   // Spare rows below the links (a tall screen) show the latest pauses, drops and failures.
