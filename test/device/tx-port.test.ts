@@ -98,11 +98,13 @@ t.test("a rate must be a positive number", async (t) => {
   t.throws(() => new TxPort(1, Number.NaN, 1, env, () => null), /not a positive number/);
 });
 
-t.test("a first frame of 4,170 bytes then 4,154s from 20 µs: the third leaves at 21,004 ns exactly", async (t) => {
-  // 335.52 + 334.24 + 334.24 = 1,004.00 ns: added up in floating point from 20,000 it is 21,004.000000000004
-  // and the frame left a nanosecond late (the simulator said 21,005, a live lab 21,004).
-  t.same(
-    run([4170, 4154, 4154], 20_000).map((s) => s.at),
-    [20_336, 20_670, 21_004],
-  );
-});
+t.test(
+  "a first frame of 4,170 bytes then 4,154s from 20 µs: the third leaves at 21,004 ns exactly",
+  async (t) => {
+    // 335.52 + 334.24 + 334.24 = 1,004.00 ns exactly: the frame leaves on that nanosecond.
+    t.same(
+      run([4170, 4154, 4154], 20_000).map((s) => s.at),
+      [20_336, 20_670, 21_004],
+    );
+  },
+);

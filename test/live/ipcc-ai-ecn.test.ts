@@ -98,3 +98,42 @@ t.test("AI ECN central: the lab's analyser sets the live switch's thresholds, sa
   t.ok(kmax < xoff, `Kmax ${kmax} under the XOFF bound ${Math.round(xoff)}`);
   t.end();
 });
+
+t.test(
+  "AI ECN model: the live switch matches a trained pattern or corrects online, as the simulator does",
+  async (t) => {
+    const sc = scenario(
+      "h39-aiecn-model",
+      "{ profile: balanced, ecn: { ai: { mode: model } } }",
+      "  - at: 10us\n    start: { type: flow, name: mice, from: h1, to: h3, size: 16KB, repeat: 40, interval: 50us }\n" +
+        "  - at: 500us\n    start: { type: incast, name: elephants, to: h3, from: [h1, h2], size: 4MB }\n",
+    );
+    const { runScenarioSim } = await import("../../src/run/run-sim.js");
+    const { readFileSync } = await import("node:fs");
+    const decisions = (lines: readonly { detail?: string }[]) =>
+      lines.filter((e) => e.detail?.startsWith("ai-ecn model queue 3"));
+    const simEvents: { detail?: string }[] = [];
+    const sim = runScenarioSim(loadScenario(sc.file), { onEvent: (e) => simEvents.push(e) }).report;
+    const live = await runScenarioLive(loadScenario(sc.file), { dilation: 1000, lab: LAB, outDir: sc.out });
+    const liveEvents = readFileSync(join(sc.out, "events.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as { detail?: string });
+    const acted = (r: typeof live) =>
+      (r.devices.leaf1!.counters.ai_ecn_model_matches ?? 0) +
+      (r.devices.leaf1!.counters.ai_ecn_model_corrections ?? 0);
+    t.ok(acted(sim) > 0, `simulator: leaf1 matched or corrected ${acted(sim)} times`);
+    t.ok(acted(live) > 0, `live: leaf1 matched or corrected ${acted(live)} times`);
+    const changes = decisions(liveEvents);
+    t.ok(changes.length > 0, `${changes.length} threshold changes on the live switch`);
+    t.ok(
+      changes.every((e) => /\((pattern [\w-]+, distance|online correction level)/.test(e.detail ?? "")),
+      "each with its reason: a trained pattern or the online correction",
+    );
+    t.ok(decisions(simEvents).length > 0, `and ${decisions(simEvents).length} in the simulator`);
+    const kmax = queue3(live, "eth3").ecn_kmax_bytes ?? 0;
+    const last = Number(/kmax (\d+)/.exec(changes.at(-1)?.detail ?? "")?.[1]);
+    t.equal(kmax, last, `stats show the last Kmax the model set (${kmax})`);
+    t.end();
+  },
+);
