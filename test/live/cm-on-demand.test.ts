@@ -8,7 +8,7 @@ import { execa } from "execa";
 import t from "tap";
 import type { Report } from "../../src/report/report.js";
 import { CM_ATTR_NAMES, parseCmDatagram, UD_SEND_ONLY } from "../../src/wire/cm-mad.js";
-import { parsePcapng } from "../../src/wire/pcapng.js";
+import { parsePcap } from "../../src/wire/pcap.js";
 import { requireRoot, rl } from "../helpers/live.js";
 
 requireRoot(t);
@@ -74,8 +74,8 @@ t.test("RDMA CM connects each burst on real frames in a live lab", async (t) => 
     `set-up ${total} ns, max ${max} ns`,
   );
 
-  const pcapFile = join(out, "capture-a-eth1.pcapng");
-  const parsed = parsePcapng(readFileSync(pcapFile));
+  const pcapFile = join(out, "capture-a-eth1.pcap");
+  const parsed = parsePcap(readFileSync(pcapFile));
   if (!parsed.ok) throw new Error("the capture does not parse");
   const seq: string[] = [];
   for (const rec of parsed.value.records) {

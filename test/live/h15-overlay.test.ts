@@ -52,7 +52,7 @@ t.test("VXLAN with the ECN overlay, captured, on a live lab", async (t) => {
   );
   t.ok(c("h5", "np_ecn_marked_roce_packets") > 0, "h5 saw the marks");
   t.ok(report.summary.cnpHandled > 0, "CNPs came back through the tunnels");
-  const spine = join(out, "capture-spine1-eth2.pcapng");
+  const spine = join(out, "capture-spine1-eth2.pcap");
   const tshark = await execa("tshark", [
     "-r",
     spine,

@@ -55,7 +55,7 @@ t.test("RoCEv1 across a bridge domain, and not across a router, on a live lab", 
   t.ok(c("leaf1", "rx_not_for_us") > 0, "leaf1 could not route it");
   const tshark = await execa("tshark", [
     "-r",
-    join(out, "capture-h2-eth1.pcapng"),
+    join(out, "capture-h2-eth1.pcap"),
     "-Y",
     "vlan.etype == 0x8915 && vlan.id == 100",
     "-T",
