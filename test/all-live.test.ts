@@ -9,7 +9,8 @@
 // other files meanwhile. Its name sorts first, so the live block starts with the suite and overlaps the
 // most of it.
 //
-// `npx tap test/live/foo.test.ts` still runs one live test by itself.
+// `npx tap test/live/foo.test.ts` still runs one live test by itself, and `npx tap test/live` the folder,
+// serial as before.
 
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -36,6 +36,9 @@ export interface LiveTiming {
    */
   readonly graceExceeded: number;
   readonly unstamped: number;
+  /** Frames a device was handed after their emulated arrival time (they arrived in its past), the worst by. */
+  readonly framesLate: number;
+  readonly framesLateMaxNs: number;
   /** Whether the figures depend on the machine rather than only on the configured network. */
   readonly machineLimited: boolean;
   readonly why: string;
@@ -45,6 +48,9 @@ export interface LiveTiming {
 export interface SyncExactness {
   readonly graceExceeded: number;
   readonly unstamped: number;
+  /** Frames handed to a device after their emulated arrival time, and the worst lateness, ns. */
+  readonly framesLate?: number;
+  readonly framesLateMaxNs?: number;
 }
 
 /**
@@ -92,6 +98,9 @@ export function liveTiming(
       ? `${exactness.graceExceeded} times a neighbour stayed silent past the grace period and was trusted`
       : "",
     exactness.unstamped > 0 ? `${exactness.unstamped} frames were read without their arrival stamp` : "",
+    (exactness.framesLate ?? 0) > 0
+      ? `${exactness.framesLate} frames reached a device after their emulated arrival time (the latest by ${formatDuration(exactness.framesLateMaxNs ?? 0)})`
+      : "",
   ].filter((c) => c !== "");
   const clocks =
     clock === "synced"
@@ -117,6 +126,8 @@ export function liveTiming(
     worstLateStartNs: worstLateStart,
     graceExceeded: exactness.graceExceeded,
     unstamped: exactness.unstamped,
+    framesLate: exactness.framesLate ?? 0,
+    framesLateMaxNs: exactness.framesLateMaxNs ?? 0,
     machineLimited,
     why: clocks + starts,
   };

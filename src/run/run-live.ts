@@ -333,6 +333,8 @@ async function play(
     {
       graceExceeded: syncSum(end, "graceExceeded") - syncSum(status, "graceExceeded"),
       unstamped: syncSum(end, "unstamped") - syncSum(status, "unstamped"),
+      framesLate: lateSum(end) - lateSum(status),
+      framesLateMaxNs: Math.max(0, ...end.devices.map((d) => d.health?.framesLateMaxNs ?? 0)),
     },
   );
   const report = assembleReport({ ...sc, durationNs: ran }, stats, flows, {
@@ -343,6 +345,13 @@ async function play(
   });
   if (out) writeReport(out, report, recorder.all, events);
   return report;
+}
+
+/** Frames the lab's devices were handed after their emulated arrival time, in all. */
+function lateSum(s: LabStatus): number {
+  let sum = 0;
+  for (const d of s.devices) sum += d.health?.framesLate ?? 0;
+  return sum;
 }
 
 /** A synced-clock health figure summed over the lab's devices. */

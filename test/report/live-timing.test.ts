@@ -90,3 +90,20 @@ t.test("synced clocks say when the run relied on a neighbour trusted past the gr
   t.match(bet.why, /may differ from the simulator's/);
   t.equal(bet.machineLimited, false, "synced clocks still never run past a pause they know of");
 });
+
+t.test("a live run says how many frames reached a device after their emulated arrival time", async (t) => {
+  const late = liveTiming("synced", 1_000_000, 0, withStall(0), 0, 10_000, {
+    graceExceeded: 3,
+    unstamped: 0,
+    framesLate: 12,
+    framesLateMaxNs: 322,
+  });
+  t.equal(late.framesLate, 12);
+  t.equal(late.framesLateMaxNs, 322);
+  t.match(late.why, /12 frames reached a device after their emulated arrival time \(the latest by 322ns\)/);
+  const none = liveTiming("synced", 1_000_000, 0, withStall(0), 0, 10_000, {
+    graceExceeded: 0,
+    unstamped: 0,
+  });
+  t.equal(none.framesLate, 0, "absent: none");
+});

@@ -120,4 +120,6 @@ t.test("two devices holding frames for each other due in one nanosecond both sen
   t.same(a.received, [{ port: PORT, at: due, first: 0xb }], "A received B's frame at its due time");
   t.same(b.received, [{ port: PORT, at: due, first: 0xa }], "B received A's frame at its due time");
   t.ok(clockA.now() >= due && clockB.now() >= due, "neither clock stayed short of the frames' time");
+  t.equal(hostA.health().framesLate, 0, "A took no frame after its arrival time");
+  t.equal(hostB.health().framesLate, 0, "nor did B");
 });

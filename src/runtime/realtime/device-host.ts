@@ -45,6 +45,9 @@ export class DeviceHost {
   private readonly timeLogs: (FrameTimeLog | undefined)[] = [];
   /** Received frames waiting for their emulated arrival time (exact clocks). */
   private readonly inbox = new Inbox((port, at, frame) => this.deliver(port, at, frame));
+  /** Frames handed over after their arrival time (health.framesLate) and the worst lateness, ns. */
+  private framesLate = 0;
+  private framesLateMaxNs = 0;
 
   constructor(
     readonly clock: DeviceClock,
@@ -184,6 +187,8 @@ export class DeviceHost {
       cpuSeconds: (process.cpuUsage().user + process.cpuUsage().system) / 1e6,
       rssBytes: process.memoryUsage.rss(),
       ...(sync !== null ? { sync } : {}),
+      framesLate: this.framesLate,
+      framesLateMaxNs: this.framesLateMaxNs,
     };
     lag.reset();
     this.timers.latenessRecent = 0;
@@ -230,6 +235,10 @@ export class DeviceHost {
 
   /** Hands a frame to the device at `at`, or at the latest time it was already given if that is later. */
   private deliver(port: number, at: number, frame: Uint8Array): void {
+    if (at < this.lastGivenAt) {
+      this.framesLate++;
+      if (this.lastGivenAt - at > this.framesLateMaxNs) this.framesLateMaxNs = this.lastGivenAt - at;
+    }
     const t = Math.max(this.lastGivenAt, at);
     this.lastGivenAt = t;
     this.device?.receive(port, frame, t);

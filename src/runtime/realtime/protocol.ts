@@ -95,6 +95,13 @@ export interface Health {
   readonly rssBytes: number;
   /** What synchronised clocks cost so far (absent with a free-running clock). */
   readonly sync?: SyncStats;
+  /**
+   * Frames handed to the device after their emulated arrival time (the device had already been given a
+   * later time: with synced clocks, a neighbour trusted past the grace sent into its past), and the worst
+   * such lateness, emulated ns. Where a live run can differ from the simulator's.
+   */
+  readonly framesLate?: number;
+  readonly framesLateMaxNs?: number;
 }
 
 export interface TimedEvent extends TelemetryEvent {
