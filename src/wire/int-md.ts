@@ -237,17 +237,8 @@ export function readIntHop(frame: Uint8Array, off: number, into: IntHop): IntHop
 /** Difference scratch for the ICRC update: one hop record at most. */
 const diff = new Uint8Array(INT_HOP_LENGTH);
 
-/** What a switch writes into a hop record. */
-export interface IntHopValues {
-  switchId: number;
-  ingressPort: number;
-  egressPort: number;
-  queueId: number;
-  qLen: number;
-  ts: number;
-  txBytes: number;
-  rateBps: number;
-}
+/** What a switch writes into a hop record: the fields it decodes to. */
+export type IntHopValues = IntHop;
 
 /**
  * A switch's record for the Collect block at `at` of the packet ending (ICRC included) at `end`: written
