@@ -14,8 +14,6 @@ requireRoot(t);
 
 const LAB = "lagx";
 const MEMBERS = ["eth1", "eth2", "eth3", "eth4"];
-/** When the failed members come back (the scenario's timeline). */
-const RECOVERY_NS = 2_800_000;
 
 t.test("an LACP group carries flows across member failure and recovery on a live lab", async (t) => {
   const out = join(t.testdir({}), "out");
@@ -28,11 +26,15 @@ t.test("an LACP group carries flows across member failure and recovery on a live
   t.equal(report.summary.flowsCompleted, report.summary.flowsTotal, "every flow completes");
   const first = report.flows.filter((f) => f.workload.startsWith("b"));
   t.equal(first.length, 16, "the first round: 4 pairs × 4 QPs");
-  for (const f of first)
-    t.ok(
-      f.endNs !== null && f.endNs < RECOVERY_NS,
-      `${f.workload} qp ${f.qp} ends at ${f.endNs} ns, before the members recover: it did not stall`,
-    );
+  // Not stalled: no QP waited for the retransmission timeout (a lost tail would, and would not finish in
+  // the run), and the group stopped using eth3 at once (only what was already on its way to the member
+  // when it went down is lost). End times are not compared with the recovery at 2.8 ms: a QP that DCQCN
+  // cut to its minimum rate legitimately finishes around then (seen live: b4 qp 257 at 2,795,015 ns after
+  // 26 rate cuts, with no timeout and one lost frame).
+  for (const h of ["h1", "h2", "h3", "h4"])
+    t.equal(report.devices[h]!.counters.local_ack_timeout_err ?? 0, 0, `${h}: no QP waited for a timeout`);
+  const lost = report.devices.leaf1!.counters.drop_link_down ?? 0;
+  t.ok(lost <= 4, `leaf1 lost ${lost} frames to the failed member: only those already sent to it`);
   for (const sw of ["leaf1", "leaf2"]) {
     const ports = report.devices[sw]!.ports!;
     const c = (p: string, name: string) => ports[p]![name] ?? 0;
