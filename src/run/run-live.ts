@@ -227,6 +227,14 @@ async function play(
   // Whole nanoseconds, as every time in the simulator: a fractional origin would start flows between two.
   t0 = Math.ceil(status.now + status.behindNs + (AHEAD_REAL_MS * 1e6) / status.dilation);
   const behind0 = status.behindNs;
+  // Synced clocks wait at each timeline step until it is handed over (clock-table.ts, the gate): a step
+  // reaches its devices before its time however late the machine runs the supervisor or this process.
+  let stepIndex = 0;
+  const holdAtStep = (): Promise<unknown> => {
+    const next = sc.timeline[stepIndex];
+    return lab.request("hold", { at: next === undefined ? null : t0 + next.atNs });
+  };
+  await holdAtStep();
   const startDilation = status.dilation;
   let dilation = startDilation;
   clock.t0 = t0;
@@ -286,14 +294,21 @@ async function play(
   // Awaited after the timeline; a failure before then must not go unhandled meanwhile.
   actions.catch(() => {});
   // Real time: wait for the lab's clock to reach each step's emulated time, then await it.
-  await runTimeline(sc.timeline, step, {
-    at: async (atNs: number, run: () => Promise<void>, ahead: boolean) => {
-      await waitFor(ahead ? atNs - (AHEAD_REAL_MS * 1e6) / dilation : atNs, interrupted);
-      if (interrupted()) return false;
-      await run();
-      return true;
-    },
-  });
+  try {
+    await runTimeline(sc.timeline, step, {
+      at: async (atNs: number, run: () => Promise<void>, ahead: boolean) => {
+        await waitFor(ahead ? atNs - (AHEAD_REAL_MS * 1e6) / dilation : atNs, interrupted);
+        if (interrupted()) return false;
+        await run();
+        stepIndex++;
+        await holdAtStep();
+        return true;
+      },
+    });
+  } finally {
+    // Interrupted or failed: never leave the lab's clocks held (a lab `run --lab` shares stays up).
+    if (stepIndex < sc.timeline.length) await lab.request("hold", { at: null }).catch(() => {});
+  }
   let watching = navigator !== null;
   const watcher = (async () => {
     const everyMs = Math.max(200, ((sc.controller?.interval ?? 20_000) * dilation) / 1e6);

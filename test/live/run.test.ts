@@ -36,16 +36,22 @@ t.test("a scenario runs live and reports like the simulator", async (t) => {
   t.equal(report.summary.flowsCompleted, 2, "both WRITEs completed");
   t.equal(report.summary.drops.lossless, 0);
   t.ok(report.summary.goodputBps > 0, `goodput into c ${(report.summary.goodputBps / 1e9).toFixed(1)} Gb/s`);
-  // Handed to the NICs ahead of their time, the flows start at the step's emulated time, as in the
-  // simulator; a post that came late anyway (a very busy machine) is counted by its NIC, never silent.
-  for (const f of report.flows) {
-    const src = report.devices[f.src]!;
-    const late = src.kind === "nic" ? (src.counters.posts_late ?? Number.NaN) : Number.NaN;
-    t.ok(
-      f.startNs === 20_000 || (late > 0 && f.startNs > 20_000),
-      `flow ${f.id} starts at 20 µs (${f.startNs} ns; ${f.src} posts late: ${late})`,
-    );
-  }
+  // The same scenario in the simulator: on synced clocks the live lab is exact (#37) — every flow starts
+  // and ends at the simulator's nanosecond, however busy the machine (the suite runs beside other tests):
+  // timeline steps are handed over before the lab's clocks may reach them (the gate), no neighbour is
+  // trusted past what it published, and no frame reaches a device after its emulated arrival time.
+  const simOut = join(dir, "sim");
+  const s = await rl(["run", scenario, "--runtime", "sim", "--out", simOut, "--quiet"], 60_000);
+  t.equal(s.exitCode, 0, s.stderr);
+  const sim = JSON.parse(readFileSync(join(simOut, "report.json"), "utf8")) as Report;
+  t.equal(report.live?.framesLate, 0, "no frame reached a device after its emulated arrival time");
+  t.equal(report.live?.lateStarts, 0, "no work request reached its NIC after its time");
+  t.same(
+    report.flows.map((f) => [f.id, f.src, f.dst, f.startNs, f.endNs]),
+    sim.flows.map((f) => [f.id, f.src, f.dst, f.startNs, f.endNs]),
+    "every flow starts and ends at the simulator's nanosecond",
+  );
+  t.equal(report.summary.queuePeakBytes, sim.summary.queuePeakBytes, "the same queue peak");
   t.ok(report.devices.sw!.kind === "switch" && report.devices.a!.kind === "nic", "every device reported");
   for (const file of Object.values(report.files)) t.ok(existsSync(join(out, file)), `${file} written`);
   t.ok(readFileSync(join(out, "queue-depth.csv"), "utf8").split("\n").length > 3, "queue depth sampled");

@@ -291,3 +291,46 @@ t.test(
     t.not(frameTag(new Uint8Array(60)), frameTag(new Uint8Array(61)), "and by their length");
   },
 );
+
+t.test("the supervisor's gate: no clock passes it; released, the clocks go on", async (t) => {
+  const { a, b, table, advance } = pair();
+  a.publish(Number.POSITIVE_INFINITY);
+  b.publish(Number.POSITIVE_INFINITY);
+  t.equal(table.gate(), Number.POSITIVE_INFINITY, "open in a new table");
+  table.setGate(120_000);
+  advance(50 * MS);
+  t.equal(a.now(), 120_000, "A waits at the gate (real/D says 150 µs)");
+  t.equal(b.now(), 120_000, "so does B");
+  table.setGate(Number.POSITIVE_INFINITY);
+  advance(1 * MS);
+  const ta = a.now();
+  t.ok(ta > 120_000, `A goes on once it opens (${ta})`);
+  t.equal(ta, 121_000, "from where it waited: the wait is held time, not skipped time");
+});
+
+t.test("a clock publishes no further than its next own event", async (t) => {
+  const { a, table, advance } = pair();
+  // A's port has a frame to finish at 100.6 µs; the clock may run past it by the catch-up bound before the
+  // timer runs, and what that timer sends leaves at 100.6 µs: A must not tell its neighbours it is past it.
+  a.followOwnEvents(() => 100_600);
+  advance(1 * MS);
+  const now = a.now();
+  t.ok(now > 100_600, `the clock itself is past the event (${now})`);
+  a.publish(100_600);
+  t.equal(table.published(0).emulated, 100_600, "published at the event, not at the clock");
+  a.followOwnEvents(() => Number.POSITIVE_INFINITY);
+  a.publish(Number.POSITIVE_INFINITY);
+  t.equal(table.published(0).emulated, now, "nothing due: published at the clock");
+});
+
+t.test("a held clock's offset reaches the table at once, before its next publication", async (t) => {
+  const { a, b, table, advance } = pair();
+  b.publish(b.now() + 500); // B has work, then stalls
+  a.publish(Number.POSITIVE_INFINITY);
+  const before = table.published(0).offset;
+  advance(50 * MS);
+  a.now(); // held by B
+  t.ok(a.syncStats().heldNs > 0, "A was held");
+  t.equal(table.published(0).offset, a.syncStats().heldNs, "the table has the new offset");
+  t.ok(table.published(0).offset > before, "it grew without A publishing");
+});

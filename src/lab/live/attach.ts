@@ -223,6 +223,10 @@ export class AttachedLab implements LabService {
     );
   }
 
+  hold(): boolean {
+    return false;
+  }
+
   down(): void {
     setTimeout(() => void this.shutdown().then(() => process.exit(0)), 10);
   }

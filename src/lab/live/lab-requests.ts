@@ -54,6 +54,12 @@ export async function handleLabRequest(
       return fleet.frameTimes(String(a.node), Number(a.port), a.on === true);
     case "switch-config":
       return fleet.switchConfig(String(a.node));
+    case "hold": {
+      const at = a.at === null || a.at === undefined ? Number.POSITIVE_INFINITY : Number(a.at);
+      if (Number.isNaN(at))
+        throw new Error(`hold: "at" must be emulated ns or null (release), not ${String(a.at)}`);
+      return { held: lab.hold(at) };
+    }
     case "down":
       lab.down();
       return { ok: true };

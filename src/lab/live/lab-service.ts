@@ -21,6 +21,12 @@ export interface LabService {
   /** Every workload and UDP stream. */
   stopTraffic(): void;
   setDilation(d: number | "auto"): { dilation: number; auto: boolean; at: number };
+  /**
+   * Holds the lab's synced clocks at emulated `at` until the next call (+Inf releases them): a scenario's
+   * next step then reaches its devices before their time. Whether the clocks can be held (free-running
+   * ones and an attached fabric's cannot).
+   */
+  hold(at: number): boolean;
   /** Stops the lab soon (after the answer has gone out). */
   down(): void;
 }

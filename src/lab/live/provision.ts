@@ -336,15 +336,46 @@ export async function findAllLabs(): Promise<string[]> {
  * and the leaf learns the host from that ARP. Otherwise the first lossless packets towards a host whose NIC
  * came up after the leaf's ARP retries ran out wait for ARP and overflow its queue (drop_arp_unresolved),
  * a drop no network would make.
+ *
+ * Then the kernel's entry for its leaf is made permanent (the address plan knows the leaf's MAC): the
+ * kernel (on host0, behind the NIC, which carries its frames) would otherwise re-validate it whenever it
+ * goes stale, 15–45 real seconds later, and an ARP request and reply in the middle of a run take wire time
+ * on the host's link (84 bytes at 100 Gb/s: 6.7 ns) that the simulator's run does not have, shifting every
+ * later frame (seen: h1's and h8's kernels asking for their leaf 22 and 28 µs into a run).
  */
 export async function resolveNeighbours(lab: string, topo: Topology, plan: AddressPlan): Promise<void> {
   const hosts = topo.nodes.filter((n) => n.kind === NodeKind.Host);
   await Promise.all(
-    hosts.map((h) => {
-      const gateway = ipToString(hostAddress(plan, h.name).peerIp);
-      return execa("ip", ["netns", "exec", nsName(lab, h.name), "ping", "-c", "1", "-W", "2", gateway], {
-        reject: false,
-      });
+    hosts.map(async (h) => {
+      const addr = hostAddress(plan, h.name);
+      const gateway = ipToString(addr.peerIp);
+      const ns = nsName(lab, h.name);
+      await execa("ip", ["netns", "exec", ns, "ping", "-c", "1", "-W", "2", gateway], { reject: false });
+      const mac = macToString(addr.peerMac);
+      const dev = HOST_KERNEL_IF;
+      const r = await execa(
+        "ip",
+        [
+          "netns",
+          "exec",
+          ns,
+          "ip",
+          "neigh",
+          "replace",
+          gateway,
+          "lladdr",
+          mac,
+          "dev",
+          dev,
+          "nud",
+          "permanent",
+        ],
+        { reject: false },
+      );
+      if (r.exitCode !== 0)
+        throw new Error(
+          `cannot pin ${h.name}'s ARP entry for its leaf ${gateway} (${mac} on ${dev}): ${r.stderr.trim()}`,
+        );
     }),
   );
 }

@@ -276,6 +276,10 @@ export class Supervisor implements LabService {
     return this.dilationControl.set(d);
   }
 
+  hold(at: number): boolean {
+    return this.clock.hold(at);
+  }
+
   down(): void {
     // Answer first, then go: the client waits for the state directory to disappear.
     setTimeout(() => void this.shutdown().then(() => process.exit(0)), 10);

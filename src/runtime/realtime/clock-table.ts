@@ -10,7 +10,8 @@
 // neighbours wait for it instead of flooding it with frames it would have paused.
 //
 // Layout (Float64 words; every field has exactly one writer, so no atomics are needed):
-//   header   [0] magic, [1] devices, [2] links
+//   header   [0] magic, [1] devices, [2] links, [3] gate: the emulated time no device may pass (+Inf:
+//            none), written by the supervisor while it plays a scenario's timeline
 //   device d at DEVICE_BASE + d * DEVICE_WORDS:
 //     STATE    0 absent (not started yet), 1 running, 2 gone (killed or crashed: constrains nobody)
 //     PUB_REAL real ns since the epoch when the device last published   (written before PUB)
@@ -41,6 +42,7 @@ export const DeviceState = { Absent: 0, Running: 1, Gone: 2 } as const;
 export type DeviceState = (typeof DeviceState)[keyof typeof DeviceState];
 
 const HEADER_WORDS = 8;
+const GATE = 3;
 const DEVICE_WORDS = 8;
 const LINK_WORDS = 8;
 /** Stamps kept per link: far more than a synced sender can have in flight towards a stalled receiver. */
@@ -110,6 +112,7 @@ export class ClockTable {
     w[0] = CLOCK_TABLE_MAGIC;
     w[1] = devices;
     w[2] = links.length;
+    w[GATE] = Number.POSITIVE_INFINITY;
     for (let d = 0; d < devices; d++) w[HEADER_WORDS + d * DEVICE_WORDS + WAKE] = Number.POSITIVE_INFINITY;
     const base = HEADER_WORDS + devices * DEVICE_WORDS;
     links.forEach((link, l) => {
@@ -119,6 +122,19 @@ export class ClockTable {
       w[base + l * LINK_WORDS + HEAD] = Number.POSITIVE_INFINITY;
     });
     return new ClockTable(buffer);
+  }
+
+  /**
+   * No device runs past emulated time `at` until the gate moves (+Inf: open). The supervisor holds the
+   * lab at its timeline's next step until it has handed the step over, so a step reaches its devices
+   * before their time however late the machine runs it (a workload start, a link failure).
+   */
+  setGate(at: number): void {
+    this.words[GATE] = at;
+  }
+
+  gate(): number {
+    return this.words[GATE]!;
   }
 
   linkTo(l: number): number {
@@ -147,6 +163,11 @@ export class ClockTable {
     // PUB_REAL, which under-estimates the device's progress (safe), never the reverse.
     w[b + PUB_REAL] = real;
     w[b + PUB] = emulated;
+  }
+
+  /** Device `d`'s clock was held: it is `offset` behind the dilated real clock from now on. */
+  setOffset(d: number, offset: number): void {
+    this.words[HEADER_WORDS + d * DEVICE_WORDS + OFFSET] = offset;
   }
 
   published(d: number): { real: number; emulated: number; offset: number; wake: number } {
@@ -235,9 +256,13 @@ export class ClockTable {
   nextArrival(l: number): number {
     const b = this.linkBase + l * LINK_WORDS;
     const w = this.words;
+    // HEAD before SENT: the sender counts a frame as sent before it moves HEAD on to the next one, so a
+    // reader that sees the new HEAD also sees the frame (x86 keeps stores and loads in order). Read the
+    // other way round, a frame sent between the two reads was in neither, and the receiver ran past it.
+    const head = w[b + HEAD]!;
     const read = w[b + READ]!;
     if (w[b + SENT]! > read) return w[this.stampBase + (l * STAMPS + (read % STAMPS)) * 2]!;
-    return w[b + HEAD]!;
+    return head;
   }
 
   read(l: number): number {
@@ -258,8 +283,10 @@ export class ClockTable {
     const b = HEADER_WORDS + d * DEVICE_WORDS;
     const w = this.words;
     if (w[b + STATE] !== DeviceState.Running) return Number.POSITIVE_INFINITY;
-    const offset = w[b + OFFSET]!;
+    // WAKE (in activeSince) before OFFSET: publish() writes them the other way round, so a new WAKE is never
+    // paired with an older, smaller offset (which would put the device ahead of where it is).
     const active = this.activeSince(d);
+    const offset = w[b + OFFSET]!;
     if (real < active) return timeline.emulated(real) - offset;
     const pubReal = w[b + PUB_REAL]!;
     const dilation = timeline.factor(real);
@@ -330,11 +357,15 @@ export class ClockTable {
   /** Real time since which device `d` has had something to do: its own wake-up or an unread frame. */
   private activeSince(d: number): number {
     const w = this.words;
-    let active = w[HEADER_WORDS + d * DEVICE_WORDS + WAKE]!;
+    // The links before WAKE: the receiver lowers WAKE before it counts a frame as read, so a reader that
+    // finds the frame read finds the WAKE it left. Read the other way round, a frame read between the two
+    // reads was in neither, and the device looked idle with work in hand.
+    let active = Number.POSITIVE_INFINITY;
     for (const l of this.incoming[d]!) {
       const lb = this.linkBase + l * LINK_WORDS;
       if (w[lb + SENT]! > w[lb + READ]! && w[lb + FIRST]! < active) active = w[lb + FIRST]!;
     }
-    return active;
+    const wake = w[HEADER_WORDS + d * DEVICE_WORDS + WAKE]!;
+    return wake < active ? wake : active;
   }
 }

@@ -116,6 +116,9 @@ export class SyncedClock implements DeviceClock {
     if (t > b) {
       const to = Math.max(b, this.last);
       this.offset += t - to;
+      // At once, not at the next publication: neighbours that take us to follow the real clock (idle) or
+      // to have run since our work appeared would otherwise put us where the held time says we are not.
+      this.table.setOffset(this.self, this.offset);
       if (!this.held) this.holds++;
       this.held = true;
       this.last = to;
@@ -166,13 +169,19 @@ export class SyncedClock implements DeviceClock {
     return due;
   }
 
-  /** When a frame read now and arriving at emulated `due` (NaN: unstamped, handled now) is handled, real ns. */
+  /**
+   * When a frame read now and arriving at emulated `due` (NaN: unstamped, handled now) is handled, real ns,
+   * with the offset the table has for us (now() writes it as soon as it grows): neighbours read WAKE back
+   * with it (clock-table.ts estimate).
+   */
   private readonly dueReal = (due: number): number => (Number.isNaN(due) ? this.real() : this.realAt(due));
 
   publish(wakeAt: number): void {
     // A timer that is due but held back converts to a real time in the past: the device has work now.
     const wake = wakeAt === Number.POSITIVE_INFINITY ? wakeAt : this.realAt(wakeAt);
-    this.table.publish(this.self, this.lastReal, this.last, this.offset, wake);
+    // Not past an own event still to run: a host callback that read the clock (a delay line's flush) may
+    // publish before the timers that fell due meanwhile have run, and what they send leaves at their time.
+    this.table.publish(this.self, this.lastReal, Math.min(this.last, wakeAt), this.offset, wake);
   }
 
   /**
@@ -237,17 +246,19 @@ export class SyncedClock implements DeviceClock {
       const next = this.table.nextArrival(p.rxLink);
       if (next < b) b = next;
       const silence = this.table.silence(p.peer, real);
-      if (silence > this.graceNs) {
+      if (silence > this.worstSilenceNs) this.worstSilenceNs = silence;
+      // A bet only with a grace: with none, a silent neighbour is taken to be where it published.
+      if (this.graceNs > 0 && silence > this.graceNs) {
         if (!this.overdue[i]) this.graceExceeded++;
         this.overdue[i] = 1;
-        if (silence > this.worstSilenceNs) this.worstSilenceNs = silence;
       } else {
         this.overdue[i] = 0;
       }
     }
     // One nanosecond short of it: a frame may still arrive at b itself, and the frames of one nanosecond
     // are taken in port order (the tie rule, inbox.ts), so the clock reaches a time only once every frame
-    // of that time is read.
-    return b - 1;
+    // of that time is read. Nor past the supervisor's gate (its timeline's next step, not yet handed over).
+    const gate = this.table.gate();
+    return gate < b - 1 ? gate : b - 1;
   }
 }
