@@ -45,14 +45,28 @@ export const WIRE_SCALE = wireScale("dcqcn");
  */
 export const BYTE_SCALE = 1082 / (((1024 + 82) * 8) / 100) / (1048 / Math.floor((1048 * 8) / 100));
 
+/**
+ * `--same-packets` (DCQCN or none, incasts): our packet made HPCC's, to tell its unit from the model. Links
+ * at 1,106 × 8 / 83 Gb/s so a frame takes HPCC's 83 ns, 1,000 packets of 1,024 bytes per sender, DCQCN's
+ * floor and steps × `rate` (HPCC's 1,048-byte gaps in ours), byte settings × `bytes` (as many packets).
+ */
+export const SAME_PACKETS = { linkBps: 106_602_409_639, rate: (1106 * 8) / 8384, bytes: 1082 / 1048 };
+
 /** One comparison: a topology and workload, a buffer, congestion control on or off. */
 export type FidelityCase =
-  | { readonly kind: "incast"; readonly senders: number; readonly bufferMiB: number; readonly cc: CcMode }
+  | {
+      readonly kind: "incast";
+      readonly senders: number;
+      readonly bufferMiB: number;
+      readonly cc: CcMode;
+      readonly samePackets?: boolean;
+    }
   | { readonly kind: "fat-tree"; readonly bufferMiB: number; readonly cc: CcMode; readonly load: number };
 
 export function caseName(c: FidelityCase): string {
   const what = c.kind === "incast" ? `${c.senders}:1 incast` : `fat tree, web search ${c.load * 100} %`;
-  return `${what}, ${c.bufferMiB} MiB, ${ccLabel(c.cc)}`;
+  const same = c.kind === "incast" && c.samePackets === true ? ", HPCC's packet" : "";
+  return `${what}, ${c.bufferMiB} MiB, ${ccLabel(c.cc)}${same}`;
 }
 
 /** Bytes each incast sender writes in HPCC's run. */
@@ -159,6 +173,14 @@ function buildIncast(
   byteScale: number,
 ): Built {
   const n = c.senders;
+  const same = c.samePackets === true;
+  const k = SAME_PACKETS.rate;
+  const dcqcn = {
+    profile: "hpcc-ns3",
+    minRate: Math.round(1e9 * k),
+    rai: Math.round(20e6 * k),
+    rhai: Math.round(200e6 * k),
+  };
   const hosts = Array.from({ length: n + 1 }, (_, i) => `h${i + 1}`);
   const nodes: Record<string, { kind: "host" | "switch" }> = { sw: { kind: "switch" } };
   for (const h of hosts) nodes[h] = { kind: "host" };
@@ -171,14 +193,14 @@ function buildIncast(
     topology: {
       name: `star-${n + 1}`,
       defaults: {
-        link: { rate: "100G", delay: "1us" },
+        link: { rate: same ? String(SAME_PACKETS.linkBps) : "100G", delay: "1us" },
         mtu: 1024,
-        switch: switchSettings(c, mmu, byteScale),
+        switch: switchSettings(c, mmu, same ? SAME_PACKETS.bytes : byteScale),
       },
       nodes,
       links: hosts.map((h, i) => [`${h}:eth1`, `sw:eth${i + 1}`]),
     },
-    overrides: { hosts: hostSettings(c, acks) },
+    overrides: { hosts: { ...hostSettings(c, acks), ...(same && c.cc === "dcqcn" ? { dcqcn } : {}) } },
     timeline: [
       {
         at: "0ns",
@@ -186,7 +208,7 @@ function buildIncast(
           type: "incast",
           to: hosts[n],
           from: n,
-          size: `${Math.round(INCAST_BYTES * wireScale(c.cc))}B`,
+          size: `${same ? 1000 * 1024 : Math.round(INCAST_BYTES * wireScale(c.cc))}B`,
         },
       },
     ],

@@ -157,17 +157,20 @@ export interface FidelityOptions {
   readonly print: (s?: string) => void;
 }
 
-/** The cases of `--buffers` × `--cc` × `--senders`, then the fat tree (`--fat-tree BUFFER_MIB`). */
+/** The cases of `--buffers` × `--cc` × `--senders` (`--same-packets`: HPCC's packet), then the fat tree. */
 export function fidelityCases(
   senders: readonly number[],
   buffers: readonly number[],
   ccs: readonly CcMode[],
   fatTree: readonly number[],
   load: number,
+  samePackets = false,
 ): FidelityCase[] {
   const out: FidelityCase[] = [];
+  const same = samePackets ? { samePackets } : {};
   for (const n of senders)
-    for (const cc of ccs) for (const b of buffers) out.push({ kind: "incast", senders: n, bufferMiB: b, cc });
+    for (const cc of ccs)
+      for (const b of buffers) out.push({ kind: "incast", senders: n, bufferMiB: b, cc, ...same });
   for (const b of fatTree) for (const cc of ccs) out.push({ kind: "fat-tree", bufferMiB: b, cc, load });
   return out;
 }

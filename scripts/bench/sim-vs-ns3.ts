@@ -15,6 +15,7 @@
 //   node dist/tools/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 DIR]
 //   node dist/tools/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off,hpcc,timely,dctcp [--fat-tree 2] [--load 0.5]
 //       [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--byte-scale]
+//       [--same-packets]                 (incasts, DCQCN or off: our packet made HPCC's; ns3-cases.ts)
 //       [--ns3 DIR] [--markdown] [--json FILE]
 //   node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]      # print a --json run again
 
@@ -128,6 +129,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       acks: { type: "string" },
       "byte-scale": { type: "boolean" },
       "scale-flows": { type: "boolean" },
+      "same-packets": { type: "boolean" },
       from: { type: "string" },
       markdown: { type: "boolean" },
       json: { type: "string" },
@@ -139,7 +141,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       "usage: node dist/tools/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 HPCC_SIMULATION_DIR]\n" +
         "       node dist/tools/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off,hpcc,timely,dctcp [--fat-tree MIB] [--load 0.5]\n" +
         "           [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--byte-scale]\n" +
-        "           [--scale-flows] [--ns3 DIR] [--markdown] [--json FILE]\n" +
+        "           [--scale-flows] [--same-packets] [--ns3 DIR] [--markdown] [--json FILE]\n" +
         "       node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]\n",
     );
     return;
@@ -265,6 +267,12 @@ async function fidelity(values: Record<string, string | boolean | undefined>): P
   if (!(load > 0 && load <= 1)) throw new Error(`--load ${str("load")}: expected a fraction in (0, 1]`);
   const acks = str("acks") ?? "data";
   if (acks !== "data" && acks !== "high") throw new Error(`--acks ${acks}: expected data or high`);
+  const same = values["same-packets"] === true;
+  if (
+    same &&
+    (values["byte-scale"] === true || fatTree.length > 0 || ccs.some((c) => c !== "dcqcn" && c !== "off"))
+  )
+    throw new Error("--same-packets: incasts with --cc dcqcn and/or off only, and not with --byte-scale");
   const ns3Dir = str("ns3");
   if (ns3Dir !== undefined) ns3Binary(ns3Dir);
   const print = (s = ""): void => {
@@ -276,7 +284,7 @@ async function fidelity(values: Record<string, string | boolean | undefined>): P
     ns3Dir === undefined ? "HPCC ns-3: not given (--ns3 DIR); rocelab's side only" : `HPCC ns-3: ${ns3Dir}`,
   );
   await runFidelity({
-    cases: fidelityCases(senders, buffers, ccs, fatTree, load),
+    cases: fidelityCases(senders, buffers, ccs, fatTree, load, same),
     mmus: mmus as ("default" | "hpcc-ns3")[],
     seeds,
     acks,
