@@ -1,7 +1,8 @@
 // The shared kit of the report charts: what a report directory holds, the chart file names, axis scales,
-// parsing the long-format CSV series, thinning step series, and the common vega-lite look.
+// parsing the long-format CSV series, thinning series to the chart's pixels, and the common vega-lite look.
 
 import type { TopLevelSpec } from "vega-lite";
+import { decimate } from "./decimate.js";
 import type { Report } from "./report.js";
 
 /** The text of a report directory's files (undefined: the file is missing). */
@@ -63,8 +64,6 @@ export const PALETTE = [
 /** Chart body size, px. */
 export const WIDTH = 720;
 const HEIGHT = 260;
-/** Step series longer than this are thinned (keeping each bin's extremes) so the SVGs stay small. */
-const MAX_POINTS = 400;
 /** Goodput is averaged over about this many bins of the run (per-sample rates of a few packets are noise). */
 export const GOODPUT_BINS = 120;
 export const SCHEMA = "https://vega.github.io/schema/vega-lite/v5.json";
@@ -133,34 +132,15 @@ export function groupBy<T>(items: readonly T[], key: (x: T) => string): Map<stri
 
 /**
  * A series that records only changes, as a step function: its points plus one at `endNs` holding the last
- * value, thinned to about MAX_POINTS by keeping, per time bin, the lowest and highest point and the last one
- * (so peaks survive and the line continues from the right value).
+ * value, thinned to what a chart WIDTH pixels wide over the run (0 … endNs) shows (decimate: per pixel
+ * column the lowest and the highest point, so peaks and drops survive).
  */
 export function stepPoints(points: readonly Point[], endNs: number): Point[] {
   if (points.length === 0) return [];
   const all = [...points];
   const last = all[all.length - 1]!;
   if (last.t < endNs) all.push({ t: endNs, v: last.v });
-  if (all.length <= MAX_POINTS) return all;
-  const t0 = all[0]!.t;
-  const bins = Math.floor(MAX_POINTS / 3);
-  const width = (endNs - t0) / bins || 1;
-  const out: Point[] = [];
-  let i = 0;
-  while (i < all.length) {
-    const bin = Math.floor((all[i]!.t - t0) / width);
-    let j = i;
-    let lo = i;
-    let hi = i;
-    while (j < all.length && Math.floor((all[j]!.t - t0) / width) === bin) {
-      if (all[j]!.v < all[lo]!.v) lo = j;
-      if (all[j]!.v > all[hi]!.v) hi = j;
-      j++;
-    }
-    for (const k of [...new Set([i, lo, hi, j - 1])].sort((a, b) => a - b)) out.push(all[k]!);
-    i = j;
-  }
-  return out;
+  return decimate(all, WIDTH, { from: 0, to: endNs });
 }
 
 export function baseConfig() {
@@ -218,13 +198,40 @@ export interface LineChart {
   readonly yDomain?: readonly [number, number];
 }
 
+/**
+ * Each series of a line chart thinned to what the chart's WIDTH pixel columns show (decimate), over the x
+ * range of all its series (log-spaced columns on a log axis): series by series, each in t order.
+ */
+export function thinLines<V extends { readonly t: number; readonly v: number; readonly series: string }>(
+  values: readonly V[],
+  logX = false,
+): V[] {
+  if (values.length <= 2 * WIDTH + 2) return [...values];
+  let from = Number.POSITIVE_INFINITY;
+  let to = Number.NEGATIVE_INFINITY;
+  for (const x of values) {
+    if (logX && x.t <= 0) continue;
+    from = Math.min(from, x.t);
+    to = Math.max(to, x.t);
+  }
+  const opts = { from, to, ...(logX ? { axis: Math.log10 } : {}) };
+  const bySeries = groupBy(values, (x) => x.series);
+  return [...bySeries.values()].flatMap((list) =>
+    decimate(
+      [...list].sort((a, b) => a.t - b.t),
+      WIDTH,
+      opts,
+    ),
+  );
+}
+
 export function lineSpec(c: LineChart): TopLevelSpec {
   return {
     $schema: SCHEMA,
     title: title(c.title, c.subtitle),
     width: WIDTH,
     height: HEIGHT,
-    data: { values: c.values as { t: number; v: number; series: string }[] },
+    data: { values: thinLines(c.values, c.logX) },
     mark: { type: "line", interpolate: c.step ? "step-after" : "linear", strokeWidth: 1.3, clip: true },
     encoding: {
       x: {

@@ -23,7 +23,7 @@ import type { SimEvent } from "../../src/runtime/sim/simulator.js";
 import { loadScenario, type Scenario } from "../../src/scenario/scenario.js";
 
 const SCENARIO = "docs/experiments/incast-dcqcn.yaml";
-/** Start of the post-convergence window, ns: the last XOFF of this scenario comes at about 7.5 ms. */
+/** Start of the post-convergence window, ns: the last XOFF of this scenario comes at about 7.9 ms. */
 const WINDOW_START_NS = 10_000_000;
 /** Sample the queue every 10 µs (the file samples every 200 µs to keep its report small). */
 const SAMPLE_NS = 10_000;
