@@ -167,6 +167,10 @@ const STEPS = [
   ccFamily("incast16", ["incast16", "incast16-ipcc"], "dcqcn,timely"),
   ccFamily("storm", ["storm-no-watchdog", "storm-watchdog"], "none,dcqcn,hpcc"),
   ccFamily("websearch", ["websearch"], "dcqcn,hpcc,timely,dctcp", ["--small", "100KB"]),
+  ccFamily("websearch-qp-per-message", ["websearch-qp-per-message"], "dcqcn,hpcc,timely,dctcp", [
+    "--small",
+    "100KB",
+  ]),
   lagCompare("perm", ["hash", "lbn", "dlb-eligibility"]),
   lagCompare("fail", ["hash", "lbn", "lbn-enhanced", "dlb-eligibility"]),
   {

@@ -13,8 +13,9 @@ import { labNameProblem } from "../lab/live/names.js";
 import { renderSvg } from "../report/plots.js";
 import { type CompareOutcome, runComparison } from "../run/compare/compare.js";
 import { liveRunLab, runLiveComparison } from "../run/compare/compare-live.js";
-import { compareSpec } from "../run/compare/compare-plot.js";
+import { compareSpec, slowdownSpec } from "../run/compare/compare-plot.js";
 import { formatComparison } from "../run/compare/compare-text.js";
+import { BucketError, parseBuckets } from "../run/compare/slowdown.js";
 import {
   type CompareJob,
   parseSweep,
@@ -33,6 +34,7 @@ interface CompareCliOptions {
   readonly jitter: string;
   readonly sameEcmp?: boolean;
   readonly small?: string;
+  readonly buckets: string;
   readonly duration?: string;
   readonly jobs: string;
   readonly runtime: string;
@@ -81,6 +83,11 @@ export function registerCompareCommand(program: Command): void {
     .option("--jitter <time>", "start jitter per message drawn from each seed (0: none)", "1us")
     .option("--same-ecmp", "keep the scenario's ECMP hash seeds instead of a per-switch seed per run")
     .option("--small <size>", "also FCT percentiles of the flows of at most this size (e.g. 100KB)")
+    .option(
+      "--buckets <sizes>",
+      "FCT slowdown (FCT / ideal FCT on an idle path) per flow-size bucket: websearch (HPCC's 5 % bins of the web-search mix), none, or ascending upper ends such as 10KB,100KB,1MB",
+      "websearch",
+    )
     .option("--duration <time>", "run each variant this long instead of its scenario's duration")
     .option("--jobs <n>", "worker threads (default: the cores)", String(availableParallelism()))
     .option("--runtime <runtime>", "sim, or live (the live lab: --runs N, one run after another)", "sim")
@@ -89,7 +96,7 @@ export function registerCompareCommand(program: Command): void {
     .option("--clock <mode>", "live runtime: synced or free, as for rocelab run", DEFAULT_CLOCK_MODE)
     .option("--name <prefix>", "live runtime: run i runs in the lab PREFIXi (default cmp<pid>r)")
     .option("--json", "print the comparison as JSON")
-    .option("--out <dir>", "also write compare.json and compare.svg there")
+    .option("--out <dir>", "also write compare.json, compare.svg and (with buckets) slowdown.svg there")
     .option("--quiet", "no progress")
     .action(
       action(async (files: string[], opts: CompareCliOptions) => {
@@ -116,11 +123,21 @@ export function registerCompareCommand(program: Command): void {
         const smallBytes = opts.small === undefined ? undefined : parseSize(opts.small);
         if (smallBytes === null || (smallBytes !== undefined && smallBytes <= 0))
           throw new UsageError(`--small "${opts.small}" is not a size (for example 100KB)`);
+        let buckets: readonly number[] | null;
+        try {
+          buckets = parseBuckets(opts.buckets);
+        } catch (e) {
+          if (e instanceof BucketError) throw new UsageError(e.message);
+          throw e;
+        }
         const variants = variantsOf(files, opts.sweep);
         if (variants.length < 1) throw new UsageError("nothing to compare");
         const seeds = Array.from({ length: n }, (_, i) => i + 1);
         const plan = { seeds, jitterNs, varyEcmp: opts.sameEcmp !== true };
-        const metrics = smallBytes !== undefined ? { smallBytes } : {};
+        const metrics = {
+          ...(smallBytes !== undefined ? { smallBytes } : {}),
+          ...(buckets !== null ? { buckets } : {}),
+        };
         const all = planJobs(variants, plan, metrics, durationNs);
         const outcome = live
           ? await compareLive(all, opts)
@@ -132,6 +149,13 @@ export function registerCompareCommand(program: Command): void {
           ecmpSeeds: plan.varyEcmp ? "per switch, from each seed" : "the scenario's",
           ...(durationNs !== undefined ? { durationNs } : {}),
           ...(smallBytes !== undefined ? { smallBytes } : {}),
+          ...(buckets !== null
+            ? {
+                slowdownBuckets: buckets,
+                slowdown:
+                  "FCT / ideal FCT (HPCC's standalone FCT: base RTT + the message with its headers at the bottleneck rate), at least 1; ids slowdown:<lo>:<hi>:p50|p99 for flows of lo < bytes <= hi",
+              }
+            : {}),
           interval: "95 % confidence interval of the mean, Student t; differences paired by seed",
           variants: variants.map((v) => ({ label: v.label, file: basename(v.file), sweep: v.sweep ?? null })),
           metrics: outcome.metrics,
@@ -142,11 +166,13 @@ export function registerCompareCommand(program: Command): void {
           mkdirSync(dir, { recursive: true });
           writeFileSync(join(dir, "compare.json"), `${JSON.stringify(doc, null, 2)}\n`);
           writeFileSync(join(dir, "compare.svg"), await renderSvg(compareSpec(outcome.metrics, n)));
+          const slowdown = slowdownSpec(outcome.metrics, n);
+          if (slowdown !== null) writeFileSync(join(dir, "slowdown.svg"), await renderSvg(slowdown));
         }
         process.stdout.write(
           opts.json
             ? `${JSON.stringify(doc, null, 2)}\n`
-            : `${formatComparison(outcome.metrics, plan, variants, live ? "live" : "sim")}\n`,
+            : `${formatComparison(outcome.metrics, plan, variants, live ? "live" : "sim", outcome.runs)}\n`,
         );
       }),
     );

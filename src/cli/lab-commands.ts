@@ -4,7 +4,7 @@ import type { AnyDeviceStats } from "../lab/device-stats.js";
 import { DEFAULT_CLOCK_MODE, DEFAULT_DILATION } from "../lab/live/clock-plan.js";
 import { downLab, LabError, upLab } from "../lab/live/live-lab.js";
 import { DEFAULT_LAB, keptLogDir } from "../lab/live/names.js";
-import { findAllLabs, purgeKeptLogs } from "../lab/live/provision.js";
+import { findAllLabs, interfaceMtu, purgeKeptLogs } from "../lab/live/provision.js";
 import { listKeptLogs } from "../lab/live/state.js";
 import type { LabStatus } from "../lab/live/supervisor.js";
 import { trace, traceFlows } from "../lab/live/trace.js";
@@ -14,6 +14,7 @@ import { describeAction } from "../scenario/action.js";
 import { NodeKind } from "../scenario/topology.js";
 import { CaptureTime, captureOn } from "./capture-on.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
+import { parseIntRoom } from "./int-room-option.js";
 import { formatStats, formatStatus, hostNames } from "./lab-format.js";
 import { besideGuard, fitNow, guardMachine } from "./machine-guard.js";
 import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
@@ -39,6 +40,10 @@ export function registerLabCommands(program: Command): void {
       "synced: devices wait for their neighbours, so a busy machine slows the lab instead of changing it; free: each device follows the real clock alone",
       DEFAULT_CLOCK_MODE,
     )
+    .option(
+      "--int-room [hops]",
+      "size the ports for HPCC's in-band telemetry up front (HOPS hop records, hpcc.maxHops: 1-15, default 5), so that `rocelab set hosts cc: hpcc` works later; without it only the starting settings' INT fits (docs/int.md)",
+    )
     .action(
       action(
         async (
@@ -49,11 +54,13 @@ export function registerLabCommands(program: Command): void {
             seed: string;
             clock: string;
             force?: boolean;
+            intRoom?: string | boolean;
           } & MetricsOptions,
         ) => {
           const name = labName(opts);
           const { dilation, auto } = dilationOption(opts.dilation, DEFAULT_DILATION);
           const clock = clockOption(opts.clock);
+          const intRoom = parseIntRoom(opts.intRoom);
           const metrics = metricsSettings(opts);
           // Validate before anything is created.
           const topo = loadTopologyArg(topology, { quiet: true });
@@ -72,6 +79,7 @@ export function registerLabCommands(program: Command): void {
             seed: Number(opts.seed),
             clock,
             metrics,
+            ...(intRoom !== null ? { intRoomBytes: intRoom.bytes } : {}),
             onProgress: (s) => {
               metricsUrl ??= /^Prometheus metrics on (\S+?),? /.exec(s)?.[1] ?? null;
               process.stderr.write(`  ${s}\n`);
@@ -84,6 +92,11 @@ export function registerLabCommands(program: Command): void {
           process.stdout.write(
             [
               `lab ${name} is up: ${topo.nodes.length} devices, ${topo.links.length} links, dilation ${dilation}${auto ? " (auto)" : ""} (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+              ...(intRoom !== null
+                ? [
+                    `ports sized for ${intRoom.bytes} bytes of INT per data packet (MTU ${interfaceMtu(topo.mtu, intRoom.bytes)}): HPCC with up to ${intRoom.hops} hop records fits (rocelab set hosts cc: hpcc${flag})`,
+                  ]
+                : []),
               "",
               "look:",
               `  rocelab status${flag}                  devices, links, process health`,

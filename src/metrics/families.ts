@@ -47,6 +47,23 @@ const QP_METRICS: readonly (readonly [CounterDef, (q: QpStats) => number])[] = [
     qpDef("qp_alpha", CounterKind.Gauge, "ratio", "DCQCN alpha (congestion estimate) of the QP"),
     (q) => q.alpha,
   ],
+  [
+    qpDef(
+      "qp_window_bytes",
+      CounterKind.Gauge,
+      "bytes",
+      "congestion window of the QP (HPCC, DCTCP; 0: none)",
+    ),
+    (q) => q.windowBytes,
+  ],
+  [
+    qpDef("qp_rtt_ns", CounterKind.Gauge, "ns", "last RTT sample of the QP (TIMELY; 0: none)"),
+    (q) => q.rttNs,
+  ],
+  [
+    qpDef("qp_utilisation", CounterKind.Gauge, "ratio", "utilisation estimate U of the QP (HPCC; 0: none)"),
+    (q) => q.utilisation,
+  ],
   [qpDef("qp_bytes_sent", CounterKind.Counter, "bytes", "payload bytes the QP sent"), (q) => q.bytesSent],
   [qpDef("qp_cnp_handled", CounterKind.Counter, "packets", "CNPs the QP's RP acted on"), (q) => q.cnpHandled],
   [qpDef("qp_cnp_sent", CounterKind.Counter, "packets", "CNPs the QP's NP sent"), (q) => q.cnpSent],

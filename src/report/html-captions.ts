@@ -21,6 +21,8 @@ const CAPTIONS: Readonly<Record<string, Caption>> = {
     `Goodput over the run: ${goodputText(r.summary)}. The sum line is what the receivers got; gaps in it are PFC pauses or losses, a flat line below the line rate is congestion control holding the senders back.`,
   [PLOT_FILES.fctCdf]: (r) =>
     `FCT p50 ${fctValueText(r.summary.fctNs, "p50")}, p99 ${fctValueText(r.summary.fctNs, "p99")}; flows ${flowsText(r.summary)}. A long tail (the curve flattening near the top) is the few flows that waited behind pauses or retransmitted.`,
+  [PLOT_FILES.ccState]: () =>
+    "What the window-based and delay-based algorithms steer by (docs/int.md): HPCC's window follows U, the largest normalised inflight over the hops, towards η (0.95); U above η means a queue is building. DCTCP's window (with dctcp.window set) follows its rate, cut by α/2 at most once per RTT while marks arrive; its α is in the rate chart. TIMELY's RTT samples rising past T_high (or with a positive gradient) cut its rate.",
   [EXTRA_PLOT_FILES.cnpRate]: (r) =>
     `${r.summary.cnpSent} CNPs sent, ${Math.round(r.summary.cnpPerSecond)} per emulated second on average. A receiver keeps sending them while marked packets arrive (at most one per QP per CNP interval), so the rate falls when the senders' rates converge.`,
   [EXTRA_PLOT_FILES.linkUtilisation]: (r) => {

@@ -12,7 +12,7 @@ export interface ReportFiles {
   readonly queueDepth?: string;
   /** pause-state.csv: t_ns, device, port, queue, paused (sampled; events.jsonl is exact and preferred). */
   readonly pauseState?: string;
-  /** qp-rate.csv: t_ns, host, qpn, metric (rate_bps | alpha), value. */
+  /** qp-rate.csv: t_ns, host, qpn, metric (rate_bps | alpha | qp-cc-series.ts's), value. */
   readonly qpRate?: string;
   /** flow-rate.csv: t_ns, host, qpn, goodput_bps (acknowledged payload over the sample before t). */
   readonly flowRate?: string;
@@ -40,6 +40,7 @@ export const PLOT_FILES = {
   dcqcn: "dcqcn-rate.svg",
   goodput: "goodput.svg",
   fctCdf: "fct-cdf.svg",
+  ccState: "cc-state.svg",
 } as const;
 
 /** Most series one chart shows (more lines than this are unreadable). */

@@ -9,6 +9,7 @@
 // runs up to 2 ms and in ms beyond; sizes in decimal KB or MB (as scenario files write them); rates in Gb/s.
 
 import type { TopLevelSpec } from "vega-lite";
+import { ccStatePlot } from "./cc-plots.js";
 import { dcqcnPlot, fctCdfPlot, goodputPlot } from "./flow-plots.js";
 import { PLOT_FILES, type PlotPlan, type PlotSpec, type ReportFiles } from "./plot-kit.js";
 import { pfcPausePlot, queueDepthPlot } from "./queue-plots.js";
@@ -23,6 +24,7 @@ export function planPlots(files: ReportFiles): PlotPlan {
     [PLOT_FILES.dcqcn, dcqcnPlot],
     [PLOT_FILES.goodput, goodputPlot],
     [PLOT_FILES.fctCdf, fctCdfPlot],
+    [PLOT_FILES.ccState, ccStatePlot],
   ];
   for (const [file, build] of builders) {
     const result = build(files);

@@ -5,6 +5,7 @@ import type { NicStats } from "../nic/stats-types.js";
 import type { OutputDir } from "../runtime/realtime/safe-files.js";
 import { SwitchCounter } from "../switch/counter-defs.js";
 import type { SwitchStats } from "../switch/stats-types.js";
+import { QP_CC_SERIES } from "./qp-cc-series.js";
 
 export const SERIES_FILES = {
   queueDepth: "queue-depth.csv",
@@ -52,6 +53,11 @@ export class Series {
   /** Records `value` for `key` (the leading columns) at time `t` if it changed since the last sample. */
   record(t: Nanoseconds, key: readonly (string | number)[], value: number): void {
     this.recordSlot(t, this.slot(key), value);
+  }
+
+  /** Whether `key` has a slot (has been recorded or given one). */
+  has(key: readonly (string | number)[]): boolean {
+    return this.slots.has(key.join(","));
   }
 
   /** `record` for a key already given a slot. */
@@ -121,6 +127,11 @@ export class SeriesRecorder {
     for (const qp of s.detail.qps) {
       this.qpRate.record(now, [s.name, qp.qpn, "rate_bps"], Math.round(qp.rateBps));
       this.qpRate.record(now, [s.name, qp.qpn, "alpha"], qp.alpha);
+      for (const c of QP_CC_SERIES) {
+        const key = [s.name, qp.qpn, c.metric];
+        const v = c.fromStats(qp);
+        if (v !== 0 || this.qpRate.has(key)) this.qpRate.record(now, key, v);
+      }
       const key = `${s.name}/${qp.qpn}`;
       const acked = qp.bytesAcked + qp.readBytesReceived;
       if (dt > 0) {

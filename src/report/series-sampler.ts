@@ -9,6 +9,7 @@ import type { Nic } from "../nic/nic.js";
 import { SwitchCounter } from "../switch/counter-defs.js";
 import type { Switch } from "../switch/switch.js";
 import { PRIORITIES } from "../wire/pfc.js";
+import { QP_CC_SERIES } from "./qp-cc-series.js";
 import type { SeriesRecorder } from "./series-recorder.js";
 
 interface SwitchSlots {
@@ -27,6 +28,8 @@ interface NicSlots {
   readonly rate: number[];
   readonly alpha: number[];
   readonly goodput: number[];
+  /** Per QP, per QP_CC_SERIES entry: the slot, or -1 until the value is first not 0 (series-recorder.ts). */
+  readonly ccState: number[][];
   /** Bytes acknowledged (and READ bytes received) per QP at the previous sample. */
   readonly acked: number[];
   /** The same by QP number, kept for a restarted NIC (whose QPs are new objects). */
@@ -65,7 +68,15 @@ export class SeriesSampler {
       });
     }
     for (const nic of nicMap.values()) {
-      this.nics.push({ nic, rate: [], alpha: [], goodput: [], acked: [], ackedByQpn: new Map() });
+      this.nics.push({
+        nic,
+        rate: [],
+        alpha: [],
+        goodput: [],
+        ccState: [],
+        acked: [],
+        ackedByQpn: new Map(),
+      });
     }
   }
 
@@ -85,6 +96,7 @@ export class SeriesSampler {
       n.rate.length = 0;
       n.alpha.length = 0;
       n.goodput.length = 0;
+      n.ccState.length = 0;
       n.acked.length = 0;
     }
   }
@@ -122,11 +134,26 @@ export class SeriesSampler {
           n.rate.push(r.qpRate.slot([name, qp.qpn, "rate_bps"]));
           n.alpha.push(r.qpRate.slot([name, qp.qpn, "alpha"]));
           n.goodput.push(r.flowRate.slot([name, qp.qpn]));
+          // A restarted NIC's QP of a number seen before keeps the slot it had.
+          n.ccState.push(
+            QP_CC_SERIES.map((c) =>
+              r.qpRate.has([name, qp.qpn, c.metric]) ? r.qpRate.slot([name, qp.qpn, c.metric]) : -1,
+            ),
+          );
           n.acked.push(n.ackedByQpn.get(qp.qpn) ?? 0);
         }
         const rp = qp.cc;
         r.qpRate.recordSlot(now, n.rate[i]!, Math.round(qp.rate(lineRate)));
         r.qpRate.recordSlot(now, n.alpha[i]!, rp === null ? 0 : rp.alpha(now));
+        const cc = n.ccState[i]!;
+        for (let k = 0; k < QP_CC_SERIES.length; k++) {
+          const v = QP_CC_SERIES[k]!.fromCc(rp);
+          if (cc[k] === -1) {
+            if (v === 0) continue;
+            cc[k] = r.qpRate.slot([name, qp.qpn, QP_CC_SERIES[k]!.metric]);
+          }
+          r.qpRate.recordSlot(now, cc[k]!, v);
+        }
         const acked = qp.requester.bytesAcked + qp.requester.readBytesReceived;
         if (dt > 0) r.flowRate.recordSlot(now, n.goodput[i]!, Math.round(((acked - n.acked[i]!) * 8e9) / dt));
         n.acked[i] = acked;

@@ -38,7 +38,7 @@ function report(flows: FlowReport[]): Report {
   };
 }
 
-/** 10 queues with peaks 100 KB .. 1 MB; 12 QPs, QP k changing its rate k times; pauses on 3 devices. */
+/** 10 queues with peaks 100 KB .. 1 MB; 12 QPs, QP k changing its rate and window k times; pauses on 3 devices. */
 function synthetic(): ReportFiles {
   const q = ["t_ns,device,port,queue,bytes"];
   for (let i = 1; i <= 10; i++) q.push(`0,sw${i},eth1,3,0`, `500000,sw${i},eth1,3,${i * 100_000}`);
@@ -49,6 +49,7 @@ function synthetic(): ReportFiles {
       r.push(
         `${s * 10_000},h${k},256,rate_bps,${100e9 - s * 1e9}`,
         `${s * 10_000},h${k},256,alpha,${s / 20}`,
+        `${s * 10_000},h${k},256,window_bytes,${100_000 - s * 1000}`,
       );
     }
     f.push(`10000,h${k},256,${k * 1e9}`);
@@ -111,6 +112,9 @@ t.test("every chart picks at most MAX_SERIES series and says which", (t) => {
   t.match(JSON.stringify(fct.spec), /log scale/, "FCTs spanning 4 decades get a log axis");
   const pause = byFile.get(PLOT_FILES.pfcPause)!;
   t.match(pause.title, /all 3 paused egress queues/);
+  const cc = byFile.get(PLOT_FILES.ccState)!;
+  t.match(cc.title, new RegExp(`the ${MAX_SERIES} most changing of 12 QPs`));
+  t.ok(seriesOf(cc).has("h12 qp256") && !seriesOf(cc).has("h1 qp256"), "the QPs whose window moved most");
   t.end();
 });
 
@@ -146,7 +150,14 @@ t.test("a run without congestion skips what it cannot show, and says why", (t) =
   t.same(plots, []);
   t.same(
     skipped.map((s) => s.file),
-    [PLOT_FILES.queueDepth, PLOT_FILES.pfcPause, PLOT_FILES.dcqcn, PLOT_FILES.goodput, PLOT_FILES.fctCdf],
+    [
+      PLOT_FILES.queueDepth,
+      PLOT_FILES.pfcPause,
+      PLOT_FILES.dcqcn,
+      PLOT_FILES.goodput,
+      PLOT_FILES.fctCdf,
+      PLOT_FILES.ccState,
+    ],
   );
   t.match(skipped.find((s) => s.file === PLOT_FILES.dcqcn)!.reason, /DCQCN off/);
   t.end();

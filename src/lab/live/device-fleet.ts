@@ -286,7 +286,7 @@ export class DeviceFleet {
     const need = labIntBytes(this.opts.topo, this.opts.plan, after);
     if (need > this.opts.intRoomBytes)
       throw new Error(
-        `the hosts' data packets would carry ${need} bytes of INT, but the lab's ports were given room for ${this.opts.intRoomBytes} when it came up (a live scenario run sizes them for its overrides and timeline; docs/int.md)`,
+        `the hosts' data packets would carry ${need} bytes of INT, but the lab's ports were given room for ${this.opts.intRoomBytes} when it came up (a live scenario run sizes them for its overrides and timeline; \`rocelab up --int-room\` sizes them for HPCC up front; docs/int.md)`,
       );
     layers.push(hostChange(settings));
     const configure = layers.hostConfigure([settings]);

@@ -21,6 +21,8 @@ export interface VariantStat {
   readonly interval: Interval;
   /** Some run's value is only a lower bound (an unfinished flow reached the percentile). */
   readonly atLeast: boolean;
+  /** Flows per run the figure is over, mean over the seeds (figures of a flow-size bucket). */
+  readonly flows?: number;
 }
 
 export interface PairVerdict {
@@ -110,11 +112,15 @@ export function analyse(variants: readonly string[], runs: readonly RunResult[])
         break;
       }
       const values = vals.map((x) => x!.value);
+      const counts = vals.map((x) => x!.n);
       stats.push({
         variant: v,
         values,
         interval: meanInterval(values),
         atLeast: vals.some((x) => x!.atLeast),
+        ...(counts.every((c) => c !== undefined)
+          ? { flows: counts.reduce((a, c) => a + c!, 0) / counts.length }
+          : {}),
       });
     }
     if (!applies) continue;
@@ -124,6 +130,20 @@ export function analyse(variants: readonly string[], runs: readonly RunResult[])
     out.push({ ...m, variants: stats, pairs });
   }
   return out;
+}
+
+/**
+ * Metrics some runs have and others lack, so they are not compared (a flow-size bucket without flows in
+ * some run, a workload only some variants run); a metric no run has a value for is not listed.
+ */
+export function leftOutMetrics(
+  runs: readonly RunResult[],
+  compared: readonly MetricComparison[],
+): MetricDef[] {
+  const done = new Set(compared.map((m) => m.id));
+  return metricDefsOf(runs).filter(
+    (m) => !done.has(m.id) && runs.some((r) => r.values[m.id] !== undefined && r.values[m.id] !== null),
+  );
 }
 
 /** "1.2 ms [1.1 ms … 1.3 ms]" with "≥" when the values are lower bounds. */

@@ -45,7 +45,11 @@ export async function runLiveComparison(
       ...(opts.clock !== undefined ? { clock: opts.clock } : {}),
       ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
     });
-    runs.push({ variant: job.variant.label, seed: job.seed, values: measure(report, job.metrics) });
+    runs.push({
+      variant: job.variant.label,
+      seed: job.seed,
+      values: measure(report, job.metrics, sc.topology),
+    });
     opts.onRun?.(i + 1, jobs.length, lab);
   }
   const variants = [...new Set(jobs.map((j) => j.variant.label))];

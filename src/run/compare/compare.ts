@@ -15,7 +15,7 @@ import { applyJob, type CompareJob } from "./variants.js";
 export function runJob(job: CompareJob): RunResult {
   const sc = applyJob(loadScenario(job.variant.file), job);
   const report = runScenarioSim(sc).report;
-  return { variant: job.variant.label, seed: job.seed, values: measure(report, job.metrics) };
+  return { variant: job.variant.label, seed: job.seed, values: measure(report, job.metrics, sc.topology) };
 }
 
 export interface CompareOutcome {

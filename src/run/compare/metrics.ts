@@ -1,31 +1,28 @@
 // What `rocelab compare` measures in each run: figures of the report's summary, FCT percentiles of the
 // small flows, and — when a run has more than one workload — FCT percentiles and unfinished flows of each
-// workload by its name (the mice and the elephants apart). Every value says whether it is only a lower bound (an FCT percentile that an unfinished flow
+// workload by its name (the mice and the elephants apart), and with buckets the FCT slowdown per flow size
+// (slowdown.ts). Every value says whether it is only a lower bound (an FCT percentile that an unfinished flow
 // reached: report/flow-stats.ts), so a verdict never calls a variant faster on a figure that hides flows
 // still running.
 
 import type { FlowReport } from "../../lab/flow-report.js";
 import { dueFlows, fctPercentiles } from "../../report/flow-stats.js";
+import { flowIdealFctNs } from "../../report/ideal-fct.js";
 import type { Report } from "../../report/report.js";
+import type { Topology } from "../../scenario/topology.js";
+import type { MetricDef, MetricValue } from "./metric-def.js";
+import { slowdownBucket, slowdownMetricDef, slowdownValues } from "./slowdown.js";
 
-export interface MetricValue {
-  readonly value: number;
-  /** The true value is at least `value` (FCT percentiles reaching an unfinished flow). */
-  readonly atLeast: boolean;
-}
-
-export interface MetricDef {
-  readonly id: string;
-  readonly label: string;
-  /** How values print: "ns" durations, "bps" rates, "bytes", "count", "ratio". */
-  readonly unit: "ns" | "bps" | "bytes" | "count" | "ratio";
-  /** Which direction is better, when one is (ECN marks and CNPs are neither). */
-  readonly better: "lower" | "higher" | null;
-}
+export type { MetricDef, MetricValue } from "./metric-def.js";
 
 export interface MetricOptions {
   /** Also FCT percentiles of the flows of at most this many bytes ("mice"). */
   readonly smallBytes?: number;
+  /**
+   * FCT slowdown by flow size (slowdown.ts): the upper ends of the size buckets, bytes; absent: none. Needs
+   * the run's topology (the ideal FCT of each flow's path).
+   */
+  readonly buckets?: readonly number[];
 }
 
 type Extract = (r: Report, o: MetricOptions) => MetricValue | null;
@@ -174,17 +171,23 @@ export function metricWorkload(id: string): string | null {
   return id.slice(WORKLOAD_PREFIX.length, id.lastIndexOf(":"));
 }
 
-/** The metrics of a set of runs: every run's, then each workload's (in order of first appearance). */
+/**
+ * The metrics of a set of runs: every run's, then each workload's (in order of first appearance), then the
+ * slowdown of each flow-size bucket (smallest first).
+ */
 export function metricDefsOf(
   runs: readonly { readonly values: Readonly<Record<string, unknown>> }[],
 ): MetricDef[] {
   const workloads = new Set<string>();
+  const slowdown = new Set<string>();
   for (const r of runs)
     for (const id of Object.keys(r.values)) {
       const w = metricWorkload(id);
       if (w !== null) workloads.add(w);
+      if (slowdownBucket(id) !== null) slowdown.add(id);
     }
-  return [...METRIC_DEFS, ...[...workloads].flatMap(workloadMetricDefs)];
+  const bySize = [...slowdown].sort((a, b) => slowdownBucket(a)!.bucket.lo - slowdownBucket(b)!.bucket.lo);
+  return [...METRIC_DEFS, ...[...workloads].flatMap(workloadMetricDefs), ...bySize.map(slowdownMetricDef)];
 }
 
 function workloadValues(r: Report): [string, MetricValue | null][] {
@@ -201,7 +204,22 @@ function workloadValues(r: Report): [string, MetricValue | null][] {
   });
 }
 
-/** Every metric's value in one run (null: the metric does not apply, e.g. no fabric links). */
-export function measure(r: Report, o: MetricOptions): Record<string, MetricValue | null> {
-  return Object.fromEntries([...METRICS.map((m) => [m.id, m.extract(r, o)] as const), ...workloadValues(r)]);
+/**
+ * Every metric's value in one run (null: the metric does not apply, e.g. no fabric links). The slowdown
+ * buckets need the topology the run ran on.
+ */
+export function measure(
+  r: Report,
+  o: MetricOptions,
+  topology?: Topology,
+): Record<string, MetricValue | null> {
+  const slowdown =
+    o.buckets !== undefined && topology !== undefined
+      ? slowdownValues(r.flows, r.durationNs, flowIdealFctNs(topology), o.buckets)
+      : [];
+  return Object.fromEntries([
+    ...METRICS.map((m) => [m.id, m.extract(r, o)] as const),
+    ...workloadValues(r),
+    ...slowdown,
+  ]);
 }

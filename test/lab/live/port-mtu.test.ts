@@ -2,6 +2,7 @@
 // MTU, plus the INT block HPCC and TIMELY put in front of its payload (docs/int.md). A port with less has
 // the kernel refuse every full-size data frame (AF_PACKET send: EMSGSIZE), so an HPCC flow never starts.
 import t from "tap";
+import { parseIntRoom } from "../../../src/cli/int-room-option.js";
 import { DeviceFleet, type FleetClock } from "../../../src/lab/live/device-fleet.js";
 import { deviceSetup, labIntBytes, labInterfaceMtu } from "../../../src/lab/live/device-inits.js";
 import { interfaceMtu } from "../../../src/lab/live/provision.js";
@@ -44,17 +45,18 @@ t.test("the ports take a full-size data packet of every congestion control", (t)
   t.end();
 });
 
-t.test("a running lab refuses a host change that needs more INT room than its ports have", async (t) => {
-  const clock = {
-    mode: "synced",
-    dilation: 1000,
-    now: () => 0,
-    free: () => 0,
-    realMsUntil: () => 0,
-    deviceLost: () => {},
-  } as unknown as FleetClock;
-  const settings = new SettingsLayers(topo, hostChange({ cc: "hpcc" }));
-  const f = new DeviceFleet({
+const clock = {
+  mode: "synced",
+  dilation: 1000,
+  now: () => 0,
+  free: () => 0,
+  realMsUntil: () => 0,
+  deviceLost: () => {},
+} as unknown as FleetClock;
+
+/** A fleet (no processes: nothing running to configure) with `settings` and ports sized for `intRoomBytes`. */
+function fleet(settings: SettingsLayers, intRoomBytes: number): DeviceFleet {
+  return new DeviceFleet({
     lab: "unit",
     topo,
     plan,
@@ -62,9 +64,14 @@ t.test("a running lab refuses a host change that needs more INT room than its po
     convergenceNs: 0,
     clock,
     settings,
-    intRoomBytes: labIntBytes(topo, plan, settings),
+    intRoomBytes,
     broadcast: () => 0,
   });
+}
+
+t.test("a running lab refuses a host change that needs more INT room than its ports have", async (t) => {
+  const settings = new SettingsLayers(topo, hostChange({ cc: "hpcc" }));
+  const f = fleet(settings, labIntBytes(topo, plan, settings));
   await t.rejects(
     f.configureHosts({ hpcc: { maxHops: 6 } }),
     /carry 192 bytes of INT, but the lab's ports were given room for 164 when it came up/,
@@ -75,3 +82,33 @@ t.test("a running lab refuses a host change that needs more INT room than its po
   await f.configureHosts({ hpcc: { maxHops: 4 } });
   t.equal(settings.hostSettings().hpcc?.maxHops, 4);
 });
+
+t.test(
+  "rocelab up --int-room: a DCQCN lab takes cc: hpcc later; without it, refused with the way out",
+  async (t) => {
+    const plain = new SettingsLayers(topo, hostChange({}));
+    // What the supervisor gives the fleet: the larger of --int-room and the starting settings' need (0).
+    await t.rejects(
+      fleet(plain, labIntBytes(topo, plan, plain)).configureHosts({ cc: "hpcc" }),
+      /--int-room/,
+    );
+    t.equal(plain.hostSettings().cc, undefined, "refused, not kept");
+    const roomy = new SettingsLayers(topo, hostChange({}));
+    const room = parseIntRoom(true)!;
+    const f = fleet(roomy, Math.max(room.bytes, labIntBytes(topo, plan, roomy)));
+    await f.configureHosts({ cc: "hpcc" });
+    t.equal(roomy.hostSettings().cc, "hpcc", "switched on");
+    t.ok(
+      fullDataPacket(roomy) <= interfaceMtu(topo.mtu, room.bytes),
+      "its full-size data packet fits the ports",
+    );
+    await t.rejects(
+      f.configureHosts({ hpcc: { maxHops: 6 } }),
+      /room for 164/,
+      "the room is for 5 hop records",
+    );
+    const wide = new SettingsLayers(topo, hostChange({}));
+    await fleet(wide, parseIntRoom("15")!.bytes).configureHosts({ cc: "hpcc", hpcc: { maxHops: 15 } });
+    t.equal(wide.hostSettings().hpcc?.maxHops, 15, "--int-room 15 takes 15 hop records");
+  },
+);
