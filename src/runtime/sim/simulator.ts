@@ -96,7 +96,7 @@ export class Simulator {
       ports: [],
     };
     const env: DeviceEnv = {
-      transmit: (port, frame) => this.transmit(node, port, frame),
+      transmit: (port, frame, _leftAt, verified) => this.transmit(node, port, frame, verified === true),
       arm: (timer, at) => {
         if (node.local) this.arm(node, timer, at);
       },
@@ -256,6 +256,7 @@ export class Simulator {
       const link = e.link;
       const slot = e.slot;
       const frame = e.frame;
+      const verified = e.verified;
       const run = e.run;
       e.node = null;
       e.link = null;
@@ -274,7 +275,7 @@ export class Simulator {
           continue;
         }
         this.key = RANK_DELIVER + node!.rank + id;
-        node!.device.receive(id, frame!, t);
+        node!.device.receive(id, frame!, t, verified);
       } else {
         this.key = ++this.actionSteps;
         this.inAction = true;
@@ -301,8 +302,18 @@ export class Simulator {
       for (const at of node.ports) if (at !== undefined) at.remote = node.local && !at.peer.local;
   }
 
-  /** A frame another partition sent on `links[link]` from its `side` (with the link's generation then). */
-  deliverRemote(link: number, side: 0 | 1, arrival: Nanoseconds, gen: number, frame: Uint8Array): void {
+  /**
+   * A frame another partition sent on `links[link]` from its `side` (with the link's generation then, and
+   * the sender's `verified`: the bytes came through shared memory unchanged).
+   */
+  deliverRemote(
+    link: number,
+    side: 0 | 1,
+    arrival: Nanoseconds,
+    gen: number,
+    frame: Uint8Array,
+    verified: boolean,
+  ): void {
     const l = this.links[link]!;
     const to = side === 0 ? l.spec.b : l.spec.a;
     const node = this.nodeOf(to.device);
@@ -312,6 +323,7 @@ export class Simulator {
     e.gen = gen;
     e.link = l;
     e.frame = frame;
+    e.verified = verified;
     this.queue.push(e, RANK_DELIVER + node.rank + to.port);
   }
 
@@ -366,7 +378,7 @@ export class Simulator {
     return e;
   }
 
-  private transmit(node: SimNode, port: number, frame: Uint8Array): void {
+  private transmit(node: SimNode, port: number, frame: Uint8Array, verified: boolean): void {
     if (node.dead || !node.local) return;
     const attachment = node.ports[port];
     if (!attachment) return; // an unconnected port: the frame goes nowhere
@@ -375,13 +387,14 @@ export class Simulator {
     link.frames[side]++;
     link.bytes[side] += frame.length;
     const taps = this.taps;
-    for (let i = 0; i < taps.length; i++) taps[i]!(this.clock, attachment.from, attachment.to, frame);
+    for (let i = 0; i < taps.length; i++)
+      taps[i]!(this.clock, attachment.from, attachment.to, frame, verified);
     if (!link.up || (link.loss !== null && link.loss.next() < (spec.lossRate ?? 0))) {
       link.lost++;
       return;
     }
     if (attachment.remote) {
-      this.sendRemote!(link, side, this.clock + spec.delayNs, frame);
+      this.sendRemote!(link, side, this.clock + spec.delayNs, frame, verified);
       return;
     }
     const e = this.record(DELIVER, this.clock + spec.delayNs);
@@ -390,6 +403,7 @@ export class Simulator {
     e.gen = link.gen;
     e.link = link;
     e.frame = frame;
+    e.verified = verified;
     this.queue.push(e, RANK_DELIVER + attachment.peer.rank + attachment.to.port);
   }
 }
