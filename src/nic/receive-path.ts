@@ -75,11 +75,8 @@ export class ReceivePath {
   /** The RDMA CM agent on QP1 (set by the NIC). */
   cm: CmAgent | null = null;
 
-  /**
-   * A frame from the wire (the port is up). `verified`: its sender vouched for its ICRC (Device.receive);
-   * the ICRC is then not computed again, unless the frame waits in the receive buffer (which keeps bytes
-   * only: it is checked when it leaves).
-   */
+  /** A frame from the wire (the port is up). `verified` (Device.receive): its ICRC is not computed again,
+   * unless the frame waits in the receive buffer (which keeps bytes only: it is checked when it leaves). */
   fromWire(frame: Uint8Array, now: Nanoseconds, verified = false): void {
     this.rxPackets++;
     this.rxBytes += frame.length;

@@ -70,14 +70,7 @@ export function runPartition(job: PartitionJob): PartitionRun {
     const peer = side === 0 ? link.spec.b.device : link.spec.a.device;
     exchange.send(of.get(peer)!, link.index, side, arrival, link.gen, frame, verified);
   });
-  const incoming = (
-    link: number,
-    side: 0 | 1,
-    arrival: number,
-    gen: number,
-    frame: Uint8Array,
-    verified: boolean,
-  ): void => sim.deliverRemote(link, side, arrival, gen, frame, verified);
+  const incoming = sim.deliverRemote;
 
   const end = sc.durationNs;
   const lookahead = job.lookaheadNs;

@@ -15,6 +15,7 @@
 import type { Device, DeviceEnv, Nanoseconds, TimerId } from "../../device/contract.js";
 import { EventQueue } from "../../device/event-queue.js";
 import { createRandom } from "../../device/prng.js";
+import type { Incoming } from "./partition-exchange.js";
 import {
   ACTION,
   countCalls,
@@ -256,7 +257,6 @@ export class Simulator {
       const link = e.link;
       const slot = e.slot;
       const frame = e.frame;
-      const verified = e.verified;
       const run = e.run;
       e.node = null;
       e.link = null;
@@ -275,7 +275,7 @@ export class Simulator {
           continue;
         }
         this.key = RANK_DELIVER + node!.rank + id;
-        node!.device.receive(id, frame!, t, verified);
+        node!.device.receive(id, frame!, t, e.verified); // read before the call reuses `e`
       } else {
         this.key = ++this.actionSteps;
         this.inAction = true;
@@ -302,18 +302,9 @@ export class Simulator {
       for (const at of node.ports) if (at !== undefined) at.remote = node.local && !at.peer.local;
   }
 
-  /**
-   * A frame another partition sent on `links[link]` from its `side` (with the link's generation then, and
-   * the sender's `verified`: the bytes came through shared memory unchanged).
-   */
-  deliverRemote(
-    link: number,
-    side: 0 | 1,
-    arrival: Nanoseconds,
-    gen: number,
-    frame: Uint8Array,
-    verified: boolean,
-  ): void {
+  /** A frame another partition sent on `links[link]` from its `side`, with the link's generation then and
+   * the sender's `verified` (the bytes came through shared memory unchanged). */
+  readonly deliverRemote: Incoming = (link, side, arrival, gen, frame, verified): void => {
     const l = this.links[link]!;
     const to = side === 0 ? l.spec.b : l.spec.a;
     const node = this.nodeOf(to.device);
@@ -325,7 +316,7 @@ export class Simulator {
     e.frame = frame;
     e.verified = verified;
     this.queue.push(e, RANK_DELIVER + node.rank + to.port);
-  }
+  };
 
   /** Time of the earliest queued event (Infinity: none). */
   nextEventTime(): Nanoseconds {
