@@ -34,13 +34,14 @@ export const ENTRIES = [
  * arguments, or null for the small scenario set-up gives; `status`: the exit status that run ends with).
  * Each is bundled on its own as one CommonJS file (`cli.cjs`), the entry's own path becomes the small
  * loader, and set-up (`writeCodeCache`) keeps what V8 compiled during that run, in `cli.cjs.cache`. A
- * `rocelab run` of a small scenario spends 25-30 % less CPU in start-up; a device process, run without its
- * supervisor so that it loads the whole program and stops (status 2), caches its start-up
- * (docs/performance.md, "Start-up").
+ * `rocelab run` of a small scenario spends 25-30 % less CPU in start-up; a device process and a lab's
+ * supervisor, run without what starts them so that they load the whole program and stop (status 2), cache
+ * their start-up (docs/performance.md, "Start-up").
  */
 export const CACHED = {
   "main/cli.js": { program: "main/cli-program.js", warmUp: null, status: 0 },
   "main/device-main.js": { program: "main/device-program.js", warmUp: [], status: 2 },
+  "main/supervisor-main.js": { program: "main/supervisor-program.js", warmUp: [], status: 2 },
 };
 
 /** The loader's compiled file under dist/, copied to the place of each cached entry. */

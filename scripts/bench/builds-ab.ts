@@ -10,6 +10,7 @@
 //   help   `rocelab --help`: the CLI's start-up alone.
 //   device a live device process's start (dist/bundle/main/device-main.js) without the supervisor: it
 //          loads the whole device program, finds no IPC channel and exits with status 2 (start-up alone).
+//   supervisor  a lab supervisor's start (dist/bundle/main/supervisor-main.js) the same way.
 //
 // Prints, per case, both builds' figures, and new / base as the median and the least of the per-pair ratios.
 //
@@ -30,8 +31,8 @@ interface Sample {
   readonly cpuMs: number;
 }
 
-type Case = "warm" | "cold" | "help" | "device";
-const CASES: readonly Case[] = ["warm", "cold", "help", "device"];
+type Case = "warm" | "cold" | "help" | "device" | "supervisor";
+const CASES: readonly Case[] = ["warm", "cold", "help", "device", "supervisor"];
 
 /** Root of this checkout (dist/tools/bench/ is three levels below it). */
 const HERE = resolve(import.meta.dirname, "..", "..", "..");
@@ -86,6 +87,12 @@ function measure(c: Case, root: string, opts: { runs: number; scenario: string; 
       return timeProcess([process.execPath, cli, "--help"], root);
     case "device":
       return timeProcess([process.execPath, join(root, "dist", "bundle", "main", "device-main.js")], root, 2);
+    case "supervisor":
+      return timeProcess(
+        [process.execPath, join(root, "dist", "bundle", "main", "supervisor-main.js")],
+        root,
+        2,
+      );
   }
 }
 

@@ -47,12 +47,16 @@ function start(loader: string, args: readonly string[]) {
   });
 }
 
-t.test("a device process starts from its cache", async (t) => {
+t.test("a device process and a lab's supervisor start from their caches", async (t) => {
   await ensureBuilt();
   const r = await start("dist/bundle/main/device-main.js", []);
   t.equal(r.exitCode, 2, "no supervisor: usage, status 2");
   t.match(r.stderr, /code cache: device-main\.cjs: used/);
   t.match(r.stderr, /started by the rocelab supervisor/);
+  const s = await start("dist/bundle/main/supervisor-main.js", []);
+  t.equal(s.exitCode, 2, "no lab: usage, status 2");
+  t.match(s.stderr, /code cache: supervisor-main\.cjs: used/);
+  t.match(s.stderr, /started by `rocelab up`/);
 });
 
 t.test("a stale cache is rejected and the program still runs", async (t) => {
