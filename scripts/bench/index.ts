@@ -27,6 +27,11 @@ export const BENCHMARKS = {
     summary:
       "the simulator on 1 worker against 2: the k = 8 fat tree and the 64:1 incast, ratio and same report",
   },
+  "builds-ab": {
+    module: "./builds-ab.js",
+    summary:
+      "this build against another (--base DIR) side by side: the 64:1 incast warm and cold, start-up, ratio",
+  },
   fidelity: {
     module: "./fidelity.js",
     summary: "the same scenarios in the simulator and on the live lab, side by side (root)",

@@ -23,8 +23,14 @@ export interface DeviceEnv {
    * switch rewrites TTL, MACs and ECN in place). `leftAt` is when the last bit left, when the device knows
    * it exactly (a port catching up after a late wake-up sends frames whose time has passed): never later
    * than the `now` of the call the device is handling; default that `now`.
+   *
+   * `verified` (default false): the frame's RoCE ICRC is known to match its bytes, because this device
+   * built it and computed the ICRC, or received it with `verified` and changed nothing since but the
+   * routing rewrite (MAC addresses, TTL, IPv4 checksum: fields the ICRC does not cover or masks). The
+   * simulator carries it beside the frame to the receiver, which may then skip recomputing the ICRC
+   * (docs/performance.md, "One CRC per frame"); a live port never does (a frame from a socket is checked).
    */
-  transmit(port: number, frame: Uint8Array, leftAt?: Nanoseconds): void;
+  transmit(port: number, frame: Uint8Array, leftAt?: Nanoseconds, verified?: boolean): void;
   /** Arm (or re-arm, replacing the previous expiry) `timer` to fire at emulated time `at`. */
   arm(timer: TimerId, at: Nanoseconds): void;
   /** Cancel `timer` if it is armed. */
@@ -39,8 +45,12 @@ export interface Device<Command = unknown, Reply = unknown, Stats extends Device
   readonly name: string;
   /** Called once, at time `now`, before any frame: arm initial timers. */
   start(now: Nanoseconds): void;
-  /** A frame arrived on `port` (its last bit, at `now`). The device owns `frame` from here on. */
-  receive(port: number, frame: Uint8Array, now: Nanoseconds): void;
+  /**
+   * A frame arrived on `port` (its last bit, at `now`). The device owns `frame` from here on. `verified`:
+   * the sender's `transmit` said its ICRC matches its bytes (see DeviceEnv.transmit); absent for frames
+   * from a live port, from a device that does not say so, and for anything a fault touched.
+   */
+  receive(port: number, frame: Uint8Array, now: Nanoseconds, verified?: boolean): void;
   /** An armed timer expired. */
   fire(timer: TimerId, now: Nanoseconds): void;
   /** The carrier of `port` went down or came back (link failure injected, or peer restarted). */

@@ -34,6 +34,8 @@ export class TxPort {
   private busyNsWhole = 0;
   private busyRem = 0;
   private onWire: Uint8Array | null = null;
+  /** The frame on the wire's `verified` (DeviceEnv.transmit): what the owner's pull said of it. */
+  private onWireVerified = false;
   private up = true;
   /** Inside `pull`: an owner that kicks the port from there must not re-enter (the frame would go twice). */
   private pulling = false;
@@ -45,6 +47,11 @@ export class TxPort {
   busyNs = 0;
   /** Wire time lost because the runtime woke the port too late to make it up, ns. */
   stalledNs = 0;
+  /**
+   * Set by the owner inside `pull` when the frame it returns has a known-good ICRC (DeviceEnv.transmit's
+   * `verified`); false before every pull, so an owner that never sets it sends every frame unverified.
+   */
+  pulledVerified = false;
 
   constructor(
     readonly port: number,
@@ -94,7 +101,7 @@ export class TxPort {
       this.onWire = null;
       this.txFrames++;
       this.txBytes += frame.length;
-      this.env.transmit(this.port, frame, Math.min(now, this.busyCeil()));
+      this.env.transmit(this.port, frame, Math.min(now, this.busyCeil()), this.onWireVerified);
       if (!this.up) return;
       // The next frame starts when the previous one ended, even if we are running late.
       if (!this.startNext(now)) return;
@@ -142,6 +149,7 @@ export class TxPort {
     // The start rounded to the nearest whole nanosecond (the busy-until time when it is whole).
     const start = 2 * this.busyRem >= this.rate ? this.busyNsWhole + 1 : this.busyNsWhole;
     this.pulling = true;
+    this.pulledVerified = false;
     let frame: Uint8Array | null;
     try {
       frame = this.pull(Math.max(start, now));
@@ -154,6 +162,7 @@ export class TxPort {
     }
     const bits = wireBytes(frame.length) * 8;
     this.onWire = frame;
+    this.onWireVerified = this.pulledVerified;
     // ns × rate of this frame: below 2^53 for any frame up to 9,216 bytes at any rate up to 1.6 Tb/s.
     const rem = this.busyRem + bits * 1e9;
     const whole = Math.floor(rem / this.rate);

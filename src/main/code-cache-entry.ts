@@ -1,6 +1,7 @@
 // A bundled entry point started from V8's code cache. scripts/bundle.mjs copies this file to the entry's
-// place (dist/bundle/main/cli.js) and bundles the program beside it as one CommonJS file (cli.cjs); set-up
-// runs the CLI once on a small scenario and keeps what V8 compiled in cli.cjs.cache. A process then
+// place (dist/bundle/main/cli.js, dist/bundle/main/device-main.js) and bundles the program beside it as one
+// CommonJS file (cli.cjs); set-up runs it once (the CLI on a small scenario, a device process up to where
+// it would wait for its supervisor) and keeps what V8 compiled in cli.cjs.cache. A process then
 // deserialises the bytecode instead of parsing and compiling ~2.6 MB of JavaScript, module by module,
 // function by function as each is first called: measured in docs/performance.md ("Start-up"). Node 20 has
 // no compile cache for ES modules (module.enableCompileCache is Node 22), hence `vm.Script` with
@@ -9,12 +10,13 @@
 // The cache is used only when it was made from these very bytes (its first 32 bytes are the SHA-256 of the
 // bundle): V8 itself checks only the source's length, its own version and its flags. Without a cache, with
 // one for other bytes, or one V8 rejects (other flags), the bundle is compiled as usual: slower, never
-// different. Only node: built-ins here; this file is not bundled.
+// different. With ROCELAB_CODE_CACHE_REPORT=1 the process says on stderr which of these it was (tests).
+// Only node: built-ins here; this file is not bundled.
 
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname } from "node:path";
+import { basename, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { constants, Script } from "node:vm";
 
@@ -28,10 +30,14 @@ const HASH_BYTES = 32;
 const WRITE_TO = process.env.ROCELAB_CODE_CACHE_OUT;
 
 /**
- * Commands that load ES-only packages (`tui`: ink and react, which `require` cannot load) run the entry's
- * ES-module build (`cli-esm.js`, the same program in chunks) instead: the CommonJS bundle leaves them out.
+ * Commands of the CLI that load ES-only packages (`tui`: ink and react, which `require` cannot load) run
+ * the entry's ES-module build (`cli-esm.js`, the same program in chunks) instead: the CommonJS bundle
+ * leaves them out.
  */
 const ESM_COMMANDS = ["tui"];
+
+/** Set to "1" to have the process say whether it started from the cache (`reportCache`). */
+const REPORT = process.env.ROCELAB_CODE_CACHE_REPORT === "1";
 
 /**
  * The bundle's `import()` of packages (see scripts/bundle.mjs): made here, in a real ES module, because a
@@ -41,7 +47,7 @@ const ESM_COMMANDS = ["tui"];
   import(specifier);
 
 const self = fileURLToPath(import.meta.url);
-if (process.argv.slice(2).some((a) => ESM_COMMANDS.includes(a))) {
+if (basename(self) === "cli.js" && process.argv.slice(2).some((a) => ESM_COMMANDS.includes(a))) {
   await import(pathToFileURL(self.replace(/\.js$/, "-esm.js")).href);
 } else {
   runCached(self.replace(/\.js$/, ".cjs"));
@@ -52,10 +58,13 @@ function runCached(file: string): void {
   const bytes = readFileSync(file);
   const hash = createHash("sha256").update(bytes).digest();
   let cachedData: Buffer | undefined;
+  let state = "none";
   try {
     const cache = readFileSync(`${file}.cache`);
     if (cache.length > HASH_BYTES && hash.equals(cache.subarray(0, HASH_BYTES))) {
       cachedData = cache.subarray(HASH_BYTES);
+    } else {
+      state = "stale (made from other bytes)";
     }
   } catch {
     // No cache: compile.
@@ -72,6 +81,8 @@ function runCached(file: string): void {
       importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
     },
   );
+  if (cachedData !== undefined) state = script.cachedDataRejected === true ? "rejected by V8" : "used";
+  if (REPORT) process.stderr.write(`code cache: ${basename(file)}: ${state}\n`);
   if (WRITE_TO !== undefined && WRITE_TO !== "") {
     process.once("exit", () => {
       writeFileSync(WRITE_TO, Buffer.concat([hash, script.createCachedData()]), { flag: "wx", mode: 0o644 });

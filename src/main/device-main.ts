@@ -1,19 +1,6 @@
-// Entry point of a live device process: `node dist/main/device-main.js --lab NAME --node NODE`,
-// started by the lab supervisor inside the node's network namespace with an IPC channel. It waits for its
-// configuration on that channel, then runs the device (device-runtime.ts).
+// Entry point of a live device process (device-program.ts): `node dist/main/device-main.js --lab NAME
+// --node NODE`, started by the lab supervisor. The bundle's entry at this path starts the same program
+// from V8's code cache (scripts/bundle.mjs).
+import { main } from "./device-program.js";
 
-import { parseArgs } from "node:util";
-import { IpcChannel } from "../runtime/realtime/channel.js";
-import { DeviceRuntime } from "../runtime/realtime/device-runtime.js";
-
-const { values } = parseArgs({ options: { lab: { type: "string" }, node: { type: "string" } } });
-if (!values.lab || !values.node || !process.send) {
-  process.stderr.write(
-    "device-main is started by the rocelab supervisor (--lab, --node and an IPC channel)\n",
-  );
-  process.exit(2);
-}
-process.title = `rocelab-${values.lab}-${values.node}`;
-
-const runtime = new DeviceRuntime(new IpcChannel());
-process.on("SIGTERM", () => runtime.shutdown(0));
+main(process.argv);

@@ -79,9 +79,11 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     this.arbiter = new TxArbiter(s, this.pause, this.host, kick, (qp, frame, now) =>
       this.afterDataSent(qp, frame, now),
     );
-    this.port = new TxPort(PORT, config.port.rateBps, s.t.tx.id(PORT), env, (now) =>
-      this.arbiter.choose(now),
-    );
+    this.port = new TxPort(PORT, config.port.rateBps, s.t.tx.id(PORT), env, (now) => {
+      const frame = this.arbiter.choose(now);
+      this.port.pulledVerified = this.arbiter.chosenVerified;
+      return frame;
+    });
     this.cc = new CcDriver(s, this.arbiter);
     this.stall = new PauseStall(s, s.t.pauseStall);
     this.rxBuffer = new RxBuffer(s, this.arbiter, this.stall, (frame, now) => this.rx.process(frame, now));
@@ -110,13 +112,13 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
 
   start(_now: Nanoseconds): void {}
 
-  receive(port: number, frame: Uint8Array, now: Nanoseconds): void {
+  receive(port: number, frame: Uint8Array, now: Nanoseconds, verified = false): void {
     if (port === HOST_PORT && this.s.cfg.hostPort) {
       this.host.fromHost(frame, now);
       return;
     }
     if (port !== PORT || !this.up) return;
-    this.rx.fromWire(frame, now);
+    this.rx.fromWire(frame, now, verified);
   }
 
   /** ACKs, NAKs or responses may have opened the window, completed work or asked for a resend. */

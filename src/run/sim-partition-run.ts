@@ -66,12 +66,11 @@ export function runPartition(job: PartitionJob): PartitionRun {
   const { sim, fabric, nics } = parts;
   simRef = sim;
   const exchange = new Exchange(job.memory, self);
-  sim.partition(owns, (link, side, arrival, frame) => {
+  sim.partition(owns, (link, side, arrival, frame, verified) => {
     const peer = side === 0 ? link.spec.b.device : link.spec.a.device;
-    exchange.send(of.get(peer)!, link.index, side, arrival, link.gen, frame);
+    exchange.send(of.get(peer)!, link.index, side, arrival, link.gen, frame, verified);
   });
-  const incoming = (link: number, side: 0 | 1, arrival: number, gen: number, frame: Uint8Array): void =>
-    sim.deliverRemote(link, side, arrival, gen, frame);
+  const incoming = sim.deliverRemote;
 
   const end = sc.durationNs;
   const lookahead = job.lookaheadNs;

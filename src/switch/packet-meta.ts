@@ -74,6 +74,12 @@ export class PacketMeta implements FlowFields {
   remarkDscp = -1;
   enqueuedAt = 0;
   verdict: Verdict = Verdict.Forward;
+  /**
+   * The frame's ICRC is known to match its bytes (the sender said so: Device.receive's `verified`). It
+   * leaves with the frame only if nothing but the routing rewrite touched it: a stage or hook that writes
+   * any other byte (ECN or DSCP marking, an INT hop, VXLAN) clears it, so that the next receiver checks.
+   */
+  verified = false;
 
   /** Forgets the decisions of the previous packet. */
   reset(frame: Uint8Array, inPort: number): void {
@@ -107,5 +113,6 @@ export class PacketMeta implements FlowFields {
     this.remarkDot1p = -1;
     this.remarkDscp = -1;
     this.verdict = Verdict.Forward;
+    this.verified = false;
   }
 }

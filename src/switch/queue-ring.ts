@@ -17,7 +17,10 @@ const PG = 1;
 const HEADROOM = 2;
 const L3 = 3;
 const MAC = 4;
-/** CE mark (bit 0), remarked 802.1p + 1 (bits 1..4) and remarked DSCP + 1 (bits 5..11); 0: neither. */
+/**
+ * CE mark (bit 0), remarked 802.1p + 1 (bits 1..4), remarked DSCP + 1 (bits 5..11), verified (bit 12,
+ * PacketMeta.verified); 0: none of them.
+ */
 const MARK = 5;
 const ENQUEUED_AT = 6;
 const LENGTH = 7;
@@ -65,7 +68,8 @@ export class QueueRing {
     r[o + HEADROOM] = m.headroom;
     r[o + L3] = m.l3;
     r[o + MAC] = m.nextHopMac;
-    r[o + MARK] = (m.mark ? 1 : 0) | ((m.remarkDot1p + 1) << 1) | ((m.remarkDscp + 1) << 5);
+    r[o + MARK] =
+      (m.mark ? 1 : 0) | ((m.remarkDot1p + 1) << 1) | ((m.remarkDscp + 1) << 5) | (m.verified ? 0x1000 : 0);
     r[o + ENQUEUED_AT] = m.enqueuedAt;
     r[o + LENGTH] = m.frame.length;
     this.counts[this.slot] = count + 1;
@@ -91,6 +95,7 @@ export class QueueRing {
     m.mark = (mark & 1) === 1;
     m.remarkDot1p = ((mark >>> 1) & 0xf) - 1;
     m.remarkDscp = ((mark >>> 5) & 0x7f) - 1;
+    m.verified = (mark & 0x1000) !== 0;
     m.enqueuedAt = r[o + ENQUEUED_AT]!;
     this.head = (i + 1) & this.mask;
     this.counts[this.slot] = count - 1;

@@ -151,13 +151,14 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
   // ---------------------------------------------------------------------------------------------------
   // The data path
 
-  receive(port: number, frame: Uint8Array, now: Nanoseconds): void {
+  receive(port: number, frame: Uint8Array, now: Nanoseconds, verified = false): void {
     const ps = this.ports[port];
     if (!ps?.up) return;
     this.rxPackets[port]!++;
     this.rxBytes[port]! += frame.length;
     const m = this.rx;
     const kind = parseFrame(m, frame, port, ps.cfg.mac);
+    m.verified = verified;
     const ingress = this.hooks.ingress;
     for (let i = 0; i < ingress.length; i++) if (!ingress[i]!.ingress!(m, now)) return;
     if (kind !== FrameKind.Ipv4) {

@@ -19,6 +19,8 @@ export interface Sent {
   readonly port: number;
   readonly t: Nanoseconds;
   readonly frame: Uint8Array;
+  /** What the switch said of the frame's ICRC (DeviceEnv.transmit's `verified`). */
+  readonly verified: boolean;
 }
 
 class FakeEnv implements DeviceEnv {
@@ -31,8 +33,8 @@ class FakeEnv implements DeviceEnv {
   private readonly rng = createRandom(1, "switch-harness");
   readonly random = (): number => this.rng.next();
 
-  transmit(port: number, frame: Uint8Array): void {
-    this.sent.push({ port, t: this.now, frame });
+  transmit(port: number, frame: Uint8Array, _leftAt?: Nanoseconds, verified = false): void {
+    this.sent.push({ port, t: this.now, frame, verified });
   }
   arm(timer: TimerId, at: Nanoseconds): void {
     this.timers.set(timer, [at, this.seq++]);
@@ -111,9 +113,9 @@ export class SwitchHarness {
     return this;
   }
 
-  /** A frame arrives on `port` now. */
-  deliver(port: number, frame: Uint8Array): void {
-    this.sw.receive(port, frame, this.env.now);
+  /** A frame arrives on `port` now (`verified`: what its sender said of its ICRC, Device.receive). */
+  deliver(port: number, frame: Uint8Array, verified = false): void {
+    this.sw.receive(port, frame, this.env.now, verified);
   }
 
   /** Runs timers up to and including `until`. */

@@ -24,6 +24,12 @@ export class TxArbiter {
   private wakeAt = -1;
   /** Alternate between the host stack's frames and RDMA data, so neither starves the other. */
   private hostTurn = false;
+  /**
+   * Whether the frame `choose` returned last was built here with its ICRC (CNPs, CM datagrams, ACKs,
+   * data), so the wire may carry it as verified (DeviceEnv.transmit); PFC, ARP and the host stack's
+   * frames are not.
+   */
+  chosenVerified = false;
 
   constructor(
     private readonly s: NicShared,
@@ -66,18 +72,25 @@ export class TxArbiter {
   choose(now: Nanoseconds): Uint8Array | null {
     const s = this.s;
     const paused = this.pause.paused;
+    this.chosenVerified = false;
     const urgent = this.urgent.shift();
     if (urgent !== undefined) return urgent;
     if (!((paused >> s.cnpPrio) & 1)) {
       const cnp = this.cnps.shift();
-      if (cnp !== undefined) return cnp;
+      if (cnp !== undefined) {
+        this.chosenVerified = true;
+        return cnp;
+      }
     }
     if (!((paused >> s.ackPrio) & 1)) {
       for (let qp = this.ackQueue.shift(); qp !== undefined; qp = this.ackQueue.shift()) {
         qp.inAckQueue = false;
         const frame = qp.responder.takeAckFrame();
         if (qp.responder.ackPending || qp.responder.nakPending) this.queueAck(qp, now);
-        if (frame !== null) return frame;
+        if (frame !== null) {
+          this.chosenVerified = true;
+          return frame;
+        }
       }
     }
     // Host-stack frames and RDMA data take turns while both have something to send.
@@ -91,6 +104,7 @@ export class TxArbiter {
     const data = this.pullData(now);
     if (data !== null) {
       this.hostTurn = true;
+      this.chosenVerified = true;
       return data;
     }
     return this.host.take(this.pause.paused);

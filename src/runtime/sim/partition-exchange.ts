@@ -10,7 +10,10 @@
 
 /** Bytes of each frame buffer (a window's frames from one worker to another). */
 export const EXCHANGE_BUFFER_BYTES = 16 * 1024 * 1024;
-/** Frame record: arrival (f64), link (u32), link generation (u32), length (u32), side (u8), padding. */
+/**
+ * Frame record: arrival (f64), link (u32), link generation (u32), length (u32), side (u8), verified (u8:
+ * the sender's DeviceEnv.transmit flag), padding.
+ */
 const RECORD_HEAD = 24;
 const COUNT = 0;
 const GEN = 1;
@@ -52,7 +55,14 @@ export function createExchangeMemory(parts: number, bufferBytes = EXCHANGE_BUFFE
 export class ExchangeAborted extends Error {}
 
 /** A frame taken from another worker. */
-export type Incoming = (link: number, side: 0 | 1, arrival: number, gen: number, frame: Uint8Array) => void;
+export type Incoming = (
+  link: number,
+  side: 0 | 1,
+  arrival: number,
+  gen: number,
+  frame: Uint8Array,
+  verified: boolean,
+) => void;
 
 export class Exchange {
   private readonly control: Int32Array;
@@ -79,7 +89,15 @@ export class Exchange {
   }
 
   /** Puts a frame for worker `to` in this window's buffer. */
-  send(to: number, link: number, side: 0 | 1, arrival: number, gen: number, frame: Uint8Array): void {
+  send(
+    to: number,
+    link: number,
+    side: 0 | 1,
+    arrival: number,
+    gen: number,
+    frame: Uint8Array,
+    verified: boolean,
+  ): void {
     const slot = this.self * this.mem.parts + to;
     const view = this.out[this.parity]![slot]!;
     const at = this.used[to]!;
@@ -93,6 +111,7 @@ export class Exchange {
     view.setUint32(at + 12, gen, true);
     view.setUint32(at + 16, frame.length, true);
     view.setUint8(at + 20, side);
+    view.setUint8(at + 21, verified ? 1 : 0);
     this.outBytes[this.parity]![slot]!.set(frame, at + RECORD_HEAD);
     this.used[to] = end;
     if (arrival < this.minSent) this.minSent = arrival;
@@ -132,6 +151,7 @@ export class Exchange {
           view.getFloat64(at, true),
           view.getUint32(at + 12, true),
           frame,
+          view.getUint8(at + 21) === 1,
         );
         at += RECORD_HEAD + ((len + 7) & ~7);
       }

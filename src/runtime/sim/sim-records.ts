@@ -19,8 +19,17 @@ export interface LinkSpec {
   readonly lossRate?: number;
 }
 
-/** Called for every frame put on a link (before loss), e.g. to write a capture. */
-export type FrameTap = (t: Nanoseconds, from: Endpoint, to: Endpoint, frame: Uint8Array) => void;
+/**
+ * Called for every frame put on a link (before loss), e.g. to write a capture; `verified` is what the
+ * sender said of its ICRC (DeviceEnv.transmit). A tap must not change the frame.
+ */
+export type FrameTap = (
+  t: Nanoseconds,
+  from: Endpoint,
+  to: Endpoint,
+  frame: Uint8Array,
+  verified: boolean,
+) => void;
 
 export const TIMER = 0;
 export const DELIVER = 1;
@@ -57,6 +66,8 @@ export class SimEventRecord implements QueuedEvent {
   /** TIMER: the timer's slot, whose generation says whether this arming is still the live one. */
   slot: TimerSlot | null = null;
   frame: Uint8Array | null = null;
+  /** DELIVER: the sender's `verified` for `frame` (DeviceEnv.transmit), handed to `Device.receive`. */
+  verified = false;
   run: ((now: Nanoseconds) => void) | null = null;
 }
 
@@ -113,7 +124,13 @@ export interface SimLink {
 }
 
 /** A frame that leaves this partition: delivered by the partition of its receiver (`deliverRemote`). */
-export type RemoteSend = (link: SimLink, side: 0 | 1, arrival: Nanoseconds, frame: Uint8Array) => void;
+export type RemoteSend = (
+  link: SimLink,
+  side: 0 | 1,
+  arrival: Nanoseconds,
+  frame: Uint8Array,
+  verified: boolean,
+) => void;
 
 /** Orders the events emitted at `start` (before any action of time 0): by device creation order. */
 export const KEY_START = -(2 ** 31);

@@ -15,6 +15,7 @@
 import type { Device, DeviceEnv, Nanoseconds, TimerId } from "../../device/contract.js";
 import { EventQueue } from "../../device/event-queue.js";
 import { createRandom } from "../../device/prng.js";
+import type { Incoming } from "./partition-exchange.js";
 import {
   ACTION,
   countCalls,
@@ -96,7 +97,7 @@ export class Simulator {
       ports: [],
     };
     const env: DeviceEnv = {
-      transmit: (port, frame) => this.transmit(node, port, frame),
+      transmit: (port, frame, _leftAt, verified) => this.transmit(node, port, frame, verified === true),
       arm: (timer, at) => {
         if (node.local) this.arm(node, timer, at);
       },
@@ -274,7 +275,7 @@ export class Simulator {
           continue;
         }
         this.key = RANK_DELIVER + node!.rank + id;
-        node!.device.receive(id, frame!, t);
+        node!.device.receive(id, frame!, t, e.verified); // read before the call reuses `e`
       } else {
         this.key = ++this.actionSteps;
         this.inAction = true;
@@ -301,8 +302,9 @@ export class Simulator {
       for (const at of node.ports) if (at !== undefined) at.remote = node.local && !at.peer.local;
   }
 
-  /** A frame another partition sent on `links[link]` from its `side` (with the link's generation then). */
-  deliverRemote(link: number, side: 0 | 1, arrival: Nanoseconds, gen: number, frame: Uint8Array): void {
+  /** A frame another partition sent on `links[link]` from its `side`, with the link's generation then and
+   * the sender's `verified` (the bytes came through shared memory unchanged). */
+  readonly deliverRemote: Incoming = (link, side, arrival, gen, frame, verified): void => {
     const l = this.links[link]!;
     const to = side === 0 ? l.spec.b : l.spec.a;
     const node = this.nodeOf(to.device);
@@ -312,8 +314,9 @@ export class Simulator {
     e.gen = gen;
     e.link = l;
     e.frame = frame;
+    e.verified = verified;
     this.queue.push(e, RANK_DELIVER + node.rank + to.port);
-  }
+  };
 
   /** Time of the earliest queued event (Infinity: none). */
   nextEventTime(): Nanoseconds {
@@ -366,7 +369,7 @@ export class Simulator {
     return e;
   }
 
-  private transmit(node: SimNode, port: number, frame: Uint8Array): void {
+  private transmit(node: SimNode, port: number, frame: Uint8Array, verified: boolean): void {
     if (node.dead || !node.local) return;
     const attachment = node.ports[port];
     if (!attachment) return; // an unconnected port: the frame goes nowhere
@@ -375,13 +378,14 @@ export class Simulator {
     link.frames[side]++;
     link.bytes[side] += frame.length;
     const taps = this.taps;
-    for (let i = 0; i < taps.length; i++) taps[i]!(this.clock, attachment.from, attachment.to, frame);
+    for (let i = 0; i < taps.length; i++)
+      taps[i]!(this.clock, attachment.from, attachment.to, frame, verified);
     if (!link.up || (link.loss !== null && link.loss.next() < (spec.lossRate ?? 0))) {
       link.lost++;
       return;
     }
     if (attachment.remote) {
-      this.sendRemote!(link, side, this.clock + spec.delayNs, frame);
+      this.sendRemote!(link, side, this.clock + spec.delayNs, frame, verified);
       return;
     }
     const e = this.record(DELIVER, this.clock + spec.delayNs);
@@ -390,6 +394,7 @@ export class Simulator {
     e.gen = link.gen;
     e.link = link;
     e.frame = frame;
+    e.verified = verified;
     this.queue.push(e, RANK_DELIVER + attachment.peer.rank + attachment.to.port);
   }
 }

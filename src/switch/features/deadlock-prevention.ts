@@ -108,6 +108,7 @@ class DeadlockPrevention implements SwitchFeature {
     m.queue = this.toQueue[m.dscp]!;
     m.dscp = next;
     setIpv4Dscp(m.frame, m.l3, next);
+    m.verified = false; // a remark: the receiver checks the frame again (PacketMeta.verified)
     return true;
   }
 }

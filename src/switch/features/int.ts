@@ -115,6 +115,8 @@ class InbandTelemetry implements SwitchFeature {
     r.ts = now;
     r.txBytes = before;
     r.rateBps = this.ctx.ports[port]!.cfg.rateBps;
+    // A hop record changes bytes the ICRC covers (patched, int-md.ts): the receiver checks it again.
+    m.verified = false;
     if (pushIntHop(frame, at, end, r)) this.stamped[port]!++;
     else this.full[port]!++;
   }

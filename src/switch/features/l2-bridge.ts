@@ -178,6 +178,9 @@ class L2Bridge implements SwitchFeature {
       }
     }
     this.flooded[0]!++;
+    // Flooded, one frame goes to several receivers, any of which may rewrite it in place: none is told
+    // that its ICRC still holds (PacketMeta.verified).
+    m.verified = false;
     const ports = this.cfg.domain!.ports;
     for (let i = 0; i < ports.length; i++) {
       const p = ports[i]!;

@@ -91,6 +91,9 @@ export class Egress {
     this.txPackets[i]!++;
     this.txBytes[i]! += m.length;
     rewrite(m, ps.cfg.mac);
+    // The ICRC the sender vouched for still holds after the routing rewrite alone (rewrite.ts); any other
+    // change sends the frame on unverified, to be checked by its receiver (PacketMeta.verified).
+    ps.tx.pulledVerified = m.verified && !m.mark && m.remarkDscp < 0 && m.remarkDot1p < 0;
     return m.frame;
   }
 

@@ -40,14 +40,19 @@ export class Middlebox implements Device<unknown, void> {
     public dropIf: (frame: Uint8Array, from: number, index: number, now: Nanoseconds) => boolean = () =>
       false,
   ) {}
+  /**
+   * Pass on the sender's `verified` (DeviceEnv.transmit) as a switch that changed nothing would; off by
+   * default: a box that may rewrite frames must not vouch for their ICRC.
+   */
+  vouch = false;
   start(): void {}
-  receive(port: number, frame: Uint8Array, now: Nanoseconds): void {
+  receive(port: number, frame: Uint8Array, now: Nanoseconds, verified = false): void {
     const index = this.seen[port]!++;
     if (this.dropIf(frame, port, index, now)) {
       this.dropped++;
       return;
     }
-    this.env.transmit(port === 1 ? 2 : 1, frame);
+    this.env.transmit(port === 1 ? 2 : 1, frame, undefined, this.vouch && verified);
   }
   /** Sends `frame` out of `port` as if it had come from the other side (forged or rewritten frames). */
   inject(port: 1 | 2, frame: Uint8Array): void {
