@@ -79,7 +79,9 @@ function commandsStarted(source: string): string[] {
     /\b(?:execa|execaSync|spawn|spawnSync|execFile|execFileSync)\(\s*"([^"]+)"/g,
   ))
     found.push(m[1]!);
-  for (const m of source.matchAll(/"exec",\s*(?:[^,()"]|\([^()]*\))+,\s*"([^"]+)"/g)) found.push(m[1]!);
+  // `rocelab exec NODE [--name LAB] -- CMD`: the command after the node (an option is not one).
+  for (const m of source.matchAll(/"exec",\s*(?:[^,()"]|\([^()]*\))+,\s*"([^"]+)"/g))
+    if (!m[1]!.startsWith("-")) found.push(m[1]!);
   return found;
 }
 

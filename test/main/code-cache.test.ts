@@ -38,9 +38,15 @@ t.test("the device process has its cache too, and both bundles are plain ASCII",
   }
 });
 
-/** Runs a cached entry (`loader`, the bundle's entry file) with the cache report on. */
+/**
+ * Runs a cached entry (`loader`, the bundle's entry file) with the cache report on, outside the test
+ * runner's coverage: the bundle's source map names every package it bundles (zod, yaml, execa …), and their
+ * code would count as this project's uncovered statements (the suite's figure fell from 91.9 to 68.7 %). The
+ * program's own code is covered by the tests that import it.
+ */
 function start(loader: string, args: readonly string[]) {
-  return execa(process.execPath, [loader, ...args], {
+  // Through env(1): the runner's child_process hooks would put the coverage variables back.
+  return execa("env", ["-u", "NODE_OPTIONS", "-u", "NODE_V8_COVERAGE", process.execPath, loader, ...args], {
     reject: false,
     env: { ROCELAB_CODE_CACHE_REPORT: "1" },
     extendEnv: true,
