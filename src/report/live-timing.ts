@@ -36,7 +36,10 @@ export interface LiveTiming {
    */
   readonly graceExceeded: number;
   readonly unstamped: number;
-  /** Frames a device was handed after their emulated arrival time (they arrived in its past), the worst by. */
+  /**
+   * Stamped frames a device was handed after their emulated arrival time (they arrived in its past), the
+   * worst by; a frame nobody stamped (a host kernel's) counts in `unstamped` instead.
+   */
   readonly framesLate: number;
   readonly framesLateMaxNs: number;
   /** Whether the figures depend on the machine rather than only on the configured network. */

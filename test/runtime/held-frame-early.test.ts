@@ -122,4 +122,16 @@ t.test("two devices holding frames for each other due in one nanosecond both sen
   t.ok(clockA.now() >= due && clockB.now() >= due, "neither clock stayed short of the frames' time");
   t.equal(hostA.health().framesLate, 0, "A took no frame after its arrival time");
   t.equal(hostB.health().framesLate, 0, "nor did B");
+
+  // A frame nobody stamped (a host kernel's, read with the kernel's arrival time, here long past): handed
+  // over at once and counted as unstamped, not as a frame in A's past (that count is the sync's errors).
+  const before = a.received.length;
+  portB.send(new Uint8Array(64).fill(0xee));
+  for (let i = 0; i < 20 && a.received.length === before; i++) {
+    real += MS;
+    await sleep(2);
+  }
+  t.equal(a.received.at(-1)?.first, 0xee, "A got the kernel's frame");
+  t.equal(clockA.syncStats().unstamped, 1, "counted as unstamped");
+  t.equal(hostA.health().framesLate, 0, "not as late");
 });

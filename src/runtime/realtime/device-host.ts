@@ -44,7 +44,7 @@ export class DeviceHost {
   /** Ports whose frames' emulated times are being recorded (frame-times.ts), by port number. */
   private readonly timeLogs: (FrameTimeLog | undefined)[] = [];
   /** Received frames waiting for their emulated arrival time (exact clocks). */
-  private readonly inbox = new Inbox((port, at, frame) => this.deliver(port, at, frame));
+  private readonly inbox = new Inbox((port, at, frame, stamped) => this.deliver(port, at, frame, stamped));
   /** Frames handed over after their arrival time (health.framesLate) and the worst lateness, ns. */
   private framesLate = 0;
   private framesLateMaxNs = 0;
@@ -75,7 +75,7 @@ export class DeviceHost {
         this.timeLogs[port]?.record(false, arrived, frame);
         if (this.clock.exact) {
           // Taken in time order with the timers, once the whole batch is read and the clock is there.
-          this.inbox.add(port, arrived, frame);
+          this.inbox.add(port, arrived, frame, !Number.isNaN(stamped));
           this.runSoon();
         } else {
           // Never later than now (emulatedAt's contract; a sender's stamp is checked here), never earlier
@@ -83,7 +83,12 @@ export class DeviceHost {
           // wire time at any dilation (the catch-up bound is 2 µs).
           this.timers.defer();
           try {
-            this.deliver(port, Number.isNaN(stamped) ? arrived : Math.min(arrived, this.clock.now()), frame);
+            this.deliver(
+              port,
+              Number.isNaN(stamped) ? arrived : Math.min(arrived, this.clock.now()),
+              frame,
+              !Number.isNaN(stamped),
+            );
           } finally {
             // Also after a throw: the timers armed meanwhile need their Node timer.
             this.timers.runDue();
@@ -234,8 +239,10 @@ export class DeviceHost {
   }
 
   /** Hands a frame to the device at `at`, or at the latest time it was already given if that is later. */
-  private deliver(port: number, at: number, frame: Uint8Array): void {
-    if (at < this.lastGivenAt) {
+  private deliver(port: number, at: number, frame: Uint8Array, stamped: boolean): void {
+    // Only a stamped frame can be late: a frame nobody stamped (the host kernel's) carries the kernel's
+    // arrival time, which is in the past whenever the process reads it late, and counts as unstamped.
+    if (stamped && at < this.lastGivenAt) {
       this.framesLate++;
       if (this.lastGivenAt - at > this.framesLateMaxNs) this.framesLateMaxNs = this.lastGivenAt - at;
     }

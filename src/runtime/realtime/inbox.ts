@@ -13,15 +13,19 @@ import type { TimedInput } from "./timers.js";
 interface Waiting {
   readonly at: number;
   readonly frame: Uint8Array;
+  /** Whether `at` is its sender's stamp (else the kernel's arrival time, read late or not). */
+  readonly stamped: boolean;
 }
 
 export class Inbox implements TimedInput {
   /** In port number order: of heads with equal times, the first found is the lowest port. */
   private readonly ports: { port: number; queue: Fifo<Waiting> }[] = [];
 
-  constructor(private readonly deliver: (port: number, at: number, frame: Uint8Array) => void) {}
+  constructor(
+    private readonly deliver: (port: number, at: number, frame: Uint8Array, stamped: boolean) => void,
+  ) {}
 
-  add(port: number, at: number, frame: Uint8Array): void {
+  add(port: number, at: number, frame: Uint8Array, stamped = true): void {
     let entry = this.ports.find((p) => p.port === port);
     if (entry === undefined) {
       entry = { port, queue: new Fifo<Waiting>() };
@@ -29,7 +33,7 @@ export class Inbox implements TimedInput {
       while (i > 0 && this.ports[i - 1]!.port > port) i--;
       this.ports.splice(i, 0, entry);
     }
-    entry.queue.push({ at, frame });
+    entry.queue.push({ at, frame, stamped });
   }
 
   peekTime(): number {
@@ -54,6 +58,6 @@ export class Inbox implements TimedInput {
     if (best < 0) return;
     const p = this.ports[best]!;
     const w = p.queue.shift()!;
-    this.deliver(p.port, w.at, w.frame);
+    this.deliver(p.port, w.at, w.frame, w.stamped);
   }
 }
