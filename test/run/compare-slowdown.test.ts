@@ -26,6 +26,7 @@ import { runScenarioSim } from "../../src/run/run-sim.js";
 import { resolveScenario } from "../../src/scenario/scenario.js";
 import { scenarioFile } from "../../src/scenario/schema.js";
 import { resolveTopology } from "../../src/scenario/topology.js";
+import { timedFlow } from "../helpers/flow-report.js";
 import { PAIR_TOPOLOGY } from "../helpers/pair-scenario.js";
 
 const pair = () => resolveTopology(PAIR_TOPOLOGY as never, "test", null);
@@ -94,22 +95,7 @@ t.test("buckets: the web-search 5 % bins, custom ones, refusals", (t) => {
 });
 
 function flow(id: number, bytes: number, startNs: number, fctNs: number | null): FlowReport {
-  return {
-    id,
-    workload: "w",
-    src: "h1",
-    dst: "h2",
-    op: "write",
-    qp: id,
-    bytes,
-    startNs,
-    endNs: fctNs === null ? null : startNs + fctNs,
-    fctNs,
-    goodputBps: null,
-    retransmits: 0,
-    outcome: fctNs === null ? "unfinished" : "completed",
-    error: null,
-  };
+  return timedFlow(id, startNs, fctNs, { qp: id, bytes });
 }
 
 t.test("an unfinished flow counts in its bucket as at least its time to the end", (t) => {
