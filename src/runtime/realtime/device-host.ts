@@ -41,6 +41,8 @@ export class DeviceHost {
   framesOut = 0;
   /** The latest emulated time given to the device with a frame or a timer: times never go backwards. */
   private lastGivenAt = 0;
+  /** The latest time a read-only request reported at (readNow). */
+  private lastReadAt = 0;
   /** Ports whose frames' emulated times are being recorded (frame-times.ts), by port number. */
   private readonly timeLogs: (FrameTimeLog | undefined)[] = [];
   /** Received frames waiting for their emulated arrival time (exact clocks). */
@@ -231,6 +233,19 @@ export class DeviceHost {
     const result = apply(this.givenNow());
     this.timers.runDue();
     return result;
+  }
+
+  /**
+   * The time a read-only request (stats, metrics) reports at: now, but not past the device's next own
+   * event (a timer or frame the clock may already have passed by its catch-up bound) and never before an
+   * earlier read. Counters computed from time (pause durations) then never go backwards between reads: a
+   * pause read as running at now whose expiry at an earlier time is still to run would otherwise shrink
+   * at the next read, which Prometheus's rate() takes for a counter reset.
+   */
+  readNow(): number {
+    const t = Math.max(this.lastGivenAt, Math.min(this.clock.now(), this.nextOwnEvent()));
+    if (t > this.lastReadAt) this.lastReadAt = t;
+    return this.lastReadAt;
   }
 
   private givenNow(): number {

@@ -115,12 +115,12 @@ export class DeviceRuntime {
           reply({
             type: "stats",
             id: m.id,
-            stats: this.device!.stats(this.host!.clock.now()),
+            stats: this.device!.stats(this.host!.readNow()),
             health: this.host!.health(),
           });
           break;
         case "metrics":
-          reply({ type: "metrics", id: m.id, metrics: deviceMetrics(this.device!, this.host!.clock.now()) });
+          reply({ type: "metrics", id: m.id, metrics: deviceMetrics(this.device!, this.host!.readNow()) });
           break;
         case "link":
           this.host!.control((now) => this.device!.setLinkState(m.port, m.up, now));
