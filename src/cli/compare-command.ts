@@ -3,9 +3,8 @@
 // paired difference and a verdict (docs/compare.md). Text on stdout, or JSON (--json); --out also writes
 // compare.json and compare.svg (the means with their intervals as error bars).
 
-import { mkdirSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import type { Command } from "commander";
 import { parseDuration, parseSize } from "../device/units.js";
 import { DEFAULT_CLOCK_MODE, DEFAULT_DILATION } from "../lab/live/clock-plan.js";
@@ -24,6 +23,7 @@ import {
   type SweepValue,
   type Variant,
 } from "../run/compare/variants.js";
+import { OutputDir } from "../runtime/realtime/safe-files.js";
 import { loadScenario } from "../scenario/scenario.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
 import { startProgress } from "./progress.js";
@@ -44,6 +44,7 @@ interface CompareCliOptions {
   readonly name?: string;
   readonly json?: boolean;
   readonly out?: string;
+  readonly force?: boolean;
   readonly quiet?: boolean;
 }
 
@@ -96,7 +97,11 @@ export function registerCompareCommand(program: Command): void {
     .option("--clock <mode>", "live runtime: synced or free, as for rocelab run", DEFAULT_CLOCK_MODE)
     .option("--name <prefix>", "live runtime: run i runs in the lab PREFIXi (default cmp<pid>r)")
     .option("--json", "print the comparison as JSON")
-    .option("--out <dir>", "also write compare.json, compare.svg and (with buckets) slowdown.svg there")
+    .option(
+      "--out <dir>",
+      "also write compare.json, compare.svg and (with buckets) slowdown.svg there; a new or empty directory",
+    )
+    .option("--force", "write into --out even if it holds files (replacing a comparison written before)")
     .option("--quiet", "no progress")
     .action(
       action(async (files: string[], opts: CompareCliOptions) => {
@@ -139,41 +144,52 @@ export function registerCompareCommand(program: Command): void {
           ...(buckets !== null ? { buckets } : {}),
         };
         const all = planJobs(variants, plan, metrics, durationNs);
-        const outcome = live
-          ? await compareLive(all, opts)
-          : await compareSim(all, jobs, opts.quiet === true);
-        const doc = {
-          runtime: live ? "live" : "sim",
-          seeds,
-          jitterNs,
-          ecmpSeeds: plan.varyEcmp ? "per switch, from each seed" : "the scenario's",
-          ...(durationNs !== undefined ? { durationNs } : {}),
-          ...(smallBytes !== undefined ? { smallBytes } : {}),
-          ...(buckets !== null
-            ? {
-                slowdownBuckets: buckets,
-                slowdown:
-                  "FCT / ideal FCT (HPCC's standalone FCT: base RTT + the message with its headers at the bottleneck rate), at least 1; ids slowdown:<lo>:<hi>:p50|p99 for flows of lo < bytes <= hi",
-              }
-            : {}),
-          interval: "95 % confidence interval of the mean, Student t; differences paired by seed",
-          variants: variants.map((v) => ({ label: v.label, file: basename(v.file), sweep: v.sweep ?? null })),
-          metrics: outcome.metrics,
-          runs: outcome.runs,
-        };
-        if (opts.out !== undefined) {
-          const dir = resolve(opts.out);
-          mkdirSync(dir, { recursive: true });
-          writeFileSync(join(dir, "compare.json"), `${JSON.stringify(doc, null, 2)}\n`);
-          writeFileSync(join(dir, "compare.svg"), await renderSvg(compareSpec(outcome.metrics, n)));
-          const slowdown = slowdownSpec(outcome.metrics, n);
-          if (slowdown !== null) writeFileSync(join(dir, "slowdown.svg"), await renderSvg(slowdown));
+        // Opened before the runs, so a directory that cannot be written is refused at once, not after them.
+        const out =
+          opts.out === undefined
+            ? null
+            : OutputDir.create(resolve(opts.out), { force: opts.force ?? false, flag: "--out" });
+        try {
+          const outcome = live
+            ? await compareLive(all, opts)
+            : await compareSim(all, jobs, opts.quiet === true);
+          const doc = {
+            runtime: live ? "live" : "sim",
+            seeds,
+            jitterNs,
+            ecmpSeeds: plan.varyEcmp ? "per switch, from each seed" : "the scenario's",
+            ...(durationNs !== undefined ? { durationNs } : {}),
+            ...(smallBytes !== undefined ? { smallBytes } : {}),
+            ...(buckets !== null
+              ? {
+                  slowdownBuckets: buckets,
+                  slowdown:
+                    "FCT / ideal FCT (HPCC's standalone FCT: base RTT + the message with its headers at the bottleneck rate), at least 1; ids slowdown:<lo>:<hi>:p50|p99 for flows of lo < bytes <= hi",
+                }
+              : {}),
+            interval: "95 % confidence interval of the mean, Student t; differences paired by seed",
+            variants: variants.map((v) => ({
+              label: v.label,
+              file: basename(v.file),
+              sweep: v.sweep ?? null,
+            })),
+            metrics: outcome.metrics,
+            runs: outcome.runs,
+          };
+          if (out !== null) {
+            out.write("compare.json", `${JSON.stringify(doc, null, 2)}\n`);
+            out.write("compare.svg", await renderSvg(compareSpec(outcome.metrics, n)));
+            const slowdown = slowdownSpec(outcome.metrics, n);
+            if (slowdown !== null) out.write("slowdown.svg", await renderSvg(slowdown));
+          }
+          process.stdout.write(
+            opts.json
+              ? `${JSON.stringify(doc, null, 2)}\n`
+              : `${formatComparison(outcome.metrics, plan, variants, live ? "live" : "sim", outcome.runs)}\n`,
+          );
+        } finally {
+          out?.close();
         }
-        process.stdout.write(
-          opts.json
-            ? `${JSON.stringify(doc, null, 2)}\n`
-            : `${formatComparison(outcome.metrics, plan, variants, live ? "live" : "sim", outcome.runs)}\n`,
-        );
       }),
     );
 }

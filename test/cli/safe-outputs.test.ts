@@ -1,4 +1,4 @@
-// What `run --out`, `plot`, `report`, `tune` and `run --openmetrics` do with an output someone else could
+// What `run --out`, `plot`, `report`, `tune`, `compare --out` and `run --openmetrics` do with an output someone else could
 // have prepared: a planted link in place of report.json, a plot or index.html (made here as root, as a
 // second account would in /tmp). Each is refused, or with --force replaced — and the link's target, a
 // root-only file, is never written.
@@ -13,6 +13,7 @@ import {
 } from "node:fs";
 import { join, resolve } from "node:path";
 import t from "tap";
+import { registerCompareCommand } from "../../src/cli/compare-command.js";
 import { registerPlotCommand } from "../../src/cli/plot-command.js";
 import { registerReportCommand } from "../../src/cli/report-command.js";
 import { registerRunCommand } from "../../src/cli/run-command.js";
@@ -37,7 +38,13 @@ writeFileSync(
     "    start: { type: incast, name: burst, to: h17, from: 2, size: 16KB }",
   ].join("\n"),
 );
-const COMMANDS = [registerRunCommand, registerPlotCommand, registerReportCommand, registerTuneCommand];
+const COMMANDS = [
+  registerRunCommand,
+  registerPlotCommand,
+  registerReportCommand,
+  registerTuneCommand,
+  registerCompareCommand,
+];
 const here = (args: readonly string[]) => rocelabHere(COMMANDS, args);
 const untouched = (t: { equal(a: unknown, b: unknown, m: string): void }): void => {
   t.equal(readFileSync(victim, "utf8"), SECRET, "the link's target is unchanged");
@@ -106,4 +113,22 @@ t.test("tune --out: refused before any trial runs", async (t) => {
   t.match(r.stderr, `--out ${out} exists and is not empty`);
   t.same(readdirSync(out), ["tune.json"], "nothing written: the refusal came first");
   untouched(t);
+});
+
+t.test("compare --out: refused before any run, and --force replaces the planted link", async (t) => {
+  const out = join(dir, "compare-out");
+  mkdirSync(out);
+  symlinkSync(victim, join(out, "compare.svg"));
+  const args = ["compare", scenario, "--seeds", "2", "--jobs", "1", "--quiet", "--out", out];
+  const refused = await here(args);
+  t.equal(refused.exitCode, 2);
+  t.match(refused.stderr, `rocelab: --out ${out} exists and is not empty (1 entries, e.g. compare.svg)`);
+  t.same(readdirSync(out), ["compare.svg"], "nothing written: the refusal came first");
+  untouched(t);
+  const forced = await here([...args, "--force"]);
+  t.equal(forced.exitCode, 0, forced.stderr);
+  untouched(t);
+  t.notOk(lstatSync(join(out, "compare.svg")).isSymbolicLink(), "the link itself was replaced");
+  t.match(readFileSync(join(out, "compare.svg"), "utf8"), /^<svg /, "the chart is there");
+  t.ok(JSON.parse(readFileSync(join(out, "compare.json"), "utf8")).metrics.length > 0, "and the JSON");
 });
