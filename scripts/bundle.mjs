@@ -5,7 +5,7 @@
 // most of a process's start-up: `rocelab --help` took 0.7 s of CPU, a device process 0.3 s, 13 of them at
 // `rocelab up` on two cores (docs/performance.md, "Start-up"). What the bundle leaves out, and so loads from node_modules as before:
 // the native packages (cap, raw-socket, whose .node files esbuild cannot carry), the large CommonJS
-// libraries that only one command needs and imports on first use (vega, vega-lite, prom-client), and the
+// libraries that only one command needs and imports on first use (vega, vega-lite, svgo, prom-client), and the
 // TUI's ink and react (loaded with the dashboard).
 //
 //   node scripts/bundle.mjs          (scripts/setup runs it after tsc)
@@ -53,6 +53,7 @@ export const EXTERNAL = [
   "raw-socket",
   "vega",
   "vega-lite",
+  "svgo",
   "prom-client",
   "ink",
   "ink-*",

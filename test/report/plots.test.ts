@@ -169,6 +169,17 @@ t.test("charts render to SVG headlessly", async (t) => {
     const svg = await renderSvg(p.spec);
     t.match(svg, /^<svg/, `${p.file} is an SVG`);
     t.ok(svg.includes(p.title.slice(0, 20)), `${p.file} carries its title`);
+    // Compact (SVGO): no number with more than one decimal in a drawing attribute, no Vega class names,
+    // ARIA or pointer-event attributes; the axes' labels are still text.
+    const attrs = [...svg.matchAll(/ (?:d|transform|x|y|x2|y2|points)="([^"]*)"/g)].map((m) => m[1]!);
+    t.ok(attrs.length > 0, `${p.file} has drawing attributes`);
+    t.same(
+      attrs.filter((a) => /\d\.\d\d/.test(a)),
+      [],
+      `${p.file}: coordinates rounded to 0.1 px`,
+    );
+    t.notMatch(svg, / (?:class|aria-[a-z]+|pointer-events)=/, `${p.file}: no class, ARIA or pointer-events`);
+    t.match(svg, /<text[^>]*>[^<]+<\/text>/, `${p.file}: labels are text`);
   }
   t.end();
 });
