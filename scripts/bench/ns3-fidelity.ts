@@ -13,6 +13,8 @@ import {
   buildCase,
   type CcMode,
   caseName,
+  FAT_TREE_ARRIVALS_NS,
+  FAT_TREE_DURATION_NS,
   type FidelityCase,
   type FlowOutcome,
   type RunOutcome,
@@ -165,13 +167,18 @@ export function fidelityCases(
   fatTree: readonly number[],
   load: number,
   samePackets = false,
+  window: { readonly arrivalsNs: number; readonly stopNs: number } = {
+    arrivalsNs: FAT_TREE_ARRIVALS_NS,
+    stopNs: FAT_TREE_DURATION_NS,
+  },
 ): FidelityCase[] {
   const out: FidelityCase[] = [];
   const same = samePackets ? { samePackets } : {};
   for (const n of senders)
     for (const cc of ccs)
       for (const b of buffers) out.push({ kind: "incast", senders: n, bufferMiB: b, cc, ...same });
-  for (const b of fatTree) for (const cc of ccs) out.push({ kind: "fat-tree", bufferMiB: b, cc, load });
+  for (const b of fatTree)
+    for (const cc of ccs) out.push({ kind: "fat-tree", bufferMiB: b, cc, load, ...window });
   return out;
 }
 
@@ -323,6 +330,7 @@ function fatTreeColumns(): Column[] {
     cols.push({ head: `${label(lo, hi)} p50`, pick: (m) => m.buckets[i]!.p50, scale: 1, digits: 2 });
     cols.push({ head: `${label(lo, hi)} p99`, pick: (m) => m.buckets[i]!.p99, scale: 1, digits: 2 });
   });
+  cols.push({ head: "queue peak KB", pick: (m) => m.queuePeak, scale: 1e3, digits: 0 });
   cols.push({ head: "pauses", pick: (m) => m.pauses, scale: 1, digits: 0 });
   cols.push({ head: "lossless drops", pick: (m) => m.drops, scale: 1, digits: 0 });
   return cols;

@@ -89,10 +89,19 @@ t.test("DCTCP marks at one threshold, TIMELY runs without a window", (t) => {
   t.match(dc, /^PMAX_MAP 2 100000000000 1.00 400000000000 1.00$/m);
   t.match(dc, /^EWMA_GAIN 0.0625$/m);
   t.match(dc, /^DCTCP_RATE_AI 615Mb\/s$/m);
-  const ti = buildCase({ kind: "fat-tree", bufferMiB: 2, cc: "timely", load: 0.3 }, "hpcc-ns3", 1);
+  const window = { arrivalsNs: 3e6, stopNs: 20e6 };
+  const ti = buildCase({ kind: "fat-tree", bufferMiB: 2, cc: "timely", load: 0.3, ...window }, "hpcc-ns3", 1);
   t.match(ti.scenario.overrides.hosts[0], { cc: "timely", timely: { rai: 100e6, rhai: 500e6 } });
   const tc = readFileSync(writeNs3Input(tempDir("rocelab-ns3-cc-"), ti.ns3), "utf8");
   for (const line of ["CC_MODE 7", "HAS_WIN 0", "ACK_HIGH_PRIO 1", "RATE_HAI 500Mb/s", "ENABLE_QCN 1"])
     t.match(tc, new RegExp(`^${line}$`, "m"), line);
+  // The fat tree under HPCC: INT on every switch, the window and T from the longest path (GLOBAL_T 1).
+  const hp = buildCase({ kind: "fat-tree", bufferMiB: 2, cc: "hpcc", load: 0.3, ...window }, "hpcc-ns3", 1);
+  t.match(hp.scenario.topology.defaultSwitch.int, { enabled: true });
+  t.match(hp.scenario.overrides.hosts[0], { cc: "hpcc", hpcc: { baseRtt: baseRttNs(6) } });
+  t.equal(baseRttNs(6), 12_492, "6 links: 2 × 6 µs and 6 × 81.92 ns");
+  const hc = readFileSync(writeNs3Input(tempDir("rocelab-ns3-cc-"), hp.ns3), "utf8");
+  for (const line of ["CC_MODE 3", "HAS_WIN 1", "ACK_HIGH_PRIO 0", "INT_MULTI 4", "ENABLE_TRACE 1"])
+    t.match(hc, new RegExp(`^${line}$`, "m"), line);
   t.end();
 });
