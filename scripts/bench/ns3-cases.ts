@@ -21,7 +21,7 @@ import { resolveScenario, type Scenario } from "../../src/scenario/scenario.js";
 import { scenarioFile } from "../../src/scenario/schema.js";
 import { hpccNs3HeadroomBytes, type MmuMode } from "../../src/switch/mmu.js";
 import type { Ns3Flow, Ns3Input } from "./hpcc-ns3.js";
-import { type CcMode, ccHostSettings, ccLabel, ccSwitchSettings, wireScale } from "./ns3-cc.js";
+import { byteScale, type CcMode, ccHostSettings, ccLabel, ccSwitchSettings, wireScale } from "./ns3-cc.js";
 
 export type { CcMode } from "./ns3-cc.js";
 
@@ -41,10 +41,11 @@ export const WIRE_SCALE = wireScale("dcqcn");
 /**
  * Buffer bytes per ns of wire, ours over HPCC's: 1,082 bytes of frame in the buffer for 88.48 ns of wire
  * against HPCC's 1,048 for 83 ns (0.9685). With `--byte-scale` every byte-denominated switch setting (buffer,
- * reserve, HPCC's headroom, resume offset, Kmin, Kmax) is multiplied by it, so that each holds the same wire
- * time in both simulators (docs/fidelity.md). Off by default: the same bytes in both, as configured.
+ * reserve, HPCC's headroom, resume offset, Kmin, Kmax) is multiplied by it (with INT bytes: byteScale(cc),
+ * ns3-cc.ts), so that each holds the same wire time in both simulators (docs/fidelity.md). Off by default:
+ * the same bytes in both, as configured.
  */
-export const BYTE_SCALE = 1082 / (((1024 + 82) * 8) / 100) / (1048 / Math.floor((1048 * 8) / 100));
+export const BYTE_SCALE = byteScale("dcqcn");
 
 /**
  * `--same-packets` (DCQCN or none, incasts): our packet made HPCC's, to tell its unit from the model. Links

@@ -21,6 +21,7 @@ import {
   runOurs,
   WIRE_SCALE,
 } from "./ns3-cases.js";
+import { byteScale } from "./ns3-cc.js";
 
 /** Size buckets of the fat tree's slowdowns, bytes: [from, to). */
 export const BUCKETS: readonly (readonly [number, number])[] = [
@@ -188,7 +189,8 @@ export async function runFidelity(o: FidelityOptions): Promise<CaseResult[]> {
     const ns3: Metrics[] = [];
     const ours: Record<string, Metrics[]> = Object.fromEntries(o.mmus.map((m) => [m, []]));
     for (const seed of o.seeds) {
-      const scale = o.byteScale ?? 1;
+      // --byte-scale: the factor of this case's packet (its INT bytes included).
+      const scale = (o.byteScale ?? 1) === 1 ? 1 : byteScale(c.cc);
       const flows = o.scaleFlows === true;
       const first = buildCase(c, o.mmus[0]!, seed, o.acks, scale, flows);
       // HPCC's run goes on in its own process while ours run here.
@@ -344,11 +346,13 @@ function table(o: FidelityOptions, header: readonly string[], rows: readonly (re
 
 function printFidelity(results: readonly CaseResult[], o: FidelityOptions): void {
   const scale = o.byteScale ?? 1;
-  if (scale !== 1)
+  if (scale !== 1) {
+    const ccs = [...new Set(results.map((r) => r.case.cc))];
     o.print(
-      `rocelab's buffer, reserve, headroom, resume offset, Kmin and Kmax × ${fmt(scale, 4)} ` +
+      `rocelab's buffer, reserve, headroom, resume offset, Kmin and Kmax × ${ccs.map((cc) => `${fmt(byteScale(cc), 4)} (${cc})`).join(", ")} ` +
         "(--byte-scale: the same wire time as HPCC's bytes)",
     );
+  }
   if (o.scaleFlows === true && results.some((r) => r.case.kind === "fat-tree"))
     o.print(
       `rocelab's fat-tree flows send ${fmt(WIRE_SCALE, 4)} × HPCC's bytes (--scale-flows: the same wire time); ` +

@@ -4,10 +4,11 @@
 import { readFileSync } from "node:fs";
 import t from "tap";
 import { writeNs3Input } from "../../scripts/bench/hpcc-ns3.js";
-import { buildCase, WIRE_SCALE } from "../../scripts/bench/ns3-cases.js";
+import { BYTE_SCALE, buildCase, WIRE_SCALE } from "../../scripts/bench/ns3-cases.js";
 import {
   baseRttNs,
   bdpBytes,
+  byteScale,
   ns3IntBytes,
   ourIntBytes,
   parseCcModes,
@@ -49,6 +50,22 @@ t.test("the wire scale counts both simulators' INT bytes", (t) => {
   t.equal(wireScale("dctcp"), WIRE_SCALE);
   t.end();
 });
+
+t.test(
+  "--byte-scale: buffer bytes per ns of wire, ours over HPCC's, with each algorithm's INT bytes",
+  (t) => {
+    t.equal(byteScale("dcqcn"), BYTE_SCALE, "no INT: 1,082 B per 88.48 ns against 1,048 per 83");
+    t.ok(Math.abs(BYTE_SCALE - 0.9685) < 1e-4);
+    // TIMELY: ours 1,082 + 24 bytes in the buffer for 1,130 on the wire; HPCC's 1,056 for 84 ns.
+    const ti = (1082 + ourIntBytes("timely")) / (((1106 + ourIntBytes("timely")) * 8) / 100) / (1056 / 84);
+    t.ok(Math.abs(byteScale("timely") - ti) < 1e-12, `${byteScale("timely")}`);
+    t.ok(Math.abs(byteScale("timely") - 0.9732) < 1e-4);
+    const hp = (1082 + ourIntBytes("hpcc")) / (((1106 + ourIntBytes("hpcc")) * 8) / 100) / (1090 / 87);
+    t.ok(Math.abs(byteScale("hpcc") - hp) < 1e-12, `${byteScale("hpcc")}`);
+    t.equal(byteScale("dctcp"), BYTE_SCALE);
+    t.end();
+  },
+);
 
 t.test("an HPCC incast: INT on our switch, HPCC's ns-3 parameters on both sides", (t) => {
   const b = buildCase({ kind: "incast", senders: 4, bufferMiB: 32, cc: "hpcc" }, "hpcc-ns3", 3);
