@@ -98,7 +98,10 @@ t.test("DCTCP marks at one threshold, TIMELY runs without a window", (t) => {
     fast: true,
     queues: { "3": { kmin: 300_000, kmax: 300_000, pmax: 1 } },
   });
-  t.match(d.scenario.overrides.hosts[0], { cc: "dctcp", dctcp: { g: 1 / 16, window: bdpBytes(2) } });
+  // ns-3's window, 52,000 bytes of 1,000-byte payloads, in our wire time: 52,050 × 0.9606.
+  const win = Math.round(bdpBytes(2) * wireScale("dctcp"));
+  t.equal(win, 49_998);
+  t.match(d.scenario.overrides.hosts[0], { cc: "dctcp", dctcp: { g: 1 / 16, window: win } });
   t.notOk(d.scenario.topology.defaultSwitch.int, "no INT for DCTCP");
   const dc = readFileSync(writeNs3Input(tempDir("rocelab-ns3-cc-"), d.ns3), "utf8");
   t.match(dc, /^CC_MODE 8$/m);
