@@ -19,9 +19,8 @@ import {
   type FlowOutcome,
   type RunOutcome,
   runOurs,
-  WIRE_SCALE,
 } from "./ns3-cases.js";
-import { byteScale } from "./ns3-cc.js";
+import { byteScale, wireScale } from "./ns3-cc.js";
 
 /** Size buckets of the fat tree's slowdowns, bytes: [from, to). */
 export const BUCKETS: readonly (readonly [number, number])[] = [
@@ -116,7 +115,7 @@ export interface SavedFidelity {
   readonly acks: AckClass;
   /** Our byte settings' factor (`--byte-scale`: BYTE_SCALE); 1 or absent: as configured. */
   readonly byteScale?: number;
-  /** `--scale-flows`: our fat-tree flows sent WIRE_SCALE × HPCC's bytes; absent: the same bytes. */
+  /** `--scale-flows`: our fat-tree flows sent wireScale(cc) × HPCC's bytes; absent: the same bytes. */
   readonly scaleFlows?: boolean;
   readonly results: readonly CaseResult[];
 }
@@ -152,7 +151,7 @@ export interface FidelityOptions {
   readonly acks: AckClass;
   /** Multiplies our byte-denominated switch settings (BYTE_SCALE with `--byte-scale`); default 1. */
   readonly byteScale?: number;
-  /** Fat tree: our flows carry WIRE_SCALE × HPCC's bytes (`--scale-flows`), so each takes its wire time. */
+  /** Fat tree: our flows carry wireScale(cc) × HPCC's bytes (`--scale-flows`), so each takes its wire time. */
   readonly scaleFlows?: boolean;
   readonly ns3Dir?: string;
   readonly markdown: boolean;
@@ -353,11 +352,15 @@ function printFidelity(results: readonly CaseResult[], o: FidelityOptions): void
         "(--byte-scale: the same wire time as HPCC's bytes)",
     );
   }
-  if (o.scaleFlows === true && results.some((r) => r.case.kind === "fat-tree"))
+  const trees = results.filter((r) => r.case.kind === "fat-tree");
+  if (o.scaleFlows === true && trees.length > 0) {
+    // Each algorithm's own factor (its INT bytes included: ns3-cc.ts wireScale), as buildFatTree sends.
+    const ccs = [...new Set(trees.map((r) => r.case.cc))];
     o.print(
-      `rocelab's fat-tree flows send ${fmt(WIRE_SCALE, 4)} × HPCC's bytes (--scale-flows: the same wire time); ` +
-        "slowdowns bucketed by HPCC's size, over the ideal FCT of what was sent",
+      `rocelab's fat-tree flows send ${ccs.map((cc) => `${fmt(wireScale(cc), 4)} (${cc})`).join(", ")} × HPCC's ` +
+        "bytes (--scale-flows: the same wire time); slowdowns bucketed by HPCC's size, over the ideal FCT of what was sent",
     );
+  }
   for (const kind of ["incast", "fat-tree"] as const) {
     const rs = results.filter((r) => r.case.kind === kind);
     if (rs.length === 0) continue;
