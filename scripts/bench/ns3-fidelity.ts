@@ -265,6 +265,7 @@ const T975 = [Number.NaN, Number.NaN, 12.71, 4.3, 3.18, 2.78, 2.57, 2.45, 2.36, 
  * the interval leaves out 1; a seed where either is unfinished (+∞) or both are 0 is shown as such.
  */
 export function pairedRatioCell(ours: readonly number[], theirs: readonly number[]): string {
+  if ([...ours, ...theirs].every((x) => Number.isNaN(x))) return "no flow";
   const n = Math.min(ours.length, theirs.length);
   const r: number[] = [];
   for (let i = 0; i < n; i++) {
@@ -295,6 +296,8 @@ function fmtValue(x: number): string {
 
 /** "mean (min–max)" over seeds, or the single value when they agree. */
 export function spreadCell(xs: readonly number[], scale = 1, digits = 0): string {
+  // A size bucket no flow fell in (a short --arrivals window draws few large flows).
+  if (xs.length > 0 && xs.every((x) => Number.isNaN(x))) return "no flow";
   const v = xs.map((x) => x / scale);
   const lo = Math.min(...v);
   const hi = Math.max(...v);

@@ -153,6 +153,8 @@ t.test("ratios and spreads of the means over seeds", (t) => {
   t.equal(pairedRatioCell([1, 2], [1, Number.POSITIVE_INFINITY]), "1.50 / unfinished");
   t.equal(pairedRatioCell([0, 0, 0], [86, 300, 2970]), "0.00 / 1,119", "a ratio to 0 shows both means");
   t.equal(spreadCell([5, 5]), "5");
+  t.equal(spreadCell([Number.NaN, Number.NaN]), "no flow", "a size bucket empty in every seed");
+  t.equal(pairedRatioCell([Number.NaN], [Number.NaN]), "no flow");
   t.end();
 });
 
