@@ -271,6 +271,8 @@ export function pairedRatioCell(ours: readonly number[], theirs: readonly number
   for (let i = 0; i < n; i++) {
     const a = ours[i]!;
     const b = theirs[i]!;
+    // A seed whose flow list has no flow in this size bucket (the same list in both): not a pair.
+    if (Number.isNaN(a) && Number.isNaN(b)) continue;
     if (!Number.isFinite(a) || !Number.isFinite(b))
       return `${fmtValue(mean(ours))} / ${fmtValue(mean(theirs))}`;
     if (a === 0 && b === 0) continue;
@@ -298,7 +300,8 @@ function fmtValue(x: number): string {
 export function spreadCell(xs: readonly number[], scale = 1, digits = 0): string {
   // A size bucket no flow fell in (a short --arrivals window draws few large flows).
   if (xs.length > 0 && xs.every((x) => Number.isNaN(x))) return "no flow";
-  const v = xs.map((x) => x / scale);
+  // Seeds without a flow in the bucket are left out of its mean and range.
+  const v = xs.filter((x) => !Number.isNaN(x)).map((x) => x / scale);
   const lo = Math.min(...v);
   const hi = Math.max(...v);
   const f = (x: number): string =>

@@ -155,6 +155,12 @@ t.test("ratios and spreads of the means over seeds", (t) => {
   t.equal(spreadCell([5, 5]), "5");
   t.equal(spreadCell([Number.NaN, Number.NaN]), "no flow", "a size bucket empty in every seed");
   t.equal(pairedRatioCell([Number.NaN], [Number.NaN]), "no flow");
+  t.equal(spreadCell([2, Number.NaN, 4], 1, 1), "3.0 (2.0–4.0)", "a seed without such a flow left out");
+  t.equal(
+    pairedRatioCell([11, Number.NaN, 12, 13], [10, Number.NaN, 10, 10]),
+    "1.20 (0.95–1.45)",
+    "paired over the seeds that have one",
+  );
   t.end();
 });
 
