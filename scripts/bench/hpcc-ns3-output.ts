@@ -14,6 +14,7 @@
 //   ACK member has u16 flags @36 (bit 0: the CNP flag, qbbHeader::FLAG_CNP). An Enqu record's qlen is the
 //   queue's bytes before the packet joined (QbbNetDevice::SwitchSend traces before it enqueues).
 
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { median } from "./common.js";
 
 /** One completed flow of HPCC's FCT file. */
@@ -94,32 +95,76 @@ export interface Ns3TraceSummary {
   readonly records: number;
 }
 
-/** Reads HPCC's binary trace (mix.tr) for the switch queues' peak and the CNP-flagged ACKs. */
-export function parseNs3Trace(buf: Uint8Array): Ns3TraceSummary {
-  const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  if (buf.byteLength < 8) throw new Error("HPCC trace: shorter than its header");
-  const entries = v.getUint32(0, true);
-  const start = 4 + entries * 11 + 4;
-  if (start > buf.byteLength || (buf.byteLength - start) % RECORD !== 0)
+/** Running totals of a trace's switch records (`scanNs3Records`). */
+interface TraceTotals {
+  queuePeakBytes: number;
+  cnps: number;
+  ceMarked: number;
+}
+
+/** The header's length (a u32 count, that many 11-byte port entries, a u32), from its first 4 bytes. */
+function traceHeaderLength(head: DataView): number {
+  return 4 + head.getUint32(0, true) * 11 + 4;
+}
+
+function checkTraceLength(bytes: number, header: number, ports: number): void {
+  if (header > bytes || (bytes - header) % RECORD !== 0)
     throw new Error(
-      `HPCC trace: ${buf.byteLength} bytes is not a header of ${entries} ports and whole ${RECORD}-byte records`,
+      `HPCC trace: ${bytes} bytes is not a header of ${ports} ports and whole ${RECORD}-byte records`,
     );
-  let queuePeakBytes = 0;
-  let cnps = 0;
-  let ceMarked = 0;
-  const records = (buf.byteLength - start) / RECORD;
-  for (let o = start; o < buf.byteLength; o += RECORD) {
+}
+
+/** Adds the whole records of `v` in [from, to) to `t`. */
+function scanNs3Records(v: DataView, from: number, to: number, t: TraceTotals): void {
+  for (let o = from; o + RECORD <= to; o += RECORD) {
     if (v.getUint8(o + 29) !== 1) continue; // not a switch
     const event = v.getUint8(o + 27);
     const qidx = v.getUint8(o + 11);
     const proto = v.getUint8(o + 26);
     if (event === EVENT_ENQUEUE && qidx !== 0) {
       const depth = v.getUint32(o + 12, true) + v.getUint16(o + 24, true);
-      if (depth > queuePeakBytes) queuePeakBytes = depth;
+      if (depth > t.queuePeakBytes) t.queuePeakBytes = depth;
     } else if (event === EVENT_DEQUEUE) {
-      if ((proto === PROTO_ACK || proto === PROTO_NACK) && (v.getUint16(o + 36, true) & 1) === 1) cnps++;
-      else if (proto === 0x11 && v.getUint8(o + 28) === 3) ceMarked++;
+      if ((proto === PROTO_ACK || proto === PROTO_NACK) && (v.getUint16(o + 36, true) & 1) === 1) t.cnps++;
+      else if (proto === 0x11 && v.getUint8(o + 28) === 3) t.ceMarked++;
     }
   }
-  return { queuePeakBytes, cnps, ceMarked, records };
+}
+
+/** Reads HPCC's binary trace (mix.tr) for the switch queues' peak and the CNP-flagged ACKs. */
+export function parseNs3Trace(buf: Uint8Array): Ns3TraceSummary {
+  const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (buf.byteLength < 8) throw new Error("HPCC trace: shorter than its header");
+  const start = traceHeaderLength(v);
+  checkTraceLength(buf.byteLength, start, v.getUint32(0, true));
+  const t: TraceTotals = { queuePeakBytes: 0, cnps: 0, ceMarked: 0 };
+  scanNs3Records(v, start, buf.byteLength, t);
+  return { ...t, records: (buf.byteLength - start) / RECORD };
+}
+
+/**
+ * The same from the trace file, read a chunk at a time: a fat tree's trace of every switch runs to
+ * hundreds of MB (56 bytes for each packet's arrival, enqueue and dequeue at every hop).
+ */
+export function readNs3TraceFile(path: string): Ns3TraceSummary {
+  const fd = openSync(path, "r");
+  try {
+    const bytes = fstatSync(fd).size;
+    const chunk = new Uint8Array(RECORD * 65_536);
+    const v = new DataView(chunk.buffer);
+    if (bytes < 8 || readSync(fd, chunk, 0, 4, 0) !== 4)
+      throw new Error("HPCC trace: shorter than its header");
+    const start = traceHeaderLength(v);
+    checkTraceLength(bytes, start, v.getUint32(0, true));
+    const t: TraceTotals = { queuePeakBytes: 0, cnps: 0, ceMarked: 0 };
+    for (let at = start; at < bytes; ) {
+      const n = readSync(fd, chunk, 0, Math.min(chunk.length, bytes - at), at);
+      if (n <= 0 || n % RECORD !== 0) throw new Error(`HPCC trace: short read at byte ${at} of ${bytes}`);
+      scanNs3Records(v, 0, n, t);
+      at += n;
+    }
+    return { ...t, records: (bytes - start) / RECORD };
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -19,7 +19,7 @@ import {
   parseNs3Fct,
   parseNs3Flows,
   parseNs3Pfc,
-  parseNs3Trace,
+  readNs3TraceFile,
 } from "./hpcc-ns3-output.js";
 
 export { parseNs3Fct } from "./hpcc-ns3-output.js";
@@ -263,7 +263,7 @@ export async function runNs3(simulationDir: string, input: Ns3Input, seed = 1): 
       drops: read("process.log")
         .split("\n")
         .filter((l) => l.includes(" Drop: ")).length,
-      trace: input.trace.length > 0 ? parseNs3Trace(readFileSync(join(dir, "mix.tr"))) : null,
+      trace: input.trace.length > 0 ? readNs3TraceFile(join(dir, "mix.tr")) : null,
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

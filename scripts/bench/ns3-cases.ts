@@ -14,13 +14,14 @@
 
 import { createRandom } from "../../src/device/prng.js";
 import { type FlowSpec, generateFlows, SIZE_DISTRIBUTIONS } from "../../src/nic/workloads.js";
+import { flowIdealFctNs } from "../../src/report/ideal-fct.js";
 import { runScenarioSim, type SimRunOptions } from "../../src/run/run-sim.js";
 import { fatTreeTopology } from "../../src/scenario/fat-tree.js";
 import { resolveScenario, type Scenario } from "../../src/scenario/scenario.js";
 import { scenarioFile } from "../../src/scenario/schema.js";
 import { hpccNs3HeadroomBytes, type MmuMode } from "../../src/switch/mmu.js";
 import type { Ns3Flow, Ns3Input } from "./hpcc-ns3.js";
-import { type CcMode, ccHostSettings, ccLabel, ccSwitchSettings, wireScale } from "./ns3-cc.js";
+import { byteScale, type CcMode, ccHostSettings, ccLabel, ccSwitchSettings, wireScale } from "./ns3-cc.js";
 
 export type { CcMode } from "./ns3-cc.js";
 
@@ -40,10 +41,11 @@ export const WIRE_SCALE = wireScale("dcqcn");
 /**
  * Buffer bytes per ns of wire, ours over HPCC's: 1,082 bytes of frame in the buffer for 88.48 ns of wire
  * against HPCC's 1,048 for 83 ns (0.9685). With `--byte-scale` every byte-denominated switch setting (buffer,
- * reserve, HPCC's headroom, resume offset, Kmin, Kmax) is multiplied by it, so that each holds the same wire
- * time in both simulators (docs/fidelity.md). Off by default: the same bytes in both, as configured.
+ * reserve, HPCC's headroom, resume offset, Kmin, Kmax) is multiplied by it (with INT bytes: byteScale(cc),
+ * ns3-cc.ts), so that each holds the same wire time in both simulators (docs/fidelity.md). Off by default:
+ * the same bytes in both, as configured.
  */
-export const BYTE_SCALE = 1082 / (((1024 + 82) * 8) / 100) / (1048 / Math.floor((1048 * 8) / 100));
+export const BYTE_SCALE = byteScale("dcqcn");
 
 /**
  * `--same-packets` (DCQCN or none, incasts): our packet made HPCC's, to tell its unit from the model. Links
@@ -61,20 +63,33 @@ export type FidelityCase =
       readonly cc: CcMode;
       readonly samePackets?: boolean;
     }
-  | { readonly kind: "fat-tree"; readonly bufferMiB: number; readonly cc: CcMode; readonly load: number };
+  | {
+      readonly kind: "fat-tree";
+      readonly bufferMiB: number;
+      readonly cc: CcMode;
+      readonly load: number;
+      /** Flows arrive in [0, arrivalsNs); the run stops at stopNs (both simulators). */
+      readonly arrivalsNs: number;
+      readonly stopNs: number;
+    };
 
 export function caseName(c: FidelityCase): string {
-  const what = c.kind === "incast" ? `${c.senders}:1 incast` : `fat tree, web search ${c.load * 100} %`;
+  const window =
+    c.kind === "fat-tree" && (c.arrivalsNs !== FAT_TREE_ARRIVALS_NS || c.stopNs !== FAT_TREE_DURATION_NS)
+      ? `, arrivals ${c.arrivalsNs / 1e6} ms, stop ${c.stopNs / 1e6} ms`
+      : "";
+  const what =
+    c.kind === "incast" ? `${c.senders}:1 incast` : `fat tree, web search ${c.load * 100} %${window}`;
   const same = c.kind === "incast" && c.samePackets === true ? ", HPCC's packet" : "";
   return `${what}, ${c.bufferMiB} MiB, ${ccLabel(c.cc)}${same}`;
 }
 
 /** Bytes each incast sender writes in HPCC's run. */
 export const INCAST_BYTES = 1_000_000;
-/** The fat tree: k = 4 (16 hosts, 20 switches), arrivals for 10 ms. */
+/** The fat tree: k = 4 (16 hosts, 20 switches); by default arrivals for 10 ms and a 60 ms run. */
 const FAT_TREE_K = 4;
-const FAT_TREE_ARRIVALS_NS = 10_000_000;
-const FAT_TREE_DURATION_NS = 60_000_000;
+export const FAT_TREE_ARRIVALS_NS = 10_000_000;
+export const FAT_TREE_DURATION_NS = 60_000_000;
 /** Links on the fat tree's longest path (host, edge, aggregation, core, aggregation, edge, host). */
 const FAT_TREE_MAX_HOPS = 6;
 
@@ -104,8 +119,6 @@ interface Built {
   readonly scenario: Scenario;
   readonly cc: CcMode;
   readonly ns3: Ns3Input;
-  /** Link hops of each flow by its workload's name (for the ideal FCT); absent: 2 (through one switch). */
-  readonly hops: ReadonlyMap<string, number>;
   /**
    * `--scale-flows`: the size each fat-tree flow has in HPCC's input, by workload name, where ours sends
    * WIRE_SCALE × it. Slowdowns are bucketed by this size and divided by the ideal FCT of what was sent.
@@ -224,11 +237,16 @@ function buildIncast(
     trace: [0],
     stopS: durationNs / 1e9,
   };
-  return { scenario, cc: c.cc, ns3, hops: new Map() };
+  return { scenario, cc: c.cc, ns3 };
 }
 
 /** The fat tree's flows for `seed`: Poisson web-search arrivals at `load` from every host, uniform peers. */
-export function fatTreeFlows(hosts: readonly string[], load: number, seed: number): FlowSpec[] {
+export function fatTreeFlows(
+  hosts: readonly string[],
+  load: number,
+  seed: number,
+  arrivalsNs = FAT_TREE_ARRIVALS_NS,
+): FlowSpec[] {
   let id = 0;
   const flows = generateFlows(
     {
@@ -241,7 +259,7 @@ export function fatTreeFlows(hosts: readonly string[], load: number, seed: numbe
       hosts,
       load,
       linkRateBps: 100e9,
-      durationNs: FAT_TREE_ARRIVALS_NS,
+      durationNs: arrivalsNs,
       sizes: SIZE_DISTRIBUTIONS.websearch!,
     },
     0,
@@ -269,14 +287,14 @@ function buildFatTree(
   // fatTreeTopology writes every link as a pair of ends.
   const ends = topo.links.map((l) => (Array.isArray(l) ? l : l.endpoints));
   const links = ends.map(([a, b]) => [id.get(node(a))!, id.get(node(b))!] as const);
-  const flows = fatTreeFlows(hosts, c.load, seed);
+  const flows = fatTreeFlows(hosts, c.load, seed, c.arrivalsNs);
   // `--scale-flows`: each of our flows takes the wire time of its bytes in HPCC's run (the incasts always do).
   const sent = (bytes: number): number =>
     scaleFlows ? Math.max(1, Math.round(bytes * wireScale(c.cc))) : bytes;
   const scenario = parse({
     name: "ns3-fat-tree-websearch",
     seed,
-    duration: `${FAT_TREE_DURATION_NS}ns`,
+    duration: `${c.stopNs}ns`,
     sample: "1ms",
     topology: {
       ...topo,
@@ -301,7 +319,6 @@ function buildFatTree(
     bytes: f.bytes,
     startNs: f.atNs,
   }));
-  const hops = new Map(hopCounts(names, ends, flows).map((h, i) => [`f${flows[i]!.id}`, h]));
   const ns3: Ns3Input = {
     nodes: names.length,
     switches: switches.map((s) => id.get(s)!),
@@ -309,56 +326,12 @@ function buildFatTree(
     flows: ns3Flows,
     bufferMiB: c.bufferMiB,
     cc: c.cc,
-    trace: [],
-    stopS: FAT_TREE_DURATION_NS / 1e9,
+    // Every switch traced, for the queue peak (hpcc-ns3-output.ts reads the trace a chunk at a time).
+    trace: switches.map((s) => id.get(s)!),
+    stopS: c.stopNs / 1e9,
   };
   const unscaled = scaleFlows ? new Map(flows.map((f) => [`f${f.id}`, f.bytes])) : undefined;
-  return { scenario, cc: c.cc, ns3, hops, ...(unscaled !== undefined ? { unscaled } : {}) };
-}
-
-/** Links on a shortest path between each flow's hosts (breadth first over the topology). */
-function hopCounts(
-  names: readonly string[],
-  links: readonly (readonly [string, string])[],
-  flows: readonly FlowSpec[],
-): number[] {
-  const adj = new Map<string, string[]>(names.map((n) => [n, []]));
-  for (const [a, b] of links) {
-    const x = a.split(":")[0]!;
-    const y = b.split(":")[0]!;
-    adj.get(x)!.push(y);
-    adj.get(y)!.push(x);
-  }
-  const cache = new Map<string, Map<string, number>>();
-  const from = (src: string): Map<string, number> => {
-    let d = cache.get(src);
-    if (d !== undefined) return d;
-    d = new Map([[src, 0]]);
-    const queue = [src];
-    for (let i = 0; i < queue.length; i++) {
-      const u = queue[i]!;
-      for (const v of adj.get(u)!) {
-        if (d.has(v)) continue;
-        d.set(v, d.get(u)! + 1);
-        queue.push(v);
-      }
-    }
-    cache.set(src, d);
-    return d;
-  };
-  return flows.map((f) => from(f.src).get(f.dst)!);
-}
-
-/**
- * Our ideal FCT, built as HPCC's standalone FCT is: the base RTT (twice the path's delay, and one packet's
- * payload serialised per hop) plus every byte of the message with its per-packet overhead at the link
- * rate. Ours: 82 bytes of wire overhead per 1024-byte packet (headers, ICRC, FCS, preamble, gap) and the
- * RETH of a WRITE's first packet.
- */
-export function idealFctNs(bytes: number, hops: number): number {
-  const packets = Math.max(1, Math.ceil(bytes / 1024));
-  const base = 2 * hops * 1000 + hops * ((1024 * 8) / 100);
-  return base + ((bytes + packets * 82 + 16) * 8) / 100;
+  return { scenario, cc: c.cc, ns3, ...(unscaled !== undefined ? { unscaled } : {}) };
 }
 
 /** Runs the case's rocelab scenario and reads its outcome. */
@@ -372,6 +345,9 @@ export function runOurs(built: Built, opts: SimRunOptions = {}): RunOutcome {
     },
   });
   const used = process.cpuUsage(cpu);
+  // Each simulator's FCT over its own ideal: ours from the scenario's topology and our framing, as HPCC's
+  // ns-3 builds its standalone FCT (src/report/ideal-fct.ts).
+  const ideal = flowIdealFctNs(built.scenario.topology);
   // Data packets of the completed flows (1,024 bytes of payload each, the last one shorter).
   let dataPackets = 0;
   for (const f of report.flows) if (f.fctNs !== null) dataPackets += Math.ceil(f.bytes / 1024);
@@ -379,7 +355,7 @@ export function runOurs(built: Built, opts: SimRunOptions = {}): RunOutcome {
     flows: report.flows.map((f) => ({
       bytes: built.unscaled?.get(f.workload) ?? f.bytes,
       fctNs: f.fctNs,
-      idealNs: idealFctNs(f.bytes, built.hops.get(f.workload) ?? 2),
+      idealNs: ideal(f) ?? Number.NaN,
     })),
     queuePeakBytes: report.summary.queuePeakBytes,
     pauses,

@@ -9,7 +9,7 @@
 // * timely: run.py `--cc timely` (CC_MODE 7): RATE_AI bw = 100 Mb/s, RATE_HAI 5·bw = 500 Mb/s, no window,
 //   ACK_HIGH_PRIO 1; its data packets carry an 8-byte timestamp (IntHeader::TS).
 // * dctcp: run.py `--cc dctcp` (CC_MODE 8): EWMA_GAIN 1/16, DCTCP_RATE_AI 615 Mb/s, a window of the largest
-//   BDP, ECN marking at Kmin = Kmax = 30·bw/10 KB = 300 KB with Pmax 1, ACK_HIGH_PRIO 0.
+//   BDP (ours: the same wire time), ECN marking at Kmin = Kmax = 30·bw/10 KB = 300 KB with Pmax 1, ACK_HIGH_PRIO 0.
 // * off: no ECN marking (ENABLE_QCN 0), DCQCN's mode with nothing to react to; our `cc: none`.
 //
 // Every mode runs with run.py's MIN_RATE 1000Mb/s, so ours set minRate to it too.
@@ -59,6 +59,18 @@ export function wireScale(cc: CcMode): number {
 }
 
 /**
+ * Buffer bytes per ns of wire, ours over HPCC's, for `cc`'s data packet: ours 1,082 bytes in the buffer
+ * (+ the INT block) for 1,106 (+ the block) of wire, HPCC's 1,048 (+ its IntHeader) for that many bytes'
+ * whole ns at 100 Gb/s. `--byte-scale` multiplies our byte settings by it, so each holds HPCC's wire time:
+ * 0.9685 without INT, 0.9732 for TIMELY, 0.9789 for HPCC.
+ */
+export function byteScale(cc: CcMode): number {
+  const ours = (1082 + ourIntBytes(cc)) / (((1106 + ourIntBytes(cc)) * 8) / 100);
+  const theirs = (1048 + ns3IntBytes(cc)) / Math.floor(((1048 + ns3IntBytes(cc)) * 8) / 100);
+  return ours / theirs;
+}
+
+/**
  * The base RTT as third.cc computes it for a path of `hops` 1 µs links at 100 Gb/s (twice the delay plus
  * one packet's payload serialised per hop), with our 1,024-byte payload: HPCC's T, and with it the window.
  */
@@ -94,7 +106,13 @@ export function ccHostSettings(cc: CcMode, hops: number): Record<string, unknown
     case "timely":
       return { cc: "timely", timely: { rai: "100Mb/s", rhai: "500Mb/s", minRate } };
     case "dctcp":
-      return { cc: "dctcp", dctcp: { g: 1 / 16, rai: "615Mb/s", window: bdpBytes(hops), minRate } };
+      // ns-3's window is maxBdp bytes of its 1,000-byte payloads (52 packets, 4.3 µs of wire through one
+      // switch); ours holds the same wire time, as each flow's bytes do (wireScale): 52,050 bytes would be
+      // 4 % more, and a resumed sender's burst after a PFC pause one or two packets longer.
+      return {
+        cc: "dctcp",
+        dctcp: { g: 1 / 16, rai: "615Mb/s", window: Math.round(bdpBytes(hops) * wireScale(cc)), minRate },
+      };
   }
 }
 

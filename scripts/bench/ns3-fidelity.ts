@@ -13,12 +13,14 @@ import {
   buildCase,
   type CcMode,
   caseName,
+  FAT_TREE_ARRIVALS_NS,
+  FAT_TREE_DURATION_NS,
   type FidelityCase,
   type FlowOutcome,
   type RunOutcome,
   runOurs,
-  WIRE_SCALE,
 } from "./ns3-cases.js";
+import { byteScale, wireScale } from "./ns3-cc.js";
 
 /** Size buckets of the fat tree's slowdowns, bytes: [from, to). */
 export const BUCKETS: readonly (readonly [number, number])[] = [
@@ -113,7 +115,7 @@ export interface SavedFidelity {
   readonly acks: AckClass;
   /** Our byte settings' factor (`--byte-scale`: BYTE_SCALE); 1 or absent: as configured. */
   readonly byteScale?: number;
-  /** `--scale-flows`: our fat-tree flows sent WIRE_SCALE × HPCC's bytes; absent: the same bytes. */
+  /** `--scale-flows`: our fat-tree flows sent wireScale(cc) × HPCC's bytes; absent: the same bytes. */
   readonly scaleFlows?: boolean;
   readonly results: readonly CaseResult[];
 }
@@ -149,7 +151,7 @@ export interface FidelityOptions {
   readonly acks: AckClass;
   /** Multiplies our byte-denominated switch settings (BYTE_SCALE with `--byte-scale`); default 1. */
   readonly byteScale?: number;
-  /** Fat tree: our flows carry WIRE_SCALE × HPCC's bytes (`--scale-flows`), so each takes its wire time. */
+  /** Fat tree: our flows carry wireScale(cc) × HPCC's bytes (`--scale-flows`), so each takes its wire time. */
   readonly scaleFlows?: boolean;
   readonly ns3Dir?: string;
   readonly markdown: boolean;
@@ -165,13 +167,18 @@ export function fidelityCases(
   fatTree: readonly number[],
   load: number,
   samePackets = false,
+  window: { readonly arrivalsNs: number; readonly stopNs: number } = {
+    arrivalsNs: FAT_TREE_ARRIVALS_NS,
+    stopNs: FAT_TREE_DURATION_NS,
+  },
 ): FidelityCase[] {
   const out: FidelityCase[] = [];
   const same = samePackets ? { samePackets } : {};
   for (const n of senders)
     for (const cc of ccs)
       for (const b of buffers) out.push({ kind: "incast", senders: n, bufferMiB: b, cc, ...same });
-  for (const b of fatTree) for (const cc of ccs) out.push({ kind: "fat-tree", bufferMiB: b, cc, load });
+  for (const b of fatTree)
+    for (const cc of ccs) out.push({ kind: "fat-tree", bufferMiB: b, cc, load, ...window });
   return out;
 }
 
@@ -181,7 +188,8 @@ export async function runFidelity(o: FidelityOptions): Promise<CaseResult[]> {
     const ns3: Metrics[] = [];
     const ours: Record<string, Metrics[]> = Object.fromEntries(o.mmus.map((m) => [m, []]));
     for (const seed of o.seeds) {
-      const scale = o.byteScale ?? 1;
+      // --byte-scale: the factor of this case's packet (its INT bytes included).
+      const scale = (o.byteScale ?? 1) === 1 ? 1 : byteScale(c.cc);
       const flows = o.scaleFlows === true;
       const first = buildCase(c, o.mmus[0]!, seed, o.acks, scale, flows);
       // HPCC's run goes on in its own process while ours run here.
@@ -257,11 +265,14 @@ const T975 = [Number.NaN, Number.NaN, 12.71, 4.3, 3.18, 2.78, 2.57, 2.45, 2.36, 
  * the interval leaves out 1; a seed where either is unfinished (+∞) or both are 0 is shown as such.
  */
 export function pairedRatioCell(ours: readonly number[], theirs: readonly number[]): string {
+  if ([...ours, ...theirs].every((x) => Number.isNaN(x))) return "no flow";
   const n = Math.min(ours.length, theirs.length);
   const r: number[] = [];
   for (let i = 0; i < n; i++) {
     const a = ours[i]!;
     const b = theirs[i]!;
+    // A seed whose flow list has no flow in this size bucket (the same list in both): not a pair.
+    if (Number.isNaN(a) && Number.isNaN(b)) continue;
     if (!Number.isFinite(a) || !Number.isFinite(b))
       return `${fmtValue(mean(ours))} / ${fmtValue(mean(theirs))}`;
     if (a === 0 && b === 0) continue;
@@ -287,7 +298,10 @@ function fmtValue(x: number): string {
 
 /** "mean (min–max)" over seeds, or the single value when they agree. */
 export function spreadCell(xs: readonly number[], scale = 1, digits = 0): string {
-  const v = xs.map((x) => x / scale);
+  // A size bucket no flow fell in (a short --arrivals window draws few large flows).
+  if (xs.length > 0 && xs.every((x) => Number.isNaN(x))) return "no flow";
+  // Seeds without a flow in the bucket are left out of its mean and range.
+  const v = xs.filter((x) => !Number.isNaN(x)).map((x) => x / scale);
   const lo = Math.min(...v);
   const hi = Math.max(...v);
   const f = (x: number): string =>
@@ -323,6 +337,7 @@ function fatTreeColumns(): Column[] {
     cols.push({ head: `${label(lo, hi)} p50`, pick: (m) => m.buckets[i]!.p50, scale: 1, digits: 2 });
     cols.push({ head: `${label(lo, hi)} p99`, pick: (m) => m.buckets[i]!.p99, scale: 1, digits: 2 });
   });
+  cols.push({ head: "queue peak KB", pick: (m) => m.queuePeak, scale: 1e3, digits: 0 });
   cols.push({ head: "pauses", pick: (m) => m.pauses, scale: 1, digits: 0 });
   cols.push({ head: "lossless drops", pick: (m) => m.drops, scale: 1, digits: 0 });
   return cols;
@@ -336,16 +351,22 @@ function table(o: FidelityOptions, header: readonly string[], rows: readonly (re
 
 function printFidelity(results: readonly CaseResult[], o: FidelityOptions): void {
   const scale = o.byteScale ?? 1;
-  if (scale !== 1)
+  if (scale !== 1) {
+    const ccs = [...new Set(results.map((r) => r.case.cc))];
     o.print(
-      `rocelab's buffer, reserve, headroom, resume offset, Kmin and Kmax × ${fmt(scale, 4)} ` +
+      `rocelab's buffer, reserve, headroom, resume offset, Kmin and Kmax × ${ccs.map((cc) => `${fmt(byteScale(cc), 4)} (${cc})`).join(", ")} ` +
         "(--byte-scale: the same wire time as HPCC's bytes)",
     );
-  if (o.scaleFlows === true && results.some((r) => r.case.kind === "fat-tree"))
+  }
+  const trees = results.filter((r) => r.case.kind === "fat-tree");
+  if (o.scaleFlows === true && trees.length > 0) {
+    // Each algorithm's own factor (its INT bytes included: ns3-cc.ts wireScale), as buildFatTree sends.
+    const ccs = [...new Set(trees.map((r) => r.case.cc))];
     o.print(
-      `rocelab's fat-tree flows send ${fmt(WIRE_SCALE, 4)} × HPCC's bytes (--scale-flows: the same wire time); ` +
-        "slowdowns bucketed by HPCC's size, over the ideal FCT of what was sent",
+      `rocelab's fat-tree flows send ${ccs.map((cc) => `${fmt(wireScale(cc), 4)} (${cc})`).join(", ")} × HPCC's ` +
+        "bytes (--scale-flows: the same wire time); slowdowns bucketed by HPCC's size, over the ideal FCT of what was sent",
     );
+  }
   for (const kind of ["incast", "fat-tree"] as const) {
     const rs = results.filter((r) => r.case.kind === kind);
     if (rs.length === 0) continue;

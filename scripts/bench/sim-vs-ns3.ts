@@ -14,6 +14,7 @@
 //
 //   node dist/tools/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 DIR]
 //   node dist/tools/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off,hpcc,timely,dctcp [--fat-tree 2] [--load 0.5]
+//       [--arrivals 10] [--stop 60]      (fat tree: ms of Poisson arrivals, and when both runs stop)
 //       [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--byte-scale]
 //       [--same-packets]                 (incasts, DCQCN or off: our packet made HPCC's; ns3-cases.ts)
 //       [--ns3 DIR] [--markdown] [--json FILE]
@@ -124,6 +125,8 @@ export async function main(argv: readonly string[]): Promise<void> {
       cc: { type: "string" },
       "fat-tree": { type: "string" },
       load: { type: "string" },
+      arrivals: { type: "string" },
+      stop: { type: "string" },
       mmu: { type: "string" },
       seeds: { type: "string" },
       acks: { type: "string" },
@@ -140,6 +143,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     process.stdout.write(
       "usage: node dist/tools/bench/sim-vs-ns3.js [--runs 3] [--senders 64,16] [--ns3 HPCC_SIMULATION_DIR]\n" +
         "       node dist/tools/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off,hpcc,timely,dctcp [--fat-tree MIB] [--load 0.5]\n" +
+        "           [--arrivals 10] [--stop 60]   (fat tree: flows arrive for ARRIVALS ms, the run stops at STOP ms)\n" +
         "           [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--byte-scale]\n" +
         "           [--scale-flows] [--same-packets] [--ns3 DIR] [--markdown] [--json FILE]\n" +
         "       node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]\n",
@@ -265,6 +269,15 @@ async function fidelity(values: Record<string, string | boolean | undefined>): P
   );
   const load = Number(str("load") ?? "0.5");
   if (!(load > 0 && load <= 1)) throw new Error(`--load ${str("load")}: expected a fraction in (0, 1]`);
+  const ms = (flag: string, dflt: number): number => {
+    const x = Number(str(flag) ?? dflt);
+    if (!(x > 0 && x <= 10_000))
+      throw new Error(`--${flag} ${str(flag)}: expected milliseconds in (0, 10000]`);
+    return Math.round(x * 1e6);
+  };
+  const window = { arrivalsNs: ms("arrivals", 10), stopNs: ms("stop", 60) };
+  if (window.stopNs <= window.arrivalsNs)
+    throw new Error(`--stop ${str("stop") ?? 60}: the run must stop after the last arrival (--arrivals)`);
   const acks = str("acks") ?? "data";
   if (acks !== "data" && acks !== "high") throw new Error(`--acks ${acks}: expected data or high`);
   const same = values["same-packets"] === true;
@@ -284,7 +297,7 @@ async function fidelity(values: Record<string, string | boolean | undefined>): P
     ns3Dir === undefined ? "HPCC ns-3: not given (--ns3 DIR); rocelab's side only" : `HPCC ns-3: ${ns3Dir}`,
   );
   await runFidelity({
-    cases: fidelityCases(senders, buffers, ccs, fatTree, load, same),
+    cases: fidelityCases(senders, buffers, ccs, fatTree, load, same, window),
     mmus: mmus as ("default" | "hpcc-ns3")[],
     seeds,
     acks,

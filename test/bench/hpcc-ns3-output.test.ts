@@ -1,6 +1,6 @@
 // Reading HPCC's ns-3 outputs (FCT, PFC, the binary trace) and putting them in rocelab's terms for
 // `sim-vs-ns3 --buffers …`. The trace records are built here byte by byte in trace-format.h's layout.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import t from "tap";
 import { ns3Incast, writeNs3Input } from "../../scripts/bench/hpcc-ns3.js";
@@ -9,8 +9,17 @@ import {
   parseNs3Flows,
   parseNs3Pfc,
   parseNs3Trace,
+  readNs3TraceFile,
 } from "../../scripts/bench/hpcc-ns3-output.js";
-import { BYTE_SCALE, buildCase, idealFctNs, WIRE_SCALE } from "../../scripts/bench/ns3-cases.js";
+import {
+  BYTE_SCALE,
+  buildCase,
+  caseName,
+  FAT_TREE_ARRIVALS_NS,
+  FAT_TREE_DURATION_NS,
+  runOurs,
+  WIRE_SCALE,
+} from "../../scripts/bench/ns3-cases.js";
 import {
   fidelityCases,
   metricsOf,
@@ -69,6 +78,12 @@ t.test("the trace: the queue a data packet joined, CE marks and CNP-flagged ACKs
   ]);
   t.same(parseNs3Trace(buf), { queuePeakBytes: 51_048, cnps: 2, ceMarked: 1, records: 8 });
   t.throws(() => parseNs3Trace(buf.subarray(0, buf.length - 1)), /not a header of 3 ports and whole 56-byte/);
+  // The same from a file, read a chunk at a time (a fat tree's trace of every switch runs to hundreds of MB).
+  const dir = tempDir("rocelab-ns3-trace-");
+  writeFileSync(join(dir, "mix.tr"), buf);
+  t.same(readNs3TraceFile(join(dir, "mix.tr")), parseNs3Trace(buf), "the file read in chunks: the same");
+  writeFileSync(join(dir, "short.tr"), buf.subarray(0, buf.length - 1));
+  t.throws(() => readNs3TraceFile(join(dir, "short.tr")), /not a header of 3 ports and whole 56-byte/);
   t.end();
 });
 
@@ -138,6 +153,14 @@ t.test("ratios and spreads of the means over seeds", (t) => {
   t.equal(pairedRatioCell([1, 2], [1, Number.POSITIVE_INFINITY]), "1.50 / unfinished");
   t.equal(pairedRatioCell([0, 0, 0], [86, 300, 2970]), "0.00 / 1,119", "a ratio to 0 shows both means");
   t.equal(spreadCell([5, 5]), "5");
+  t.equal(spreadCell([Number.NaN, Number.NaN]), "no flow", "a size bucket empty in every seed");
+  t.equal(pairedRatioCell([Number.NaN], [Number.NaN]), "no flow");
+  t.equal(spreadCell([2, Number.NaN, 4], 1, 1), "3.0 (2.0–4.0)", "a seed without such a flow left out");
+  t.equal(
+    pairedRatioCell([11, Number.NaN, 12, 13], [10, Number.NaN, 10, 10]),
+    "1.20 (0.95–1.45)",
+    "paired over the seeds that have one",
+  );
   t.end();
 });
 
@@ -145,7 +168,21 @@ t.test("the cases: each buffer and CC for every incast, then the fat tree", (t) 
   const cs = fidelityCases([16], [2, 4], ["dcqcn", "off"], [2], 0.5);
   t.equal(cs.length, 6);
   t.same(cs[0], { kind: "incast", senders: 16, bufferMiB: 2, cc: "dcqcn" });
-  t.same(cs[5], { kind: "fat-tree", bufferMiB: 2, cc: "off", load: 0.5 });
+  const window = { arrivalsNs: FAT_TREE_ARRIVALS_NS, stopNs: FAT_TREE_DURATION_NS };
+  t.same(cs[5], { kind: "fat-tree", bufferMiB: 2, cc: "off", load: 0.5, ...window }, "10 ms, 60 ms");
+  const short = fidelityCases([], [], ["hpcc", "timely"], [2], 0.5, false, {
+    arrivalsNs: 3e6,
+    stopNs: 20e6,
+  });
+  t.same(
+    short.map((c) => caseName(c)),
+    [
+      "fat tree, web search 50 %, arrivals 3 ms, stop 20 ms, 2 MiB, HPCC",
+      "fat tree, web search 50 %, arrivals 3 ms, stop 20 ms, 2 MiB, TIMELY",
+    ],
+    "--arrivals / --stop: one fat-tree case per algorithm, the window in its name",
+  );
+  t.equal(caseName(cs[5]!), "fat tree, web search 50 %, 2 MiB, CC off", "the default window unnamed");
   t.end();
 });
 
@@ -187,11 +224,22 @@ t.test("--byte-scale: our byte settings hold HPCC's wire time; HPCC's input is u
 });
 
 t.test("the fat tree in HPCC's formats: hosts first, the same flows at the same times", (t) => {
-  const b = buildCase({ kind: "fat-tree", bufferMiB: 2, cc: "dcqcn", load: 0.3 }, "default", 1);
+  const window = { arrivalsNs: FAT_TREE_ARRIVALS_NS, stopNs: FAT_TREE_DURATION_NS };
+  const c = { kind: "fat-tree", bufferMiB: 2, cc: "dcqcn", load: 0.3, ...window } as const;
+  const b = buildCase(c, "default", 1);
   t.equal(b.ns3.nodes, 36, "k = 4: 16 hosts and 20 switches");
   t.same(
     b.ns3.switches,
     Array.from({ length: 20 }, (_, i) => 16 + i),
+  );
+  t.same(b.ns3.trace, b.ns3.switches, "every switch traced, for the queue peak");
+  t.equal(b.ns3.stopS, 0.06);
+  const short = buildCase({ ...c, arrivalsNs: 2e6, stopNs: 15e6 }, "default", 1);
+  t.equal(short.scenario.durationNs, 15e6, "--stop: our run's length");
+  t.equal(short.ns3.stopS, 0.015, "and HPCC's stop time");
+  t.ok(
+    short.ns3.flows.length > 0 && short.ns3.flows.every((f) => f.startNs < 2e6),
+    "--arrivals: every flow starts within it",
   );
   t.equal(b.ns3.links.length, 48);
   t.ok(b.ns3.flows.length > 50, `${b.ns3.flows.length} web-search flows in 10 ms`);
@@ -212,7 +260,8 @@ t.test("the fat tree in HPCC's formats: hosts first, the same flows at the same 
 t.test(
   "--scale-flows: our fat-tree flows carry HPCC's bytes in its wire time, bucketed by HPCC's size",
   (t) => {
-    const c = { kind: "fat-tree", bufferMiB: 2, cc: "off", load: 0.3 } as const;
+    const window = { arrivalsNs: FAT_TREE_ARRIVALS_NS, stopNs: FAT_TREE_DURATION_NS };
+    const c = { kind: "fat-tree", bufferMiB: 2, cc: "off", load: 0.3, ...window } as const;
     const plain = buildCase(c, "hpcc-ns3", 3);
     const scaled = buildCase(c, "hpcc-ns3", 3, "data", 1, true);
     t.same(scaled.ns3.flows, plain.ns3.flows, "HPCC's input is unchanged");
@@ -242,10 +291,15 @@ t.test(
 );
 
 t.test("our ideal FCT: the base RTT and the message with our per-packet overhead", (t) => {
-  // One switch (2 hops), 1 MB: 977 packets; 2 × 2 µs + 2 × 81.92 ns + (1e6 + 977 × 82 + 16) × 0.08 ns.
-  t.equal(
-    Math.round(idealFctNs(1_000_000, 2)),
-    Math.round(4000 + 163.84 + (1_000_000 + 977 * 82 + 16) * 0.08),
-  );
+  // The bench takes it from src/report/ideal-fct.ts (what `rocelab compare` divides by). One sender through
+  // one switch (2 hops) writing WIRE_SCALE × 1 MB = 960,580 bytes: 939 packets, the first with a RETH, the
+  // last of 68 bytes; 2 × 2 µs + 2 × 81.92 ns + (bytes + 939 × 82 + 16) × 0.08 ns.
+  const b = buildCase({ kind: "incast", senders: 1, bufferMiB: 32, cc: "off" }, "hpcc-ns3", 1);
+  const [f] = runOurs(b).flows;
+  const bytes = Math.round(1_000_000 * WIRE_SCALE);
+  const packets = Math.ceil(bytes / 1024);
+  t.equal(f!.bytes, bytes);
+  t.equal(Math.round(f!.idealNs), Math.round(4000 + 163.84 + (bytes + packets * 82 + 16) * 0.08));
+  t.ok(f!.fctNs! >= f!.idealNs * 0.93, "a lone flow finishes near its ideal");
   t.end();
 });

@@ -4,10 +4,11 @@
 import { readFileSync } from "node:fs";
 import t from "tap";
 import { writeNs3Input } from "../../scripts/bench/hpcc-ns3.js";
-import { buildCase, WIRE_SCALE } from "../../scripts/bench/ns3-cases.js";
+import { BYTE_SCALE, buildCase, WIRE_SCALE } from "../../scripts/bench/ns3-cases.js";
 import {
   baseRttNs,
   bdpBytes,
+  byteScale,
   ns3IntBytes,
   ourIntBytes,
   parseCcModes,
@@ -50,6 +51,22 @@ t.test("the wire scale counts both simulators' INT bytes", (t) => {
   t.end();
 });
 
+t.test(
+  "--byte-scale: buffer bytes per ns of wire, ours over HPCC's, with each algorithm's INT bytes",
+  (t) => {
+    t.equal(byteScale("dcqcn"), BYTE_SCALE, "no INT: 1,082 B per 88.48 ns against 1,048 per 83");
+    t.ok(Math.abs(BYTE_SCALE - 0.9685) < 1e-4);
+    // TIMELY: ours 1,082 + 24 bytes in the buffer for 1,130 on the wire; HPCC's 1,056 for 84 ns.
+    const ti = (1082 + ourIntBytes("timely")) / (((1106 + ourIntBytes("timely")) * 8) / 100) / (1056 / 84);
+    t.ok(Math.abs(byteScale("timely") - ti) < 1e-12, `${byteScale("timely")}`);
+    t.ok(Math.abs(byteScale("timely") - 0.9732) < 1e-4);
+    const hp = (1082 + ourIntBytes("hpcc")) / (((1106 + ourIntBytes("hpcc")) * 8) / 100) / (1090 / 87);
+    t.ok(Math.abs(byteScale("hpcc") - hp) < 1e-12, `${byteScale("hpcc")}`);
+    t.equal(byteScale("dctcp"), BYTE_SCALE);
+    t.end();
+  },
+);
+
 t.test("an HPCC incast: INT on our switch, HPCC's ns-3 parameters on both sides", (t) => {
   const b = buildCase({ kind: "incast", senders: 4, bufferMiB: 32, cc: "hpcc" }, "hpcc-ns3", 3);
   t.same(b.scenario.topology.defaultSwitch.int, { enabled: true });
@@ -81,7 +98,10 @@ t.test("DCTCP marks at one threshold, TIMELY runs without a window", (t) => {
     fast: true,
     queues: { "3": { kmin: 300_000, kmax: 300_000, pmax: 1 } },
   });
-  t.match(d.scenario.overrides.hosts[0], { cc: "dctcp", dctcp: { g: 1 / 16, window: bdpBytes(2) } });
+  // ns-3's window, 52,000 bytes of 1,000-byte payloads, in our wire time: 52,050 × 0.9606.
+  const win = Math.round(bdpBytes(2) * wireScale("dctcp"));
+  t.equal(win, 49_998);
+  t.match(d.scenario.overrides.hosts[0], { cc: "dctcp", dctcp: { g: 1 / 16, window: win } });
   t.notOk(d.scenario.topology.defaultSwitch.int, "no INT for DCTCP");
   const dc = readFileSync(writeNs3Input(tempDir("rocelab-ns3-cc-"), d.ns3), "utf8");
   t.match(dc, /^CC_MODE 8$/m);
@@ -89,10 +109,19 @@ t.test("DCTCP marks at one threshold, TIMELY runs without a window", (t) => {
   t.match(dc, /^PMAX_MAP 2 100000000000 1.00 400000000000 1.00$/m);
   t.match(dc, /^EWMA_GAIN 0.0625$/m);
   t.match(dc, /^DCTCP_RATE_AI 615Mb\/s$/m);
-  const ti = buildCase({ kind: "fat-tree", bufferMiB: 2, cc: "timely", load: 0.3 }, "hpcc-ns3", 1);
+  const window = { arrivalsNs: 3e6, stopNs: 20e6 };
+  const ti = buildCase({ kind: "fat-tree", bufferMiB: 2, cc: "timely", load: 0.3, ...window }, "hpcc-ns3", 1);
   t.match(ti.scenario.overrides.hosts[0], { cc: "timely", timely: { rai: 100e6, rhai: 500e6 } });
   const tc = readFileSync(writeNs3Input(tempDir("rocelab-ns3-cc-"), ti.ns3), "utf8");
   for (const line of ["CC_MODE 7", "HAS_WIN 0", "ACK_HIGH_PRIO 1", "RATE_HAI 500Mb/s", "ENABLE_QCN 1"])
     t.match(tc, new RegExp(`^${line}$`, "m"), line);
+  // The fat tree under HPCC: INT on every switch, the window and T from the longest path (GLOBAL_T 1).
+  const hp = buildCase({ kind: "fat-tree", bufferMiB: 2, cc: "hpcc", load: 0.3, ...window }, "hpcc-ns3", 1);
+  t.match(hp.scenario.topology.defaultSwitch.int, { enabled: true });
+  t.match(hp.scenario.overrides.hosts[0], { cc: "hpcc", hpcc: { baseRtt: baseRttNs(6) } });
+  t.equal(baseRttNs(6), 12_492, "6 links: 2 × 6 µs and 6 × 81.92 ns");
+  const hc = readFileSync(writeNs3Input(tempDir("rocelab-ns3-cc-"), hp.ns3), "utf8");
+  for (const line of ["CC_MODE 3", "HAS_WIN 1", "ACK_HIGH_PRIO 0", "INT_MULTI 4", "ENABLE_TRACE 1"])
+    t.match(hc, new RegExp(`^${line}$`, "m"), line);
   t.end();
 });
