@@ -56,6 +56,35 @@ export interface SyncExactness {
   readonly framesLateMaxNs?: number;
 }
 
+/** What a device's health says of late frames, over its whole life (protocol.ts Health). */
+export interface LateFramesView {
+  readonly node: string;
+  readonly health?: { readonly framesLate?: number; readonly framesLateMaxNs?: number } | null;
+}
+
+/**
+ * Late frames during a run, from the devices' health before and after it: how many, and the worst
+ * lateness among the devices that had one during the run. A device only keeps its lifetime worst, so a
+ * device with no late frame in the run does not contribute its worst (a bring-up frame's, before the
+ * scenario's time 0: one run reported a 14 ns late ACK as "the latest by 12.96 µs", another device's
+ * bring-up ARP); one late both before and during the run still reports the larger of the two.
+ */
+export function lateFramesDuring(
+  before: readonly LateFramesView[],
+  after: readonly LateFramesView[],
+): { framesLate: number; framesLateMaxNs: number } {
+  let framesLate = 0;
+  let framesLateMaxNs = 0;
+  for (const d of after) {
+    const was = before.find((b) => b.node === d.node)?.health?.framesLate ?? 0;
+    const n = (d.health?.framesLate ?? 0) - was;
+    if (n <= 0) continue;
+    framesLate += n;
+    framesLateMaxNs = Math.max(framesLateMaxNs, d.health?.framesLateMaxNs ?? 0);
+  }
+  return { framesLate, framesLateMaxNs };
+}
+
 /**
  * Synced clocks wait for late processes, so their figures are the network's; free-running ones that lost
  * more than 1 % of the run's wire time on a port, or fired a timer more than the PFC headroom's live slack

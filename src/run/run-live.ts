@@ -21,6 +21,7 @@ import { downLab, LiveLab, upLab } from "../lab/live/live-lab.js";
 import type { MetricsSettings } from "../lab/live/metrics-endpoint.js";
 import { type LabStatus, LIVE_REACTION_MS } from "../lab/live/supervisor.js";
 import { type ApplyStep, runTimeline, workloadStream } from "../lab/timeline.js";
+import { lateFramesDuring } from "../report/live-timing.js";
 import { assembleReport, liveTiming, type Report, writeReport } from "../report/report.js";
 import { SeriesRecorder } from "../report/series-recorder.js";
 import { OutputDir, writeNewFile } from "../runtime/realtime/safe-files.js";
@@ -348,8 +349,7 @@ async function play(
     {
       graceExceeded: syncSum(end, "graceExceeded") - syncSum(status, "graceExceeded"),
       unstamped: syncSum(end, "unstamped") - syncSum(status, "unstamped"),
-      framesLate: lateSum(end) - lateSum(status),
-      framesLateMaxNs: Math.max(0, ...end.devices.map((d) => d.health?.framesLateMaxNs ?? 0)),
+      ...lateFramesDuring(status.devices, end.devices),
     },
   );
   const report = assembleReport({ ...sc, durationNs: ran }, stats, flows, {
@@ -360,13 +360,6 @@ async function play(
   });
   if (out) writeReport(out, report, recorder.all, events);
   return report;
-}
-
-/** Frames the lab's devices were handed after their emulated arrival time, in all. */
-function lateSum(s: LabStatus): number {
-  let sum = 0;
-  for (const d of s.devices) sum += d.health?.framesLate ?? 0;
-  return sum;
 }
 
 /** A synced-clock health figure summed over the lab's devices. */

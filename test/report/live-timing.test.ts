@@ -2,6 +2,7 @@
 // clocks are machine-limited when a port lost wire time or a timer was later than the PFC slack.
 import t from "tap";
 import type { AnyDeviceStats } from "../../src/lab/device-stats.js";
+import { lateFramesDuring } from "../../src/report/live-timing.js";
 import { liveTiming } from "../../src/report/report.js";
 import { nicTables, switchTables } from "../helpers/stats-tables.js";
 
@@ -106,4 +107,30 @@ t.test("a live run says how many frames reached a device after their emulated ar
     unstamped: 0,
   });
   t.equal(none.framesLate, 0, "absent: none");
+});
+
+t.test("late frames during a run: only devices late in the run give the worst lateness", async (t) => {
+  // Health before the run (after bring-up) and after it: spine1 was late once at bring-up (an ARP,
+  // 12,962 ns) and not since; spine2 once during the run (14 ns); leaf1 never.
+  const before = [
+    { node: "spine1", health: { framesLate: 1, framesLateMaxNs: 12_962 } },
+    { node: "spine2", health: { framesLate: 0, framesLateMaxNs: 0 } },
+    { node: "leaf1", health: null },
+  ];
+  const after = [
+    { node: "spine1", health: { framesLate: 1, framesLateMaxNs: 12_962 } },
+    { node: "spine2", health: { framesLate: 1, framesLateMaxNs: 14 } },
+    { node: "leaf1", health: { framesLate: 0, framesLateMaxNs: 0 } },
+  ];
+  t.same(lateFramesDuring(before, after), { framesLate: 1, framesLateMaxNs: 14 });
+  t.same(
+    lateFramesDuring(before, before),
+    { framesLate: 0, framesLateMaxNs: 0 },
+    "none in the run: 0, not 12,962",
+  );
+  t.same(
+    lateFramesDuring([], [{ node: "h9", health: { framesLate: 2, framesLateMaxNs: 40 } }]),
+    { framesLate: 2, framesLateMaxNs: 40 },
+    "a device that was not there before counts from 0",
+  );
 });

@@ -15,6 +15,12 @@ import { LiveTimers } from "./timers.js";
 
 /** Below this much real time, a link's emulated delay is not worth a timer (Node timers are 1 ms). */
 const MIN_DELAY_REAL_MS = 0.25;
+/**
+ * Where an event stands among those of its nanosecond (the simulator's tie rule, simulator.ts): a control
+ * change first, then frames by arrival port number (a frame's rank is its port), then timers.
+ */
+const RANK_CONTROL = -1;
+const RANK_TIMER = Number.POSITIVE_INFINITY;
 
 interface DelayLine {
   readonly port: number;
@@ -41,6 +47,8 @@ export class DeviceHost {
   framesOut = 0;
   /** The latest emulated time given to the device with a frame or a timer: times never go backwards. */
   private lastGivenAt = 0;
+  /** The highest tie rank (RANK_CONTROL, a port, RANK_TIMER) of what the device was given at lastGivenAt. */
+  private lastGivenRank = RANK_CONTROL;
   /** The latest time a read-only request reported at (readNow). */
   private lastReadAt = 0;
   /** Ports whose frames' emulated times are being recorded (frame-times.ts), by port number. */
@@ -59,7 +67,7 @@ export class DeviceHost {
     this.timers = new LiveTimers(
       clock,
       (timer, now) => {
-        this.lastGivenAt = Math.max(this.lastGivenAt, now);
+        this.given(now, RANK_TIMER);
         this.device?.fire(timer, this.lastGivenAt);
       },
       () => this.publish(),
@@ -249,21 +257,37 @@ export class DeviceHost {
   }
 
   private givenNow(): number {
-    this.lastGivenAt = Math.max(this.lastGivenAt, this.clock.now());
+    this.given(this.clock.now(), RANK_CONTROL);
     return this.lastGivenAt;
+  }
+
+  /** The device is given an event of tie rank `rank` at `at` (or at lastGivenAt if that is later). */
+  private given(at: number, rank: number): void {
+    if (at > this.lastGivenAt) {
+      this.lastGivenAt = at;
+      this.lastGivenRank = rank;
+    } else if (rank > this.lastGivenRank) {
+      this.lastGivenRank = rank;
+    }
   }
 
   /** Hands a frame to the device at `at`, or at the latest time it was already given if that is later. */
   private deliver(port: number, at: number, frame: Uint8Array, stamped: boolean): void {
     // Only a stamped frame can be late: a frame nobody stamped (the host kernel's) carries the kernel's
     // arrival time, which is in the past whenever the process reads it late, and counts as unstamped.
-    if (stamped && at < this.lastGivenAt) {
+    // Late is also a frame of the nanosecond the device is at, handed over after an event the tie rule
+    // puts after it (a timer, a frame of a higher port): the simulator would have taken it first, and a
+    // port that then starts at a whole nanosecond instead of going on from its busy-until time sends
+    // everything after it a nanosecond apart (exact clocks only: a free-running one fires timers late).
+    if (
+      stamped &&
+      (at < this.lastGivenAt || (this.clock.exact && at === this.lastGivenAt && this.lastGivenRank > port))
+    ) {
       this.framesLate++;
       if (this.lastGivenAt - at > this.framesLateMaxNs) this.framesLateMaxNs = this.lastGivenAt - at;
     }
-    const t = Math.max(this.lastGivenAt, at);
-    this.lastGivenAt = t;
-    this.device?.receive(port, frame, t);
+    this.given(at, port);
+    this.device?.receive(port, frame, this.lastGivenAt);
   }
 
   /**

@@ -124,6 +124,7 @@ t.test("a live run's capture says what its timestamps are and what it left out",
     untimed: 0,
     beforeStart: 0,
     truncated: false,
+    droppedByKernel: 0,
   });
   t.equal(clean, "12 frames captured into o/c.pcap (emulated ns since the scenario's time 0)");
   const all = describeLiveCapture({
@@ -132,8 +133,23 @@ t.test("a live run's capture says what its timestamps are and what it left out",
     untimed: 2,
     beforeStart: 3,
     truncated: true,
+    droppedByKernel: 82,
   });
   t.match(all, /2 not timed by the device \(the kernel's own\): scaled kernel time/);
   t.match(all, /3 before the scenario's time 0 left out/);
   t.match(all, /record of frame times filled up/);
+  t.match(all, /82 dropped by the kernel before tcpdump read them .*missing from the file, not from the run/);
+});
+
+t.test("tcpdump's closing statistics: what the kernel dropped", async (t) => {
+  const { kernelDrops } = await import("../../../src/lab/live/capture.js");
+  const stderr = [
+    "tcpdump: listening on eth3, link-type EN10MB (Ethernet), snapshot length 65535 bytes",
+    "1041 packets captured",
+    "1123 packets received by filter",
+    "82 packets dropped by kernel",
+  ].join("\n");
+  t.equal(kernelDrops(stderr), 82);
+  t.equal(kernelDrops(stderr.replace("82 packets dropped", "0 packets dropped")), 0);
+  t.equal(kernelDrops("1 packet captured\n1 packet received by filter"), 0, "no statistics line: 0");
 });
