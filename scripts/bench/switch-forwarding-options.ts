@@ -1,5 +1,7 @@
 // switch-forwarding's command line: its options, their defaults and the usage text.
 
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { parseRate } from "../../src/device/units.js";
 import { interfaceMtu } from "../../src/lab/live/provision.js";
@@ -8,6 +10,9 @@ import { maxFrameBytes } from "../../src/scenario/switch-config.js";
 import { DEFAULT_MTU } from "../../src/scenario/topology.js";
 import { parseRates } from "./common.js";
 import { Phase } from "./switch-forwarding-report.js";
+
+/** A build's switch program, relative to its root (the lab's: lab/live/paths.ts entryPath). */
+export const BASE_ENTRY = "dist/bundle/main/device-main.js";
 
 export const DEFAULTS = {
   seconds: 5,
@@ -20,6 +25,7 @@ export const DEFAULTS = {
   portIo: "pcap,ring",
   generator: "ring",
   quietWait: 60,
+  rounds: 2,
 } as const;
 
 export const USAGE = `usage: node dist/tools/bench/switch-forwarding.js [options]   (as root)
@@ -33,6 +39,11 @@ export const USAGE = `usage: node dist/tools/bench/switch-forwarding.js [options
   --port-io LIST      the switch phase's port backends, run one after the other (default ${DEFAULTS.portIo})
   --generator IO      how the generator sends: ring (sendmmsg, default) or pcap (a send() per frame)
   --quiet-wait S      before each level, wait up to S seconds for the machine to be quiet (default ${DEFAULTS.quietWait})
+  --base DIR          also run the switch phase with another build's switch process (DIR: the root of a
+                      checkout built by \`node scripts/setup\`, readable by the devices' user), alternating
+                      with this build's, and print the per-frame CPU of both and their ratio
+  --rounds N          with --base: rounds of (this build, base) per backend, the order swapped every round
+                      (default ${DEFAULTS.rounds})
   --save FILE         also write the measurements as JSON
   --from FILE         print the report of a saved run (no measuring, no root)`;
 
@@ -47,6 +58,9 @@ export interface Options {
   readonly portIo: readonly PortBackend[];
   readonly generator: PortBackend;
   readonly quietWaitSeconds: number;
+  /** Root of another build whose switch process is measured alternately with this one's (null: none). */
+  readonly base: string | null;
+  readonly rounds: number;
   /** Write the measurements (JSON) here. */
   readonly save: string | undefined;
   /** Print the report of a saved run instead of measuring. */
@@ -67,6 +81,8 @@ export function parseOptions(argv: readonly string[]): Options | null {
       "port-io": { type: "string" },
       generator: { type: "string" },
       "quiet-wait": { type: "string" },
+      base: { type: "string" },
+      rounds: { type: "string" },
       save: { type: "string" },
       from: { type: "string" },
       help: { type: "boolean", short: "h" },
@@ -86,7 +102,12 @@ export function parseOptions(argv: readonly string[]): Options | null {
   const frameBytes = num(values["frame-bytes"], DEFAULTS.frameBytes, "--frame-bytes", 60);
   const maxBytes = 14 + interfaceMtu(DEFAULT_MTU);
   if (frameBytes > maxBytes) throw new Error(`--frame-bytes ${frameBytes} exceeds the lab's ${maxBytes}`);
+  const base = values.base === undefined ? null : resolve(values.base);
+  if (base !== null && !existsSync(join(base, BASE_ENTRY)))
+    throw new Error(`--base ${values.base}: no ${BASE_ENTRY} there (run \`node scripts/setup\` in it)`);
   return {
+    base,
+    rounds: base === null ? 1 : Math.round(num(values.rounds, DEFAULTS.rounds, "--rounds", 1)),
     seconds: num(values.seconds, DEFAULTS.seconds, "--seconds", 0.1),
     warmupSeconds: num(values.warmup, DEFAULTS.warmupSeconds, "--warmup", 0),
     loads: parseRates(values.loads ?? DEFAULTS.loads),

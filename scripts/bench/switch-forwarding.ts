@@ -33,6 +33,7 @@
 // printed beside it.
 
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { DeviceProcess } from "../../src/lab/live/device-process.js";
 import { makeLabDir } from "../../src/lab/live/names.js";
@@ -45,9 +46,10 @@ import { resolveTunables } from "../../src/scenario/settings-layers.js";
 import { buildSwitchConfig } from "../../src/scenario/switch-config.js";
 import { ipToString, type MacAddress, macToString } from "../../src/wire/bytes.js";
 import { describeMachine, findProcessesByName, isMain, runAsScript } from "./common.js";
+import { AB_BASE, AB_THIS, abReport } from "./switch-forwarding-ab.js";
 import { Generator } from "./switch-forwarding-generator.js";
 import { runLevels } from "./switch-forwarding-measure.js";
-import { type Options, parseOptions, USAGE } from "./switch-forwarding-options.js";
+import { BASE_ENTRY, type Options, parseOptions, USAGE } from "./switch-forwarding-options.js";
 import { type LevelResult, Phase, report, switchKey } from "./switch-forwarding-report.js";
 import {
   BENCH_LAB,
@@ -65,7 +67,16 @@ export { BENCH_LAB } from "./switch-forwarding-setup.js";
 /** A locally administered MAC the sink takes after the switch has learned its real one (see the header). */
 const SINK_DEAF_MAC: MacAddress = 0x02_00_00_ff_ff_01;
 
-async function startSwitch(f: Fabric, opts: Options, portIo: PortBackend): Promise<DeviceProcess> {
+/**
+ * Starts the switch process (`entry`: this build's program, or --base's) and waits until it has learned
+ * both peers' MACs.
+ */
+async function startSwitch(
+  f: Fabric,
+  opts: Options,
+  portIo: PortBackend,
+  entry?: string,
+): Promise<DeviceProcess> {
   const routes = computeRoutes(f.topo, f.plan).get("sw") ?? [];
   const config = buildSwitchConfig(f.topo, f.plan, routes, "sw", resolveTunables(f.topo, "sw"));
   const init: InitMessage = {
@@ -83,7 +94,7 @@ async function startSwitch(f: Fabric, opts: Options, portIo: PortBackend): Promi
     seed: 1,
     portIo,
   };
-  const device = new DeviceProcess(BENCH_LAB, "sw", "switch", ns("sw"), init);
+  const device = new DeviceProcess(BENCH_LAB, "sw", "switch", ns("sw"), init, entry);
   await device.start();
   // The switch asks for both peers' MACs at start; wait until it has them, so no level pays for ARP.
   for (let i = 0; i < 50; i++) {
@@ -125,6 +136,30 @@ async function enableKernelForwarding(f: Fabric): Promise<void> {
   ]);
 }
 
+/**
+ * The switch phase's runs: each backend once, or with --base each backend in `rounds` rounds of this
+ * build and the base build, the order swapped every round so that a machine getting busier or quieter
+ * weighs on both alike.
+ */
+function switchRunPlan(
+  opts: Options,
+): { backend: PortBackend; build: string; round: number; entry: string | undefined }[] {
+  if (opts.base === null)
+    return opts.portIo.map((backend) => ({ backend, build: "", round: 0, entry: undefined }));
+  const baseEntry = join(opts.base, BASE_ENTRY);
+  const plan = [];
+  for (let round = 1; round <= opts.rounds; round++) {
+    for (const backend of opts.portIo) {
+      const pair = [
+        { backend, build: AB_THIS, round, entry: undefined },
+        { backend, build: AB_BASE, round, entry: baseEntry },
+      ];
+      plan.push(...(round % 2 === 1 ? pair : pair.reverse()));
+    }
+  }
+  return plan;
+}
+
 /** What --save writes and --from reads. */
 interface SavedRun {
   readonly machine: string;
@@ -155,7 +190,9 @@ export async function main(argv: readonly string[]): Promise<void> {
     ) as SavedRun;
     print(`${saved.machine} (saved run of ${saved.date})`);
     for (const line of saved.log) print(line);
-    report(saved.options, new Map(Object.entries(saved.results) as [string, LevelResult[]][]));
+    const savedResults = new Map(Object.entries(saved.results) as [string, LevelResult[]][]);
+    report(saved.options, savedResults);
+    abReport(saved.options, savedResults);
     return;
   }
   const machine = describeMachine();
@@ -206,12 +243,12 @@ export async function main(argv: readonly string[]): Promise<void> {
     );
     for (const phase of opts.phases) {
       if (phase === Phase.Switch) {
-        for (const backend of opts.portIo) {
+        for (const { backend, build, round, entry } of switchRunPlan(opts)) {
           await restoreSink(f);
-          device = await startSwitch(f, opts, backend);
-          logged(`switch phase: port I/O ${backend}`);
+          device = await startSwitch(f, opts, backend, entry);
+          logged(`switch phase: port I/O ${backend}${build ? `, ${build} build, round ${round}` : ""}`);
           const levels = await runLevels(phase, opts, { generator, device, softirqThreads }, logged);
-          results.set(switchKey(backend), levels);
+          results.set(switchKey(backend, build, round), levels);
           await device.stop();
           device = null;
         }
@@ -236,6 +273,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       writeNewFile(opts.save, `${JSON.stringify(saved, null, 1)}\n`, { force: true, flag: "--save" });
     }
     report(opts, results);
+    abReport(opts, results);
   } finally {
     if (device) device.kill();
     if (generator) await generator.stop().catch(() => {});
