@@ -30,6 +30,9 @@ import { DEVICE_V8_FLAGS } from "../../src/runtime/realtime/v8-flags.js";
 import { describeMachine, fmt, formatTable, isMain, median, runAsScript } from "./common.js";
 import { switchPathSamples } from "./switch-path.js";
 
+/** The longest a switch-path child may take, ms. */
+const CHILD_TIMEOUT_MS = 120_000;
+
 /** One measurement: milliseconds of wall and of CPU. */
 interface Sample {
   readonly wallMs: number;
@@ -135,9 +138,15 @@ export async function main(argv: readonly string[]): Promise<void> {
     return;
   }
   if (values["switch-path-child"] !== undefined) {
+    // A run that never ends (a stalled event loop in the build measured) fails the case instead of hanging it.
+    setTimeout(() => {
+      process.stderr.write(`switch-path: no result after ${CHILD_TIMEOUT_MS / 1000} s\n`);
+      process.exit(1);
+    }, CHILD_TIMEOUT_MS).unref();
     const samples = await switchPathSamples(values["switch-path-child"], frames, runs);
     process.stdout.write(`${JSON.stringify(samples)}\n`);
-    return;
+    // The device host's timers of the build measured may still be armed: this process is done.
+    process.exit(0);
   }
   if (values.base === undefined) throw new Error("--base DIR: the root of the build to compare against");
   const base = resolve(values.base);
