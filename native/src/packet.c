@@ -53,8 +53,12 @@
 // Chunks are mapped and unmapped here, not malloc()ed: glibc raises its mmap threshold the first time a
 // 256 KiB block is freed, after which such blocks come from the brk heap, which fragments and never
 // shrinks (a 6-minute soak: the leaves' RSS grew 24-27 MiB that way; docs/reliability.md).
+// Chunks come back in bursts, when a scavenge finds their Buffers dead: at a few hundred thousand frames a
+// second that is 50-100 chunks at once, and a free list shorter than that unmapped the rest only to map
+// (and page-fault) fresh ones for the next batches — 6 % of a flat-out switch process in page faults. The
+// list holds what was live at once, so at a lab's rates (thousands of frames a second) it stays short.
 #define CHUNK_BYTES (256 * 1024)
-#define MAX_FREE_CHUNKS 32
+#define MAX_FREE_CHUNKS 128
 
 typedef struct {
   napi_env env;

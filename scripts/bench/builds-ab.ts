@@ -11,6 +11,9 @@
 //   device a live device process's start (dist/bundle/main/device-main.js) without the supervisor: it
 //          loads the whole device program, finds no IPC channel and exits with status 2 (start-up alone).
 //   supervisor  a lab supervisor's start (dist/bundle/main/supervisor-main.js) the same way.
+//   switch-path the live switch's JavaScript forwarding path (host, clock, timers, switch core) without the
+//          kernel, in a process of its own per build and pair (switch-path.ts): the least CPU of `--runs`
+//          runs of `--frames` full-size frames.
 //
 // Prints, per case, both builds' figures, and new / base as the median and the least of the per-pair ratios.
 //
@@ -23,7 +26,12 @@ import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { stringify } from "yaml";
+import { DEVICE_V8_FLAGS } from "../../src/runtime/realtime/v8-flags.js";
 import { describeMachine, fmt, formatTable, isMain, median, runAsScript } from "./common.js";
+import { switchPathSamples } from "./switch-path.js";
+
+/** The longest a switch-path child may take, ms. */
+const CHILD_TIMEOUT_MS = 120_000;
 
 /** One measurement: milliseconds of wall and of CPU. */
 interface Sample {
@@ -31,8 +39,8 @@ interface Sample {
   readonly cpuMs: number;
 }
 
-type Case = "warm" | "cold" | "help" | "device" | "supervisor";
-const CASES: readonly Case[] = ["warm", "cold", "help", "device", "supervisor"];
+type Case = "warm" | "cold" | "help" | "device" | "supervisor" | "switch-path";
+const CASES: readonly Case[] = ["warm", "cold", "help", "device", "supervisor", "switch-path"];
 
 /** Root of this checkout (dist/tools/bench/ is three levels below it). */
 const HERE = resolve(import.meta.dirname, "..", "..", "..");
@@ -64,16 +72,29 @@ function timeProcess(args: readonly string[], cwd: string, status = 0): Sample {
 }
 
 /** One measurement of `c` on the build at `root` (the least CPU of a warm child's runs). */
-function measure(c: Case, root: string, opts: { runs: number; scenario: string; out: string }): Sample {
+function measure(
+  c: Case,
+  root: string,
+  opts: { runs: number; scenario: string; out: string; frames: number },
+): Sample {
   const cli = join(root, "dist", "bundle", "main", "cli.js");
   switch (c) {
-    case "warm": {
+    case "warm":
+    case "switch-path": {
       const self = join(HERE, "dist", "tools", "bench", "builds-ab.js");
-      const r = spawnSync(process.execPath, [self, "--warm-child", root, "--runs", String(opts.runs)], {
-        cwd: root,
-        encoding: "utf8",
-      });
-      if (r.status !== 0) throw new Error(`warm run on ${root} failed: ${r.stderr}`);
+      const child =
+        c === "warm"
+          ? ["--warm-child", root]
+          : ["--switch-path-child", root, "--frames", String(opts.frames)];
+      const r = spawnSync(
+        process.execPath,
+        [...(c === "warm" ? [] : DEVICE_V8_FLAGS), self, ...child, "--runs", String(opts.runs)],
+        {
+          cwd: root,
+          encoding: "utf8",
+        },
+      );
+      if (r.status !== 0) throw new Error(`${c} run on ${root} failed: ${r.stderr}`);
       const samples = JSON.parse(r.stdout.trim().split("\n").pop()!) as Sample[];
       return samples.reduce((a, b) => (b.cpuMs < a.cpuMs ? b : a));
     }
@@ -106,12 +127,26 @@ export async function main(argv: readonly string[]): Promise<void> {
       runs: { type: "string", default: "3" },
       scenario: { type: "string" },
       "warm-child": { type: "string" },
+      "switch-path-child": { type: "string" },
+      frames: { type: "string", default: "200000" },
     },
   });
   const runs = Number(values.runs);
+  const frames = Number(values.frames);
   if (values["warm-child"] !== undefined) {
     await warmChild(values["warm-child"], runs);
     return;
+  }
+  if (values["switch-path-child"] !== undefined) {
+    // A run that never ends (a stalled event loop in the build measured) fails the case instead of hanging it.
+    setTimeout(() => {
+      process.stderr.write(`switch-path: no result after ${CHILD_TIMEOUT_MS / 1000} s\n`);
+      process.exit(1);
+    }, CHILD_TIMEOUT_MS).unref();
+    const samples = await switchPathSamples(values["switch-path-child"], frames, runs);
+    process.stdout.write(`${JSON.stringify(samples)}\n`);
+    // The device host's timers of the build measured may still be armed: this process is done.
+    process.exit(0);
   }
   if (values.base === undefined) throw new Error("--base DIR: the root of the build to compare against");
   const base = resolve(values.base);
@@ -129,7 +164,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     scenario = join(tmp, "incast-64.yaml");
     writeFileSync(scenario, stringify(incastScenarioInput(64)));
   }
-  const opts = { runs, scenario, out: join(tmp, "out") };
+  const opts = { runs, scenario, out: join(tmp, "out"), frames };
   process.stdout.write(`${describeMachine()}\nbase: ${base}\nnew:  ${HERE}\n\n`);
   const rows: string[][] = [];
   try {

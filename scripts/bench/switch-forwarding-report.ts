@@ -17,8 +17,22 @@ export const LOSSLESS_FRACTION = 1e-4;
 /** RoCE data DSCP, ECT(0): the frames take the switch's lossless, ECN-marking path, as RoCE data does. */
 export const DATA_DSCP = 26;
 
-/** The results map's key of the switch phase with one port I/O backend. */
-export const switchKey = (backend: PortBackend): string => `${Phase.Switch}:${backend}`;
+/**
+ * The results map's key of the switch phase with one port I/O backend; with --base, also the build ("base"
+ * for the other one) and the round. What follows "switch:" labels the run in the report.
+ */
+export const switchKey = (backend: PortBackend, build = "", round = 0): string =>
+  `${Phase.Switch}:${backend}${build ? ` ${build}` : ""}${round > 0 ? ` #${round}` : ""}`;
+
+/** The switch phase's runs in the order they ran: their label (the key after "switch:") and levels. */
+export function switchRuns(
+  results: ReadonlyMap<string, LevelResult[]>,
+): { backend: string; rows: LevelResult[] }[] {
+  const prefix = `${Phase.Switch}:`;
+  return [...results]
+    .filter(([key, rows]) => key.startsWith(prefix) && rows.length > 0)
+    .map(([key, rows]) => ({ backend: key.slice(prefix.length), rows }));
+}
 
 /** What the report needs of the run's options. */
 export interface ReportOptions {
@@ -122,9 +136,7 @@ export function report(opts: ReportOptions, results: ReadonlyMap<string, LevelRe
     process.stdout.write(`${s}\n`);
   };
   const base = results.get(Phase.Baseline) ?? [];
-  const switches = opts.portIo
-    .map((backend) => ({ backend, rows: results.get(switchKey(backend)) ?? [] }))
-    .filter((s) => s.rows.length > 0);
+  const switches = switchRuns(results);
   const kern = results.get(Phase.Kernel) ?? [];
   // Busy time of the whole machine that none of the measured processes used: other people's work (and this
   // script's own bookkeeping). Large values mean the level ran on a machine that was not quiet.

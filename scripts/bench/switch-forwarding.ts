@@ -33,271 +33,50 @@
 // printed beside it.
 
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { parseArgs } from "node:util";
-import { parseRate } from "../../src/device/units.js";
 import { DeviceProcess } from "../../src/lab/live/device-process.js";
 import { makeLabDir } from "../../src/lab/live/names.js";
 import { findLabProcesses, interfaceMtu, listNamespaces, teardown } from "../../src/lab/live/provision.js";
-import { type PortBackend, portBackend } from "../../src/runtime/realtime/port-io.js";
-import type { Health, InitMessage } from "../../src/runtime/realtime/protocol.js";
+import type { PortBackend } from "../../src/runtime/realtime/port-io.js";
+import type { InitMessage } from "../../src/runtime/realtime/protocol.js";
 import { writeNewFile } from "../../src/runtime/realtime/safe-files.js";
 import { computeRoutes } from "../../src/scenario/routing.js";
 import { resolveTunables } from "../../src/scenario/settings-layers.js";
-import { buildSwitchConfig, maxFrameBytes } from "../../src/scenario/switch-config.js";
-import { DEFAULT_MTU } from "../../src/scenario/topology.js";
+import { buildSwitchConfig } from "../../src/scenario/switch-config.js";
 import { ipToString, type MacAddress, macToString } from "../../src/wire/bytes.js";
-import {
-  describeMachine,
-  findProcessesByName,
-  fmt,
-  fmtInt,
-  isMain,
-  median,
-  parseRates,
-  readProcessCpu,
-  readProcessRss,
-  readSystemCpu,
-  runAsScript,
-  systemCpuDelta,
-} from "./common.js";
+import { describeMachine, findProcessesByName, isMain, runAsScript } from "./common.js";
+import { AB_BASE, AB_THIS, abReport } from "./switch-forwarding-ab.js";
 import { Generator } from "./switch-forwarding-generator.js";
-import { type LevelResult, loadLabel, Phase, report, switchKey } from "./switch-forwarding-report.js";
+import { runLevels } from "./switch-forwarding-measure.js";
+import { BASE_ENTRY, type Options, parseOptions, USAGE } from "./switch-forwarding-options.js";
+import { type LevelResult, Phase, report, switchKey } from "./switch-forwarding-report.js";
 import {
   BENCH_LAB,
   benchTopology,
   buildFrame,
   type Fabric,
   ipBatch,
-  linkCounters,
   ns,
   provisionBench,
   sysctl,
-  waitForQuiet,
 } from "./switch-forwarding-setup.js";
 
 export { BENCH_LAB } from "./switch-forwarding-setup.js";
 
-/** After the generator stops: time for the last frames to cross before the counters are read, ms. */
-const DRAIN_MS = 300;
 /** A locally administered MAC the sink takes after the switch has learned its real one (see the header). */
 const SINK_DEAF_MAC: MacAddress = 0x02_00_00_ff_ff_01;
 
-const DEFAULTS = {
-  seconds: 5,
-  warmupSeconds: 1,
-  loads: "10k,25k,50k,75k,100k,125k,150k,200k,max",
-  frameBytes: maxFrameBytes(DEFAULT_MTU),
-  dilation: 1,
-  rate: "400G",
-  phases: "baseline,switch,kernel",
-  portIo: "pcap,ring",
-  generator: "ring",
-  quietWait: 60,
-} as const;
-
-const USAGE = `usage: node dist/tools/bench/switch-forwarding.js [options]   (as root)
-  --seconds S         measured seconds per load level (default ${DEFAULTS.seconds})
-  --warmup S          seconds of traffic before each phase's first level (default ${DEFAULTS.warmupSeconds})
-  --loads LIST        offered frame rates, e.g. 10k,50k,max (default ${DEFAULTS.loads})
-  --frame-bytes N     frame size without FCS (default ${DEFAULTS.frameBytes}, the lab's full-size RoCE frame)
-  --dilation D        the switch's clock dilation (default ${DEFAULTS.dilation})
-  --rate R            emulated port rate of the switch (default ${DEFAULTS.rate})
-  --phases LIST       any of baseline,switch,kernel (default all three)
-  --port-io LIST      the switch phase's port backends, run one after the other (default ${DEFAULTS.portIo})
-  --generator IO      how the generator sends: ring (sendmmsg, default) or pcap (a send() per frame)
-  --quiet-wait S      before each level, wait up to S seconds for the machine to be quiet (default ${DEFAULTS.quietWait})
-  --save FILE         also write the measurements as JSON
-  --from FILE         print the report of a saved run (no measuring, no root)`;
-
-interface Options {
-  readonly seconds: number;
-  readonly warmupSeconds: number;
-  readonly loads: readonly number[];
-  readonly frameBytes: number;
-  readonly dilation: number;
-  readonly rateBps: number;
-  readonly phases: readonly Phase[];
-  readonly portIo: readonly PortBackend[];
-  readonly generator: PortBackend;
-  readonly quietWaitSeconds: number;
-  /** Write the measurements (JSON) here. */
-  readonly save: string | undefined;
-  /** Print the report of a saved run instead of measuring. */
-  readonly from: string | undefined;
-}
-
-function parseOptions(argv: readonly string[]): Options | null {
-  const { values } = parseArgs({
-    args: [...argv],
-    options: {
-      seconds: { type: "string" },
-      warmup: { type: "string" },
-      loads: { type: "string" },
-      "frame-bytes": { type: "string" },
-      dilation: { type: "string" },
-      rate: { type: "string" },
-      phases: { type: "string" },
-      "port-io": { type: "string" },
-      generator: { type: "string" },
-      "quiet-wait": { type: "string" },
-      save: { type: "string" },
-      from: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
-  });
-  if (values.help) return null;
-  const num = (text: string | undefined, fallback: number, what: string, min: number): number => {
-    const v = text === undefined ? fallback : Number(text);
-    if (!(v >= min)) throw new Error(`${what} must be a number >= ${min}, got ${text}`);
-    return v;
-  };
-  const rateBps = parseRate(values.rate ?? DEFAULTS.rate);
-  if (rateBps === null) throw new Error(`--rate ${values.rate} is not a rate (for example 400G)`);
-  const phases = (values.phases ?? DEFAULTS.phases).split(",").map((p) => p.trim());
-  const known: readonly string[] = Object.values(Phase);
-  for (const p of phases) if (!known.includes(p)) throw new Error(`unknown phase ${p} (${known.join(", ")})`);
-  const frameBytes = num(values["frame-bytes"], DEFAULTS.frameBytes, "--frame-bytes", 60);
-  const maxBytes = 14 + interfaceMtu(DEFAULT_MTU);
-  if (frameBytes > maxBytes) throw new Error(`--frame-bytes ${frameBytes} exceeds the lab's ${maxBytes}`);
-  return {
-    seconds: num(values.seconds, DEFAULTS.seconds, "--seconds", 0.1),
-    warmupSeconds: num(values.warmup, DEFAULTS.warmupSeconds, "--warmup", 0),
-    loads: parseRates(values.loads ?? DEFAULTS.loads),
-    frameBytes: Math.round(frameBytes),
-    dilation: num(values.dilation, DEFAULTS.dilation, "--dilation", 1),
-    quietWaitSeconds: num(values["quiet-wait"], DEFAULTS.quietWait, "--quiet-wait", 0),
-    save: values.save,
-    from: values.from,
-    rateBps,
-    // Always in this order: the kernel phase leaves forwarding on, which the switch phase must not see.
-    phases: Object.values(Phase).filter((p) => phases.includes(p)),
-    portIo: (values["port-io"] ?? DEFAULTS.portIo).split(",").map((b) => portBackend(b.trim())),
-    generator: portBackend(values.generator ?? DEFAULTS.generator),
-  };
-}
-
-// -------------------------------------------------------------------------------------------------------
-// Measuring one load level
-
-interface Running {
-  readonly generator: Generator;
-  /** The switch process in the switch phase. */
-  readonly device: DeviceProcess | null;
-  /** Pids of the ksoftirqd threads. */
-  readonly softirqThreads: readonly number[];
-}
-
-type CpuReading = ReturnType<typeof readProcessCpu>;
-
-/** CPU-seconds between two readings of the same processes (a process gone counts as nothing). */
-function cpuSeconds(a: readonly CpuReading[], b: readonly CpuReading[]): number {
-  let sum = 0;
-  a.forEach((x, i) => {
-    const y = b[i];
-    if (x && y) sum += y.user + y.system - x.user - x.system;
-  });
-  return sum;
-}
-
-async function measureLevel(phase: Phase, fps: number, seconds: number, run: Running): Promise<LevelResult> {
-  const { generator, device, softirqThreads } = run;
-  const windows: Health[] = [];
-  // The first report after the level ended also belongs to it: it covers the level's last moments, and when
-  // cap kept the event loop blocked until the end, it is the one that holds the blocked time.
-  let ended = false;
-  let tail: Health | null = null;
-  const onHealth = (_now: number, h: Health): void => {
-    if (!ended) windows.push(h);
-    else tail ??= h;
-  };
-  // The stats request resets the device's lag histogram: windows start clean at this level.
-  const before = device ? await device.request({ type: "stats" }) : null;
-  device?.on("health", onHealth);
-  const sink0 = await linkCounters(ns("sink"), "eth1");
-  const in0 = await linkCounters(ns("sw"), "eth1");
-  const swPid = device?.pid ?? null;
-  const read = (): {
-    sys: ReturnType<typeof readSystemCpu>;
-    gen: CpuReading;
-    sw: CpuReading;
-    soft: CpuReading[];
-  } => ({
-    sys: readSystemCpu(),
-    gen: readProcessCpu(generator.pid),
-    sw: swPid ? readProcessCpu(swPid) : null,
-    soft: softirqThreads.map(readProcessCpu),
-  });
-  const c0 = read();
-  const done = await generator.run(fps, seconds);
-  const c1 = read();
-  const reports = windows.length;
-  ended = true;
-  await sleep(DRAIN_MS);
-  const sink1 = await linkCounters(ns("sink"), "eth1");
-  const in1 = await linkCounters(ns("sw"), "eth1");
-  const after = device ? await device.request({ type: "stats" }) : null;
-  device?.off("health", onHealth);
-  // No report since the level ended: the stats answer's health covers that time instead.
-  const last = tail ?? after?.health;
-  if (last) windows.push(last);
-  const t = done.seconds;
-  const pct = (cpu: number): number => (cpu / t) * 100;
-  const gen = pct(cpuSeconds([c0.gen], [c1.gen]));
-  const sw = swPid ? pct(cpuSeconds([c0.sw], [c1.sw])) : Number.NaN;
-  const soft = pct(cpuSeconds(c0.soft, c1.soft));
-  const delivered = sink1.rx - sink0.rx;
-  const switchIn = before && after ? after.health.framesIn - before.health.framesIn : Number.NaN;
-  return {
-    phase,
-    requestedFps: fps,
-    offeredFps: done.sent / t,
-    forwardedFps: phase === Phase.Baseline ? Number.NaN : delivered / t,
-    lossPct: phase === Phase.Baseline ? Number.NaN : Math.max(0, (1 - delivered / done.sent) * 100),
-    ingressFps: (in1.rx - in0.rx) / t,
-    switchInFps: switchIn / t,
-    switchCpuPct: sw,
-    generatorCpuPct: gen,
-    ksoftirqdCpuPct: soft,
-    attributedCpuPct: gen + soft + (swPid ? sw : 0),
-    system: systemCpuDelta(c0.sys, c1.sys),
-    seconds: t,
-    healthReportsPerS: device ? reports / t : Number.NaN,
-    lagP50Ms: median(windows.map((w) => w.lagP50Ms)),
-    lagP99Ms: median(windows.map((w) => w.lagP99Ms)),
-    lagWorstP99Ms: windows.length > 0 ? Math.max(...windows.map((w) => w.lagP99Ms)) : Number.NaN,
-    lagMaxMs: windows.length > 0 ? Math.max(...windows.map((w) => w.lagMaxMs)) : Number.NaN,
-    switchRssBytes: swPid ? (readProcessRss(swPid) ?? Number.NaN) : Number.NaN,
-    skipped: done.skipped,
-    sendErrors: done.errors,
-  };
-}
-
-// -------------------------------------------------------------------------------------------------------
-// The phases
-
-async function runLevels(
-  phase: Phase,
+/**
+ * Starts the switch process (`entry`: this build's program, or --base's) and waits until it has learned
+ * both peers' MACs.
+ */
+async function startSwitch(
+  f: Fabric,
   opts: Options,
-  run: Running,
-  log: (line: string) => void,
-): Promise<LevelResult[]> {
-  if (opts.warmupSeconds > 0) await run.generator.run(opts.loads[0] ?? 10_000, opts.warmupSeconds);
-  const out: LevelResult[] = [];
-  for (const fps of opts.loads) {
-    if (opts.quietWaitSeconds > 0) await waitForQuiet(opts.quietWaitSeconds, log);
-    const r = await measureLevel(phase, fps, opts.seconds, run);
-    out.push(r);
-    log(
-      `  ${phase} ${loadLabel(fps)}: offered ${fmtInt(r.offeredFps)}/s, forwarded ${fmtInt(r.forwardedFps)}/s, ` +
-        `loss ${fmt(r.lossPct, 2)} %, switch ${fmt(r.switchCpuPct)} %, generator ${fmt(r.generatorCpuPct)} %, ` +
-        `lag p99 ${fmt(r.lagP99Ms, 2)} ms`,
-    );
-  }
-  return out;
-}
-
-async function startSwitch(f: Fabric, opts: Options, portIo: PortBackend): Promise<DeviceProcess> {
+  portIo: PortBackend,
+  entry?: string,
+): Promise<DeviceProcess> {
   const routes = computeRoutes(f.topo, f.plan).get("sw") ?? [];
   const config = buildSwitchConfig(f.topo, f.plan, routes, "sw", resolveTunables(f.topo, "sw"));
   const init: InitMessage = {
@@ -315,7 +94,7 @@ async function startSwitch(f: Fabric, opts: Options, portIo: PortBackend): Promi
     seed: 1,
     portIo,
   };
-  const device = new DeviceProcess(BENCH_LAB, "sw", "switch", ns("sw"), init);
+  const device = new DeviceProcess(BENCH_LAB, "sw", "switch", ns("sw"), init, entry);
   await device.start();
   // The switch asks for both peers' MACs at start; wait until it has them, so no level pays for ARP.
   for (let i = 0; i < 50; i++) {
@@ -357,6 +136,30 @@ async function enableKernelForwarding(f: Fabric): Promise<void> {
   ]);
 }
 
+/**
+ * The switch phase's runs: each backend once, or with --base each backend in `rounds` rounds of this
+ * build and the base build, the order swapped every round so that a machine getting busier or quieter
+ * weighs on both alike.
+ */
+function switchRunPlan(
+  opts: Options,
+): { backend: PortBackend; build: string; round: number; entry: string | undefined }[] {
+  if (opts.base === null)
+    return opts.portIo.map((backend) => ({ backend, build: "", round: 0, entry: undefined }));
+  const baseEntry = join(opts.base, BASE_ENTRY);
+  const plan = [];
+  for (let round = 1; round <= opts.rounds; round++) {
+    for (const backend of opts.portIo) {
+      const pair = [
+        { backend, build: AB_THIS, round, entry: undefined },
+        { backend, build: AB_BASE, round, entry: baseEntry },
+      ];
+      plan.push(...(round % 2 === 1 ? pair : pair.reverse()));
+    }
+  }
+  return plan;
+}
+
 /** What --save writes and --from reads. */
 interface SavedRun {
   readonly machine: string;
@@ -387,7 +190,9 @@ export async function main(argv: readonly string[]): Promise<void> {
     ) as SavedRun;
     print(`${saved.machine} (saved run of ${saved.date})`);
     for (const line of saved.log) print(line);
-    report(saved.options, new Map(Object.entries(saved.results) as [string, LevelResult[]][]));
+    const savedResults = new Map(Object.entries(saved.results) as [string, LevelResult[]][]);
+    report(saved.options, savedResults);
+    abReport(saved.options, savedResults);
     return;
   }
   const machine = describeMachine();
@@ -438,12 +243,12 @@ export async function main(argv: readonly string[]): Promise<void> {
     );
     for (const phase of opts.phases) {
       if (phase === Phase.Switch) {
-        for (const backend of opts.portIo) {
+        for (const { backend, build, round, entry } of switchRunPlan(opts)) {
           await restoreSink(f);
-          device = await startSwitch(f, opts, backend);
-          logged(`switch phase: port I/O ${backend}`);
+          device = await startSwitch(f, opts, backend, entry);
+          logged(`switch phase: port I/O ${backend}${build ? `, ${build} build, round ${round}` : ""}`);
           const levels = await runLevels(phase, opts, { generator, device, softirqThreads }, logged);
-          results.set(switchKey(backend), levels);
+          results.set(switchKey(backend, build, round), levels);
           await device.stop();
           device = null;
         }
@@ -468,6 +273,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       writeNewFile(opts.save, `${JSON.stringify(saved, null, 1)}\n`, { force: true, flag: "--save" });
     }
     report(opts, results);
+    abReport(opts, results);
   } finally {
     if (device) device.kill();
     if (generator) await generator.stop().catch(() => {});

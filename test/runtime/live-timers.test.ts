@@ -207,3 +207,35 @@ t.test("the free-running clock stamps an arrival without a clock read when it is
   t.equal(reads, 2, "one after it is checked against a fresh reading");
   t.ok(future <= clock.now(), "and never later than now");
 });
+
+t.test("re-armed, disarmed and fired over and over, a timer fires only at its last arming", async (t) => {
+  // The timers' own bookkeeping is reused (map entries overwritten, heap entries recycled): a stale entry
+  // of an earlier arming must never fire, and a recycled one must carry its new timer and time.
+  const clock = new LiveClock(process.hrtime.bigint(), 1);
+  const fired: [number, number][] = [];
+  const timers = new LiveTimers(clock, (id, now) => fired.push([id, now]));
+  t.teardown(() => timers.stop());
+  const want: number[] = [];
+  timers.disarm(7); // never armed: nothing to forget
+  for (let i = 0; i < 2000; i++) {
+    const base = clock.now();
+    timers.defer();
+    timers.arm(1, base + 1_000_000_000); // re-armed below before it is due
+    timers.arm(2, base - 5); // cancelled below
+    timers.arm(3, base - 10);
+    timers.arm(1, base - 1);
+    timers.disarm(2);
+    if (i % 3 === 0) timers.arm(2, base - 3); // armed again after the disarm: fires
+    timers.runDue();
+    want.push(3, ...(i % 3 === 0 ? [2] : []), 1);
+  }
+  t.same(
+    fired.map(([id]) => id),
+    want,
+    "each round: 3, then 2 when re-armed after its disarm, then 1 at its last arming; nothing stale",
+  );
+  t.ok(
+    fired.every(([, now], i) => i === 0 || now >= fired[i - 1]![1]),
+    "times never go backwards",
+  );
+});

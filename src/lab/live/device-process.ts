@@ -69,7 +69,14 @@ function withTableDescriptors(init: InitMessage): { init: InitMessage; fds: numb
   };
 }
 
-function spawnDevice(lab: string, node: string, namespace: string, prefix: readonly string[], fds: number[]) {
+function spawnDevice(
+  lab: string,
+  node: string,
+  namespace: string,
+  prefix: readonly string[],
+  fds: number[],
+  entry: string,
+) {
   const log = logPath(lab, node);
   // Created private (0600) before execa appends to it: a log is the lab's, not every user's.
   closeSync(openSync(log, "a", 0o600));
@@ -82,7 +89,7 @@ function spawnDevice(lab: string, node: string, namespace: string, prefix: reado
       ...prefix,
       process.execPath,
       ...deviceNodeArgs(),
-      DEVICE_MAIN,
+      entry,
       "--lab",
       lab,
       "--node",
@@ -137,6 +144,8 @@ export class DeviceProcess extends DeviceConnection {
     kind: "switch" | "nic",
     readonly namespace: string,
     private readonly init: InitMessage,
+    /** The device program: this checkout's; a benchmark may start another build's to compare the two. */
+    private readonly entry: string = DEVICE_MAIN,
   ) {
     super(lab, node, kind);
   }
@@ -164,7 +173,7 @@ export class DeviceProcess extends DeviceConnection {
     const { init, fds } = withTableDescriptors(this.init);
     let child: ReturnType<typeof spawnDevice>;
     try {
-      child = spawnDevice(this.lab, this.node, this.namespace, prefix, fds);
+      child = spawnDevice(this.lab, this.node, this.namespace, prefix, fds, this.entry);
     } finally {
       // The child has its own copies.
       for (const fd of fds) closeSync(fd);

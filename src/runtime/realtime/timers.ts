@@ -25,8 +25,16 @@ interface Armed extends QueuedEvent {
 
 export class LiveTimers {
   private readonly heap = new EventQueue<Armed>();
+  /**
+   * Each timer's live arming (its `gen`; 0: not armed). Entries are overwritten, never deleted: a Map whose
+   * keys are deleted and added again at every frame fills with deleted slots and rehashes into a new table
+   * every few frames, in the old generation once the Map is old, which at high frame rates drove major
+   * collections. The keys are the device's timer ids, a bounded set.
+   */
   private readonly live = new Map<TimerId, number>();
   private gen = 0;
+  /** Heap entries popped (fired or cancelled), reused by arm: nothing allocated per timer armed. */
+  private readonly spare: Armed[] = [];
   private handle: NodeJS.Timeout | null = null;
   /** Emulated time of the earliest armed timer or waiting input (+Inf: none). */
   private wakeAt = Number.POSITIVE_INFINITY;
@@ -66,7 +74,11 @@ export class LiveTimers {
   arm(timer: TimerId, at: number): void {
     const gen = ++this.gen;
     this.live.set(timer, gen);
-    this.heap.push({ t: at, seq: 0, timer, gen });
+    const e = this.spare.pop() ?? { t: 0, seq: 0, timer: 0, gen: 0 };
+    e.t = at;
+    e.timer = timer;
+    e.gen = gen;
+    this.heap.push(e);
     if (at < this.wakeAt) {
       this.wakeAt = at;
       if (!this.deferred) this.schedule();
@@ -82,7 +94,7 @@ export class LiveTimers {
   }
 
   disarm(timer: TimerId): void {
-    this.live.delete(timer);
+    if (this.live.has(timer)) this.live.set(timer, 0);
   }
 
   private readonly runDueNow = (): void => this.runDue();
@@ -115,13 +127,15 @@ export class LiveTimers {
       }
       if (tt > now) break;
       const e = this.heap.pop()!;
-      this.live.delete(e.timer);
-      const late = now - e.t;
+      const { t, timer } = e;
+      this.live.set(timer, 0);
+      this.spare.push(e);
+      const late = now - t;
       this.latenessSum += late;
       if (late > this.latenessMax) this.latenessMax = late;
       if (late > this.latenessRecent) this.latenessRecent = late;
       this.fired++;
-      this.fire(e.timer, exact ? e.t : now);
+      this.fire(timer, exact ? t : now);
     }
   }
 
@@ -129,7 +143,7 @@ export class LiveTimers {
   private dropCancelled(): void {
     for (let top = this.heap.peek(); top !== undefined; top = this.heap.peek()) {
       if (this.live.get(top.timer) === top.gen) return;
-      this.heap.pop();
+      this.spare.push(this.heap.pop()!);
     }
   }
 
