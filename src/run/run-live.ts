@@ -10,7 +10,6 @@ import { stringify } from "yaml";
 import { AiEcnAnalyser } from "../control/ai-ecn-analyser.js";
 import { LiveNavigator } from "../control/path-nav/live-navigator.js";
 import type { CaptureEndpoint } from "../lab/capture.js";
-import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { FlowReport } from "../lab/flow-report.js";
 import type { LabEvent } from "../lab/lab.js";
 import { describeLiveCapture, type LiveCapture, startLiveCapture } from "../lab/live/capture.js";
@@ -29,6 +28,7 @@ import { planAddresses } from "../scenario/address-plan.js";
 import type { Scenario } from "../scenario/scenario.js";
 import type { SettingsChange } from "../scenario/settings-layers.js";
 import { NodeKind } from "../scenario/topology.js";
+import { armBaselines, sinceTimeZero } from "./live-baseline.js";
 
 export interface LiveRunOptions {
   /** Write the report here (a new or empty directory: safe-files.ts). */
@@ -234,6 +234,10 @@ async function play(
     const next = sc.timeline[stepIndex];
     return lab.request("hold", { at: next === undefined ? null : t0 + next.atNs });
   };
+  // Counters count from time 0: every device reads them there (live-baseline.ts).
+  await armBaselines(lab, t0, progress).catch((e: Error) =>
+    progress(`  counters not read at time 0 (${e.message}): the report's counters include the bring-up`),
+  );
   await holdAtStep();
   const startDilation = status.dilation;
   let dilation = startDilation;
@@ -330,7 +334,8 @@ async function play(
     progress(`interrupted at ${(ran / 1e3).toFixed(0)} µs emulated: reporting what ran so far`);
 
   const final = await lab.snapshot();
-  const stats: AnyDeviceStats[] = Object.values(final.stats);
+  const { stats, without } = await sinceTimeZero(lab, Object.values(final.stats));
+  if (without.length > 0) progress(`  counters since their start, not time 0: ${without.join(", ")}`);
   const flows = (await lab.request<FlowReport[]>("flows")).map((f) => ({
     ...f,
     startNs: f.startNs - t0,

@@ -59,6 +59,22 @@ t.test("a scenario runs live and reports like the simulator", async (t) => {
     t.ok(Math.abs(d) <= 10, `flow ${f.id} ends ${f.endNs} ns, the simulator ${s?.endNs} (${d} ns apart)`);
   }
   t.equal(report.summary.queuePeakBytes, sim.summary.queuePeakBytes, "the same queue peak");
+  // Counters count from the scenario's time 0 (lab/stats-since.ts): the lab's bring-up before it (the host
+  // kernels' ping and ARP through their NICs, the switch's ARP for its neighbours) is not in them.
+  for (const h of ["a", "b", "c"]) {
+    const p = report.devices[h]!.ports.eth1!;
+    t.same([p.host_rx_frames, p.host_tx_frames], [0, 0], `${h}: its kernel's bring-up frames not counted`);
+  }
+  t.equal(report.devices.sw!.counters.arp_sent, 0, "nor the switch's ARP requests before time 0");
+  const sw = report.devices.sw!;
+  const simSw = sim.devices.sw!;
+  for (const [name, port] of Object.entries(sw.ports)) {
+    const simPort = simSw.ports[name]!;
+    // Every queue but the control queue (7: the simulator's switch asks its neighbours' MACs at its time
+    // 0, inside the run) counts what the simulator's does.
+    for (const [q, counters] of Object.entries(port.queues ?? {}))
+      if (q !== "7") t.same(counters, simPort.queues?.[q], `${name} queue ${q}: the simulator's counters`);
+  }
   t.ok(report.devices.sw!.kind === "switch" && report.devices.a!.kind === "nic", "every device reported");
   for (const file of Object.values(report.files)) t.ok(existsSync(join(out, file)), `${file} written`);
   t.ok(readFileSync(join(out, "queue-depth.csv"), "utf8").split("\n").length > 3, "queue depth sampled");

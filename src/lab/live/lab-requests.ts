@@ -6,6 +6,7 @@
 import { PRIVATE_FILE_MODE } from "../../runtime/realtime/safe-files.js";
 import { checkAction } from "../../scenario/action.js";
 import { topologyView } from "../topology-view.js";
+import { armBaselines, takeBaselines } from "./baselines.js";
 import type { ControlConnection } from "./control.js";
 import type { LabService } from "./lab-service.js";
 import type { Snapshot } from "./lab-status.js";
@@ -59,6 +60,13 @@ export async function handleLabRequest(
       if (Number.isNaN(at))
         throw new Error(`hold: "at" must be emulated ns or null (release), not ${String(a.at)}`);
       return { held: lab.hold(at) };
+    }
+    case "baseline": {
+      // `at`: every device reads its counters at that emulated time; absent: what they read, by device.
+      if (a.at === undefined || a.at === null) return takeBaselines(fleet);
+      const at = Number(a.at);
+      if (!Number.isFinite(at)) throw new Error(`baseline: "at" must be emulated ns, not ${String(a.at)}`);
+      return armBaselines(fleet, at);
     }
     case "down":
       lab.down();

@@ -1,0 +1,42 @@
+// Counters from a run's time 0 on a live lab: every running device reads its stats tables at that
+// emulated time (device-host.ts readAt) when asked ahead of it, and hands them over after the run
+// (lab/stats-since.ts subtracts them). A device restarted after the time has no baseline: its counters
+// started after it anyway.
+
+import type { StatsBaseline } from "../../runtime/realtime/protocol.js";
+import type { DeviceFleet } from "./device-fleet.js";
+
+/** What arming a baseline found: the devices that were already past its time (read late), by name. */
+export interface BaselineArmed {
+  readonly armed: number;
+  readonly late: readonly string[];
+}
+
+/** Asks every running device to read its tables at emulated time `at`. */
+export async function armBaselines(fleet: DeviceFleet, at: number): Promise<BaselineArmed> {
+  const late: string[] = [];
+  let armed = 0;
+  await Promise.all(
+    [...fleet.devices.values()]
+      .filter((d) => d.status === "running")
+      .map(async (d) => {
+        const r = (await d.request({ type: "baseline", at })) as { ok: boolean; late: boolean };
+        armed++;
+        if (r.late) late.push(d.node);
+      }),
+  );
+  return { armed, late: late.sort() };
+}
+
+/** Every running device's baseline, by name; null where it has none (not yet taken, or restarted since). */
+export async function takeBaselines(fleet: DeviceFleet): Promise<Record<string, StatsBaseline | null>> {
+  const out: Record<string, StatsBaseline | null> = {};
+  await Promise.all(
+    [...fleet.devices.values()]
+      .filter((d) => d.status === "running")
+      .map(async (d) => {
+        out[d.node] = (await d.request({ type: "baseline", at: null })) as StatsBaseline | null;
+      }),
+  );
+  return out;
+}
