@@ -70,11 +70,18 @@ t.test("a scenario runs live and reports like the simulator", async (t) => {
   const simSw = sim.devices.sw!;
   for (const [name, port] of Object.entries(sw.ports)) {
     const simPort = simSw.ports[name]!;
+    // Synced clocks take no PFC headroom slack (device-inits.ts liveSlack): the simulator's headroom.
+    t.equal(port.headroom_bytes, simPort.headroom_bytes, `${name}: the simulator's PFC headroom`);
     // Every queue but the control queue (7: the simulator's switch asks its neighbours' MACs at its time
     // 0, inside the run) counts what the simulator's does.
     for (const [q, counters] of Object.entries(port.queues ?? {}))
       if (q !== "7") t.same(counters, simPort.queues?.[q], `${name} queue ${q}: the simulator's counters`);
   }
+  t.equal(
+    sw.counters.buffer_shared_pool_bytes,
+    simSw.counters.buffer_shared_pool_bytes,
+    "and its shared pool",
+  );
   t.ok(report.devices.sw!.kind === "switch" && report.devices.a!.kind === "nic", "every device reported");
   for (const file of Object.values(report.files)) t.ok(existsSync(join(out, file)), `${file} written`);
   t.ok(readFileSync(join(out, "queue-depth.csv"), "utf8").split("\n").length > 3, "queue depth sampled");
