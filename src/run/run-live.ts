@@ -13,7 +13,7 @@ import type { CaptureEndpoint } from "../lab/capture.js";
 import type { FlowReport } from "../lab/flow-report.js";
 import type { LabEvent } from "../lab/lab.js";
 import { describeLiveCapture, type LiveCapture, startLiveCapture } from "../lab/live/capture.js";
-import { ClockMode, DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
+import type { ClockMode } from "../lab/live/clock-plan.js";
 import { scenarioIntBytes } from "../lab/live/device-inits.js";
 import { AHEAD_REAL_MS } from "../lab/live/fleet-traffic.js";
 import { downLab, LiveLab, upLab } from "../lab/live/live-lab.js";
@@ -29,6 +29,8 @@ import type { Scenario } from "../scenario/scenario.js";
 import type { SettingsChange } from "../scenario/settings-layers.js";
 import { NodeKind } from "../scenario/topology.js";
 import { armBaselines, sinceTimeZero } from "./live-baseline.js";
+import { clockPaceNote, lateSum, syncSum } from "./live-health.js";
+import { LiveSeries } from "./live-series.js";
 
 export interface LiveRunOptions {
   /** Write the report here (a new or empty directory: safe-files.ts). */
@@ -238,6 +240,10 @@ async function play(
   await armBaselines(lab, t0, progress).catch((e: Error) =>
     progress(`  counters not read at time 0 (${e.message}): the report's counters include the bring-up`),
   );
+  // And the time series on the simulator's grid (live-series.ts); else sampled when asked, as before.
+  const grid = new LiveSeries(lab, sc, t0);
+  const onGrid = await grid.arm();
+  if (!onGrid) progress("  time series sampled when the supervisor asks, not on the scenario's grid");
   await holdAtStep();
   const startDilation = status.dilation;
   let dilation = startDilation;
@@ -278,9 +284,14 @@ async function play(
   const sampler = (async () => {
     await waitFor(0, () => !sampling || interrupted());
     while (sampling) {
-      const snap = await lab.snapshot();
-      recorder.sample(snap.now - t0, Object.values(snap.stats));
-      opts.onTime?.(snap.now - t0);
+      if (onGrid) {
+        await grid.collect();
+        if (opts.onTime) opts.onTime(await refreshNow());
+      } else {
+        const snap = await lab.snapshot();
+        recorder.sample(snap.now - t0, Object.values(snap.stats));
+        opts.onTime?.(snap.now - t0);
+      }
       await sleep(sampleReal);
     }
   })();
@@ -357,6 +368,11 @@ async function play(
       framesLateMaxNs: Math.max(0, ...end.devices.map((d) => d.health?.framesLateMaxNs ?? 0)),
     },
   );
+  if (onGrid) {
+    // The last grid time is read once every device is there (a read waits for its device's timer).
+    await grid.collectUntil(Math.floor(ran / sc.sampleNs) * sc.sampleNs, 5000);
+    grid.record(recorder, flows, ran);
+  }
   const report = assembleReport({ ...sc, durationNs: ran }, stats, flows, {
     runtime: "live",
     wallClockMs: performance.now() - started,
@@ -365,28 +381,4 @@ async function play(
   });
   if (out) writeReport(out, report, recorder.all, events);
   return report;
-}
-
-/** Frames the lab's devices were handed after their emulated arrival time, in all. */
-function lateSum(s: LabStatus): number {
-  let sum = 0;
-  for (const d of s.devices) sum += d.health?.framesLate ?? 0;
-  return sum;
-}
-
-/** A synced-clock health figure summed over the lab's devices. */
-function syncSum(s: LabStatus, key: "graceExceeded" | "unstamped"): number {
-  let sum = 0;
-  for (const d of s.devices) sum += d.health?.sync?.[key] ?? 0;
-  return sum;
-}
-
-/**
- * What the "s real" estimate cannot know: the pace the machine will give. Synced clocks wait for the
- * slowest device, so a busy machine stretches the run; free clocks keep the time and lose wire time.
- */
-function clockPaceNote(clock: ClockMode | undefined): string {
-  return (clock ?? DEFAULT_CLOCK_MODE) === ClockMode.Synced
-    ? "synced clocks slow down when the machine cannot keep up, so it can take longer: the progress line shows the pace"
-    : "free clocks keep the pace; a machine that cannot keep up loses wire time instead (the report's live timing says)";
 }

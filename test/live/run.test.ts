@@ -85,6 +85,18 @@ t.test("a scenario runs live and reports like the simulator", async (t) => {
   t.ok(report.devices.sw!.kind === "switch" && report.devices.a!.kind === "nic", "every device reported");
   for (const file of Object.values(report.files)) t.ok(existsSync(join(out, file)), `${file} written`);
   t.ok(readFileSync(join(out, "queue-depth.csv"), "utf8").split("\n").length > 3, "queue depth sampled");
+  // Time series on the simulator's grid (run/live-series.ts): every sample at a multiple of `sample`, and
+  // when every flow ended at the simulator's nanosecond, every series file the simulator's, byte for byte.
+  const sameEnds = report.flows.every((f) => sim.flows.find((x) => x.id === f.id)?.endNs === f.endNs);
+  for (const file of ["queue-depth.csv", "pause-state.csv", "buffer.csv", "qp-rate.csv", "flow-rate.csv"]) {
+    const live = readFileSync(join(out, file), "utf8");
+    const times = live
+      .split("\n")
+      .slice(1, -1)
+      .map((row) => Number(row.split(",")[0]));
+    t.ok(times.length > 0 && times.every((x) => x % 50_000 === 0), `${file}: sampled on the 50 µs grid`);
+    if (sameEnds) t.equal(live, readFileSync(join(simOut, file), "utf8"), `${file}: the simulator's rows`);
+  }
   const { stdout } = await execa("ip", ["netns", "list"]);
   t.notMatch(stdout, /rl-run\d+-/, "the scenario's lab is gone");
 });

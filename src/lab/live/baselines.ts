@@ -1,8 +1,10 @@
-// Counters from a run's time 0 on a live lab: every running device reads its stats tables at that
+// Reads at a run's emulated times on a live lab. Counters from its time 0: every running device reads its stats tables at that
 // emulated time (device-host.ts readAt) when asked ahead of it, and hands them over after the run
 // (lab/stats-since.ts subtracts them). A device restarted after the time has no baseline: its counters
-// started after it anyway.
+// started after it anyway. Time series on the scenario's grid: every device reads what they need at each
+// sample time (runtime/realtime/grid-reads.ts) and the run collects the reads as it goes.
 
+import type { GridRead } from "../../runtime/realtime/grid-reads.js";
 import type { StatsBaseline } from "../../runtime/realtime/protocol.js";
 import type { DeviceFleet } from "./device-fleet.js";
 
@@ -36,6 +38,28 @@ export async function takeBaselines(fleet: DeviceFleet): Promise<Record<string, 
       .filter((d) => d.status === "running")
       .map(async (d) => {
         out[d.node] = (await d.request({ type: "baseline", at: null })) as StatsBaseline | null;
+      }),
+  );
+  return out;
+}
+
+/** Asks every running device to read its series at `at`, `at + every`, … (`count` times). */
+export async function armSeries(fleet: DeviceFleet, at: number, every: number, count: number): Promise<void> {
+  await Promise.all(
+    [...fleet.devices.values()]
+      .filter((d) => d.status === "running")
+      .map((d) => d.request({ type: "series", at, every, count })),
+  );
+}
+
+/** The series reads every running device took since the last collection, by name. */
+export async function takeSeries(fleet: DeviceFleet): Promise<Record<string, GridRead[]>> {
+  const out: Record<string, GridRead[]> = {};
+  await Promise.all(
+    [...fleet.devices.values()]
+      .filter((d) => d.status === "running")
+      .map(async (d) => {
+        out[d.node] = (await d.request({ type: "series", at: null })) as GridRead[];
       }),
   );
   return out;

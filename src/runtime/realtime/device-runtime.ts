@@ -19,6 +19,7 @@ import { type DeviceClock, LiveClock } from "./clock.js";
 import { ClockTable } from "./clock-table.js";
 import { DeviceHost } from "./device-host.js";
 import { type Dilation, DilationTimeline } from "./dilation.js";
+import { GridReads } from "./grid-reads.js";
 import { mapTable } from "./native.js";
 import type { PortIo } from "./port.js";
 import { capturePort, MAX_CAPTURE_SECONDS } from "./port-capture.js";
@@ -40,6 +41,8 @@ export class DeviceRuntime {
   private init: InitMessage | null = null;
   /** The stats tables read at the time a `baseline` request named (null: none yet). */
   private baseline: StatsBaseline | null = null;
+  /** The time series' reads on the scenario's grid (null: none asked for). */
+  private grid: GridReads | null = null;
   private readonly startedAt = new Date().toISOString();
 
   constructor(private readonly channel: DeviceChannel) {
@@ -157,6 +160,17 @@ export class DeviceRuntime {
         }
         case "baseline":
           reply({ type: "reply", id: m.id, result: m.at === null ? this.baseline : this.armBaseline(m.at) });
+          break;
+        case "series":
+          if (m.at !== null) {
+            const device = this.device!;
+            this.grid = new GridReads(this.host!, (t) => device.stats(t), m.at, m.every ?? 1, m.count ?? 1);
+          }
+          reply({
+            type: "reply",
+            id: m.id,
+            result: m.at === null ? (this.grid?.drain() ?? []) : { ok: true },
+          });
           break;
         case "shutdown":
           this.shutdown(0);

@@ -81,6 +81,17 @@ export type ToDevice =
    * `at` null: the reply is what was read (a StatsBaseline), or null before the time came.
    */
   | { readonly type: "baseline"; readonly id: number; readonly at: number | null }
+  /**
+   * `at` (emulated ns): read what the time series need at `at`, `at + every`, … (`count` times; grid-reads.ts).
+   * `at` null: the reply is the reads taken since the last such request (GridRead[]).
+   */
+  | {
+      readonly type: "series";
+      readonly id: number;
+      readonly at: number | null;
+      readonly every?: number;
+      readonly count?: number;
+    }
   | { readonly type: "shutdown" };
 
 /** A device's stats tables read at emulated time `at` (a `baseline` request; lab/stats-since.ts). */
