@@ -37,7 +37,12 @@ export class LiveSeries {
 
   /** Takes the reads the devices made since the last call. */
   async collect(): Promise<void> {
-    const taken = await this.lab.request<Record<string, GridRead[]>>("series", {});
+    let taken: Record<string, GridRead[]>;
+    try {
+      taken = await this.lab.request<Record<string, GridRead[]>>("series", {});
+    } catch {
+      return; // The lab busy with a restart, say: the reads wait on the devices for the next collection.
+    }
     for (const [node, list] of Object.entries(taken)) {
       const mine = this.reads.get(node);
       if (mine === undefined) this.reads.set(node, [...list]);

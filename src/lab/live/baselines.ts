@@ -37,7 +37,11 @@ export async function takeBaselines(fleet: DeviceFleet): Promise<Record<string, 
     [...fleet.devices.values()]
       .filter((d) => d.status === "running")
       .map(async (d) => {
-        out[d.node] = (await d.request({ type: "baseline", at: null })) as StatsBaseline | null;
+        try {
+          out[d.node] = (await d.request({ type: "baseline", at: null })) as StatsBaseline | null;
+        } catch {
+          // A device that just died is reported without one (its status says why).
+        }
       }),
   );
   return out;
@@ -59,7 +63,11 @@ export async function takeSeries(fleet: DeviceFleet): Promise<Record<string, Gri
     [...fleet.devices.values()]
       .filter((d) => d.status === "running")
       .map(async (d) => {
-        out[d.node] = (await d.request({ type: "series", at: null })) as GridRead[];
+        try {
+          out[d.node] = (await d.request({ type: "series", at: null })) as GridRead[];
+        } catch {
+          // A device that just died (a chaos kill) has no more reads; its restart none either.
+        }
       }),
   );
   return out;
