@@ -12,7 +12,10 @@ export type Nanoseconds = number;
 /** Emulated rates are bits per second. */
 export type BitsPerSecond = number;
 
-/** A timer is a small integer chosen by the device (see each device's timer-id encoding). */
+/**
+ * A timer is a small non-negative integer chosen by the device (see each device's timer-id encoding); a live
+ * device host arms negative ids of its own (device-host.ts readAt).
+ */
 export type TimerId = number;
 
 export interface DeviceEnv {

@@ -192,6 +192,24 @@ export function deviceTable(
   return out;
 }
 
+/**
+ * The stats-table keys of `set`'s gauges: levels (buffer in use, a queue's watermark, a threshold), which a
+ * reading at one time gives whole, where a counter's meaning is the difference between two readings
+ * (a report's counters since its run's time 0: lab/stats-since.ts). Port and QP numbers are not part of a
+ * key (each port has its own table), so every key appears once.
+ */
+export function levelKeys(set: CounterSet, reasons: readonly string[] = []): string[] {
+  const keys = new Set<string>();
+  for (const c of set.all) {
+    if (c.def.kind !== CounterKind.Gauge) continue;
+    // Only the labels a key template can name: priority, queue and reason (8, 8 and a few values).
+    const named = c.def.labels.map((l, k) => (l === Label.Port || l === Label.Qp ? 1 : c.dims[k]!));
+    const n = named.reduce((a, d) => a * d, 1);
+    for (let i = 0; i < n; i++) keys.add(statsKey(c.def, labelsOf(named, i), reasons));
+  }
+  return [...keys];
+}
+
 /** The key of a counter without a per-priority template in its device, port or queue table. */
 export function tableKey(def: CounterDef): string {
   return def.key ?? def.name;

@@ -3,7 +3,7 @@
 // latency, receive buffer).
 
 import type { Counters, Nanoseconds, PortStats } from "../device/contract.js";
-import { deviceTable } from "../device/counters.js";
+import { type CounterSet, deviceTable, levelKeys } from "../device/counters.js";
 import { pfcKey } from "../device/l2/pfc-counters.js";
 import { PortCounter } from "../device/l2/port-counters.js";
 import type { TxPort } from "../device/tx-port.js";
@@ -29,6 +29,14 @@ export interface NicParts {
   readonly pause: PauseState;
 }
 
+/** The port table's levels beside the declared gauges: the receive buffer's fill and its peak. */
+const PORT_LEVELS = ["rx_buffer_bytes", "rx_buffer_peak_bytes"] as const;
+
+/** The keys of a NIC's stats tables that are levels, not counts (device/counters.ts levelKeys). */
+export function nicLevelKeys(set: CounterSet): string[] {
+  return [...levelKeys(set, DROP_REASONS), ...PORT_LEVELS];
+}
+
 export function nicStats(n: NicParts, up: boolean, now: Nanoseconds): NicStats {
   const { shared: s, port: tx, rx, rxBuffer, host, pause } = n;
   const counters: Counters = deviceTable(s.counterSet, now, DROP_REASONS);
@@ -43,8 +51,8 @@ export function nicStats(n: NicParts, up: boolean, now: Nanoseconds): NicStats {
     [PortCounter.txBytes.name]: tx.txBytes,
     [PortCounter.txBusy.name]: tx.busyNs,
     [PortCounter.txStalled.name]: tx.stalledNs,
-    rx_buffer_bytes: rxBuffer.bytes,
-    rx_buffer_peak_bytes: rxBuffer.peakBytes,
+    [PORT_LEVELS[0]]: rxBuffer.bytes,
+    [PORT_LEVELS[1]]: rxBuffer.peakBytes,
     host_rx_frames: host.toHostFrames,
     host_tx_frames: host.fromHostFrames,
     host_tx_dropped: host.txDropped,

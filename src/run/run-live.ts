@@ -10,11 +10,10 @@ import { stringify } from "yaml";
 import { AiEcnAnalyser } from "../control/ai-ecn-analyser.js";
 import { LiveNavigator } from "../control/path-nav/live-navigator.js";
 import type { CaptureEndpoint } from "../lab/capture.js";
-import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { FlowReport } from "../lab/flow-report.js";
 import type { LabEvent } from "../lab/lab.js";
 import { describeLiveCapture, type LiveCapture, startLiveCapture } from "../lab/live/capture.js";
-import { ClockMode, DEFAULT_CLOCK_MODE } from "../lab/live/clock-plan.js";
+import type { ClockMode } from "../lab/live/clock-plan.js";
 import { scenarioIntBytes } from "../lab/live/device-inits.js";
 import { AHEAD_REAL_MS } from "../lab/live/fleet-traffic.js";
 import { downLab, LiveLab, upLab } from "../lab/live/live-lab.js";
@@ -30,6 +29,9 @@ import { planAddresses } from "../scenario/address-plan.js";
 import type { Scenario } from "../scenario/scenario.js";
 import type { SettingsChange } from "../scenario/settings-layers.js";
 import { NodeKind } from "../scenario/topology.js";
+import { armBaselines, sinceTimeZero } from "./live-baseline.js";
+import { clockPaceNote, syncSum } from "./live-health.js";
+import { LiveSeries } from "./live-series.js";
 
 export interface LiveRunOptions {
   /** Write the report here (a new or empty directory: safe-files.ts). */
@@ -235,6 +237,14 @@ async function play(
     const next = sc.timeline[stepIndex];
     return lab.request("hold", { at: next === undefined ? null : t0 + next.atNs });
   };
+  // Counters count from time 0: every device reads them there (live-baseline.ts).
+  await armBaselines(lab, t0, progress).catch((e: Error) =>
+    progress(`  counters not read at time 0 (${e.message}): the report's counters include the bring-up`),
+  );
+  // And the time series on the simulator's grid (live-series.ts); else sampled when asked, as before.
+  const grid = new LiveSeries(lab, sc, t0);
+  const onGrid = await grid.arm();
+  if (!onGrid) progress("  time series sampled when the supervisor asks, not on the scenario's grid");
   await holdAtStep();
   const startDilation = status.dilation;
   let dilation = startDilation;
@@ -275,9 +285,14 @@ async function play(
   const sampler = (async () => {
     await waitFor(0, () => !sampling || interrupted());
     while (sampling) {
-      const snap = await lab.snapshot();
-      recorder.sample(snap.now - t0, Object.values(snap.stats));
-      opts.onTime?.(snap.now - t0);
+      if (onGrid) {
+        await grid.collect();
+        if (opts.onTime) opts.onTime(await refreshNow());
+      } else {
+        const snap = await lab.snapshot();
+        recorder.sample(snap.now - t0, Object.values(snap.stats));
+        opts.onTime?.(snap.now - t0);
+      }
       await sleep(sampleReal);
     }
   })();
@@ -331,7 +346,8 @@ async function play(
     progress(`interrupted at ${(ran / 1e3).toFixed(0)} µs emulated: reporting what ran so far`);
 
   const final = await lab.snapshot();
-  const stats: AnyDeviceStats[] = Object.values(final.stats);
+  const { stats, without } = await sinceTimeZero(lab, Object.values(final.stats));
+  if (without.length > 0) progress(`  counters since their start, not time 0: ${without.join(", ")}`);
   const flows = (await lab.request<FlowReport[]>("flows")).map((f) => ({
     ...f,
     startNs: f.startNs - t0,
@@ -352,6 +368,11 @@ async function play(
       ...lateFramesDuring(status.devices, end.devices),
     },
   );
+  if (onGrid) {
+    // The last grid time is read once every device is there (a read waits for its device's timer).
+    await grid.collectUntil(Math.floor(ran / sc.sampleNs) * sc.sampleNs, 5000);
+    grid.record(recorder, flows, ran);
+  }
   const report = assembleReport({ ...sc, durationNs: ran }, stats, flows, {
     runtime: "live",
     wallClockMs: performance.now() - started,
@@ -360,21 +381,4 @@ async function play(
   });
   if (out) writeReport(out, report, recorder.all, events);
   return report;
-}
-
-/** A synced-clock health figure summed over the lab's devices. */
-function syncSum(s: LabStatus, key: "graceExceeded" | "unstamped"): number {
-  let sum = 0;
-  for (const d of s.devices) sum += d.health?.sync?.[key] ?? 0;
-  return sum;
-}
-
-/**
- * What the "s real" estimate cannot know: the pace the machine will give. Synced clocks wait for the
- * slowest device, so a busy machine stretches the run; free clocks keep the time and lose wire time.
- */
-function clockPaceNote(clock: ClockMode | undefined): string {
-  return (clock ?? DEFAULT_CLOCK_MODE) === ClockMode.Synced
-    ? "synced clocks slow down when the machine cannot keep up, so it can take longer: the progress line shows the pace"
-    : "free clocks keep the pace; a machine that cannot keep up loses wire time instead (the report's live timing says)";
 }

@@ -38,16 +38,19 @@ t.test("an LACP group carries flows across member failure and recovery on a live
   for (const sw of ["leaf1", "leaf2"]) {
     const ports = report.devices[sw]!.ports!;
     const c = (p: string, name: string) => ports[p]![name] ?? 0;
+    // Counters count from the scenario's time 0 (docs/live-lab.md#scenarios): the group converged in the
+    // lab's bring-up, before it, so that first join is not in them; `lag_member_active` is a level.
     for (const p of MEMBERS) {
       t.equal(c(p, "lag_member_active"), 1, `${sw}:${p} collects and distributes at the end`);
-      t.ok(c(p, "lacp_rx_pdus") > 0, `${sw}:${p} heard its partner`);
       t.equal(c(p, "lacp_timeouts"), 0, `${sw}:${p}: carrier, not a timeout, took members out`);
     }
     for (const p of ["eth2", "eth3"]) {
-      t.equal(c(p, "lag_member_changes"), 3, `${sw}:${p} joined, left and rejoined`);
+      t.equal(c(p, "lag_member_changes"), 2, `${sw}:${p} left and rejoined during the run`);
+      t.ok(c(p, "lacp_rx_pdus") > 0, `${sw}:${p} heard its partner again after recovery`);
       t.ok(c(p, "lacp_rx_pdus") > c("eth1", "lacp_rx_pdus"), `${sw}:${p}: LACP re-agreed after recovery`);
     }
-    for (const p of ["eth1", "eth4"]) t.equal(c(p, "lag_member_changes"), 1, `${sw}:${p} joined once`);
+    for (const p of ["eth1", "eth4"])
+      t.equal(c(p, "lag_member_changes"), 0, `${sw}:${p} stayed in the group from before time 0`);
     t.match(report.devices[sw]!.lag?.po1, /^lacp hash: eth1 active, eth2 active, eth3 active, eth4 active$/);
   }
   const frames = (p: string) => report.devices.leaf1!.ports![p]!.lag_member_frames ?? 0;

@@ -59,9 +59,44 @@ t.test("a scenario runs live and reports like the simulator", async (t) => {
     t.ok(Math.abs(d) <= 10, `flow ${f.id} ends ${f.endNs} ns, the simulator ${s?.endNs} (${d} ns apart)`);
   }
   t.equal(report.summary.queuePeakBytes, sim.summary.queuePeakBytes, "the same queue peak");
+  // Counters count from the scenario's time 0 (lab/stats-since.ts): the lab's bring-up before it (the host
+  // kernels' ping and ARP through their NICs, the switch's ARP for its neighbours) is not in them.
+  for (const h of ["a", "b", "c"]) {
+    const p = report.devices[h]!.ports.eth1!;
+    t.same([p.host_rx_frames, p.host_tx_frames], [0, 0], `${h}: its kernel's bring-up frames not counted`);
+  }
+  t.equal(report.devices.sw!.counters.arp_sent, 0, "nor the switch's ARP requests before time 0");
+  const sw = report.devices.sw!;
+  const simSw = sim.devices.sw!;
+  for (const [name, port] of Object.entries(sw.ports)) {
+    const simPort = simSw.ports[name]!;
+    // Synced clocks take no PFC headroom slack (device-inits.ts liveSlack): the simulator's headroom.
+    t.equal(port.headroom_bytes, simPort.headroom_bytes, `${name}: the simulator's PFC headroom`);
+    // Every queue but the control queue (7: the simulator's switch asks its neighbours' MACs at its time
+    // 0, inside the run) counts what the simulator's does.
+    for (const [q, counters] of Object.entries(port.queues ?? {}))
+      if (q !== "7") t.same(counters, simPort.queues?.[q], `${name} queue ${q}: the simulator's counters`);
+  }
+  t.equal(
+    sw.counters.buffer_shared_pool_bytes,
+    simSw.counters.buffer_shared_pool_bytes,
+    "and its shared pool",
+  );
   t.ok(report.devices.sw!.kind === "switch" && report.devices.a!.kind === "nic", "every device reported");
   for (const file of Object.values(report.files)) t.ok(existsSync(join(out, file)), `${file} written`);
   t.ok(readFileSync(join(out, "queue-depth.csv"), "utf8").split("\n").length > 3, "queue depth sampled");
+  // Time series on the simulator's grid (run/live-series.ts): every sample at a multiple of `sample`, and
+  // when every flow ended at the simulator's nanosecond, every series file the simulator's, byte for byte.
+  const sameEnds = report.flows.every((f) => sim.flows.find((x) => x.id === f.id)?.endNs === f.endNs);
+  for (const file of ["queue-depth.csv", "pause-state.csv", "buffer.csv", "qp-rate.csv", "flow-rate.csv"]) {
+    const live = readFileSync(join(out, file), "utf8");
+    const times = live
+      .split("\n")
+      .slice(1, -1)
+      .map((row) => Number(row.split(",")[0]));
+    t.ok(times.length > 0 && times.every((x) => x % 50_000 === 0), `${file}: sampled on the 50 µs grid`);
+    if (sameEnds) t.equal(live, readFileSync(join(simOut, file), "utf8"), `${file}: the simulator's rows`);
+  }
   const { stdout } = await execa("ip", ["netns", "list"]);
   t.notMatch(stdout, /rl-run\d+-/, "the scenario's lab is gone");
 });

@@ -156,9 +156,13 @@ export abstract class DeviceConnection extends EventEmitter<DeviceEvents> {
     timeoutMs: number,
   ): Promise<unknown>;
   request(message: { type: "frame-times"; port: number; on: boolean }): Promise<unknown>;
+  request(message: { type: "baseline"; at: number | null }): Promise<unknown>;
+  request(message: { type: "series"; at: number | null; every?: number; count?: number }): Promise<unknown>;
   request(
     message:
       | { type: "command"; command: unknown }
+      | { type: "baseline"; at: number | null }
+      | { type: "series"; at: number | null; every?: number; count?: number }
       | { type: "frame-times"; port: number; on: boolean }
       | { type: "stats" }
       | { type: "metrics" }

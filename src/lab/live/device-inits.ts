@@ -28,23 +28,24 @@ export function lateBudgetNs(dilation: number, reactionMs = LIVE_REACTION_MS): n
 }
 
 /**
- * A live device reacts to a pause only when its process runs: Node timers fire a millisecond or more
- * late, and on a busy 2-core machine a process waits for CPU for several more (docs/performance.md has
- * the measured lateness). At dilation D, every real millisecond of reaction is 1e6/D emulated ns during
- * which an upstream keeps sending, so automatic headroom covers LIVE_REACTION_MS of it (devices started
- * by the entrypoint: the `reactionMs` of their files). The base layer of every live lab's switch settings.
+ * With free clocks a live device reacts to a pause only when its process runs: Node timers fire a
+ * millisecond or more late, and on a busy 2-core machine a process waits for CPU for several more
+ * (docs/performance.md has the measured lateness). At dilation D, every real millisecond of reaction is
+ * 1e6/D emulated ns during which an upstream keeps sending, so automatic headroom covers LIVE_REACTION_MS
+ * of it (devices started by the entrypoint, which run free clocks: the `reactionMs` of their files). Synced
+ * clocks take every frame and timer at its emulated time, so a pause is obeyed when the simulator obeys
+ * it: no slack, and the switches' headroom and shared pool are the simulator's. The base layer of every
+ * live lab's switch settings.
  */
 export function liveSlack(
   dilation: number,
   reactionMs = LIVE_REACTION_MS,
   clock: ClockMode = ClockMode.Free,
 ): SwitchSettings {
+  if (clock === ClockMode.Synced) return {};
   // With free clocks a late process can send past a pause: the switches count those drops apart.
   return {
-    pfc: {
-      headroomSlack: Math.ceil(lateBudgetNs(dilation, reactionMs)),
-      ...(clock === ClockMode.Free ? { attributeLateness: true } : {}),
-    },
+    pfc: { headroomSlack: Math.ceil(lateBudgetNs(dilation, reactionMs)), attributeLateness: true },
   };
 }
 

@@ -6,6 +6,7 @@
 import { PRIVATE_FILE_MODE } from "../../runtime/realtime/safe-files.js";
 import { checkAction } from "../../scenario/action.js";
 import { topologyView } from "../topology-view.js";
+import { armBaselines, armSeries, takeBaselines, takeSeries } from "./baselines.js";
 import type { ControlConnection } from "./control.js";
 import type { LabService } from "./lab-service.js";
 import type { Snapshot } from "./lab-status.js";
@@ -59,6 +60,22 @@ export async function handleLabRequest(
       if (Number.isNaN(at))
         throw new Error(`hold: "at" must be emulated ns or null (release), not ${String(a.at)}`);
       return { held: lab.hold(at) };
+    }
+    case "baseline": {
+      // `at`: every device reads its counters at that emulated time; absent: what they read, by device.
+      if (a.at === undefined || a.at === null) return takeBaselines(fleet);
+      const at = Number(a.at);
+      if (!Number.isFinite(at)) throw new Error(`baseline: "at" must be emulated ns, not ${String(a.at)}`);
+      return armBaselines(fleet, at);
+    }
+    case "series": {
+      // `at`, `every`, `count`: every device reads its time series on that grid; absent: the reads so far.
+      if (a.at === undefined || a.at === null) return takeSeries(fleet);
+      const [at, every, count] = [Number(a.at), Number(a.every), Number(a.count)];
+      if (!Number.isFinite(at) || !(every > 0) || !(Number.isInteger(count) && count > 0))
+        throw new Error(`series: "at" emulated ns, "every" > 0 ns and "count" > 0, not ${JSON.stringify(a)}`);
+      await armSeries(fleet, at, every, count);
+      return { ok: true };
     }
     case "down":
       lab.down();

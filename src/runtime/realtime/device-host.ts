@@ -58,6 +58,10 @@ export class DeviceHost {
   /** Frames handed over after their arrival time (health.framesLate) and the worst lateness, ns. */
   private framesLate = 0;
   private framesLateMaxNs = 0;
+  /** Reads of the device due at emulated times (readAt), earliest first. */
+  private readonly reads: { at: number; take: (at: number) => void }[] = [];
+  /** Timer ids of those reads' wake-ups: negative, where no device timer is (device ids are >= 0). */
+  private nextReadTimer = -1;
 
   constructor(
     readonly clock: DeviceClock,
@@ -67,6 +71,9 @@ export class DeviceHost {
     this.timers = new LiveTimers(
       clock,
       (timer, now) => {
+        this.takeReads(now);
+        // A read's own wake-up (an idle device reaching its time) gives the device nothing.
+        if (timer < 0) return;
         this.given(now, RANK_TIMER);
         this.device?.fire(timer, this.lastGivenAt);
       },
@@ -256,8 +263,33 @@ export class DeviceHost {
     return this.lastReadAt;
   }
 
+  /**
+   * Calls `take(at)` at emulated time `at`, once everything before it has run and before anything at or
+   * past it does (a frame, a timer, a command): the device's state at the start of `at`. An idle device
+   * takes it when its clock gets there. False, and nothing is called, when the device was already given a
+   * time at or past `at` (the caller reads it now instead, and says it was late).
+   */
+  readAt(at: number, take: (at: number) => void): boolean {
+    if (this.lastGivenAt >= at) return false;
+    let i = this.reads.length;
+    while (i > 0 && this.reads[i - 1]!.at > at) i--;
+    this.reads.splice(i, 0, { at, take });
+    this.timers.arm(this.nextReadTimer--, at);
+    return true;
+  }
+
+  /** Takes the reads due before the device is given time `t`. */
+  private takeReads(t: number): void {
+    while (this.reads.length > 0 && this.reads[0]!.at <= t) {
+      const r = this.reads.shift()!;
+      r.take(r.at);
+    }
+  }
+
   private givenNow(): number {
-    this.given(this.clock.now(), RANK_CONTROL);
+    const now = this.clock.now();
+    this.takeReads(now);
+    this.given(now, RANK_CONTROL);
     return this.lastGivenAt;
   }
 
@@ -286,6 +318,7 @@ export class DeviceHost {
       this.framesLate++;
       if (this.lastGivenAt - at > this.framesLateMaxNs) this.framesLateMaxNs = this.lastGivenAt - at;
     }
+    this.takeReads(Math.max(this.lastGivenAt, at));
     this.given(at, port);
     this.device?.receive(port, frame, this.lastGivenAt);
   }

@@ -5,10 +5,12 @@
 
 import type { Device } from "../../device/contract.js";
 import { dumpRegistry } from "../../device/counter-dump.js";
+import { levelKeys } from "../../device/counters.js";
 import { createRandom } from "../../device/prng.js";
 import type { NicConfig } from "../../nic/config.js";
 import { Nic } from "../../nic/nic.js";
 import { DROP_REASONS as NIC_DROP_REASONS } from "../../nic/nic-ids.js";
+import { nicLevelKeys } from "../../nic/nic-stats.js";
 import type { SwitchConfig } from "../../switch/config.js";
 import { DROP_REASONS as SWITCH_DROP_REASONS } from "../../switch/drops.js";
 import { Switch } from "../../switch/switch.js";
@@ -17,6 +19,7 @@ import { type DeviceClock, LiveClock } from "./clock.js";
 import { ClockTable } from "./clock-table.js";
 import { DeviceHost } from "./device-host.js";
 import { type Dilation, DilationTimeline } from "./dilation.js";
+import { GridReads } from "./grid-reads.js";
 import { mapTable } from "./native.js";
 import type { PortIo } from "./port.js";
 import { capturePort, MAX_CAPTURE_SECONDS } from "./port-capture.js";
@@ -26,6 +29,7 @@ import type {
   DeviceMetrics,
   FromDevice,
   InitMessage,
+  StatsBaseline,
   SyncInit,
   ToDevice,
 } from "./protocol.js";
@@ -35,6 +39,10 @@ export class DeviceRuntime {
   private host: DeviceHost | null = null;
   private device: Device | null = null;
   private init: InitMessage | null = null;
+  /** The stats tables read at the time a `baseline` request named (null: none yet). */
+  private baseline: StatsBaseline | null = null;
+  /** The time series' reads on the scenario's grid (null: none asked for). */
+  private grid: GridReads | null = null;
   private readonly startedAt = new Date().toISOString();
 
   constructor(private readonly channel: DeviceChannel) {
@@ -89,6 +97,20 @@ export class DeviceRuntime {
     this.channel.broadcast({ type: "ready", pid: process.pid });
   }
 
+  /** Reads the stats tables at emulated `at` (device-host.ts readAt), or now when it is already past. */
+  private armBaseline(at: number): { ok: true; late: boolean } {
+    const device = this.device!;
+    const host = this.host!;
+    const levels = deviceLevels(device);
+    this.baseline = null;
+    const take = (t: number, late: boolean): void => {
+      this.baseline = { at, late, takenAt: t, stats: device.stats(t), levels };
+    };
+    const onTime = host.readAt(at, (t) => take(t, false));
+    if (!onTime) take(host.readNow(), true);
+    return { ok: true, late: !onTime };
+  }
+
   private capture(m: Extract<ToDevice, { type: "capture" }>, reply: (r: FromDevice) => void): Promise<void> {
     return captureFor(this.init!, m, reply);
   }
@@ -136,6 +158,20 @@ export class DeviceRuntime {
           reply({ type: "reply", id: m.id, result });
           break;
         }
+        case "baseline":
+          reply({ type: "reply", id: m.id, result: m.at === null ? this.baseline : this.armBaseline(m.at) });
+          break;
+        case "series":
+          if (m.at !== null) {
+            const device = this.device!;
+            this.grid = new GridReads(this.host!, (t) => device.stats(t), m.at, m.every ?? 1, m.count ?? 1);
+          }
+          reply({
+            type: "reply",
+            id: m.id,
+            result: m.at === null ? (this.grid?.drain() ?? []) : { ok: true },
+          });
+          break;
         case "shutdown":
           this.shutdown(0);
           break;
@@ -194,6 +230,13 @@ function createDevice(init: InitMessage, h: DeviceHost): Device {
     default:
       throw new Error(`unknown device kind ${init.kind}`);
   }
+}
+
+/** The keys of a device's stats tables that are levels, not counts (lab/stats-since.ts). */
+function deviceLevels(d: Device): string[] {
+  if (d instanceof Switch) return levelKeys(d.counters, SWITCH_DROP_REASONS);
+  if (d instanceof Nic) return nicLevelKeys(d.counters);
+  throw new Error(`device ${d.name} has no counter registry`);
 }
 
 /** Read-only, like stats: the registry with its declarations, and a NIC's QPs. */

@@ -75,7 +75,38 @@ export type ToDevice =
    * (frame-times.ts); the reply to a stop carries them.
    */
   | { readonly type: "frame-times"; readonly id: number; readonly port: number; readonly on: boolean }
+  /**
+   * `at` (emulated ns): read the device's stats tables at that time, before anything of that time runs
+   * (the report's counters count from a run's time 0); the reply says whether it was already past it.
+   * `at` null: the reply is what was read (a StatsBaseline), or null before the time came.
+   */
+  | { readonly type: "baseline"; readonly id: number; readonly at: number | null }
+  /**
+   * `at` (emulated ns): read what the time series need at `at`, `at + every`, … (`count` times; grid-reads.ts).
+   * `at` null: the reply is the reads taken since the last such request (GridRead[]).
+   */
+  | {
+      readonly type: "series";
+      readonly id: number;
+      readonly at: number | null;
+      readonly every?: number;
+      readonly count?: number;
+    }
   | { readonly type: "shutdown" };
+
+/** A device's stats tables read at emulated time `at` (a `baseline` request; lab/stats-since.ts). */
+export interface StatsBaseline {
+  readonly at: number;
+  /**
+   * The request came after the device had been given a time at or past `at`: the tables were read when
+   * it came (`takenAt`), so counters since the baseline miss what ran from `at` to then.
+   */
+  readonly late: boolean;
+  readonly takenAt: number;
+  readonly stats: DeviceStats;
+  /** Keys of the tables that are levels, not counts (device/counters.ts levelKeys). */
+  readonly levels: readonly string[];
+}
 
 export interface Health {
   /** Event-loop delay percentiles over the last report interval, real ms. */
