@@ -137,9 +137,13 @@ function span(values: readonly number[], digits: number): string {
  * random draws alone moves by more than the ratio's tolerance, the ratio to one run says little, and this
  * says whether the live lab behaves like another seed of the same network.
  */
-function inSeedRange(mean: number, seeds: readonly number[]): string {
+export function inSeedRange(mean: number, seeds: readonly number[]): string {
   if (seeds.length < 2 || !Number.isFinite(mean)) return "-";
-  return mean >= Math.min(...seeds) && mean <= Math.max(...seeds) ? "yes" : "no";
+  const lo = Math.min(...seeds);
+  const hi = Math.max(...seeds);
+  // The mean of equal values may differ from them in the last bit (974.8475 × 5 / 5 = 974.8475000000001).
+  const ulps = 1e-12 * Math.max(Math.abs(lo), Math.abs(hi));
+  return mean >= lo - ulps && mean <= hi + ulps ? "yes" : "no";
 }
 
 export function renderComparison(res: FidelityResult): string {

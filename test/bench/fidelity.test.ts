@@ -1,5 +1,5 @@
 import t from "tap";
-import { type FidelityResult, METRICS, renderComparison } from "../../scripts/bench/fidelity.js";
+import { type FidelityResult, inSeedRange, METRICS, renderComparison } from "../../scripts/bench/fidelity.js";
 
 /** Figures for every metric: `value` for the one named, 1 for the rest. */
 function figures(name: string, value: number): Record<string, number> {
@@ -40,5 +40,14 @@ t.test("results saved before the seed range existed print as before", (t) => {
   const text = renderComparison(old);
   t.notMatch(text, /seeds/);
   t.match(text.split("\n").find((l) => l.startsWith(P50))!, /1\.00×\s*$/);
+  t.end();
+});
+
+t.test("a live mean equal to every seed's value is inside their range, whatever its last bit", (t) => {
+  const v = 974.8475;
+  const mean = [v, v, v, v, v].reduce((a, b) => a + b, 0) / 5;
+  t.not(mean, v, "the mean of five equal values is not bit-equal to them");
+  t.equal(inSeedRange(mean, [v, v, v]), "yes");
+  t.equal(inSeedRange(v * 1.001, [v, v, v]), "no", "a real difference is still outside");
   t.end();
 });
