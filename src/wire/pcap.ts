@@ -73,6 +73,18 @@ export interface PcapFile {
   readonly versionMinor: number;
   readonly snapLength: number;
   readonly records: readonly PcapRecord[];
+  /**
+   * Bytes at the end that are not a whole record (only with `cutShort: true`): the writer stopped in the
+   * middle of one, as tcpdump may when it is interrupted while still writing. Wireshark reads such a file
+   * too ("cut short in the middle of a packet"). 0 (or absent) when the file ends on a record boundary.
+   */
+  readonly cutShortBytes?: number;
+}
+
+/** How parsePcap treats a file that ends inside a record. */
+export interface PcapParseOptions {
+  /** Take the whole records and count the rest in `cutShortBytes`, instead of failing with Truncated. */
+  readonly cutShort?: boolean;
 }
 
 // Fixed-width unsigned writes and reads in either byte order. No DataView: these work on any view into a
@@ -216,8 +228,9 @@ const LINKTYPE_FCS_PRESENT = 0x0400_0000;
  * version other than 2; Truncated for a global or record header cut short, or a record whose captured
  * length runs past the end of the file; BadLength for a captured length above the snapshot length. A
  * snapshot length of 0, which some writers use for "unlimited", disables that last check, as libpcap does.
+ * With `cutShort`, a last record cut short (its header or its data) ends the records instead.
  */
-export function parsePcap(bytes: Uint8Array): Parsed<PcapFile> {
+export function parsePcap(bytes: Uint8Array, opts: PcapParseOptions = {}): Parsed<PcapFile> {
   const short = need("pcap", bytes, 0, PCAP_GLOBAL_HEADER_LENGTH, "global header");
   if (short) {
     // Say what the first bytes are when there are enough of them, so a wrong file is named as such.
@@ -238,8 +251,13 @@ export function parsePcap(bytes: Uint8Array): Parsed<PcapFile> {
   const records: PcapRecord[] = [];
   const fractionScale = nanosecond ? 1n : 1000n;
   let at = PCAP_GLOBAL_HEADER_LENGTH;
+  let cutShortBytes = 0;
   for (let n = 1; at < bytes.length; n++) {
     const shortHeader = need("pcap", bytes, at, PCAP_RECORD_HEADER_LENGTH, `record ${n} header`);
+    if (shortHeader && opts.cutShort) {
+      cutShortBytes = bytes.length - at;
+      break;
+    }
     if (shortHeader) return shortHeader;
     const seconds = get32(bytes, at, bigEndian);
     const fraction = get32(bytes, at + 4, bigEndian);
@@ -254,6 +272,10 @@ export function parsePcap(bytes: Uint8Array): Parsed<PcapFile> {
       );
     }
     const data = at + PCAP_RECORD_HEADER_LENGTH;
+    if (included > bytes.length - data && opts.cutShort) {
+      cutShortBytes = bytes.length - at;
+      break;
+    }
     if (included > bytes.length - data) {
       return fail(
         "pcap",
@@ -279,6 +301,7 @@ export function parsePcap(bytes: Uint8Array): Parsed<PcapFile> {
     versionMinor,
     snapLength,
     records,
+    cutShortBytes,
   });
 }
 

@@ -269,6 +269,36 @@ t.test("every truncation of a valid file parses or fails cleanly", (t) => {
   t.end();
 });
 
+t.test("cutShort: a file that ends inside a record gives the whole records and counts the rest", (t) => {
+  const file = serializePcap(
+    [
+      { frame: new Uint8Array(60).fill(1), tNs: 1n },
+      { frame: new Uint8Array(7).fill(2), tNs: 2n },
+    ],
+    { nanosecond: true, bigEndian: false },
+  );
+  const first = 24 + 16 + 60;
+  for (let n = 24; n <= file.length; n++) {
+    const p = parsePcap(guarded(file.subarray(0, n)), { cutShort: true });
+    if (!p.ok) {
+      t.fail(`length ${n}: ${p.error.message}`);
+      continue;
+    }
+    const whole = n === file.length ? 2 : n >= first ? 1 : 0;
+    t.equal(p.value.records.length, whole, `length ${n}: ${whole} whole records`);
+    t.equal(
+      p.value.cutShortBytes,
+      n - (whole === 2 ? file.length : whole === 1 ? first : 24),
+      `length ${n}: the rest`,
+    );
+  }
+  // Without the option the same cut is still an error, as before.
+  const cut = parsePcap(file.subarray(0, file.length - 3));
+  t.notOk(cut.ok);
+  if (!cut.ok) t.equal(cut.error.code, WireErrorCode.Truncated);
+  t.end();
+});
+
 t.test("the writer refuses impossible input (caller bugs)", (t) => {
   t.throws(() => pcapRecord(FRAME, -1n), RangeError);
   t.throws(() => pcapRecord(FRAME, -1), RangeError);

@@ -125,6 +125,8 @@ t.test("a live run's capture says what its timestamps are and what it left out",
     beforeStart: 0,
     truncated: false,
     droppedByKernel: 0,
+    cutShort: false,
+    unreadAtStop: 0,
   });
   t.equal(clean, "12 frames captured into o/c.pcap (emulated ns since the scenario's time 0)");
   const all = describeLiveCapture({
@@ -134,11 +136,18 @@ t.test("a live run's capture says what its timestamps are and what it left out",
     beforeStart: 3,
     truncated: true,
     droppedByKernel: 82,
+    cutShort: true,
+    unreadAtStop: 1041,
   });
   t.match(all, /2 not timed by the device \(the kernel's own\): scaled kernel time/);
   t.match(all, /3 before the scenario's time 0 left out/);
   t.match(all, /record of frame times filled up/);
   t.match(all, /82 dropped by the kernel before tcpdump read them .*missing from the file, not from the run/);
+  t.match(all, /the last frame left out: tcpdump stopped while writing it/);
+  t.match(
+    all,
+    /1041 still in tcpdump's buffer when it was stopped .*missing from the file, not from the run/,
+  );
 });
 
 t.test("tcpdump's closing statistics: what the kernel dropped", async (t) => {
@@ -152,4 +161,15 @@ t.test("tcpdump's closing statistics: what the kernel dropped", async (t) => {
   t.equal(kernelDrops(stderr), 82);
   t.equal(kernelDrops(stderr.replace("82 packets dropped", "0 packets dropped")), 0);
   t.equal(kernelDrops("1 packet captured\n1 packet received by filter"), 0, "no statistics line: 0");
+});
+
+t.test("tcpdump's closing statistics: what it had not read when stopped", async (t) => {
+  const { unreadAtStop } = await import("../../../src/lab/live/capture.js");
+  // A loaded machine: tcpdump behind when the run's end interrupted it (leaf1:eth2 of the DCQCN incast).
+  t.equal(
+    unreadAtStop("2361 packets captured\n3402 packets received by filter\n0 packets dropped by kernel"),
+    1041,
+  );
+  t.equal(unreadAtStop("1 packet captured\n1 packet received by filter\n0 packets dropped by kernel"), 0);
+  t.equal(unreadAtStop("tcpdump: listening on eth1"), 0, "no statistics: 0");
 });
