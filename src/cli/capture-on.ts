@@ -97,7 +97,9 @@ async function run(namespace: string, ifname: string, seconds: number): Promise<
 }
 
 function parsed(bytes: Uint8Array): PcapFile {
-  const p = parsePcap(bytes);
+  // Interrupted at the end of its time while still writing (a busy machine), tcpdump may stop inside its
+  // last record: the file is read up to it, as Wireshark reads a capture "cut short in the middle of a packet".
+  const p = parsePcap(bytes, { cutShort: true });
   if (!p.ok) throw new UsageError(`tcpdump wrote no readable pcap: ${p.error.message}`, 1);
   return p.value;
 }
