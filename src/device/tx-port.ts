@@ -29,9 +29,10 @@ export type PullFrame = (now: Nanoseconds) => Uint8Array | null;
 export class TxPort {
   /**
    * When the frame on the wire (if any) has fully left: `busyNsWhole` + `busyRem` / `rate` ns, with
-   * 0 <= busyRem < rate. Never fractional in floating point (see the file's comment).
+   * 0 <= busyRem < rate. Never fractional in floating point (see the file's comment). Idle since
+   * forever at first: a device may start before time 0 (the simulator's bring-up, run/bring-up.ts).
    */
-  private busyNsWhole = 0;
+  private busyNsWhole = Number.MIN_SAFE_INTEGER;
   private busyRem = 0;
   private onWire: Uint8Array | null = null;
   /** The frame on the wire's `verified` (DeviceEnv.transmit): what the owner's pull said of it. */

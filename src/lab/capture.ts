@@ -97,12 +97,12 @@ export class SimCapture {
       const rx = byKey.get(`${to.device}:${to.port}`);
       if (tx === undefined && rx === undefined) return;
       // Devices rewrite frames in place as they forward them: keep a copy of the bytes on this wire.
+      // A capture starts at the run's time 0, as a live one does: the bring-up's frames are not in it.
+      const delay = rx === undefined ? 0 : (sim.linkAt(to.device, to.port)?.spec.delayNs ?? 0);
+      if (t + delay < 0) return;
       const copy = frame.slice();
-      tx?.sent.push({ t, frame: copy });
-      if (rx !== undefined) {
-        const delay = sim.linkAt(to.device, to.port)?.spec.delayNs ?? 0;
-        rx.received.push({ t: t + delay, frame: copy });
-      }
+      if (t >= 0) tx?.sent.push({ t, frame: copy });
+      rx?.received.push({ t: t + delay, frame: copy });
     });
   }
 

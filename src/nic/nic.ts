@@ -374,6 +374,13 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     return this.s.qpByNum.get(qpn);
   }
 
+  /** High-water marks (the receive buffer's peak, the reorder depth, the latest post) restart from now. */
+  clearPeaks(): void {
+    this.rxBuffer.peakBytes = this.rxBuffer.bytes;
+    this.s.counters.oooMaxDepth[0] = 0;
+    this.s.counters.postLateMaxNs[0] = 0;
+  }
+
   stats(now: Nanoseconds): NicStats {
     return nicStats(this.parts, this.up, now);
   }

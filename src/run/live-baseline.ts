@@ -1,7 +1,7 @@
 // A live run's counters from its time 0 (lab/stats-since.ts): the devices read their tables at the
 // scenario's time 0 on the lab's clock, and the report takes the final tables' difference from them, so
 // the lab's bring-up (ARP, the hosts' ping, LACP, LLDP before time 0) is not in it — as the simulator,
-// which has no time before 0, counts nothing before it.
+// whose bring-up before 0 is taken out the same way (bring-up.ts), counts nothing before it.
 
 import type { AnyDeviceStats } from "../lab/device-stats.js";
 import type { BaselineArmed } from "../lab/live/baselines.js";

@@ -46,7 +46,7 @@ export function runScenarioSim(sc: Scenario, opts: SimRunOptions = {}): SimRunRe
 function runTo(sc: Scenario, opts: SimRunOptions, out: OutputDir | null): SimRunResult {
   const started = performance.now();
   // The event log is only kept when it will be written.
-  const { fabric, sim, nics, driver, recorder, navigator, capture, events } = buildSimRun(
+  const { fabric, sim, nics, driver, recorder, navigator, capture, events, baselines } = buildSimRun(
     sc,
     opts,
     out !== null,
@@ -61,11 +61,11 @@ function runTo(sc: Scenario, opts: SimRunOptions, out: OutputDir | null): SimRun
 
   const now = sim.now;
   const stats: AnyDeviceStats[] = [];
-  for (const sw of fabric.switches.values()) stats.push(sw.stats(now));
+  for (const sw of fabric.switches.values()) stats.push(baselines.since(sw.stats(now), sw));
   const records = new Map<string, NicDetail["flows"]>();
   for (const [name, nic] of nics) {
     const s = nic.stats(now);
-    stats.push(s);
+    stats.push(baselines.since(s, nic));
     records.set(name, s.detail.flows);
   }
   const report = assembleReport(sc, stats, driver.report(records), {

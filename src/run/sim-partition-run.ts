@@ -74,8 +74,8 @@ export function runPartition(job: PartitionJob): PartitionRun {
 
   const end = sc.durationNs;
   const lookahead = job.lookaheadNs;
-  // Time 0's start: devices start (and may send) before the first window.
-  sim.run(-1);
+  // The start (before time 0: bring-up.ts): devices start (and may send) before the first window.
+  sim.run(sim.now - 1);
   let next = exchange.closeWindow(sim.nextEventTime(), incoming);
   let windows = 0;
   while (next <= end) {
@@ -91,12 +91,13 @@ export function runPartition(job: PartitionJob): PartitionRun {
 
   const now = sim.now;
   const stats: [string, AnyDeviceStats][] = [];
-  for (const [name, sw] of fabric.switches) if (owns(name)) stats.push([name, sw.stats(now)]);
+  for (const [name, sw] of fabric.switches)
+    if (owns(name)) stats.push([name, parts.baselines.since(sw.stats(now), sw)]);
   const records: [string, NicDetail["flows"]][] = [];
   for (const [name, nic] of nics) {
     if (!owns(name)) continue;
     const s = nic.stats(now);
-    stats.push([name, s]);
+    stats.push([name, parts.baselines.since(s, nic)]);
     records.push([name, s.detail.flows]);
   }
   return {

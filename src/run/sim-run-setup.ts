@@ -25,6 +25,7 @@ import { buildNicConfig } from "../scenario/nic-config.js";
 import { roceV1Of } from "../scenario/rocev1.js";
 import type { Scenario } from "../scenario/scenario.js";
 import { SettingsLayers } from "../scenario/settings-layers.js";
+import { bringUpNs, TimeZeroBaselines } from "./bring-up.js";
 
 /** Default interval at which the path-navigation controller reads the LLDP tables. */
 const PATH_NAV_INTERVAL_NS = 20_000;
@@ -61,6 +62,8 @@ export interface SimRunParts {
   readonly capture: SimCapture | null;
   /** The event log, as JSON lines (kept when `keepEvents`; a partition logs through its `log`). */
   readonly events: string[];
+  /** Every device's tables at time 0, after the bring-up (bring-up.ts): a report counts from them. */
+  readonly baselines: TimeZeroBaselines;
 }
 
 /** Sets a run up, to its first event; `part` makes it one partition of a parallel run. */
@@ -97,9 +100,16 @@ export function buildSimRun(
         ),
         env,
       ),
-    { seed: sc.seed, settings },
+    { seed: sc.seed, settings, startNs: -bringUpNs(topo) },
   );
   const sim = fabric.sim;
+  // Time 0's first action: every device's tables as the run starts, after the bring-up.
+  const baselines = new TimeZeroBaselines();
+  const owned = <D>(m: ReadonlyMap<string, D>) => [...m].filter(([n]) => part === undefined || part.owns(n));
+  sim.at(0, (now) => {
+    baselines.take(owned(fabric.switches), now);
+    baselines.take(owned(fabric.hosts), now);
+  });
   const capture = opts.captures?.length ? new SimCapture(sim, opts.captures) : null;
   if (opts.onFrame) sim.onFrame(opts.onFrame);
   const nics = fabric.hosts as Map<string, Nic>;
@@ -133,6 +143,7 @@ export function buildSimRun(
     sim.at(sim.now + AI_ECN_CONTROL_DELAY_NS, () => fabric.switches.get(device)?.command(cmd, sim.now));
   });
   sim.onEvent((e) => {
+    if (e.t < 0) return; // the bring-up's (bring-up.ts)
     if (part !== undefined) part.log(e);
     else if (keepEvents) events.push(JSON.stringify(e));
     opts.onEvent?.(e);
@@ -164,7 +175,7 @@ export function buildSimRun(
     for (let t = 0; t <= sc.durationNs; t += every)
       sim.at(t, (now) => metrics.sample(now, simDeviceMetrics(fabric, nics, now)));
   }
-  return { fabric, sim, nics, driver, recorder, navigator, capture, events };
+  return { fabric, sim, nics, driver, recorder, navigator, capture, events, baselines };
 }
 
 /** Why a run cannot be split over workers (the features that need every device within one nanosecond). */

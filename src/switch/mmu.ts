@@ -99,8 +99,8 @@ export function sharedPoolBytes(
 // The per-(port, priority) state, one row of CELL Float64 slots per index port × PRIORITIES + p: the
 // ingress PG's bytes, its headroom use and that use's peak, and the egress queue's bytes and their peak.
 // One array with the slots of an index side by side, because an admit or a release touches one ingress and
-// one egress row, and in a fabric of many switches each row is a cache miss of its own.
-/** Non-headroom bytes of the ingress PG: reserve + shared. */
+// one egress row, and in a fabric of many switches each row is a cache miss of its own. PG_BYTES: the
+// ingress PG's bytes outside headroom (reserve + shared).
 const PG_BYTES = 0;
 const PG_HEADROOM = 1;
 const HEADROOM_PEAK = 2;
@@ -227,6 +227,16 @@ export class Mmu {
     return this.cells[index * CELL + EGRESS_PEAK]!;
   }
 
+  /** Restarts every high-water mark from the present level (a run's time 0: lab/stats-since.ts). */
+  clearPeaks(): void {
+    const c = this.cells;
+    for (let i = 0; i < c.length; i += CELL) {
+      c[i + HEADROOM_PEAK] = c[i + PG_HEADROOM]!;
+      c[i + EGRESS_PEAK] = c[i + EGRESS_BYTES]!;
+    }
+    this.sharedPeakBytes = this.sharedUsedBytes;
+  }
+
   /** Is this PG protected by PFC (lossless priority with PFC on)? */
   pfcProtected(pg: number): boolean {
     return this.pfc.enabled && (this.losslessMask & (1 << pg)) !== 0;
@@ -343,10 +353,7 @@ export class Mmu {
     this.sharedUsedBytes -= Math.max(0, before - reserve) - Math.max(0, after - reserve);
   }
 
-  /**
-   * SwitchMmu::RemoveFromIngressAdmission: whatever packet leaves, the PG's headroom is emptied first, then
-   * its shared use, then its reserve.
-   */
+  /** SwitchMmu::RemoveFromIngressAdmission: what leaves empties the headroom, then shared, then reserve. */
   private releaseHpcc(i: number, bytes: number): void {
     const c = this.cells;
     const fromHeadroom = Math.min(c[i + PG_HEADROOM]!, bytes);

@@ -339,6 +339,11 @@ export class Switch implements Device<SwitchCommand, SwitchReply, SwitchStats>, 
     for (const ps of this.portList) for (const f of this.features) f.reconfigurePort?.(ps, now);
   }
 
+  /** High-water marks (queue watermarks, headroom and shared-pool peaks) restart from the present level. */
+  clearPeaks(): void {
+    this.mmu.clearPeaks();
+  }
+
   stats(now: Nanoseconds): SwitchStats {
     const stats = this.statsView.stats(this.name, now, this.portList, this.mmu);
     let detail: SwitchDetail | undefined;

@@ -13,7 +13,7 @@ import { scenarioFile } from "../../src/scenario/schema.js";
 import { parsePcap } from "../../src/wire/pcap.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
-t.test("tshark decodes the LACPDUs of a converging group without warnings", async (t) => {
+t.test("tshark decodes the LACPDUs of an aggregated group without warnings", async (t) => {
   const version = await execa("tshark", ["--version"], { reject: false });
   t.equal(version.exitCode, 0, "tshark runs (installed by the project's set-up)");
   const dir = tempDir("lacp-");
@@ -35,7 +35,8 @@ t.test("tshark decodes the LACPDUs of a converging group without warnings", asyn
   const pcap = parsePcap(readFileSync(file));
   if (!pcap.ok) throw new Error(pcap.error.message);
   const lacpFrames = pcap.value.records.filter((r) => r.frame[12] === 0x88 && r.frame[13] === 0x09);
-  t.ok(lacpFrames.length >= 6, `initial exchange plus a PDU a second both ways (${lacpFrames.length})`);
+  // The group agreed in the bring-up, before time 0 (run/bring-up.ts), where a capture does not look.
+  t.ok(lacpFrames.length >= 4, `a PDU a second both ways (${lacpFrames.length})`);
   const fields = [
     "frame.protocols",
     "slow.subtype",

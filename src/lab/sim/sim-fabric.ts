@@ -24,6 +24,8 @@ export interface SimFabricOptions {
   readonly settings?: SettingsLayers;
   /** Emulated time the fabric takes to converge after a link change before new routes are installed. */
   readonly convergenceNs?: number;
+  /** When the devices start (Simulator's `startNs`): before 0 for a scenario's bring-up; 0 by default. */
+  readonly startNs?: number;
 }
 
 export class SimFabric {
@@ -44,7 +46,7 @@ export class SimFabric {
     private readonly hostFactory: HostFactory,
     opts: SimFabricOptions = {},
   ) {
-    this.sim = new Simulator({ seed: opts.seed ?? 1 });
+    this.sim = new Simulator({ seed: opts.seed ?? 1, startNs: opts.startNs ?? 0 });
     this.plan = planAddresses(topo);
     this.convergenceNs = opts.convergenceNs ?? 0;
     this.settings = opts.settings ?? new SettingsLayers(topo);

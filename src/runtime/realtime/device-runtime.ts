@@ -5,15 +5,14 @@
 
 import type { Device } from "../../device/contract.js";
 import { dumpRegistry } from "../../device/counter-dump.js";
-import { levelKeys } from "../../device/counters.js";
 import { createRandom } from "../../device/prng.js";
 import type { NicConfig } from "../../nic/config.js";
 import { Nic } from "../../nic/nic.js";
 import { DROP_REASONS as NIC_DROP_REASONS } from "../../nic/nic-ids.js";
-import { nicLevelKeys } from "../../nic/nic-stats.js";
 import type { SwitchConfig } from "../../switch/config.js";
 import { DROP_REASONS as SWITCH_DROP_REASONS } from "../../switch/drops.js";
 import { Switch } from "../../switch/switch.js";
+import { takeBaseline } from "../device-tables.js";
 import type { DeviceChannel } from "./channel.js";
 import { type DeviceClock, LiveClock } from "./clock.js";
 import { ClockTable } from "./clock-table.js";
@@ -101,10 +100,9 @@ export class DeviceRuntime {
   private armBaseline(at: number): { ok: true; late: boolean } {
     const device = this.device!;
     const host = this.host!;
-    const levels = deviceLevels(device);
     this.baseline = null;
     const take = (t: number, late: boolean): void => {
-      this.baseline = { at, late, takenAt: t, stats: device.stats(t), levels };
+      this.baseline = takeBaseline(device, at, t, late);
     };
     const onTime = host.readAt(at, (t) => take(t, false));
     if (!onTime) take(host.readNow(), true);
@@ -230,13 +228,6 @@ function createDevice(init: InitMessage, h: DeviceHost): Device {
     default:
       throw new Error(`unknown device kind ${init.kind}`);
   }
-}
-
-/** The keys of a device's stats tables that are levels, not counts (lab/stats-since.ts). */
-function deviceLevels(d: Device): string[] {
-  if (d instanceof Switch) return levelKeys(d.counters, SWITCH_DROP_REASONS);
-  if (d instanceof Nic) return nicLevelKeys(d.counters);
-  throw new Error(`device ${d.name} has no counter registry`);
 }
 
 /** Read-only, like stats: the registry with its declarations, and a NIC's QPs. */

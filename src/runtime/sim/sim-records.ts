@@ -156,3 +156,22 @@ export function countCalls(node: SimNode, enter: () => void): void {
     return command(cmd, now);
   };
 }
+
+/** Fills `e` as a frame's arrival at `node`'s `port` over `link` (of generation `gen`). */
+export function delivery(
+  e: SimEventRecord,
+  node: SimNode,
+  port: number,
+  link: SimLink,
+  gen: number,
+  frame: Uint8Array,
+  verified: boolean,
+): SimEventRecord {
+  e.node = node;
+  e.id = port;
+  e.gen = gen;
+  e.link = link;
+  e.frame = frame;
+  e.verified = verified;
+  return e;
+}

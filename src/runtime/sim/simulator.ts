@@ -20,6 +20,7 @@ import {
   ACTION,
   countCalls,
   DELIVER,
+  delivery,
   disarmAll,
   type EventType,
   type FrameTap,
@@ -44,6 +45,8 @@ export type { SimEvent };
 
 export interface SimulatorOptions {
   readonly seed?: number | string;
+  /** When the devices start, ns (0 by default); before 0 for a scenario's bring-up (run/bring-up.ts). */
+  readonly startNs?: Nanoseconds;
 }
 
 export class Simulator {
@@ -73,6 +76,8 @@ export class Simulator {
 
   constructor(opts: SimulatorOptions = {}) {
     this.seed = opts.seed ?? 1;
+    this.clock = opts.startNs ?? 0;
+    if (!Number.isSafeInteger(this.clock) || this.clock > 0) throw new RangeError(`startNs: ${this.clock}`);
   }
 
   get now(): Nanoseconds {
@@ -308,13 +313,7 @@ export class Simulator {
     const l = this.links[link]!;
     const to = side === 0 ? l.spec.b : l.spec.a;
     const node = this.nodeOf(to.device);
-    const e = this.record(DELIVER, arrival);
-    e.node = node;
-    e.id = to.port;
-    e.gen = gen;
-    e.link = l;
-    e.frame = frame;
-    e.verified = verified;
+    const e = delivery(this.record(DELIVER, arrival), node, to.port, l, gen, frame, verified);
     this.queue.push(e, RANK_DELIVER + node.rank + to.port);
   };
 
@@ -388,13 +387,11 @@ export class Simulator {
       this.sendRemote!(link, side, this.clock + spec.delayNs, frame, verified);
       return;
     }
+    const { peer, to } = attachment;
     const e = this.record(DELIVER, this.clock + spec.delayNs);
-    e.node = attachment.peer;
-    e.id = attachment.to.port;
-    e.gen = link.gen;
-    e.link = link;
-    e.frame = frame;
-    e.verified = verified;
-    this.queue.push(e, RANK_DELIVER + attachment.peer.rank + attachment.to.port);
+    this.queue.push(
+      delivery(e, peer, to.port, link, link.gen, frame, verified),
+      RANK_DELIVER + peer.rank + to.port,
+    );
   }
 }
