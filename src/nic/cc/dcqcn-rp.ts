@@ -89,6 +89,12 @@ export class DcqcnRp {
   /** Whether increase events still have something to do (RC or RT below the cap). */
   private active = false;
   private alphaValue: number;
+  /**
+   * α after its last update other than decay, and the decay periods since: α = base × (1 − g)^decays,
+   * computed whole, so that α does not depend on when it was read (a stats read folds periods in).
+   */
+  private alphaBase: number;
+  private alphaDecays = 0;
   /** "periodic": the α grid's origin (first CNP); "on-cnp": time of the last CNP. */
   private alphaOrigin = 0;
   /** Grid periods already folded into `alphaValue`. */
@@ -110,6 +116,7 @@ export class DcqcnRp {
     this.rate = this.maxRate;
     this.target = this.maxRate;
     this.alphaValue = params.initialAlpha;
+    this.alphaBase = params.initialAlpha;
   }
 
   /** α at `now` (folds in the periods elapsed since it was last computed). */
@@ -130,7 +137,7 @@ export class DcqcnRp {
     const before = this.rate;
     if (!this.started) {
       this.started = true;
-      this.alphaValue = p.initialAlpha;
+      this.setAlpha(p.initialAlpha);
       this.alphaOrigin = now;
       this.alphaSteps = 0;
       this.cnpInAlphaPeriod = false;
@@ -246,7 +253,7 @@ export class DcqcnRp {
   /** α = (1−g)α + g (the on-CNP update); restarts the decay count. */
   private bumpAlpha(now: Nanoseconds): void {
     const g = this.params.g;
-    this.alphaValue = this.alphaValue * (1 - g) + g;
+    this.setAlpha(this.alphaValue * (1 - g) + g);
     this.alphaOrigin = now;
     this.alphaSteps = 0;
   }
@@ -260,10 +267,19 @@ export class DcqcnRp {
     this.alphaSteps = total;
     const keep = 1 - p.g;
     if (this.cnpInAlphaPeriod) {
-      this.alphaValue = this.alphaValue * keep + p.g;
+      this.setAlpha(this.alphaValue * keep + p.g);
       this.cnpInAlphaPeriod = false;
       k--;
     }
-    if (k > 0) this.alphaValue *= keep ** k;
+    if (k > 0) {
+      this.alphaDecays += k;
+      this.alphaValue = this.alphaBase * keep ** this.alphaDecays;
+    }
+  }
+
+  private setAlpha(alpha: number): void {
+    this.alphaValue = alpha;
+    this.alphaBase = alpha;
+    this.alphaDecays = 0;
   }
 }
