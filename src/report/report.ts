@@ -17,6 +17,7 @@ import { SwitchCounter } from "../switch/counter-defs.js";
 import { lagSummary } from "../switch/features/lag-state.js";
 import { ipToString } from "../wire/bytes.js";
 import { PRIORITIES } from "../wire/pfc.js";
+import { orderEvents } from "./event-order.js";
 import {
   deliveredBytes,
   dueFlows,
@@ -291,7 +292,7 @@ export function assembleReport(
   };
 }
 
-/** Writes the report, its series and events into `dir` (safe-files.ts: never through a planted link). */
+/** Writes the report, its series and events (event-order.ts) into `dir` (safe-files.ts: never through a planted link). */
 export function writeReport(
   dir: OutputDir,
   report: Report,
@@ -299,6 +300,6 @@ export function writeReport(
   events: readonly string[],
 ): void {
   for (const s of series) s.write(dir);
-  dir.write("events.jsonl", events.length ? `${events.join("\n")}\n` : "");
+  dir.write("events.jsonl", events.length ? `${orderEvents(events).join("\n")}\n` : "");
   dir.write("report.json", `${JSON.stringify(report, null, 2)}\n`);
 }
