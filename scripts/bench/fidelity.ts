@@ -94,6 +94,34 @@ export interface FidelityResult {
    */
   readonly simFct?: (number | null)[];
   readonly liveFct?: (number | null)[][];
+  /**
+   * Per live run: how many of the report's device-table values (every counter and level of every device,
+   * port and queue, counted from time 0) equal the simulator's, and how many there are. Absent in results
+   * saved before the simulator's bring-up (run/bring-up.ts).
+   */
+  readonly liveTables?: { readonly equal: number; readonly total: number }[];
+}
+
+/** Every number of a report's device tables, by path ("leaf1.ports.eth6.tx_packets"). */
+export function tableValues(r: Report): Map<string, number> {
+  const out = new Map<string, number>();
+  const walk = (v: unknown, path: string): void => {
+    if (typeof v === "number") out.set(path, v);
+    else if (v !== null && typeof v === "object")
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) walk(x, `${path}.${k}`);
+  };
+  for (const [name, d] of Object.entries(r.devices)) walk(d, name);
+  return out;
+}
+
+/** How many of `live`'s table values equal `sim`'s, out of every path either has. */
+export function sameTables(sim: Report, live: Report): { equal: number; total: number } {
+  const a = tableValues(sim);
+  const b = tableValues(live);
+  const paths = new Set([...a.keys(), ...b.keys()]);
+  let equal = 0;
+  for (const p of paths) if (a.get(p) === b.get(p)) equal++;
+  return { equal, total: paths.size };
 }
 
 /** Each flow's FCT in ns (null: unfinished), in flow id order. */
@@ -111,7 +139,9 @@ export function renderExact(res: FidelityResult): string {
   const runs = res.liveFct.map((live, i) => {
     const same = sim.filter((f, j) => f !== null && live[j] === f).length;
     const metrics = METRICS.filter((m) => res.live[i]![m.name] === res.sim[m.name]).length;
-    return `${same}/${sim.length} flows, ${metrics}/${METRICS.length} metrics`;
+    const t = res.liveTables?.[i];
+    const tables = t === undefined ? "" : `, ${t.equal}/${t.total} counter values`;
+    return `${same}/${sim.length} flows, ${metrics}/${METRICS.length} metrics${tables}`;
   });
   return `identical to the simulator, per live run: ${runs.join("; ")}\n`;
 }
@@ -286,6 +316,7 @@ export const main: BenchMain = async (argv) => {
     for (const dilation of dilations) {
       const live: Record<string, number>[] = [];
       const liveFct: (number | null)[][] = [];
+      const liveTables: { equal: number; total: number }[] = [];
       const liveWallMs: number[] = [];
       for (let i = 0; isRoot && i < runs; i++) {
         const started = performance.now();
@@ -293,6 +324,7 @@ export const main: BenchMain = async (argv) => {
         liveWallMs.push(performance.now() - started);
         live.push(figures(report));
         liveFct.push(flowFcts(report));
+        liveTables.push(sameTables(sim, report));
         process.stdout.write(`  ${sc.name}: live run ${i + 1}/${runs} at dilation ${dilation} done\n`);
       }
       const res = {
@@ -304,6 +336,7 @@ export const main: BenchMain = async (argv) => {
         simSeeds,
         simFct: flowFcts(sim),
         liveFct,
+        liveTables,
       };
       results.push(res);
       const wall = liveWallMs.length

@@ -1,5 +1,14 @@
 import t from "tap";
-import { type FidelityResult, inSeedRange, METRICS, renderComparison } from "../../scripts/bench/fidelity.js";
+import {
+  type FidelityResult,
+  inSeedRange,
+  METRICS,
+  renderComparison,
+  renderExact,
+  sameTables,
+  tableValues,
+} from "../../scripts/bench/fidelity.js";
+import type { Report } from "../../src/report/report.js";
 
 /** Figures for every metric: `value` for the one named, 1 for the rest. */
 function figures(name: string, value: number): Record<string, number> {
@@ -49,5 +58,39 @@ t.test("a live mean equal to every seed's value is inside their range, whatever 
   t.not(mean, v, "the mean of five equal values is not bit-equal to them");
   t.equal(inSeedRange(mean, [v, v, v]), "yes");
   t.equal(inSeedRange(v * 1.001, [v, v, v]), "no", "a real difference is still outside");
+  t.end();
+});
+
+t.test("live runs are judged value by value on every device table", (t) => {
+  const report = (tx: number, peak: number) =>
+    ({
+      devices: {
+        leaf1: { counters: { arp_sent: 0 }, ports: { eth1: { tx_packets: tx, watermark_bytes: peak } } },
+        h1: { counters: { rx_packets: 5 }, lag: "not a number" },
+      },
+    }) as unknown as Report;
+  t.same(
+    [...tableValues(report(3, 60)).keys()],
+    [
+      "leaf1.counters.arp_sent",
+      "leaf1.ports.eth1.tx_packets",
+      "leaf1.ports.eth1.watermark_bytes",
+      "h1.counters.rx_packets",
+    ],
+    "every number, by path; strings are not counters",
+  );
+  t.same(sameTables(report(3, 60), report(3, 60)), { equal: 4, total: 4 });
+  t.same(sameTables(report(3, 60), report(3, 98)), { equal: 3, total: 4 }, "a watermark that differs");
+  const res: FidelityResult = {
+    scenario: "x",
+    dilation: 1000,
+    sim: Object.fromEntries(METRICS.map((m) => [m.name, 1])),
+    live: [Object.fromEntries(METRICS.map((m) => [m.name, 1]))],
+    liveWallMs: [1],
+    simFct: [10],
+    liveFct: [[10]],
+    liveTables: [{ equal: 3, total: 4 }],
+  };
+  t.match(renderExact(res), `1/1 flows, ${METRICS.length}/${METRICS.length} metrics, 3/4 counter values`);
   t.end();
 });
