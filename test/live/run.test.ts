@@ -72,10 +72,9 @@ t.test("a scenario runs live and reports like the simulator", async (t) => {
     const simPort = simSw.ports[name]!;
     // Synced clocks take no PFC headroom slack (device-inits.ts liveSlack): the simulator's headroom.
     t.equal(port.headroom_bytes, simPort.headroom_bytes, `${name}: the simulator's PFC headroom`);
-    // Every queue but the control queue (7: the simulator's switch asks its neighbours' MACs at its time
-    // 0, inside the run) counts what the simulator's does.
+    // Every queue counts what the simulator's does: its bring-up is before time 0 too (run/bring-up.ts).
     for (const [q, counters] of Object.entries(port.queues ?? {}))
-      if (q !== "7") t.same(counters, simPort.queues?.[q], `${name} queue ${q}: the simulator's counters`);
+      t.same(counters, simPort.queues?.[q], `${name} queue ${q}: the simulator's counters`);
   }
   t.equal(
     sw.counters.buffer_shared_pool_bytes,
@@ -96,6 +95,12 @@ t.test("a scenario runs live and reports like the simulator", async (t) => {
       .map((row) => Number(row.split(",")[0]));
     t.ok(times.length > 0 && times.every((x) => x % 50_000 === 0), `${file}: sampled on the 50 µs grid`);
     if (sameEnds) t.equal(live, readFileSync(join(simOut, file), "utf8"), `${file}: the simulator's rows`);
+  }
+  // And then every number of every device table, and the event log (report/event-order.ts), too.
+  if (sameEnds) {
+    t.same(report.devices, sim.devices, "every device table the simulator's");
+    const events = (d: string) => readFileSync(join(d, "events.jsonl"), "utf8");
+    t.equal(events(out), events(simOut), "events.jsonl the simulator's, byte for byte");
   }
   const { stdout } = await execa("ip", ["netns", "list"]);
   t.notMatch(stdout, /rl-run\d+-/, "the scenario's lab is gone");
