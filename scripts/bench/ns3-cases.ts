@@ -172,10 +172,11 @@ export function buildCase(
   acks: AckClass = "data",
   byteScale = 1,
   scaleFlows = false,
+  perturbNs = 0,
 ): Built {
   return c.kind === "incast"
     ? buildIncast(c, mmu, seed, acks, byteScale)
-    : buildFatTree(c, mmu, seed, acks, byteScale, scaleFlows);
+    : buildFatTree(c, mmu, seed, acks, byteScale, scaleFlows, perturbNs);
 }
 
 function buildIncast(
@@ -276,6 +277,7 @@ function buildFatTree(
   acks: AckClass,
   byteScale: number,
   scaleFlows: boolean,
+  perturbNs: number,
 ): Built {
   const topo = fatTreeTopology({ k: FAT_TREE_K, mtu: 1024 });
   const names = Object.keys(topo.nodes);
@@ -301,8 +303,9 @@ function buildFatTree(
       defaults: { ...topo.defaults, switch: switchSettings(c, mmu, byteScale) },
     },
     overrides: { hosts: hostSettings(c, acks) },
+    // `--perturb-starts`: every other flow a few ns late, to measure how far such a change moves a figure.
     timeline: flows.map((f) => ({
-      at: `${f.atNs}ns`,
+      at: `${f.atNs + (f.id % 2 === 1 ? perturbNs : 0)}ns`,
       start: {
         type: "flow",
         name: `f${f.id}`,

@@ -157,6 +157,11 @@ export interface FidelityOptions {
   /** Fat tree: our flows carry wireScale(cc) × HPCC's bytes (`--scale-flows`), so each takes its wire time. */
   readonly scaleFlows?: boolean;
   readonly ns3Dir?: string;
+  /**
+   * `--perturb-starts NS`: instead of HPCC's ns-3, compare with rocelab itself with every other fat-tree
+   * flow starting NS later: the figures' own sensitivity to a change no network would notice.
+   */
+  readonly perturbNs?: number;
   readonly markdown: boolean;
   readonly json?: string;
   readonly print: (s?: string) => void;
@@ -196,14 +201,20 @@ export async function runFidelity(o: FidelityOptions): Promise<CaseResult[]> {
       const flows = o.scaleFlows === true;
       const first = buildCase(c, o.mmus[0]!, seed, o.acks, scale, flows);
       // HPCC's run goes on in its own process while ours run here.
-      const theirs = o.ns3Dir === undefined ? null : runNs3(o.ns3Dir, first.ns3, seed);
+      const theirs: Promise<RunOutcome> | null =
+        o.perturbNs !== undefined
+          ? Promise.resolve(runOurs(buildCase(c, o.mmus[0]!, seed, o.acks, scale, flows, o.perturbNs)))
+          : o.ns3Dir === undefined
+            ? null
+            : runNs3(o.ns3Dir, first.ns3, seed).then((t) => ns3Outcome(t, first.ns3.flows));
       for (const m of o.mmus)
         ours[m]!.push(
           metricsOf(runOurs(m === o.mmus[0] ? first : buildCase(c, m, seed, o.acks, scale, flows))),
         );
-      if (theirs !== null) ns3.push(metricsOf(ns3Outcome(await theirs, first.ns3.flows)));
+      if (theirs !== null) ns3.push(metricsOf(await theirs));
     }
-    const r: CaseResult = { case: c, name: caseName(c), ns3: o.ns3Dir === undefined ? null : ns3, ours };
+    const compared = o.ns3Dir !== undefined || o.perturbNs !== undefined;
+    const r: CaseResult = { case: c, name: caseName(c), ns3: compared ? ns3 : null, ours };
     results.push(r);
     o.print(`done: ${r.name} (${o.seeds.length} seeds)`);
   }
@@ -296,11 +307,13 @@ function printFidelity(results: readonly CaseResult[], o: FidelityOptions): void
       `${kind === "incast" ? "Incasts" : "Fat tree (FCT slowdown by flow size)"}: mean over seeds ${o.seeds.join(",")} (min–max)`,
     );
     const rows: string[][] = [];
+    // `--perturb-starts`: the reference is rocelab itself, every other flow a few ns late.
+    const ref = o.perturbNs === undefined ? "HPCC ns-3" : `rocelab, odd flows +${o.perturbNs} ns`;
     for (const r of rs) {
       if (r.ns3 !== null)
         rows.push([
           r.name,
-          "HPCC ns-3",
+          ref,
           done(r.ns3),
           ...cols.map((c) => spreadCell(r.ns3!.map(c.pick), c.scale, c.digits)),
         ]);
@@ -320,7 +333,7 @@ function printFidelity(results: readonly CaseResult[], o: FidelityOptions): void
     const paired = kind === "fat-tree";
     o.print(
       paired
-        ? "rocelab over HPCC's ns-3, seed by seed on the same flows: the mean of the seeds' ratios and its " +
+        ? `rocelab over ${o.perturbNs === undefined ? "HPCC's ns-3" : ref}, seed by seed on the same flows: the mean of the seeds' ratios and its ` +
             "95 % interval (* the interval leaves out 1):"
         : "rocelab over HPCC's ns-3 (ratio of the means; * the means differ by more than two standard " +
             "errors of their difference: more than the seeds' spread explains; runs without congestion " +

@@ -18,6 +18,7 @@
 //       [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--byte-scale]
 //       [--same-packets]                 (incasts, DCQCN or off: our packet made HPCC's; ns3-cases.ts)
 //       [--ns3 DIR] [--markdown] [--json FILE]
+//       [--perturb-starts NS]            (fat tree, instead of ns-3: rocelab with every other flow NS late)
 //   node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]      # print a --json run again
 
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -132,6 +133,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       acks: { type: "string" },
       "byte-scale": { type: "boolean" },
       "scale-flows": { type: "boolean" },
+      "perturb-starts": { type: "string" },
       "same-packets": { type: "boolean" },
       from: { type: "string" },
       markdown: { type: "boolean" },
@@ -145,7 +147,7 @@ export async function main(argv: readonly string[]): Promise<void> {
         "       node dist/tools/bench/sim-vs-ns3.js --buffers 2,4,8,16,32 --cc dcqcn,off,hpcc,timely,dctcp [--fat-tree MIB] [--load 0.5]\n" +
         "           [--arrivals 10] [--stop 60]   (fat tree: flows arrive for ARRIVALS ms, the run stops at STOP ms)\n" +
         "           [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--byte-scale]\n" +
-        "           [--scale-flows] [--same-packets] [--ns3 DIR] [--markdown] [--json FILE]\n" +
+        "           [--scale-flows] [--same-packets] [--ns3 DIR | --perturb-starts NS] [--markdown] [--json FILE]\n" +
         "       node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]\n",
     );
     return;
@@ -288,6 +290,14 @@ async function fidelity(values: Record<string, string | boolean | undefined>): P
     throw new Error("--same-packets: incasts with --cc dcqcn and/or off only, and not with --byte-scale");
   const ns3Dir = str("ns3");
   if (ns3Dir !== undefined) ns3Binary(ns3Dir);
+  const perturb = str("perturb-starts") === undefined ? undefined : Number(str("perturb-starts"));
+  if (
+    perturb !== undefined &&
+    !(Number.isInteger(perturb) && perturb >= 1 && buffers.length === 0 && ns3Dir === undefined)
+  )
+    throw new Error(
+      `--perturb-starts ${str("perturb-starts")}: whole ns >= 1, with --fat-tree only and without --ns3`,
+    );
   const print = (s = ""): void => {
     process.stdout.write(`${s}\n`);
   };
@@ -304,6 +314,7 @@ async function fidelity(values: Record<string, string | boolean | undefined>): P
     byteScale: values["byte-scale"] === true ? BYTE_SCALE : 1,
     scaleFlows: values["scale-flows"] === true,
     ...(ns3Dir !== undefined ? { ns3Dir } : {}),
+    ...(perturb !== undefined ? { perturbNs: perturb } : {}),
     markdown: values.markdown === true,
     ...(str("json") !== undefined ? { json: str("json")! } : {}),
     print,

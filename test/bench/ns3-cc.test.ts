@@ -125,3 +125,24 @@ t.test("DCTCP marks at one threshold, TIMELY runs without a window", (t) => {
     t.match(hc, new RegExp(`^${line}$`, "m"), line);
   t.end();
 });
+
+t.test("--perturb-starts: every other fat-tree flow starts that many ns late, nothing else changes", (t) => {
+  const [c] = fidelityCases([], [], ["dcqcn"], [2], 0.5, false, { arrivalsNs: 1_000_000, stopNs: 5_000_000 });
+  const plain = buildCase(c!, "hpcc-ns3", 1);
+  const late = buildCase(c!, "hpcc-ns3", 1, "data", 1, false, 1);
+  t.equal(late.scenario.timeline.length, plain.scenario.timeline.length);
+  t.ok(plain.scenario.timeline.length > 10, `${plain.scenario.timeline.length} flows`);
+  // By flow name (the steps are in time order): f1, f3, … 1 ns late, f0, f2, … not.
+  const at = (b: typeof plain) =>
+    new Map(
+      b.scenario.timeline.map((s) => [(s.action as { workload: { name: string } }).workload.name, s.atNs]),
+    );
+  const shift = [...at(late)].map(([name, x]) => [name, x - at(plain).get(name)!]);
+  t.same(
+    shift,
+    shift.map(([name]) => [name, Number(String(name).slice(1)) % 2]),
+    "odd flows 1 ns late",
+  );
+  t.same(late.ns3, plain.ns3, "HPCC's input unchanged");
+  t.end();
+});
