@@ -175,7 +175,7 @@ export function buildCase(
   perturbNs = 0,
 ): Built {
   return c.kind === "incast"
-    ? buildIncast(c, mmu, seed, acks, byteScale)
+    ? buildIncast(c, mmu, seed, acks, byteScale, perturbNs)
     : buildFatTree(c, mmu, seed, acks, byteScale, scaleFlows, perturbNs);
 }
 
@@ -185,6 +185,7 @@ function buildIncast(
   seed: number,
   acks: AckClass,
   byteScale: number,
+  perturbNs: number,
 ): Built {
   const n = c.senders;
   const same = c.samePackets === true;
@@ -215,17 +216,20 @@ function buildIncast(
       links: hosts.map((h, i) => [`${h}:eth1`, `sw:eth${i + 1}`]),
     },
     overrides: { hosts: { ...hostSettings(c, acks), ...(same && c.cc === "dcqcn" ? { dcqcn } : {}) } },
-    timeline: [
-      {
-        at: "0ns",
-        start: {
-          type: "incast",
-          to: hosts[n],
-          from: n,
-          size: `${same ? 1000 * 1024 : Math.round(INCAST_BYTES * wireScale(c.cc))}B`,
-        },
+    // `--perturb-starts`: the odd senders (h2, h4, …) start that many ns after the others.
+    timeline: (perturbNs === 0
+      ? [hosts.slice(0, n)]
+      : [0, 1].map((r) => hosts.slice(0, n).filter((_, i) => i % 2 === r))
+    ).map((from, r) => ({
+      at: `${r * perturbNs}ns`,
+      start: {
+        type: "incast",
+        ...(perturbNs === 0 ? {} : { name: r === 0 ? "even" : "odd" }),
+        to: hosts[n],
+        from: perturbNs === 0 ? n : from,
+        size: `${same ? 1000 * 1024 : Math.round(INCAST_BYTES * wireScale(c.cc))}B`,
       },
-    ],
+    })),
   });
   // HPCC's node 0 is the switch, 1 the receiver, 2.. the senders.
   const ns3: Ns3Input = {

@@ -159,7 +159,7 @@ export interface FidelityOptions {
   readonly ns3Dir?: string;
   /**
    * `--perturb-starts NS`: instead of HPCC's ns-3, compare with rocelab itself with every other fat-tree
-   * flow starting NS later: the figures' own sensitivity to a change no network would notice.
+   * flow (incast sender) starting NS later: the figures' own sensitivity to a change no network would notice.
    */
   readonly perturbNs?: number;
   readonly markdown: boolean;
@@ -335,7 +335,7 @@ function printFidelity(results: readonly CaseResult[], o: FidelityOptions): void
       paired
         ? `rocelab over ${o.perturbNs === undefined ? "HPCC's ns-3" : ref}, seed by seed on the same flows: the mean of the seeds' ratios and its ` +
             "95 % interval (* the interval leaves out 1):"
-        : "rocelab over HPCC's ns-3 (ratio of the means; * the means differ by more than two standard " +
+        : `rocelab over ${o.perturbNs === undefined ? "HPCC's ns-3" : ref} (ratio of the means; * the means differ by more than two standard ` +
             "errors of their difference: more than the seeds' spread explains; runs without congestion " +
             "control do not vary with the seed, so any difference there is marked):",
     );

@@ -18,7 +18,7 @@
 //       [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--byte-scale]
 //       [--same-packets]                 (incasts, DCQCN or off: our packet made HPCC's; ns3-cases.ts)
 //       [--ns3 DIR] [--markdown] [--json FILE]
-//       [--perturb-starts NS]            (fat tree, instead of ns-3: rocelab with every other flow NS late)
+//       [--perturb-starts NS]            (instead of ns-3: rocelab with every other flow or sender NS late)
 //   node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]      # print a --json run again
 
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -291,13 +291,8 @@ async function fidelity(values: Record<string, string | boolean | undefined>): P
   const ns3Dir = str("ns3");
   if (ns3Dir !== undefined) ns3Binary(ns3Dir);
   const perturb = str("perturb-starts") === undefined ? undefined : Number(str("perturb-starts"));
-  if (
-    perturb !== undefined &&
-    !(Number.isInteger(perturb) && perturb >= 1 && buffers.length === 0 && ns3Dir === undefined)
-  )
-    throw new Error(
-      `--perturb-starts ${str("perturb-starts")}: whole ns >= 1, with --fat-tree only and without --ns3`,
-    );
+  if (perturb !== undefined && !(Number.isInteger(perturb) && perturb >= 1 && ns3Dir === undefined))
+    throw new Error(`--perturb-starts ${str("perturb-starts")}: whole ns >= 1, and not with --ns3`);
   const print = (s = ""): void => {
     process.stdout.write(`${s}\n`);
   };

@@ -146,3 +146,15 @@ t.test("--perturb-starts: every other fat-tree flow starts that many ns late, no
   t.same(late.ns3, plain.ns3, "HPCC's input unchanged");
   t.end();
 });
+
+t.test("--perturb-starts on an incast: the odd senders start that many ns late", (t) => {
+  const c = { kind: "incast", senders: 4, bufferMiB: 4, cc: "hpcc" } as const;
+  t.equal(buildCase(c, "hpcc-ns3", 1).scenario.timeline.length, 1, "one incast step as before");
+  const late = buildCase(c, "hpcc-ns3", 1, "data", 1, false, 2).scenario.timeline;
+  t.same(
+    late.map((s) => s.atNs),
+    [0, 2],
+    "h1, h3 at 0; h2, h4 at 2 ns",
+  );
+  t.end();
+});
