@@ -19,56 +19,31 @@ export async function armBaselines(fleet: DeviceFleet, at: number): Promise<Base
   const late: string[] = [];
   let armed = 0;
   await Promise.all(
-    [...fleet.devices.values()]
-      .filter((d) => d.status === "running")
-      .map(async (d) => {
-        const r = (await d.request({ type: "baseline", at })) as { ok: boolean; late: boolean };
-        armed++;
-        if (r.late) late.push(d.node);
-      }),
+    fleet.running().map(async (d) => {
+      const r = (await d.request({ type: "baseline", at })) as { ok: boolean; late: boolean };
+      armed++;
+      if (r.late) late.push(d.node);
+    }),
   );
   return { armed, late: late.sort() };
 }
 
 /** Every running device's baseline, by name; null where it has none (not yet taken, or restarted since). */
-export async function takeBaselines(fleet: DeviceFleet): Promise<Record<string, StatsBaseline | null>> {
-  const out: Record<string, StatsBaseline | null> = {};
-  await Promise.all(
-    [...fleet.devices.values()]
-      .filter((d) => d.status === "running")
-      .map(async (d) => {
-        try {
-          out[d.node] = (await d.request({ type: "baseline", at: null })) as StatsBaseline | null;
-        } catch {
-          // A device that just died is reported without one (its status says why).
-        }
-      }),
+export function takeBaselines(fleet: DeviceFleet): Promise<Record<string, StatsBaseline | null>> {
+  return fleet.askRunning(
+    async (d) => (await d.request({ type: "baseline", at: null })) as StatsBaseline | null,
   );
-  return out;
 }
 
 /** Asks every running device to read its series at `at`, `at + every`, … (`count` times). */
 export async function armSeries(fleet: DeviceFleet, at: number, every: number, count: number): Promise<void> {
-  await Promise.all(
-    [...fleet.devices.values()]
-      .filter((d) => d.status === "running")
-      .map((d) => d.request({ type: "series", at, every, count })),
-  );
+  await Promise.all(fleet.running().map((d) => d.request({ type: "series", at, every, count })));
 }
 
-/** The series reads every running device took since the last collection, by name. */
-export async function takeSeries(fleet: DeviceFleet): Promise<Record<string, GridRead[]>> {
-  const out: Record<string, GridRead[]> = {};
-  await Promise.all(
-    [...fleet.devices.values()]
-      .filter((d) => d.status === "running")
-      .map(async (d) => {
-        try {
-          out[d.node] = (await d.request({ type: "series", at: null })) as GridRead[];
-        } catch {
-          // A device that just died (a chaos kill) has no more reads; its restart none either.
-        }
-      }),
-  );
-  return out;
+/**
+ * The series reads every running device took since the last collection, by name (a device that just died,
+ * a chaos kill, has no more reads; its restart none either).
+ */
+export function takeSeries(fleet: DeviceFleet): Promise<Record<string, GridRead[]>> {
+  return fleet.askRunning(async (d) => (await d.request({ type: "series", at: null })) as GridRead[]);
 }

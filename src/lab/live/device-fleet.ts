@@ -164,21 +164,32 @@ export class DeviceFleet {
     return this.get(node).request({ type: "stats" });
   }
 
-  /** Every running device's stats; a device that dies meanwhile is left out (its status says so). */
-  async allStats(): Promise<Record<string, AnyDeviceStats>> {
-    const out: Record<string, AnyDeviceStats> = {};
+  /** The devices whose processes are running now. */
+  running(): DeviceConnection[] {
+    return [...this.devices.values()].filter((d) => d.status === "running");
+  }
+
+  /**
+   * `ask` of every running device at once, the answers by name; a device that dies meanwhile is left out
+   * (its status says so).
+   */
+  async askRunning<T>(ask: (d: DeviceConnection) => Promise<T>): Promise<Record<string, T>> {
+    const out: Record<string, T> = {};
     await Promise.all(
-      [...this.devices.values()]
-        .filter((d) => d.status === "running")
-        .map(async (d) => {
-          try {
-            out[d.node] = (await d.request({ type: "stats" })).stats;
-          } catch {
-            // A device that just died is reported by its status.
-          }
-        }),
+      this.running().map(async (d) => {
+        try {
+          out[d.node] = await ask(d);
+        } catch {
+          // A device that just died is reported by its status.
+        }
+      }),
     );
     return out;
+  }
+
+  /** Every running device's stats. */
+  allStats(): Promise<Record<string, AnyDeviceStats>> {
+    return this.askRunning(async (d) => (await d.request({ type: "stats" })).stats);
   }
 
   command(node: string, command: unknown): Promise<unknown> {
