@@ -126,11 +126,24 @@ interface Built {
   readonly unscaled?: ReadonlyMap<string, number>;
 }
 
-function switchSettings(c: FidelityCase, mmu: MmuMode, byteScale: number): Record<string, unknown> {
+/**
+ * `--ecmp ALG`: the hash every switch of ours spreads flows with (the `ecmp` feature's `algorithm`); absent,
+ * the default (CRC-32). HPCC's ns-3 keeps its own (SwitchNode::EcmpHash); which flows share a fabric port
+ * differs between the simulators with any choice, and the choice shows how far placement moves a figure.
+ */
+export const ECMP_ALGORITHMS = ["crc16", "crc32", "xor32", "toeplitz"] as const;
+export type EcmpAlgorithm = (typeof ECMP_ALGORITHMS)[number];
+
+function switchSettings(
+  c: FidelityCase,
+  mmu: MmuMode,
+  byteScale: number,
+  ecmp?: EcmpAlgorithm,
+): Record<string, unknown> {
   const size = c.bufferMiB * 1024 * 1024;
   // HPCC's values in HPCC's bytes (switch-mmu.cc, third.cc, run.py), each scaled to ours.
   const r = (bytes: number): number => Math.round(bytes * byteScale);
-  const cc = ccSwitchSettings(c.cc, r);
+  const cc = { ...ccSwitchSettings(c.cc, r), ...(ecmp !== undefined ? { ecmp: { algorithm: ecmp } } : {}) };
   if (byteScale === 1) return { buffer: { size, ...(mmu === "default" ? {} : { mmu }) }, ...cc };
   return {
     ...cc,
@@ -173,10 +186,11 @@ export function buildCase(
   byteScale = 1,
   scaleFlows = false,
   perturbNs = 0,
+  ecmp?: EcmpAlgorithm,
 ): Built {
   return c.kind === "incast"
     ? buildIncast(c, mmu, seed, acks, byteScale, perturbNs)
-    : buildFatTree(c, mmu, seed, acks, byteScale, scaleFlows, perturbNs);
+    : buildFatTree(c, mmu, seed, acks, byteScale, scaleFlows, perturbNs, ecmp);
 }
 
 function buildIncast(
@@ -282,6 +296,7 @@ function buildFatTree(
   byteScale: number,
   scaleFlows: boolean,
   perturbNs: number,
+  ecmp: EcmpAlgorithm | undefined,
 ): Built {
   const topo = fatTreeTopology({ k: FAT_TREE_K, mtu: 1024 });
   const names = Object.keys(topo.nodes);
@@ -304,7 +319,7 @@ function buildFatTree(
     sample: "1ms",
     topology: {
       ...topo,
-      defaults: { ...topo.defaults, switch: switchSettings(c, mmu, byteScale) },
+      defaults: { ...topo.defaults, switch: switchSettings(c, mmu, byteScale, ecmp) },
     },
     overrides: { hosts: hostSettings(c, acks) },
     // `--perturb-starts`: every other flow a few ns late, to measure how far such a change moves a figure.

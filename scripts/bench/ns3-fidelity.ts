@@ -13,6 +13,7 @@ import {
   buildCase,
   type CcMode,
   caseName,
+  type EcmpAlgorithm,
   FAT_TREE_ARRIVALS_NS,
   FAT_TREE_DURATION_NS,
   type FidelityCase,
@@ -120,6 +121,8 @@ export interface SavedFidelity {
   readonly byteScale?: number;
   /** `--scale-flows`: our fat-tree flows sent wireScale(cc) × HPCC's bytes; absent: the same bytes. */
   readonly scaleFlows?: boolean;
+  /** `--ecmp`: our switches' hash; absent: the default. */
+  readonly ecmp?: EcmpAlgorithm;
   readonly results: readonly CaseResult[];
 }
 
@@ -142,6 +145,7 @@ export function reprintFidelity(
     acks: saved.acks ?? "data",
     byteScale: saved.byteScale ?? 1,
     scaleFlows: saved.scaleFlows === true,
+    ...(saved.ecmp !== undefined ? { ecmp: saved.ecmp } : {}),
     cases: [],
     mmus: [],
   });
@@ -162,6 +166,8 @@ export interface FidelityOptions {
    * flow (incast sender) starting NS later: the figures' own sensitivity to a change no network would notice.
    */
   readonly perturbNs?: number;
+  /** Fat tree: the ECMP hash of our switches (`--ecmp`); default: the feature's default, CRC-32. */
+  readonly ecmp?: EcmpAlgorithm;
   readonly markdown: boolean;
   readonly json?: string;
   readonly print: (s?: string) => void;
@@ -199,18 +205,16 @@ export async function runFidelity(o: FidelityOptions): Promise<CaseResult[]> {
       // --byte-scale: the factor of this case's packet (its INT bytes included).
       const scale = (o.byteScale ?? 1) === 1 ? 1 : byteScale(c.cc);
       const flows = o.scaleFlows === true;
-      const first = buildCase(c, o.mmus[0]!, seed, o.acks, scale, flows);
+      const build = (m: MmuMode, late = 0) => buildCase(c, m, seed, o.acks, scale, flows, late, o.ecmp);
+      const first = build(o.mmus[0]!);
       // HPCC's run goes on in its own process while ours run here.
       const theirs: Promise<RunOutcome> | null =
         o.perturbNs !== undefined
-          ? Promise.resolve(runOurs(buildCase(c, o.mmus[0]!, seed, o.acks, scale, flows, o.perturbNs)))
+          ? Promise.resolve(runOurs(build(o.mmus[0]!, o.perturbNs)))
           : o.ns3Dir === undefined
             ? null
             : runNs3(o.ns3Dir, first.ns3, seed).then((t) => ns3Outcome(t, first.ns3.flows));
-      for (const m of o.mmus)
-        ours[m]!.push(
-          metricsOf(runOurs(m === o.mmus[0] ? first : buildCase(c, m, seed, o.acks, scale, flows))),
-        );
+      for (const m of o.mmus) ours[m]!.push(metricsOf(runOurs(m === o.mmus[0] ? first : build(m))));
       if (theirs !== null) ns3.push(metricsOf(await theirs));
     }
     const compared = o.ns3Dir !== undefined || o.perturbNs !== undefined;
@@ -224,6 +228,7 @@ export async function runFidelity(o: FidelityOptions): Promise<CaseResult[]> {
       acks: o.acks,
       byteScale: o.byteScale ?? 1,
       scaleFlows: o.scaleFlows === true,
+      ...(o.ecmp !== undefined ? { ecmp: o.ecmp } : {}),
       results,
     };
     const json = JSON.stringify(
@@ -296,6 +301,8 @@ function printFidelity(results: readonly CaseResult[], o: FidelityOptions): void
         "bytes (--scale-flows: the same wire time); slowdowns bucketed by HPCC's size, over the ideal FCT of what was sent",
     );
   }
+  if (o.ecmp !== undefined && trees.length > 0)
+    o.print(`rocelab's switches hash ECMP with ${o.ecmp} (--ecmp; HPCC's ns-3 with its own EcmpHash)`);
   for (const kind of ["incast", "fat-tree"] as const) {
     const rs = results.filter((r) => r.case.kind === kind);
     if (rs.length === 0) continue;

@@ -3,7 +3,7 @@
 
 import { describeMachine } from "./common.js";
 import { ns3Binary } from "./hpcc-ns3.js";
-import { BYTE_SCALE } from "./ns3-cases.js";
+import { BYTE_SCALE, ECMP_ALGORITHMS, type EcmpAlgorithm } from "./ns3-cases.js";
 import { parseCcModes } from "./ns3-cc.js";
 import { fidelityCases, runFidelity } from "./ns3-fidelity.js";
 
@@ -62,6 +62,9 @@ export async function fidelity(values: Record<string, string | boolean | undefin
   const perturb = str("perturb-starts") === undefined ? undefined : Number(str("perturb-starts"));
   if (perturb !== undefined && !(Number.isInteger(perturb) && perturb >= 1 && ns3Dir === undefined))
     throw new Error(`--perturb-starts ${str("perturb-starts")}: whole ns >= 1, and not with --ns3`);
+  const ecmp = str("ecmp");
+  if (ecmp !== undefined && !(ECMP_ALGORITHMS as readonly string[]).includes(ecmp))
+    throw new Error(`--ecmp ${ecmp}: expected one of ${ECMP_ALGORITHMS.join(", ")}`);
   const print = (s = ""): void => {
     process.stdout.write(`${s}\n`);
   };
@@ -79,6 +82,7 @@ export async function fidelity(values: Record<string, string | boolean | undefin
     scaleFlows: values["scale-flows"] === true,
     ...(ns3Dir !== undefined ? { ns3Dir } : {}),
     ...(perturb !== undefined ? { perturbNs: perturb } : {}),
+    ...(ecmp !== undefined ? { ecmp: ecmp as EcmpAlgorithm } : {}),
     markdown: values.markdown === true,
     ...(str("json") !== undefined ? { json: str("json")! } : {}),
     print,

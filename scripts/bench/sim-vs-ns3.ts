@@ -19,6 +19,7 @@
 //       [--same-packets]                 (incasts, DCQCN or off: our packet made HPCC's; ns3-cases.ts)
 //       [--ns3 DIR] [--markdown] [--json FILE]
 //       [--perturb-starts NS]            (instead of ns-3: rocelab with every other flow or sender NS late)
+//       [--ecmp crc16|crc32|xor32|toeplitz] (fat tree: our switches' ECMP hash; default crc32)
 //   node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]      # print a --json run again
 
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -133,6 +134,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       "byte-scale": { type: "boolean" },
       "scale-flows": { type: "boolean" },
       "perturb-starts": { type: "string" },
+      ecmp: { type: "string" },
       "same-packets": { type: "boolean" },
       from: { type: "string" },
       markdown: { type: "boolean" },
@@ -147,6 +149,7 @@ export async function main(argv: readonly string[]): Promise<void> {
         "           [--arrivals 10] [--stop 60]   (fat tree: flows arrive for ARRIVALS ms, the run stops at STOP ms)\n" +
         "           [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--byte-scale]\n" +
         "           [--scale-flows] [--same-packets] [--ns3 DIR | --perturb-starts NS] [--markdown] [--json FILE]\n" +
+        "           [--ecmp crc16|crc32|xor32|toeplitz]   (fat tree: our switches' ECMP hash)\n" +
         "       node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]\n",
     );
     return;

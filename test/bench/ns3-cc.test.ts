@@ -15,6 +15,7 @@ import {
   wireScale,
 } from "../../scripts/bench/ns3-cc.js";
 import { fidelityCases } from "../../scripts/bench/ns3-fidelity.js";
+import { fidelity } from "../../scripts/bench/sim-vs-ns3-outcomes.js";
 import { INT_DEFAULT_MAX_HOPS, IntMode, intBlockLength } from "../../src/wire/int-md.js";
 import { tempDir } from "../helpers/temp-dir.js";
 
@@ -158,3 +159,31 @@ t.test("--perturb-starts on an incast: the odd senders start that many ns late",
   );
   t.end();
 });
+
+t.test(
+  "--ecmp: our fat tree's switches hash with the algorithm asked for, HPCC's input unchanged",
+  async (t) => {
+    const [c] = fidelityCases([], [], ["dctcp"], [2], 0.5, false, {
+      arrivalsNs: 1_000_000,
+      stopNs: 5_000_000,
+    });
+    const plain = buildCase(c!, "hpcc-ns3", 1);
+    t.equal(plain.scenario.topology.defaultSwitch.ecmp, undefined, "the feature's default (CRC-32)");
+    for (const alg of ["crc16", "toeplitz"] as const) {
+      const b = buildCase(c!, "hpcc-ns3", 1, "data", 1, false, 0, alg);
+      t.same(b.scenario.topology.defaultSwitch.ecmp, { algorithm: alg });
+      t.same(
+        b.scenario.topology.defaultSwitch.ecn,
+        plain.scenario.topology.defaultSwitch.ecn,
+        "ECN as before",
+      );
+      t.same(b.scenario.timeline, plain.scenario.timeline, "the same flows");
+      t.same(b.ns3, plain.ns3, "HPCC's input unchanged");
+    }
+    await t.rejects(
+      fidelity({ "fat-tree": "2", ecmp: "md5" }),
+      /--ecmp md5: expected one of crc16, crc32, xor32, toeplitz/,
+    );
+    t.end();
+  },
+);
