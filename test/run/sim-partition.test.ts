@@ -10,7 +10,7 @@ import {
   parallelRefusal,
   runScenarioSimParallel,
 } from "../../src/run/sim-parallel.js";
-import { partitionTopology } from "../../src/run/sim-partition.js";
+import { HOST_PORT_WEIGHT, partitionTopology } from "../../src/run/sim-partition.js";
 import { PARTITION_REFUSALS } from "../../src/run/sim-run-setup.js";
 import { loadScenario, type Scenario } from "../../src/scenario/scenario.js";
 import type { Topology } from "../../src/scenario/topology.js";
@@ -32,8 +32,12 @@ t.test("the rule: every device placed, weights balanced, the lookahead is the cu
     t.equal(p.parts, 2);
     t.same([...p.of.keys()].sort(), topo.nodes.map((n) => n.name).sort(), "every device has a partition");
     const ports = topo.nodes.reduce((s, n) => s + Math.max(1, n.ports.length), 0);
-    t.equal(p.weights[0]! + p.weights[1]!, ports, "the weights are the ports");
-    t.ok(Math.abs(p.weights[0]! - p.weights[1]!) <= ports / 4, `balanced: ${p.weights.join(" / ")}`);
+    const hostPorts = topo.nodes
+      .filter((n) => n.kind === "host")
+      .reduce((s, n) => s + Math.max(1, n.ports.length), 0);
+    const total = ports + (HOST_PORT_WEIGHT - 1) * hostPorts;
+    t.equal(p.weights[0]! + p.weights[1]!, total, "the weights are the ports, a host's counted 2.5 times");
+    t.ok(Math.abs(p.weights[0]! - p.weights[1]!) <= total / 4, `balanced: ${p.weights.join(" / ")}`);
     const links = cut(topo, p.of);
     t.equal(p.cutLinks, links.length);
     t.ok(links.length > 0);
@@ -94,6 +98,9 @@ t.test(
         events: 0,
         windows: 0,
         framesSent: 0,
+        buildMs: 0,
+        simulateMs: 0,
+        exchangeMs: 0,
       }) as const;
     const a = part([
       [0, -5, "a-start"],
@@ -135,3 +142,40 @@ t.test(
     t.end();
   },
 );
+
+t.test("a host weighs 2.5 switch ports: a one-switch star splits its hosts around the switch", (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "sim-partition-"));
+  try {
+    const hosts = Array.from({ length: 17 }, (_, i) => `h${i + 1}`);
+    const file = join(dir, "star.yaml");
+    writeFileSync(
+      file,
+      [
+        "name: star",
+        "duration: 10us",
+        "topology:",
+        "  name: star",
+        "  nodes:",
+        "    sw: { kind: switch }",
+        ...hosts.map((h) => `    ${h}: { kind: host }`),
+        "  links:",
+        ...hosts.map((h, i) => `    - [${h}:eth1, sw:eth${i + 1}]`),
+        "timeline:",
+        "  - at: 0us",
+        "    stop: all",
+        "",
+      ].join("\n"),
+    );
+    const topo = loadScenario(file).topology;
+    const p = partitionTopology(topo, 2);
+    const sw = p.of.get("sw")!;
+    const withSwitch = hosts.filter((h) => p.of.get(h) === sw).length;
+    // Weight 17 (switch) + 2.5 per host, 59.5 in all: the switch takes about 5 hosts, the other side 12.
+    // With a host counted as one port the switch's side held 1 host and the other 16 (every host link cut).
+    t.ok(withSwitch >= 4 && withSwitch <= 8, `${withSwitch} hosts beside the switch`);
+    t.equal(p.cutLinks, hosts.length - withSwitch, "a link is cut for each host away from the switch");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  t.end();
+});
