@@ -16,6 +16,7 @@ import { parallelRefusal, runScenarioSimParallel } from "../run/sim-parallel.js"
 import { writeNewFile } from "../runtime/realtime/safe-files.js";
 import { loadScenario } from "../scenario/scenario.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
+import { needsGcRerun, rerunWithSingleThreadedGc } from "./gc-rerun.js";
 import { besideGuard, fitNow, guardMachine } from "./machine-guard.js";
 import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
 import { emulatedProgress, liveProgress } from "./progress.js";
@@ -84,6 +85,10 @@ export function registerRunCommand(program: Command): void {
     .option("--quiet", "no progress lines")
     .action(
       action(async (file: string, opts: RunOptions) => {
+        if (needsGcRerun(opts)) {
+          process.exitCode = await rerunWithSingleThreadedGc();
+          return;
+        }
         let sc = loadScenario(file);
         const machine =
           opts.runtime === "live"
