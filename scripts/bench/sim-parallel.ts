@@ -1,70 +1,134 @@
 // Benchmark: the simulator on 1 worker against 2 (`rocelab run --workers`, docs/parallel-sim.md), side by
 // side in one run: the k = 8 fat tree under the web-search mix (docs/experiments/fat-tree-websearch.yaml)
-// and HPCC's 64:1 DCQCN incast (sim-vs-ns3.ts), alternating 1 and 2 workers `--runs` times. Prints wall
-// times, the ratio 1 worker / 2 workers, the incast against ns-3's recorded wall time, whether the two
-// reports agree, and the machine's load average around each case (a busy machine makes the ratio
-// meaningless: the two workers compete with everything else for the cores).
+// and HPCC's 64:1 DCQCN incast (sim-vs-ns3.ts), alternating 1 and 2 workers `--runs` times. Each run is a
+// process of its own (sim-parallel-arm.ts), started as `rocelab run` starts it: the split run with V8's
+// single-threaded collector (src/cli/gc-rerun.ts; `--gc default` runs it without, to show what that
+// costs). Prints the simulation's wall time in the process and the whole process's, the ratio 1 worker /
+// 2 workers, the CPU, the incast against ns-3's recorded wall time, whether the two reports agree, where
+// the workers' time went, and the machine's load average around each case (a busy machine makes the
+// ratio meaningless: the two workers compete with everything else for the cores).
+//
+// With --contention it also runs, per case, one whole single-threaded copy in a worker thread alone and
+// then two copies at once: how much two independent simulations of the whole fabric slow each other on
+// this machine (shared caches and memory). A worker of a split run touches only its part of the fabric,
+// so this is the worst case of what the cores' sharing costs, not a bound on the split.
 //
 //   node dist/tools/bench/sim-parallel.js [--fat-tree-ms 10] [--runs 1] [--workers 2] [--no-fat-tree]
+//                                         [--gc single|default] [--contention]
 
 import { availableParallelism, loadavg } from "node:os";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { runScenarioSim } from "../../src/run/run-sim.js";
-import { runScenarioSimParallel } from "../../src/run/sim-parallel.js";
-import { loadScenario, type Scenario } from "../../src/scenario/scenario.js";
+import { Worker } from "node:worker_threads";
+import { execa } from "execa";
+import { SINGLE_THREADED_GC } from "../../src/cli/gc-rerun.js";
+import type { Scenario } from "../../src/scenario/scenario.js";
 import { describeMachine, fmt, formatTable, isMain, median, runAsScript } from "./common.js";
-import { incastScenario, NS3_RECORDED } from "./sim-vs-ns3.js";
-
-const FAT_TREE = "docs/experiments/fat-tree-websearch.yaml";
+import { type ArmCase, type ArmResult, armScenario } from "./sim-parallel-cases.js";
+import { NS3_RECORDED } from "./sim-vs-ns3.js";
 
 interface CaseResult {
   readonly name: string;
+  /** The simulation's wall ms in its process (from the scenario to the report), per run. */
   readonly one: number[];
   readonly many: number[];
-  /** CPU ms of this process (every thread), per run. */
+  /** The whole process's wall ms (Node's start, loading, the run, the exit), per run. */
+  readonly oneProcess: number[];
+  readonly manyProcess: number[];
+  /** CPU ms of the simulation in its process (every thread), per run. */
   readonly oneCpu: number[];
   readonly manyCpu: number[];
   readonly same: boolean;
   readonly load: [number, number];
   readonly cut: number;
   readonly lookaheadNs: number;
+  /** The last N-worker run's workers: where their time went. */
+  readonly workers: NonNullable<ArmResult["workers"]>;
+  /** --contention: wall ms of one copy alone in a worker thread, and of each of two copies at once. */
+  readonly contention?: { alone: number; together: number[] };
 }
 
-/** Wall ms and CPU ms (this process, every thread) of `fn`, and what it returned. */
-async function timed<T>(fn: () => T | Promise<T>): Promise<[number, number, T]> {
+/** Wall ms of each of `n` whole single-threaded copies of `sc`, run at once in worker threads. */
+async function copies(sc: Scenario, n: number): Promise<number[]> {
+  const url = new URL("./sim-copy-worker.js", import.meta.url);
+  return Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<number>((resolve, reject) => {
+          const w = new Worker(url, { workerData: { sc } });
+          w.once("message", (ms: number) => {
+            resolve(ms);
+            void w.terminate();
+          });
+          w.once("error", reject);
+        }),
+    ),
+  );
+}
+
+/** Runs one arm in a process of its own (sim-parallel-arm.ts); its result and the whole process's wall ms. */
+async function arm(
+  which: ArmCase,
+  ms: number,
+  workers: number,
+  gc: "single" | "default",
+): Promise<[ArmResult, number]> {
+  const script = fileURLToPath(new URL("./sim-parallel-arm.js", import.meta.url));
+  const flags = workers > 1 && gc === "single" ? [SINGLE_THREADED_GC] : [];
   const t0 = performance.now();
-  const c0 = process.cpuUsage();
-  const r = await fn();
-  const c = process.cpuUsage(c0);
-  return [performance.now() - t0, (c.user + c.system) / 1000, r];
+  const r = await execa(process.execPath, [...flags, script, which, String(ms), String(workers)], {
+    reject: false,
+    env: { NODE_OPTIONS: "" },
+  });
+  const wall = performance.now() - t0;
+  if (r.exitCode !== 0) throw new Error(`${which} on ${workers} worker(s) failed: ${r.stderr.slice(-2000)}`);
+  return [JSON.parse(r.stdout.trim().split("\n").at(-1)!) as ArmResult, wall];
 }
 
-/** The report without its wall-clock time. */
-function comparable(report: { runtime?: unknown }): string {
-  return JSON.stringify(report).replace(/"wallClockMs":[\d.e+-]+/, "");
-}
-
-async function runCase(name: string, sc: Scenario, runs: number, workers: number): Promise<CaseResult> {
-  const one: number[] = [];
-  const many: number[] = [];
-  const oneCpu: number[] = [];
-  const manyCpu: number[] = [];
+async function runCase(
+  name: string,
+  which: ArmCase,
+  ms: number,
+  opts: { runs: number; workers: number; gc: "single" | "default"; contention: boolean },
+): Promise<CaseResult> {
+  const r: Omit<CaseResult, "same" | "load" | "cut" | "lookaheadNs" | "workers" | "contention"> = {
+    name,
+    one: [],
+    many: [],
+    oneProcess: [],
+    manyProcess: [],
+    oneCpu: [],
+    manyCpu: [],
+  };
   let same = true;
-  let cut = 0;
-  let lookaheadNs = 0;
+  let last: ArmResult | null = null;
   const before = loadavg()[0]!;
-  for (let i = 0; i < runs; i++) {
-    const [ms1, cpu1, r1] = await timed(() => runScenarioSim(sc));
-    const [msN, cpuN, rN] = await timed(() => runScenarioSimParallel(sc, { workers }));
-    one.push(ms1);
-    many.push(msN);
-    oneCpu.push(cpu1);
-    manyCpu.push(cpuN);
-    same &&= comparable(r1.report) === comparable(rN.report);
-    cut = rN.partitioning.cutLinks;
-    lookaheadNs = rN.partitioning.lookaheadNs;
+  for (let i = 0; i < opts.runs; i++) {
+    const [a, aWall] = await arm(which, ms, 1, opts.gc);
+    const [b, bWall] = await arm(which, ms, opts.workers, opts.gc);
+    r.one.push(a.wallMs);
+    r.many.push(b.wallMs);
+    r.oneProcess.push(aWall);
+    r.manyProcess.push(bWall);
+    r.oneCpu.push(a.cpuMs);
+    r.manyCpu.push(b.cpuMs);
+    same &&= a.report === b.report;
+    last = b;
   }
-  return { name, one, many, oneCpu, manyCpu, same, load: [before, loadavg()[0]!], cut, lookaheadNs };
+  const sc = armScenario(which, ms);
+  const shared = opts.contention
+    ? { alone: (await copies(sc, 1))[0]!, together: await copies(sc, 2) }
+    : undefined;
+  return {
+    ...r,
+    same,
+    load: [before, loadavg()[0]!],
+    cut: last?.cutLinks ?? 0,
+    lookaheadNs: last?.lookaheadNs ?? 0,
+    workers: last?.workers ?? [],
+    ...(shared ? { contention: shared } : {}),
+  };
 }
 
 export async function main(argv: readonly string[]): Promise<void> {
@@ -75,10 +139,14 @@ export async function main(argv: readonly string[]): Promise<void> {
       runs: { type: "string", default: "1" },
       workers: { type: "string", default: "2" },
       "no-fat-tree": { type: "boolean", default: false },
+      contention: { type: "boolean", default: false },
+      gc: { type: "string", default: "single" },
     },
   });
   const runs = Number(values.runs);
   const workers = Number(values.workers);
+  const gc = values.gc;
+  if (gc !== "single" && gc !== "default") throw new Error(`--gc ${gc}: expected single or default`);
   const print = (s = ""): void => void process.stdout.write(`${s}\n`);
   print(describeMachine());
   print(
@@ -86,19 +154,19 @@ export async function main(argv: readonly string[]): Promise<void> {
       .map((l) => fmt(l, 2))
       .join(" ")}`,
   );
-  const cases: [string, Scenario][] = [
-    ["64:1 incast (HPCC ns-3 DCQCN)", incastScenario(NS3_RECORDED.senders)],
-  ];
-  if (!values["no-fat-tree"]) {
-    const ft = loadScenario(FAT_TREE);
-    const ms = Number(values["fat-tree-ms"]);
-    cases.push([`k = 8 fat tree, web search, ${ms} ms`, { ...ft, durationNs: Math.round(ms * 1e6) }]);
-  }
+  const ms = Number(values["fat-tree-ms"]);
+  const cases: [string, ArmCase][] = [["64:1 incast (HPCC ns-3 DCQCN)", "incast"]];
+  if (!values["no-fat-tree"]) cases.push([`k = 8 fat tree, web search, ${ms} ms`, "fat-tree"]);
   const results: CaseResult[] = [];
-  for (const [name, sc] of cases) results.push(await runCase(name, sc, runs, workers));
+  for (const [name, which] of cases)
+    results.push(
+      await runCase(name, which, ms, { runs, workers, gc, contention: values.contention === true }),
+    );
   print();
   print(
-    `1 worker against ${workers}, alternating, ${runs} pair(s) each, in-process wall time (ms); CPU ms of every thread`,
+    `1 worker against ${workers} (${gc === "single" ? "V8's single-threaded collector, as rocelab run --workers" : "V8's default collector"}), ` +
+      `alternating, ${runs} pair(s) each, each run a process of its own: the simulation's wall time in ` +
+      "its process (ms), the whole process's in brackets; CPU ms of the simulation, every thread",
   );
   print(
     formatTable(
@@ -107,6 +175,7 @@ export async function main(argv: readonly string[]): Promise<void> {
         "1 worker",
         `${workers} workers`,
         "ratio (median)",
+        "whole process",
         "CPU 1 / N",
         "same report",
         "cut links",
@@ -114,9 +183,10 @@ export async function main(argv: readonly string[]): Promise<void> {
       ],
       results.map((r) => [
         r.name,
-        r.one.map((x) => fmt(x, 0)).join(" "),
-        r.many.map((x) => fmt(x, 0)).join(" "),
+        r.one.map((x, i) => `${fmt(x, 0)} (${fmt(r.oneProcess[i]!, 0)})`).join(" "),
+        r.many.map((x, i) => `${fmt(x, 0)} (${fmt(r.manyProcess[i]!, 0)})`).join(" "),
         `${fmt(median(r.one) / median(r.many), 2)}×`,
+        `${fmt(median(r.oneProcess) / median(r.manyProcess), 2)}×`,
         `${fmt(median(r.oneCpu), 0)} / ${fmt(median(r.manyCpu), 0)}`,
         r.same ? "yes" : "NO",
         `${r.cut} (lookahead ${fmt(r.lookaheadNs, 0)} ns)`,
@@ -124,12 +194,45 @@ export async function main(argv: readonly string[]): Promise<void> {
       ]),
     ),
   );
+  print();
+  print(`where the ${workers} workers' time went (the last run; ms of real time per worker)`);
+  print(
+    formatTable(
+      ["case", "worker", "build", "simulate", "windows' ends", "events", "windows", "frames sent"],
+      results.flatMap((r) =>
+        r.workers.map((w, i) => [
+          r.name,
+          String(i),
+          fmt(w.buildMs, 0),
+          fmt(w.simulateMs, 0),
+          fmt(w.exchangeMs, 0),
+          String(w.events),
+          String(w.windows),
+          String(w.framesSent),
+        ]),
+      ),
+    ),
+  );
+  for (const r of results) {
+    const sum = r.workers.reduce((s, w) => s + w.simulateMs, 0);
+    print(
+      `${r.name}: the workers' simulating adds up to ${fmt(sum / median(r.one), 2)}× the 1-worker run's wall time`,
+    );
+    if (!r.contention) continue;
+    const { alone, together } = r.contention;
+    print(
+      `  one whole single-threaded copy alone in a thread ${fmt(alone, 0)} ms, two at once ` +
+        `${together.map((x) => fmt(x, 0)).join(" and ")} ms: ${fmt(Math.max(...together) / alone, 2)}× slower`,
+    );
+  }
   const incast = results[0]!;
   print();
   print(
     `64:1 incast against HPCC's ns-3 (${NS3_RECORDED.wallS} s recorded): 1 worker ` +
       `${fmt(median(incast.one) / 1000 / NS3_RECORDED.wallS, 2)}×, ${workers} workers ` +
-      `${fmt(median(incast.many) / 1000 / NS3_RECORDED.wallS, 2)}× ns-3's wall time (in-process, warm)`,
+      `${fmt(median(incast.many) / 1000 / NS3_RECORDED.wallS, 2)}× ns-3's wall time (the simulation in ` +
+      `its process); whole processes ${fmt(median(incast.oneProcess) / 1000 / NS3_RECORDED.wallS, 2)}× and ` +
+      `${fmt(median(incast.manyProcess) / 1000 / NS3_RECORDED.wallS, 2)}×`,
   );
   print(
     `load average after: ${loadavg()

@@ -29,7 +29,10 @@ export interface ParallelRunResult {
   readonly report: Report;
   readonly partitioning: Partitioning;
   /** Per worker: events processed, windows, frames sent to other workers. */
-  readonly workers: readonly { events: number; windows: number; framesSent: number }[];
+  readonly workers: readonly Pick<
+    PartitionResult,
+    "events" | "windows" | "framesSent" | "buildMs" | "simulateMs" | "exchangeMs"
+  >[];
 }
 
 /** What else a run asks for, that a parallel run may not give. */
@@ -137,7 +140,14 @@ async function runParallel(
     return {
       report,
       partitioning,
-      workers: parts.map((p) => ({ events: p.events, windows: p.windows, framesSent: p.framesSent })),
+      workers: parts.map(({ events, windows, framesSent, buildMs, simulateMs, exchangeMs }) => ({
+        events,
+        windows,
+        framesSent,
+        buildMs,
+        simulateMs,
+        exchangeMs,
+      })),
     };
   } finally {
     if (progress) clearInterval(progress);

@@ -37,6 +37,10 @@ export interface PartitionResult {
   readonly events: number;
   readonly windows: number;
   readonly framesSent: number;
+  /** Real ms of this worker: building the run, simulating (its windows), and closing windows (barrier and exchange). */
+  readonly buildMs: number;
+  readonly simulateMs: number;
+  readonly exchangeMs: number;
 }
 
 /** A partition's run, kept for the coordinator's second question (the flow report). */
@@ -48,6 +52,7 @@ export interface PartitionRun {
 /** Runs partition `job.self` to the end of the scenario. */
 export function runPartition(job: PartitionJob): PartitionRun {
   const { sc, self } = job;
+  const t0 = performance.now();
   const of = new Map(job.of);
   const owns = (device: string): boolean => of.get(device) === self;
   const times: number[] = [];
@@ -71,6 +76,9 @@ export function runPartition(job: PartitionJob): PartitionRun {
     exchange.send(of.get(peer)!, link.index, side, arrival, link.gen, frame, verified);
   });
   const incoming = sim.deliverRemote;
+  const built = performance.now();
+  let simulateMs = 0;
+  let exchangeMs = 0;
 
   const end = sc.durationNs;
   const lookahead = job.lookaheadNs;
@@ -82,10 +90,14 @@ export function runPartition(job: PartitionJob): PartitionRun {
     // Every event before `until` + 1 is safe: no frame from another partition can arrive before
     // next + lookahead, as nothing anywhere happens before `next`.
     const until = Math.min(next + lookahead, end + 1) - 1;
+    const a = performance.now();
     sim.run(until);
+    const b = performance.now();
     exchange.clocks[self] = until;
     windows++;
     next = exchange.closeWindow(sim.nextEventTime(), incoming);
+    simulateMs += b - a;
+    exchangeMs += performance.now() - b;
   }
   sim.run(end);
 
@@ -112,6 +124,9 @@ export function runPartition(job: PartitionJob): PartitionRun {
       events: sim.eventsProcessed,
       windows,
       framesSent: exchange.sent,
+      buildMs: built - t0,
+      simulateMs,
+      exchangeMs,
     },
   };
 }
