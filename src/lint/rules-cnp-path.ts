@@ -14,41 +14,74 @@ import type { Rule, RuleFinding } from "../scenario/rule.js";
 import { linkAt, NodeKind } from "../scenario/topology.js";
 import type { Route } from "../switch/config.js";
 
-/** The switches every equal-cost path from `from` (a host) to `to`'s address crosses, in visiting order. */
+/**
+ * The switches every equal-cost path from `from` (a host) to `to`'s address crosses, in visiting order.
+ * Paths with the same switches in the same order are one array (interned), so checks that depend only
+ * on a path are made once per path, not once per pair of hosts (1,048,576 pairs on a k = 16 fat tree).
+ */
 type PathOf = (from: string, toIp: number) => readonly string[];
 
-function lookup(routes: readonly Route[], ip: number): Route | null {
-  let best: Route | null = null;
+/** A switch's routes by prefix length, longest first, each length a map from prefix to route. */
+type RouteIndex = readonly (readonly [number, ReadonlyMap<number, Route>])[];
+
+function indexRoutes(routes: readonly Route[]): RouteIndex {
+  const byLength = new Map<number, Map<number, Route>>();
   for (const r of routes) {
-    const mask = r.prefixLength === 0 ? 0 : (~0 << (32 - r.prefixLength)) >>> 0;
-    if ((ip & mask) >>> 0 === r.prefix >>> 0 && (best === null || r.prefixLength > best.prefixLength))
-      best = r;
+    const m = byLength.get(r.prefixLength) ?? new Map<number, Route>();
+    // The first route of a prefix wins, as in the linear scan this replaces.
+    if (!m.has(r.prefix >>> 0)) m.set(r.prefix >>> 0, r);
+    byLength.set(r.prefixLength, m);
   }
-  return best;
+  return [...byLength].sort((a, b) => b[0] - a[0]);
+}
+
+function lookup(index: RouteIndex, ip: number): Route | null {
+  for (const [length, routes] of index) {
+    const mask = length === 0 ? 0 : (~0 << (32 - length)) >>> 0;
+    const r = routes.get((ip & mask) >>> 0);
+    if (r !== undefined) return r;
+  }
+  return null;
 }
 
 function pathFinder(lab: ResolvedLab): PathOf {
   const topo = lab.topology;
   const routes = computeRoutes(topo, planAddresses(topo));
+  const indexes = new Map<string, RouteIndex>();
+  const indexOf = (sw: string): RouteIndex => {
+    let i = indexes.get(sw);
+    if (i === undefined) {
+      i = indexRoutes(routes.get(sw) ?? []);
+      indexes.set(sw, i);
+    }
+    return i;
+  };
   const isSwitch = new Map(topo.nodes.map((n) => [n.name, n.kind === NodeKind.Switch]));
-  const next = new Map<string, readonly string[]>();
+  /** Destination address -> switch -> the switches it hands a packet for that address to. */
+  const next = new Map<number, Map<string, readonly string[]>>();
   /** The switches `sw` hands a packet for `ip` to (memoised: pairs of hosts share them). */
   const nextSwitches = (sw: string, ip: number): readonly string[] => {
-    const key = `${sw}|${ip}`;
-    let found = next.get(key);
+    let bySwitch = next.get(ip);
+    if (bySwitch === undefined) {
+      bySwitch = new Map();
+      next.set(ip, bySwitch);
+    }
+    let found = bySwitch.get(sw);
     if (found === undefined) {
-      const route = lookup(routes.get(sw) ?? [], ip);
+      const route = lookup(indexOf(sw), ip);
       found = (route?.nextHops ?? [])
         .map((h) => linkAt(topo, sw, h.port)?.peer.node)
         .filter((n): n is string => n !== undefined && isSwitch.get(n) === true);
-      next.set(key, found);
+      bySwitch.set(sw, found);
     }
     return found;
   };
   const paths = new Map<string, readonly string[]>();
+  const interned = new Map<string, readonly string[]>();
+  const empty: readonly string[] = [];
   return (from, toIp) => {
     const first = linkAt(topo, from, 1)?.peer.node;
-    if (first === undefined || !isSwitch.get(first)) return [];
+    if (first === undefined || !isSwitch.get(first)) return empty;
     // Hosts behind one switch share their paths: one walk per (first switch, destination).
     const key = `${first}|${toIp}`;
     const known = paths.get(key);
@@ -62,44 +95,98 @@ function pathFinder(lab: ResolvedLab): PathOf {
           seen.add(n);
           queue.push(n);
         }
-    paths.set(key, queue);
-    return queue;
+    const text = queue.join(" ");
+    const path = interned.get(text) ?? queue;
+    interned.set(text, path);
+    paths.set(key, path);
+    return path;
   };
+}
+
+/** Memoised per path (or pair of paths): what checkPair finds along it. */
+interface PathChecks {
+  /** Switches of a reverse path that put DSCP `dscp` in another priority than `priority`: key dscp|priority. */
+  readonly misclassed: WeakMap<readonly string[], Map<string, readonly [string, number][]>>;
+  /** Switches only on the forward path, and only on the reverse one. */
+  readonly asymmetry: WeakMap<readonly string[], WeakMap<readonly string[], boolean>>;
+}
+
+function newPathChecks(): PathChecks {
+  return { misclassed: new WeakMap(), asymmetry: new WeakMap() };
+}
+
+/** The switches of `path` that give DSCP `dscp` another priority than `priority`, with the one they give. */
+function misclassedOn(
+  lab: ResolvedLab,
+  path: readonly string[],
+  dscp: number,
+  priority: number,
+  memo: PathChecks,
+): readonly [string, number][] {
+  let byClass = memo.misclassed.get(path);
+  if (byClass === undefined) {
+    byClass = new Map();
+    memo.misclassed.set(path, byClass);
+  }
+  const key = `${dscp}|${priority}`;
+  const known = byClass.get(key);
+  if (known !== undefined) return known;
+  const found: [string, number][] = [];
+  for (const name of path) {
+    const given = lab.switches.get(name)!.qos.dscpToPriority[dscp]!;
+    if (given !== priority) found.push([name, given]);
+  }
+  byClass.set(key, found);
+  return found;
+}
+
+/** Whether `forward` and `reverse` cross different switches (memoised per pair of interned paths). */
+function asymmetric(forward: readonly string[], reverse: readonly string[], memo: PathChecks): boolean {
+  let byReverse = memo.asymmetry.get(forward);
+  if (byReverse === undefined) {
+    byReverse = new WeakMap();
+    memo.asymmetry.set(forward, byReverse);
+  }
+  let found = byReverse.get(reverse);
+  if (found === undefined) {
+    const back = new Set(reverse);
+    const ahead = new Set(forward);
+    found = forward.some((n) => !back.has(n)) || reverse.some((n) => !ahead.has(n));
+    byReverse.set(reverse, found);
+  }
+  return found;
 }
 
 /** Adds `host` to the finding under `key`, made by `make` the first time. */
 function collect(
-  into: Map<string, { hosts: string[]; make: (hosts: string) => RuleFinding }>,
+  into: Map<string, { hosts: Set<string>; make: (hosts: string) => RuleFinding }>,
   key: string,
   host: string,
   make: (hosts: string) => RuleFinding,
 ): void {
-  const entry = into.get(key) ?? { hosts: [], make };
-  if (!entry.hosts.includes(host)) entry.hosts.push(host);
-  into.set(key, entry);
+  const entry = into.get(key);
+  if (entry === undefined) into.set(key, { hosts: new Set([host]), make });
+  else entry.hosts.add(host);
 }
 
 /** Checks the reverse path of the CNPs `r` sends to `s` (its data senders). */
 function checkPair(
-  lab: ResolvedLab,
   s: NicConfig,
   r: NicConfig,
   pathOf: PathOf,
-  out: Map<string, { hosts: string[]; make: (hosts: string) => RuleFinding }>,
+  classOf: (path: readonly string[], dscp: number, priority: number) => readonly [string, number][],
+  memo: PathChecks,
+  out: Map<string, { hosts: Set<string>; make: (hosts: string) => RuleFinding }>,
 ): void {
   const reverse = pathOf(r.name, s.port.ip);
   const forward = pathOf(s.name, r.port.ip);
   const dscp = r.qos.cnpDscp;
-  for (const name of reverse) {
-    const sw = lab.switches.get(name)!;
-    const priority = sw.qos.dscpToPriority[dscp]!;
-    if (priority !== r.qos.cnpPriority)
-      collect(out, `class|${name}|${dscp}|${priority}|${r.qos.cnpPriority}`, r.name, (hosts) => ({
-        path: `switches.${name}.qos.dscpToPriority`,
-        message: `CNPs at DSCP ${dscp} get priority ${priority} on ${name}, on their way back from ${hosts}, whose NICs send them on priority ${r.qos.cnpPriority}`,
-        fix: `the same CNP priority on the NICs (qos.cnpPriority) and every switch (qos.dscpToPriority "${dscp}")`,
-      }));
-  }
+  for (const [name, priority] of classOf(reverse, dscp, r.qos.cnpPriority))
+    collect(out, `class|${name}|${dscp}|${priority}|${r.qos.cnpPriority}`, r.name, (hosts) => ({
+      path: `switches.${name}.qos.dscpToPriority`,
+      message: `CNPs at DSCP ${dscp} get priority ${priority} on ${name}, on their way back from ${hosts}, whose NICs send them on priority ${r.qos.cnpPriority}`,
+      fix: `the same CNP priority on the NICs (qos.cnpPriority) and every switch (qos.dscpToPriority "${dscp}")`,
+    }));
   const dataPriority = r.qos.dscpToPriority[r.qos.dataDscp]!;
   if (r.qos.cnpPriority === dataPriority)
     collect(out, `nic|${r.name}`, r.name, () => ({
@@ -107,11 +194,7 @@ function checkPair(
       message: `${r.name} sends CNPs on priority ${dataPriority}, its data priority: a pause of its data holds its CNPs too`,
       fix: "qos: { cnpPriority: 6 } (ConnectX cnp_802p_prio), a priority of the CNPs' own",
     }));
-  const back = new Set(reverse);
-  const ahead = new Set(forward);
-  const only = forward.filter((n) => !back.has(n));
-  const onlyBack = reverse.filter((n) => !ahead.has(n));
-  if (only.length > 0 || onlyBack.length > 0)
+  if (asymmetric(forward, reverse, memo))
     collect(out, `sym|${s.name}|${r.name}`, r.name, () => ({
       path: `topology.nodes`,
       severity: "info",
@@ -138,9 +221,12 @@ const cnpReturnPath: Rule = {
     const hosts = [...lab.hosts.values()];
     if (hosts.length < 2 || lab.switches.size === 0) return [];
     const pathOf = pathFinder(lab);
-    const out = new Map<string, { hosts: string[]; make: (hosts: string) => RuleFinding }>();
-    for (const s of hosts) for (const r of hosts) if (s !== r) checkPair(lab, s, r, pathOf, out);
-    return [...out.values()].map((e) => e.make(e.hosts.join(", ")));
+    const memo = newPathChecks();
+    const classOf = (path: readonly string[], dscp: number, priority: number) =>
+      misclassedOn(lab, path, dscp, priority, memo);
+    const out = new Map<string, { hosts: Set<string>; make: (hosts: string) => RuleFinding }>();
+    for (const s of hosts) for (const r of hosts) if (s !== r) checkPair(s, r, pathOf, classOf, memo, out);
+    return [...out.values()].map((e) => e.make([...e.hosts].join(", ")));
   },
 };
 
