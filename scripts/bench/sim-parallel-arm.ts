@@ -3,7 +3,7 @@
 // flag). Prints one JSON line: the in-process wall and CPU time (ms, every thread), a hash of the report
 // without its wall-clock time, and for a split run its partition and where each worker's time went.
 //
-//   node [--single-threaded-gc] dist/tools/bench/sim-parallel-arm.js incast|fat-tree MS WORKERS
+//   node [--single-threaded-gc] dist/tools/bench/sim-parallel-arm.js incast|fat-tree|fat-tree-k16 MS WORKERS
 
 import { createHash } from "node:crypto";
 import { runScenarioSim } from "../../src/run/run-sim.js";
@@ -18,8 +18,13 @@ function hash(report: unknown): string {
 
 export async function main(argv: readonly string[]): Promise<void> {
   const [which, ms, workers] = [argv[0] as ArmCase, Number(argv[1]), Number(argv[2])];
-  if ((which !== "incast" && which !== "fat-tree") || !(ms > 0) || !Number.isInteger(workers) || workers < 1)
-    throw new Error("usage: sim-parallel-arm.js incast|fat-tree MS WORKERS");
+  if (
+    !["incast", "fat-tree", "fat-tree-k16"].includes(which) ||
+    !(ms > 0) ||
+    !Number.isInteger(workers) ||
+    workers < 1
+  )
+    throw new Error("usage: sim-parallel-arm.js incast|fat-tree|fat-tree-k16 MS WORKERS");
   const sc = armScenario(which, ms);
   const t0 = performance.now();
   const c0 = process.cpuUsage();
@@ -27,7 +32,12 @@ export async function main(argv: readonly string[]): Promise<void> {
   if (workers === 1) {
     const r = runScenarioSim(sc);
     const c = process.cpuUsage(c0);
-    result = { wallMs: performance.now() - t0, cpuMs: (c.user + c.system) / 1000, report: hash(r.report) };
+    result = {
+      wallMs: performance.now() - t0,
+      cpuMs: (c.user + c.system) / 1000,
+      report: hash(r.report),
+      maxRssMiB: process.resourceUsage().maxRSS / 1024,
+    };
   } else {
     const r = await runScenarioSimParallel(sc, { workers });
     const c = process.cpuUsage(c0);
@@ -35,6 +45,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       wallMs: performance.now() - t0,
       cpuMs: (c.user + c.system) / 1000,
       report: hash(r.report),
+      maxRssMiB: process.resourceUsage().maxRSS / 1024,
       cutLinks: r.partitioning.cutLinks,
       lookaheadNs: r.partitioning.lookaheadNs,
       workers: r.workers,
