@@ -90,7 +90,7 @@ export function oursCoreQueues(built: Built): CoreQueues {
 }
 
 /** HPCC's trace records of the core switches' queues, as queue events (the file read a chunk at a time). */
-function* ns3QueueEvents(path: string, check: Map<string, number>): Generator<QueueEvent> {
+export function* ns3QueueEvents(path: string, check: Map<string, number>): Generator<QueueEvent> {
   const fd = openSync(path, "r");
   try {
     const size = fstatSync(fd).size;
