@@ -115,7 +115,7 @@ export interface RunOutcome {
   readonly cpuMs: number;
 }
 
-interface Built {
+export interface Built {
   readonly scenario: Scenario;
   readonly cc: CcMode;
   readonly ns3: Ns3Input;

@@ -3,8 +3,9 @@
 
 import { describeMachine } from "./common.js";
 import { ns3Binary } from "./hpcc-ns3.js";
-import { BYTE_SCALE, ECMP_ALGORITHMS, type EcmpAlgorithm } from "./ns3-cases.js";
-import { parseCcModes } from "./ns3-cc.js";
+import { BYTE_SCALE, buildCase, ECMP_ALGORITHMS, type EcmpAlgorithm } from "./ns3-cases.js";
+import { type CcMode, parseCcModes } from "./ns3-cc.js";
+import { coreQueuesTable, ns3CoreQueues, oursCoreQueues } from "./ns3-core-queues.js";
 import { fidelityCases, runFidelity } from "./ns3-fidelity.js";
 
 /** A list of numbers from a flag, each checked. */
@@ -68,6 +69,20 @@ export async function fidelity(values: Record<string, string | boolean | undefin
   const print = (s = ""): void => {
     process.stdout.write(`${s}\n`);
   };
+  if (values["core-queues"] === true) {
+    if (fatTree.length !== 1 || ccs.length !== 1 || ns3Dir === undefined)
+      throw new Error("--core-queues: one --fat-tree buffer, one --cc, and --ns3 DIR");
+    const c = { kind: "fat-tree", bufferMiB: fatTree[0]!, cc: ccs[0] as CcMode, load, ...window } as const;
+    const scale = values["scale-flows"] === true;
+    const alg = ecmp as EcmpAlgorithm | undefined;
+    for (const seed of seeds) {
+      const built = buildCase(c, mmus[0] as "default" | "hpcc-ns3", seed, acks, 1, scale, 0, alg);
+      const ours = oursCoreQueues(built);
+      print(`== core switches' egress queues at their peak, seed ${seed}: rocelab / HPCC ns-3 ==`);
+      for (const l of coreQueuesTable(ours, await ns3CoreQueues(ns3Dir, built, seed))) print(l);
+    }
+    return;
+  }
   print("== sim-vs-ns3: outcomes against HPCC's ns-3 over shared-buffer sizes ==");
   print(describeMachine());
   print(

@@ -20,6 +20,8 @@
 //       [--ns3 DIR] [--markdown] [--json FILE]
 //       [--perturb-starts NS]            (instead of ns-3: rocelab with every other flow or sender NS late)
 //       [--ecmp crc16|crc32|xor32|toeplitz] (fat tree: our switches' ECMP hash; default crc32)
+//       [--core-queues]                  (fat tree, one --cc, --ns3: every core port's queue at its peak,
+//                                         packet by packet, in both simulators: ns3-core-queues.ts)
 //   node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]      # print a --json run again
 
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -135,6 +137,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       "scale-flows": { type: "boolean" },
       "perturb-starts": { type: "string" },
       ecmp: { type: "string" },
+      "core-queues": { type: "boolean" },
       "same-packets": { type: "boolean" },
       from: { type: "string" },
       markdown: { type: "boolean" },
@@ -150,6 +153,7 @@ export async function main(argv: readonly string[]): Promise<void> {
         "           [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--byte-scale]\n" +
         "           [--scale-flows] [--same-packets] [--ns3 DIR | --perturb-starts NS] [--markdown] [--json FILE]\n" +
         "           [--ecmp crc16|crc32|xor32|toeplitz]   (fat tree: our switches' ECMP hash)\n" +
+        "           [--core-queues]   (one --fat-tree and --cc, --ns3: each core port's queue at its peak)\n" +
         "       node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]\n",
     );
     return;
