@@ -20,7 +20,8 @@
 //       [--ns3 DIR] [--markdown] [--json FILE]
 //       [--perturb-starts NS]            (instead of ns-3: rocelab with every other flow or sender NS late)
 //       [--ecmp crc16|crc32|xor32|toeplitz] (fat tree: our switches' ECMP hash; default crc32)
-//   node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]      # print a --json run again
+//       [--pooled]                       (fat tree: also each bucket's quantiles over all seeds' flows pooled)
+//   node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown] [--pooled] # print a --json run again
 
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -136,6 +137,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       "perturb-starts": { type: "string" },
       ecmp: { type: "string" },
       "same-packets": { type: "boolean" },
+      pooled: { type: "boolean" },
       from: { type: "string" },
       markdown: { type: "boolean" },
       json: { type: "string" },
@@ -150,7 +152,8 @@ export async function main(argv: readonly string[]): Promise<void> {
         "           [--mmu default,hpcc-ns3] [--seeds 1,2,3] [--senders 16,64] [--acks data|high] [--byte-scale]\n" +
         "           [--scale-flows] [--same-packets] [--ns3 DIR | --perturb-starts NS] [--markdown] [--json FILE]\n" +
         "           [--ecmp crc16|crc32|xor32|toeplitz]   (fat tree: our switches' ECMP hash)\n" +
-        "       node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]\n",
+        "           [--pooled]   (fat tree: each bucket's p50/p99 over all seeds' flows, cluster bootstrap over seeds)\n" +
+        "       node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown] [--pooled]\n",
     );
     return;
   }
@@ -160,6 +163,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     };
     reprintFidelity(readFileSync(values.from, "utf8"), values.from, {
       markdown: values.markdown === true,
+      pooled: values.pooled === true,
       print,
     });
     return;
