@@ -36,8 +36,41 @@ export function ratioCell(ours: readonly number[], theirs: readonly number[]): s
   return `${fmt(a / b, 2)}${star}`;
 }
 
-/** Student's t at 97.5 % for n − 1 degrees of freedom (n = 2..10; 2.0 beyond). */
-const T975 = [Number.NaN, Number.NaN, 12.71, 4.3, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26];
+/** Student's t at 97.5 % for n − 1 degrees of freedom (n = 2..31; 2.0 beyond). */
+const T975 = [
+  Number.NaN,
+  Number.NaN,
+  12.71,
+  4.3,
+  3.18,
+  2.78,
+  2.57,
+  2.45,
+  2.36,
+  2.31,
+  2.26,
+  2.23,
+  2.2,
+  2.18,
+  2.16,
+  2.14,
+  2.13,
+  2.12,
+  2.11,
+  2.1,
+  2.09,
+  2.09,
+  2.08,
+  2.07,
+  2.07,
+  2.06,
+  2.06,
+  2.06,
+  2.05,
+  2.05,
+  2.05,
+  2.04,
+];
 
 /**
  * Paired seeds: the mean of ours / HPCC's per seed with its 95 % interval, "1.04 (0.97–1.11)", "*" when

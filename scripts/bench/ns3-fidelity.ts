@@ -23,6 +23,7 @@ import {
 } from "./ns3-cases.js";
 import { byteScale, wireScale } from "./ns3-cc.js";
 import { pairedRatioCell, ratioCell, spreadCell } from "./ns3-fidelity-cells.js";
+import { POOLED_NOTE, pooledRows } from "./ns3-pooled.js";
 
 export { meansDiffer, pairedRatioCell, ratioCell, spreadCell } from "./ns3-fidelity-cells.js";
 
@@ -48,6 +49,11 @@ export interface Metrics {
   readonly total: number;
   /** Fat tree: median and 99th-percentile FCT slowdown per size bucket (NaN: no flow in it). */
   readonly buckets: readonly { readonly p50: number; readonly p99: number; readonly n: number }[];
+  /**
+   * Fat tree: every flow's slowdown per size bucket, ascending (+∞: unfinished), kept so that a saved run
+   * can pool the flows of all seeds (`--pooled`). Absent in runs saved before it.
+   */
+  readonly slowdowns?: readonly (readonly number[])[];
 }
 
 /** The value at quantile q (nearest rank) of an ascending list. */
@@ -58,13 +64,13 @@ function quantile(sorted: readonly number[], q: number): number {
 
 export function metricsOf(o: RunOutcome): Metrics {
   const fct = o.flows.map((f) => f.fctNs ?? Number.POSITIVE_INFINITY).sort((a, b) => a - b);
-  const buckets = BUCKETS.map(([lo, hi]) => {
-    const s = o.flows
+  const slowdowns = BUCKETS.map(([lo, hi]) =>
+    o.flows
       .filter((f) => f.bytes >= lo && f.bytes < hi)
       .map((f) => (f.fctNs === null ? Number.POSITIVE_INFINITY : Math.max(1, f.fctNs / f.idealNs)))
-      .sort((a, b) => a - b);
-    return { p50: quantile(s, 0.5), p99: quantile(s, 0.99), n: s.length };
-  });
+      .sort((a, b) => a - b),
+  );
+  const buckets = slowdowns.map((s) => ({ p50: quantile(s, 0.5), p99: quantile(s, 0.99), n: s.length }));
   return {
     fctP50: fct.length === 0 ? Number.NaN : median(fct),
     fctMax: fct.at(-1) ?? Number.NaN,
@@ -76,6 +82,7 @@ export function metricsOf(o: RunOutcome): Metrics {
     done: o.flows.filter((f) => f.fctNs !== null).length,
     total: o.flows.length,
     buckets,
+    slowdowns,
   };
 }
 
@@ -130,7 +137,7 @@ export interface SavedFidelity {
 export function reprintFidelity(
   text: string,
   file: string,
-  o: Pick<FidelityOptions, "markdown" | "print">,
+  o: Pick<FidelityOptions, "markdown" | "print" | "pooled">,
 ): void {
   const saved = JSON.parse(text) as Partial<SavedFidelity>;
   // JSON has no +∞ or NaN: --json writes an unfinished flow's FCT as "+inf", a figure without data as "nan".
@@ -168,6 +175,8 @@ export interface FidelityOptions {
   readonly perturbNs?: number;
   /** Fat tree: the ECMP hash of our switches (`--ecmp`); default: the feature's default, CRC-32. */
   readonly ecmp?: EcmpAlgorithm;
+  /** Fat tree: also the quantiles of every seed's flows pooled, with a cluster bootstrap (`--pooled`). */
+  readonly pooled?: boolean;
   readonly markdown: boolean;
   readonly json?: string;
   readonly print: (s?: string) => void;
@@ -352,5 +361,11 @@ function printFidelity(results: readonly CaseResult[], o: FidelityOptions): void
       for (const [m, ms] of Object.entries(r.ours))
         ratios.push([r.name, `mmu ${m}`, ...cols.map((c) => cell(ms.map(c.pick), r.ns3!.map(c.pick)))]);
     o.print(table(o, ["case", "rocelab", ...cols.map((c) => c.head)], ratios));
+    if (paired && o.pooled === true) {
+      o.print();
+      o.print(POOLED_NOTE);
+      const heads = cols.slice(0, 2 * BUCKETS.length).map((c) => c.head);
+      o.print(table(o, ["case", "rocelab", ...heads], pooledRows(rs, BUCKETS.length)));
+    }
   }
 }

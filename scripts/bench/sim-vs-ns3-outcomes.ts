@@ -98,6 +98,7 @@ export async function fidelity(values: Record<string, string | boolean | undefin
     ...(ns3Dir !== undefined ? { ns3Dir } : {}),
     ...(perturb !== undefined ? { perturbNs: perturb } : {}),
     ...(ecmp !== undefined ? { ecmp: ecmp as EcmpAlgorithm } : {}),
+    pooled: values.pooled === true,
     markdown: values.markdown === true,
     ...(str("json") !== undefined ? { json: str("json")! } : {}),
     print,

@@ -22,7 +22,8 @@
 //       [--ecmp crc16|crc32|xor32|toeplitz] (fat tree: our switches' ECMP hash; default crc32)
 //       [--core-queues]                  (fat tree, one --cc, --ns3: every core port's queue at its peak,
 //                                         packet by packet, in both simulators: ns3-core-queues.ts)
-//   node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]      # print a --json run again
+//       [--pooled]                       (fat tree: also each bucket's quantiles over all seeds' flows pooled)
+//   node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown] [--pooled] # print a --json run again
 
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -139,6 +140,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       ecmp: { type: "string" },
       "core-queues": { type: "boolean" },
       "same-packets": { type: "boolean" },
+      pooled: { type: "boolean" },
       from: { type: "string" },
       markdown: { type: "boolean" },
       json: { type: "string" },
@@ -154,7 +156,8 @@ export async function main(argv: readonly string[]): Promise<void> {
         "           [--scale-flows] [--same-packets] [--ns3 DIR | --perturb-starts NS] [--markdown] [--json FILE]\n" +
         "           [--ecmp crc16|crc32|xor32|toeplitz]   (fat tree: our switches' ECMP hash)\n" +
         "           [--core-queues]   (one --fat-tree and --cc, --ns3: each core port's queue at its peak)\n" +
-        "       node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown]\n",
+        "           [--pooled]   (fat tree: each bucket's p50/p99 over all seeds' flows, cluster bootstrap over seeds)\n" +
+        "       node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown] [--pooled]\n",
     );
     return;
   }
@@ -164,6 +167,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     };
     reprintFidelity(readFileSync(values.from, "utf8"), values.from, {
       markdown: values.markdown === true,
+      pooled: values.pooled === true,
       print,
     });
     return;
