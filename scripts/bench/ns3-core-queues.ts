@@ -11,6 +11,7 @@ import { closeSync, fstatSync, mkdtempSync, openSync, readSync, rmSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runScenarioSim } from "../../src/run/run-sim.js";
+import { readU32 } from "../../src/wire/bytes.js";
 import { fmt, formatTable } from "./common.js";
 import { ns3Binary, timeProcess, writeNs3Input } from "./hpcc-ns3.js";
 import type { Built } from "./ns3-cases.js";
@@ -27,9 +28,6 @@ export interface CoreQueues {
   readonly check: Map<string, number>;
 }
 
-const u32 = (f: Uint8Array, o: number): number =>
-  ((f[o]! << 24) | (f[o + 1]! << 16) | (f[o + 2]! << 8) | f[o + 3]!) >>> 0;
-
 interface Sent {
   readonly t: number;
   readonly len: number;
@@ -45,9 +43,9 @@ export function oursCoreQueues(built: Built): CoreQueues {
     onFrame: (t, from, to, f) => {
       // IPv4, UDP: RoCEv2 data and ACKs (BTH at byte 42: opcode, dest QP, PSN).
       if (f[12] !== 0x08 || f[13] !== 0x00 || f[23] !== 17) return;
-      const src = u32(f, 26);
+      const src = readU32(f, 26);
       if (from.device.startsWith("h") && !hostOf.has(src)) hostOf.set(src, from.device);
-      const key = `${src}>${u32(f, 30)}:${(f[34]! << 8) | f[35]!}:${u32(f, 46) & 0xffffff}:${f[42]}:${u32(f, 50) & 0xffffff}`;
+      const key = `${src}>${readU32(f, 30)}:${(f[34]! << 8) | f[35]!}:${readU32(f, 46) & 0xffffff}:${f[42]}:${readU32(f, 50) & 0xffffff}`;
       if (CORES.includes(to.device)) toCore.set(key, { t, len: f.length, inPort: to.port });
       else if (CORES.includes(from.device))
         out.push({
@@ -56,7 +54,7 @@ export function oursCoreQueues(built: Built): CoreQueues {
           key,
           ack: f[42] === 0x11,
           src,
-          dst: u32(f, 30),
+          dst: readU32(f, 30),
         });
     },
   });

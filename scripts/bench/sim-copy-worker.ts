@@ -1,4 +1,4 @@
-// A worker thread of `sim-parallel --ceiling`: runs one whole single-threaded simulation of the scenario it
+// A worker thread of `sim-parallel --contention`: runs one whole single-threaded simulation of the scenario it
 // is given and posts its wall time (ms, from the scenario's build to its report).
 
 import { parentPort, workerData } from "node:worker_threads";

@@ -28,29 +28,22 @@ export async function main(argv: readonly string[]): Promise<void> {
   const sc = armScenario(which, ms);
   const t0 = performance.now();
   const c0 = process.cpuUsage();
-  let result: ArmResult;
-  if (workers === 1) {
-    const r = runScenarioSim(sc);
-    const c = process.cpuUsage(c0);
-    result = {
-      wallMs: performance.now() - t0,
-      cpuMs: (c.user + c.system) / 1000,
-      report: hash(r.report),
-      maxRssMiB: process.resourceUsage().maxRSS / 1024,
-    };
-  } else {
-    const r = await runScenarioSimParallel(sc, { workers });
-    const c = process.cpuUsage(c0);
-    result = {
-      wallMs: performance.now() - t0,
-      cpuMs: (c.user + c.system) / 1000,
-      report: hash(r.report),
-      maxRssMiB: process.resourceUsage().maxRSS / 1024,
-      cutLinks: r.partitioning.cutLinks,
-      lookaheadNs: r.partitioning.lookaheadNs,
-      workers: r.workers,
-    };
-  }
+  const split = workers === 1 ? null : await runScenarioSimParallel(sc, { workers });
+  const report = split?.report ?? runScenarioSim(sc).report;
+  const c = process.cpuUsage(c0);
+  const result: ArmResult = {
+    wallMs: performance.now() - t0,
+    cpuMs: (c.user + c.system) / 1000,
+    report: hash(report),
+    maxRssMiB: process.resourceUsage().maxRSS / 1024,
+    ...(split
+      ? {
+          cutLinks: split.partitioning.cutLinks,
+          lookaheadNs: split.partitioning.lookaheadNs,
+          workers: split.workers,
+        }
+      : {}),
+  };
   process.stdout.write(`${JSON.stringify(result)}\n`);
 }
 

@@ -3,6 +3,7 @@
 
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
+import type { ParallelRunResult } from "../../src/run/sim-parallel.js";
 import { fatTreeTopology } from "../../src/scenario/fat-tree.js";
 import { loadScenario, resolveScenario, type Scenario } from "../../src/scenario/scenario.js";
 import { scenarioFile } from "../../src/scenario/schema.js";
@@ -20,14 +21,7 @@ export interface ArmResult {
   readonly maxRssMiB: number;
   readonly cutLinks?: number;
   readonly lookaheadNs?: number;
-  readonly workers?: readonly {
-    buildMs: number;
-    simulateMs: number;
-    exchangeMs: number;
-    events: number;
-    windows: number;
-    framesSent: number;
-  }[];
+  readonly workers?: ParallelRunResult["workers"];
 }
 
 /**
