@@ -82,6 +82,7 @@ export function buildSimRun(
     navMode === undefined
       ? new SettingsLayers(topo, sc.overrides)
       : new SettingsLayers(topo, PATH_NAV_LLDP, sc.overrides);
+  const fabricRttNs = fabricBaseRtt(topo);
   const fabric = new SimFabric(
     topo,
     (host, address, link, env) =>
@@ -93,14 +94,20 @@ export function buildSimRun(
             link,
             mtu: topo.mtu,
             l2: roceV1Of(topo, plan, host),
-            fabricRttNs: fabricBaseRtt(topo),
+            fabricRttNs,
           },
           settings.hostSettings(),
           { answerArp: true },
         ),
         env,
       ),
-    { seed: sc.seed, settings, startNs: -bringUpNs(topo) },
+    {
+      seed: sc.seed,
+      settings,
+      startNs: -bringUpNs(topo),
+      // A partition builds only its own devices; the others stand in (ghost-device.ts).
+      ...(part === undefined ? {} : { owns: part.owns }),
+    },
   );
   const sim = fabric.sim;
   // Time 0's first action: every device's tables as the run starts, after the bring-up.

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import t from "tap";
+import { Nic } from "../../src/nic/nic.js";
 import {
   mergeEvents,
   mergeRows,
@@ -11,9 +12,10 @@ import {
   runScenarioSimParallel,
 } from "../../src/run/sim-parallel.js";
 import { HOST_PORT_WEIGHT, partitionTopology } from "../../src/run/sim-partition.js";
-import { PARTITION_REFUSALS } from "../../src/run/sim-run-setup.js";
+import { buildSimRun, PARTITION_REFUSALS } from "../../src/run/sim-run-setup.js";
 import { loadScenario, type Scenario } from "../../src/scenario/scenario.js";
 import type { Topology } from "../../src/scenario/topology.js";
+import { Switch } from "../../src/switch/switch.js";
 
 function scenario(dir: string, name: string, body: string): Scenario {
   const file = join(dir, `${name}.yaml`);
@@ -177,5 +179,31 @@ t.test("a host weighs 2.5 switch ports: a one-switch star splits its hosts aroun
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+  t.end();
+});
+
+t.test("a partition builds only its own devices; the others stand in, taking commands only", (t) => {
+  const sc = loadScenario("docs/experiments/incast-dcqcn.yaml");
+  const of = partitionTopology(sc.topology, 2).of;
+  const owns = (d: string): boolean => of.get(d) === 0;
+  const { fabric } = buildSimRun(sc, {}, false, { owns, log: () => {} });
+  const all = [...fabric.switches, ...fabric.hosts];
+  const mine = all.filter(([name]) => owns(name));
+  t.ok(
+    mine.length > 0 && mine.length < all.length,
+    `${mine.length} of ${all.length} devices are partition 0's`,
+  );
+  for (const [name, device] of all) {
+    const real = device instanceof Switch || device instanceof Nic;
+    t.equal(real, owns(name), `${name}: ${owns(name) ? "built" : "a stand-in"}`);
+  }
+  const [ghost, device] = all.find(([name]) => !owns(name))!;
+  t.same(device.command({ type: "clear-counters" }, 0), { ok: true }, "a stand-in takes a command");
+  t.throws(() => device.stats(0), /simulated by another worker/, `${ghost}: no stats of its own`);
+  t.throws(
+    () => device.receive(1, new Uint8Array(64), 0),
+    /simulated by another worker/,
+    `${ghost}: a frame reaching it is a bug, said`,
+  );
   t.end();
 });

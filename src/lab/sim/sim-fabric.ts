@@ -13,6 +13,7 @@ import { buildSwitchConfig } from "../../scenario/switch-config.js";
 import { NodeKind, type TopoLink, type Topology } from "../../scenario/topology.js";
 import type { Route } from "../../switch/config.js";
 import { Switch } from "../../switch/switch.js";
+import { GhostDevice } from "./ghost-device.js";
 
 /** A host device: a NIC (or anything that reports as one). */
 export type HostDevice = Device<unknown, unknown, NicStats>;
@@ -26,6 +27,12 @@ export interface SimFabricOptions {
   readonly convergenceNs?: number;
   /** When the devices start (Simulator's `startNs`): before 0 for a scenario's bring-up; 0 by default. */
   readonly startNs?: number;
+  /**
+   * A partition of a parallel run (run/sim-partition-run.ts): the devices it simulates. The others are
+   * built as GhostDevice stand-ins (in `switches` and `hosts` under their names, taking commands only).
+   * Default: every device.
+   */
+  readonly owns?: (device: string) => boolean;
 }
 
 export class SimFabric {
@@ -40,6 +47,7 @@ export class SimFabric {
   private readonly convergenceNs: number;
   /** Static routes added while it runs (a scenario's `inject: { route }`, the lab's `staticRoute`). */
   private readonly runtimeRoutes: RuntimeRoutes;
+  private readonly owns: (device: string) => boolean;
 
   constructor(
     readonly topo: Topology,
@@ -51,30 +59,12 @@ export class SimFabric {
     this.convergenceNs = opts.convergenceNs ?? 0;
     this.settings = opts.settings ?? new SettingsLayers(topo);
     this.runtimeRoutes = new RuntimeRoutes(topo);
+    this.owns = opts.owns ?? (() => true);
     const routes = computeRoutes(topo, this.plan);
     for (const node of topo.nodes) {
-      if (node.kind === NodeKind.Switch) {
-        const cfg = buildSwitchConfig(
-          topo,
-          this.plan,
-          routes.get(node.name) ?? [],
-          node.name,
-          this.settings.switchTunables(node.name),
-        );
-        this.switches.set(
-          node.name,
-          this.sim.addDevice(node.name, (env) => new Switch(cfg, env)),
-        );
-      } else {
-        const address = this.plan.ports.get(portKey(node.name, 1))!;
-        const link = topo.links.find(
-          (l) => (l.a.node === node.name && l.a.port === 1) || (l.b.node === node.name && l.b.port === 1),
-        )!;
-        this.hosts.set(
-          node.name,
-          this.sim.addDevice(node.name, (env) => hostFactory(node.name, address, link, env)),
-        );
-      }
+      if (node.kind === NodeKind.Switch)
+        this.switches.set(node.name, this.sim.addDevice(node.name, this.switchMaker(node.name, routes)));
+      else this.hosts.set(node.name, this.sim.addDevice(node.name, this.hostMaker(node.name)));
     }
     for (const link of topo.links) {
       this.simLinks.set(
@@ -153,28 +143,34 @@ export class SimFabric {
   restart(name: string): void {
     const node = this.topo.nodes.find((n) => n.name === name);
     if (!node) throw new Error(`no node ${name}`);
-    if (node.kind === NodeKind.Switch) {
-      const routes = this.currentRoutes();
-      const cfg = buildSwitchConfig(
-        this.topo,
-        this.plan,
-        routes.get(name) ?? [],
-        name,
-        this.settings.switchTunables(name),
-      );
-      this.switches.set(
-        name,
-        this.sim.restartDevice(name, (env) => new Switch(cfg, env)),
-      );
-      return;
-    }
+    if (node.kind === NodeKind.Switch)
+      this.switches.set(name, this.sim.restartDevice(name, this.switchMaker(name, this.currentRoutes())));
+    else this.hosts.set(name, this.sim.restartDevice(name, this.hostMaker(name)));
+  }
+
+  /**
+   * What builds switch `name` with `routes`: the switch core, or in a partition that does not simulate
+   * it, its stand-in (typed as a switch: a partition's run only gives it commands, sim-run-setup.ts).
+   */
+  private switchMaker(name: string, routes: ReadonlyMap<string, Route[]>): (env: DeviceEnv) => Switch {
+    if (!this.owns(name)) return () => new GhostDevice(name) as unknown as Switch;
+    const cfg = buildSwitchConfig(
+      this.topo,
+      this.plan,
+      routes.get(name) ?? [],
+      name,
+      this.settings.switchTunables(name),
+    );
+    return (env) => new Switch(cfg, env);
+  }
+
+  /** What builds host `name`: the caller's device, or its stand-in (see switchMaker). */
+  private hostMaker(name: string): (env: DeviceEnv) => HostDevice {
+    if (!this.owns(name)) return () => new GhostDevice(name) as unknown as HostDevice;
     const address = this.plan.ports.get(portKey(name, 1))!;
     const link = this.topo.links.find(
       (l) => (l.a.node === name && l.a.port === 1) || (l.b.node === name && l.b.port === 1),
     )!;
-    this.hosts.set(
-      name,
-      this.sim.restartDevice(name, (env) => this.hostFactory(name, address, link, env)),
-    );
+    return (env) => this.hostFactory(name, address, link, env);
   }
 }
