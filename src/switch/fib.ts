@@ -20,6 +20,7 @@ export const FIB_CACHE_LIMIT = 4096;
 
 export class Fib {
   private entries: FibEntry[] = [];
+  private groups: EcmpGroup[] = [];
   private readonly cache = new Map<number, FibEntry | null>();
 
   constructor(
@@ -30,15 +31,27 @@ export class Fib {
   }
 
   setRoutes(routes: readonly Route[]): void {
+    // Routes with the same next hops share one group, as a switch's next-hop groups are shared by the
+    // routes that use them (a group is its members and which of them are up: nothing of one route's).
+    const groups = new Map<string, EcmpGroup>();
     this.entries = [...routes]
       .sort((a, b) => b.prefixLength - a.prefixLength)
-      .map((route) => ({ route, group: new EcmpGroup(route.nextHops, this.portUp) }));
+      .map((route) => {
+        const key = route.nextHops.map((h) => `${h.port}/${h.via}`).join(",");
+        let group = groups.get(key);
+        if (group === undefined) {
+          group = new EcmpGroup(route.nextHops, this.portUp);
+          groups.set(key, group);
+        }
+        return { route, group };
+      });
+    this.groups = [...groups.values()];
     this.cache.clear();
   }
 
   /** A port went down or up: group membership changed. */
   invalidate(): void {
-    for (const e of this.entries) e.group.refresh();
+    for (const g of this.groups) g.refresh();
     this.cache.clear();
   }
 
