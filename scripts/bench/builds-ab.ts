@@ -117,10 +117,17 @@ function measure(
   }
 }
 
+const USAGE = `usage: npm run bench -- builds-ab --base DIR [--cases warm,cold] [--pairs 5] [--runs 3] [--scenario FILE]
+                                   [--frames 200000]
+  this build against the checkout at DIR (built by node scripts/setup), alternating, per case:
+  warm, cold, help, device, supervisor, switch-path; docs/performance.md
+`;
+
 export async function main(argv: readonly string[]): Promise<void> {
   const { values } = parseArgs({
     args: [...argv],
     options: {
+      help: { type: "boolean", short: "h" },
       base: { type: "string" },
       cases: { type: "string", default: "warm,cold" },
       pairs: { type: "string", default: "5" },
@@ -131,6 +138,10 @@ export async function main(argv: readonly string[]): Promise<void> {
       frames: { type: "string", default: "200000" },
     },
   });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
   const runs = Number(values.runs);
   const frames = Number(values.frames);
   if (values["warm-child"] !== undefined) {

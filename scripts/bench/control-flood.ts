@@ -92,15 +92,24 @@ export async function measure(connections: number, mb: number): Promise<FloodRes
   };
 }
 
+const USAGE = `usage: npm run bench -- control-flood [--connections 1,10] [--mb 4,16]
+  a device control channel's CPU and memory under clients without the token; docs/reliability.md
+`;
+
 export const main: BenchMain = async (argv) => {
   const { values } = parseArgs({
     args: [...argv],
     options: {
+      help: { type: "boolean", short: "h" },
       listen: { type: "boolean", default: false },
       connections: { type: "string", default: "1,10" },
       mb: { type: "string", default: "4,16" },
     },
   });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
   if (values.listen) return listen();
   process.stdout.write(`control-flood: long lines without a newline, no token\n${describeMachine()}\n`);
   const rows: string[][] = [];

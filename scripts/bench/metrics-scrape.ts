@@ -65,16 +65,25 @@ async function measure(loops: number, seconds: number, port: number, intervalMs:
   }
 }
 
+const USAGE = `usage: npm run bench -- metrics-scrape [--loops 0,4] [--seconds 20] [--port 9499] [--interval-ms 200]
+  a live lab's supervisor CPU while N loops scrape /metrics (root); docs/performance.md
+`;
+
 export const main: BenchMain = async (argv) => {
   const { values } = parseArgs({
     args: [...argv],
     options: {
+      help: { type: "boolean", short: "h" },
       loops: { type: "string", default: "0,4" },
       seconds: { type: "string", default: "20" },
       port: { type: "string", default: "9499" },
       "interval-ms": { type: "string", default: "200" },
     },
   });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
   if (process.getuid?.() !== 0) throw new Error("metrics-scrape brings up a live lab: run it as root");
   process.stdout.write(
     `metrics-scrape: scrape loops against a lab's /metrics, ${values["interval-ms"]} ms between a loop's scrapes\n${describeMachine()}\n`,

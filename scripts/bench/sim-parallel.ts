@@ -135,10 +135,18 @@ async function runCase(
   };
 }
 
+const USAGE = `usage: npm run bench -- sim-parallel [--fat-tree-ms 10] [--runs 1] [--workers 2] [--no-fat-tree]
+                                      [--gc single|default] [--contention] [--k16-ms MS]
+  the 64:1 incast and the k = 8 fat tree on 1 worker against --workers, alternating --runs times, each run
+  a process of its own; --k16-ms also runs the k = 16 fat tree for MS ms on --workers (minutes);
+  docs/performance.md, "Parallel simulator"
+`;
+
 export async function main(argv: readonly string[]): Promise<void> {
   const { values } = parseArgs({
     args: [...argv],
     options: {
+      help: { type: "boolean", short: "h" },
       "fat-tree-ms": { type: "string", default: "10" },
       runs: { type: "string", default: "1" },
       workers: { type: "string", default: "2" },
@@ -148,6 +156,10 @@ export async function main(argv: readonly string[]): Promise<void> {
       "k16-ms": { type: "string" },
     },
   });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return;
+  }
   const runs = Number(values.runs);
   const workers = Number(values.workers);
   const gc = values.gc;
