@@ -27,6 +27,11 @@ export class FlowTable {
   private readonly buckets: Int32Array;
   private readonly bucketMask: number;
   private freeHead = 0;
+  /**
+   * A lower bound on every held entry's last-seen time, set by each sweep: an entry's time only grows
+   * (lookups, touches) and new entries are seen now, so nothing can age out before it plus the aging.
+   */
+  private oldestSeen = Number.NEGATIVE_INFINITY;
   private used = 0;
   readonly counters: FlowTableCounters = { hits: 0, misses: 0, inserts: 0, aged: 0, full: 0 };
 
@@ -72,7 +77,9 @@ export class FlowTable {
   insert(key: ArrayLike<number>, now: Nanoseconds): number {
     const found = this.lookup(key, now);
     if (found >= 0) return found;
-    if (this.freeHead < 0) this.sweep(now);
+    // Full: expire old entries, unless none can have aged out yet (a full table of live flows would
+    // otherwise scan every entry for each packet of every flow it cannot take).
+    if (this.freeHead < 0 && now - this.oldestSeen > this.agingNs) this.sweep(now);
     const s = this.freeHead;
     if (s < 0) {
       this.counters.full++;
@@ -127,12 +134,16 @@ export class FlowTable {
   /** Frees every aged-out entry; returns how many. */
   sweep(now: Nanoseconds): number {
     let n = 0;
+    let oldest = Number.POSITIVE_INFINITY;
     for (let s = 0; s < this.capacity; s++) {
-      if (this.bucketOf[s]! >= 0 && now - this.lastSeen[s]! > this.agingNs) {
+      if (this.bucketOf[s]! < 0) continue;
+      const seen = this.lastSeen[s]!;
+      if (now - seen > this.agingNs) {
         this.remove(s);
         n++;
-      }
+      } else if (seen < oldest) oldest = seen;
     }
+    this.oldestSeen = oldest;
     this.counters.aged += n;
     return n;
   }

@@ -63,3 +63,30 @@ t.test("deleting a slot frees it; many keys in few buckets stay correct", (t) =>
   t.ok(ft.insert([1000, 1], 2) >= 0, "freed slots are reused");
   t.end();
 });
+
+t.test(
+  "a full table of live flows refuses without scanning itself per packet; aged entries still go",
+  (t) => {
+    class Counting extends FlowTable {
+      sweeps = 0;
+      override sweep(now: number): number {
+        this.sweeps++;
+        return super.sweep(now);
+      }
+    }
+    const ft = new Counting(4, 1, 1000);
+    for (let i = 0; i < 4; i++) ft.insert([i], i * 100); // seen at 0, 100, 200, 300
+    let refused = 0;
+    for (let now = 400; now <= 1000; now++) if (ft.insert([99], now) === -1) refused++;
+    t.equal(refused, 601, "a packet a nanosecond from 400 to 1000 ns: every one refused");
+    t.equal(ft.counters.full, 601);
+    t.equal(ft.sweeps, 1, "one sweep: it found nothing could age out before 1000 ns");
+    t.ok(ft.insert([99], 1001) >= 0, "at 1001 ns the entry seen at 0 has aged out: room again");
+    t.equal(ft.sweeps, 2, "found by a second sweep");
+    t.equal(ft.counters.aged, 1);
+    ft.lookup([1], 1050); // 100 -> 1050: the oldest is now 200
+    t.equal(ft.insert([98], 1150), -1, "full again; the entry seen at 200 lives until 1200");
+    t.equal(ft.insert([98], 1201), 2, "at 1201 ns it goes, and its slot is taken");
+    t.end();
+  },
+);
