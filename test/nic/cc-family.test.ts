@@ -58,6 +58,22 @@ t.test("HPCC: first ACK records, full update once per RTT, fast react in between
   t.ok(Math.abs(cc.rate - 56_491_366_000) < 1e6, `fast reactions do not compound: ${cc.rate}`);
 });
 
+t.test("HPCC: a window apart from R_max · T bounds the bytes in flight, not u's queue term", async (t) => {
+  // The paper's Algorithm 1 measures the queue against the hop's bytes in one base RTT, qLen / (B · T);
+  // ns-3 writes qLen · R_max / (B · W) with W = R_max · T. With W = 100,000 bytes (not 112,500), the same
+  // ACKs as the first test give the same u, U and rate; only the window scales: 100,000 · R / R_max.
+  const cc = new Hpcc({ ...HPCC, window: 100_000 }, LINE);
+  const a = new AckSample(5);
+  t.equal(cc.baseWindow, 100_000);
+  cc.onAck(hpccAck(a, 1, 10, 1000, 0, 0), 0);
+  cc.onAck(hpccAck(a, 11, 20, 1000 + 8192, 102_400, 50_000), 0);
+  // u = 1 + min(80000, 50000) / 112500 = 1.444444 (not 1 + 50000/100000 = 1.5); U = 1.396483.
+  cc.onAck(hpccAck(a, 12, 20, 1000 + 2 * 8192, 204_800, 80_000), 0);
+  t.ok(Math.abs(cc.util - 1.396483) < 1e-6, `U = ${cc.util}`);
+  t.ok(Math.abs(cc.rate - 68_068_031_191) < 1e3, `rate ${cc.rate}`);
+  t.equal(cc.window, 68_068, "window 100,000 · R / R_max");
+});
+
 t.test("HPCC: the rate floor and line-rate cap", async (t) => {
   const cc = new Hpcc(HPCC, LINE);
   const a = new AckSample(5);

@@ -5,7 +5,10 @@
 //
 // Per hop j of an ACK, against the record of the same hop kept from the previous ACK:
 //   txRate_j = Δbytes_j · 8 / Δts_j
-//   u_j      = txRate_j / B_j + min(qLen_j, qLen_j,prev) · R_max / (B_j · W)     (W: window, bytes)
+//   u_j      = txRate_j / B_j + min(qLen_j, qLen_j,prev) / (B_j · T)     (B_j · T in bytes)
+// (the paper's Algorithm 1, MeasureInflight; ns-3 writes the queue term qLen · R_max / (B_j · W) with its
+// window W = maxBdp = R_max · T, the same figure. A window set apart from R_max · T bounds the bytes in
+// flight only: the queue is still measured against the hop's bytes in one base RTT.)
 // Multi-rate (ns-3's MultiRate = true, the default): each hop keeps an EWMA of its utilisation over one base
 // RTT, u_j ← (u_j · (T − τ) + u · τ) / T with τ = min(Δts_j, T), and its own reference rate Rc_j and
 // stage; the new rate of hop j is
@@ -55,6 +58,8 @@ export class Hpcc extends AckClockedCc {
   readonly ackPerPacket = true;
   /** Window at line rate, bytes. */
   readonly baseWindow: number;
+  /** R_max · T, bytes: what the queue term of u is measured against (R_max / B_j scales it to a hop). */
+  private readonly bdp: number;
 
   private lastUpdateSeq = 0;
   private started = false;
@@ -71,7 +76,8 @@ export class Hpcc extends AckClockedCc {
     lineRate: BitsPerSecond,
   ) {
     super(lineRate);
-    this.baseWindow = params.window > 0 ? params.window : (lineRate * params.baseRtt) / 8e9;
+    this.bdp = (lineRate * params.baseRtt) / 8e9;
+    this.baseWindow = params.window > 0 ? params.window : this.bdp;
     const n = params.maxHops;
     for (let i = 0; i < n; i++) this.hop.push(emptyIntHop());
     this.u = new Float64Array(n);
@@ -114,7 +120,7 @@ export class Hpcc extends AckClockedCc {
       let tau = intTimeDelta(h, prev);
       const txRate = tau > 0 ? (intBytesDelta(h, prev) * 8e9) / tau : 0;
       const u =
-        txRate / h.rateBps + (Math.min(h.qLen, prev.qLen) * this.maxRate) / h.rateBps / this.baseWindow;
+        txRate / h.rateBps + (Math.min(h.qLen, prev.qLen) * this.maxRate) / h.rateBps / this.bdp;
       if (tau > T) tau = T;
       this.u[i] = (this.u[i]! * (T - tau) + u * tau) / T;
       if (this.u[i]! > maxU) maxU = this.u[i]!;
