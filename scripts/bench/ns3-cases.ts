@@ -62,6 +62,7 @@ export type FidelityCase =
       readonly bufferMiB: number;
       readonly cc: CcMode;
       readonly samePackets?: boolean;
+      readonly hpccWindow?: HpccWindow;
     }
   | {
       readonly kind: "fat-tree";
@@ -71,7 +72,11 @@ export type FidelityCase =
       /** Flows arrive in [0, arrivalsNs); the run stops at stopNs (both simulators). */
       readonly arrivalsNs: number;
       readonly stopNs: number;
+      readonly hpccWindow?: HpccWindow;
     };
+
+/** `--hpcc-window`: HPCC's window in payload bytes, maxBdp as ns-3's (the default), or in ns-3's wire time. */
+export type HpccWindow = "bdp" | "wire";
 
 export function caseName(c: FidelityCase): string {
   const window =
@@ -81,7 +86,8 @@ export function caseName(c: FidelityCase): string {
   const what =
     c.kind === "incast" ? `${c.senders}:1 incast` : `fat tree, web search ${c.load * 100} %${window}`;
   const same = c.kind === "incast" && c.samePackets === true ? ", HPCC's packet" : "";
-  return `${what}, ${c.bufferMiB} MiB, ${ccLabel(c.cc)}${same}`;
+  const win = c.cc === "hpcc" && c.hpccWindow === "wire" ? ", window in wire time" : "";
+  return `${what}, ${c.bufferMiB} MiB, ${ccLabel(c.cc)}${same}${win}`;
 }
 
 /** Bytes each incast sender writes in HPCC's run. */
@@ -164,7 +170,7 @@ function switchSettings(
  */
 function hostSettings(c: FidelityCase, acks: AckClass): Record<string, unknown> {
   return {
-    ...ccHostSettings(c.cc, c.kind === "incast" ? 2 : FAT_TREE_MAX_HOPS),
+    ...ccHostSettings(c.cc, c.kind === "incast" ? 2 : FAT_TREE_MAX_HOPS, c.hpccWindow === "wire"),
     transport: { ackReqEvery: 1 },
     ...(acks === "high" ? { qos: { ackDscp: 48 } } : {}),
   };

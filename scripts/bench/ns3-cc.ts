@@ -83,8 +83,14 @@ export function bdpBytes(hops: number): number {
   return Math.round((baseRttNs(hops) * 100) / 8);
 }
 
-/** Our host settings for `cc` (`hops`: the longest path, as GLOBAL_T 1 takes the largest RTT). */
-export function ccHostSettings(cc: CcMode, hops: number): Record<string, unknown> {
+/**
+ * Our host settings for `cc` (`hops`: the longest path, as GLOBAL_T 1 takes the largest RTT). `wireWindow`
+ * (`--hpcc-window wire`): HPCC's window in ns-3's wire time, as DCTCP's always is. Both simulators bound the
+ * payload bytes in flight by maxBdp (ns-3's snd_nxt − snd_una), so one BDP of payload is 1.09 BDPs of
+ * wire in ns-3 (1,090-byte packets for 1,000 of payload) and 1.24 here (1,270 for 1,024): wireScale
+ * makes ours ns-3's 13.6 µs of wire. u's queue term keeps R_max · T (hpcc.ts).
+ */
+export function ccHostSettings(cc: CcMode, hops: number, wireWindow = false): Record<string, unknown> {
   const minRate = "1000Mb/s";
   switch (cc) {
     case "dcqcn":
@@ -101,6 +107,7 @@ export function ccHostSettings(cc: CcMode, hops: number): Record<string, unknown
           rai: "40Mb/s",
           baseRtt: `${baseRttNs(hops)}ns`,
           minRate,
+          ...(wireWindow ? { window: Math.round(bdpBytes(hops) * wireScale(cc)) } : {}),
         },
       };
     case "timely":

@@ -3,7 +3,7 @@
 
 import { describeMachine } from "./common.js";
 import { ns3Binary } from "./hpcc-ns3.js";
-import { BYTE_SCALE, buildCase, ECMP_ALGORITHMS, type EcmpAlgorithm } from "./ns3-cases.js";
+import { BYTE_SCALE, buildCase, ECMP_ALGORITHMS, type EcmpAlgorithm, type HpccWindow } from "./ns3-cases.js";
 import { type CcMode, parseCcModes } from "./ns3-cc.js";
 import { coreQueuesTable, ns3CoreQueues, oursCoreQueues } from "./ns3-core-queues.js";
 import { fidelityCases, runFidelity } from "./ns3-fidelity.js";
@@ -66,13 +66,24 @@ export async function fidelity(values: Record<string, string | boolean | undefin
   const ecmp = str("ecmp");
   if (ecmp !== undefined && !(ECMP_ALGORITHMS as readonly string[]).includes(ecmp))
     throw new Error(`--ecmp ${ecmp}: expected one of ${ECMP_ALGORITHMS.join(", ")}`);
+  const hpccWindow = str("hpcc-window") ?? "bdp";
+  if (hpccWindow !== "bdp" && hpccWindow !== "wire")
+    throw new Error(`--hpcc-window ${hpccWindow}: expected bdp (payload bytes, as ns-3's) or wire`);
+  const win = hpccWindow === "wire" ? { hpccWindow: hpccWindow as HpccWindow } : {};
   const print = (s = ""): void => {
     process.stdout.write(`${s}\n`);
   };
   if (values["core-queues"] === true) {
     if (fatTree.length !== 1 || ccs.length !== 1 || ns3Dir === undefined)
       throw new Error("--core-queues: one --fat-tree buffer, one --cc, and --ns3 DIR");
-    const c = { kind: "fat-tree", bufferMiB: fatTree[0]!, cc: ccs[0] as CcMode, load, ...window } as const;
+    const c = {
+      kind: "fat-tree",
+      bufferMiB: fatTree[0]!,
+      cc: ccs[0] as CcMode,
+      load,
+      ...window,
+      ...win,
+    } as const;
     const scale = values["scale-flows"] === true;
     const alg = ecmp as EcmpAlgorithm | undefined;
     for (const seed of seeds) {
@@ -89,7 +100,7 @@ export async function fidelity(values: Record<string, string | boolean | undefin
     ns3Dir === undefined ? "HPCC ns-3: not given (--ns3 DIR); rocelab's side only" : `HPCC ns-3: ${ns3Dir}`,
   );
   await runFidelity({
-    cases: fidelityCases(senders, buffers, ccs, fatTree, load, same, window),
+    cases: fidelityCases(senders, buffers, ccs, fatTree, load, same, window).map((c) => ({ ...c, ...win })),
     mmus: mmus as ("default" | "hpcc-ns3")[],
     seeds,
     acks,

@@ -23,6 +23,7 @@
 //       [--core-queues]                  (fat tree, one --cc, --ns3: every core port's queue at its peak,
 //                                         packet by packet, in both simulators: ns3-core-queues.ts)
 //       [--pooled]                       (fat tree: also each bucket's quantiles over all seeds' flows pooled)
+//       [--hpcc-window bdp|wire]         (HPCC's window: maxBdp payload bytes as ns-3's, or ns-3's wire time)
 //   node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown] [--pooled] # print a --json run again
 
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -139,6 +140,7 @@ export async function main(argv: readonly string[]): Promise<void> {
       "perturb-starts": { type: "string" },
       ecmp: { type: "string" },
       "core-queues": { type: "boolean" },
+      "hpcc-window": { type: "string" },
       "same-packets": { type: "boolean" },
       pooled: { type: "boolean" },
       from: { type: "string" },
@@ -157,6 +159,7 @@ export async function main(argv: readonly string[]): Promise<void> {
         "           [--ecmp crc16|crc32|xor32|toeplitz]   (fat tree: our switches' ECMP hash)\n" +
         "           [--core-queues]   (one --fat-tree and --cc, --ns3: each core port's queue at its peak)\n" +
         "           [--pooled]   (fat tree: each bucket's p50/p99 over all seeds' flows, cluster bootstrap over seeds)\n" +
+        "           [--hpcc-window bdp|wire]   (HPCC's window: maxBdp of payload as ns-3's, or in ns-3's wire time)\n" +
         "       node dist/tools/bench/sim-vs-ns3.js --from FILE [--markdown] [--pooled]\n",
     );
     return;

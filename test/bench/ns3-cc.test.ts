@@ -122,8 +122,27 @@ t.test("DCTCP marks at one threshold, TIMELY runs without a window", (t) => {
   t.match(hp.scenario.overrides.hosts[0], { cc: "hpcc", hpcc: { baseRtt: baseRttNs(6) } });
   t.equal(baseRttNs(6), 12_492, "6 links: 2 × 6 µs and 6 × 81.92 ns");
   const hc = readFileSync(writeNs3Input(tempDir("rocelab-ns3-cc-"), hp.ns3), "utf8");
-  for (const line of ["CC_MODE 3", "HAS_WIN 1", "ACK_HIGH_PRIO 0", "INT_MULTI 4", "ENABLE_TRACE 1"])
+  // MULTI_RATE 0: one U for the path, as rocelab's HPCC runs by default (multiRate false).
+  for (const line of [
+    "CC_MODE 3",
+    "HAS_WIN 1",
+    "ACK_HIGH_PRIO 0",
+    "INT_MULTI 4",
+    "ENABLE_TRACE 1",
+    "MULTI_RATE 0",
+  ])
     t.match(hc, new RegExp(`^${line}$`, "m"), line);
+  t.notOk("window" in (hp.scenario.overrides.hosts[0] as { hpcc: object }).hpcc, "window: maxBdp by default");
+  // --hpcc-window wire: ns-3's maxBdp of 1,000-byte payloads in our wire time (156,150 × 0.87685).
+  const wire = buildCase(
+    { kind: "fat-tree", bufferMiB: 2, cc: "hpcc", load: 0.3, ...window, hpccWindow: "wire" },
+    "hpcc-ns3",
+    1,
+  );
+  const w = Math.round(bdpBytes(6) * wireScale("hpcc"));
+  t.equal(w, 136_920);
+  t.match(wire.scenario.overrides.hosts[0], { hpcc: { window: w, baseRtt: baseRttNs(6) } });
+  t.same(wire.ns3, hp.ns3, "ns-3's side unchanged");
   t.end();
 });
 

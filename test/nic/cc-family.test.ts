@@ -19,6 +19,7 @@ const HPCC: HpccParams = {
   minRate: 100e6,
   fastReact: true,
   maxHops: 5,
+  multiRate: false,
 };
 
 function hpccAck(a: AckSample, acked: number, sent: number, ts: number, txBytes: number, qLen: number) {
@@ -40,22 +41,73 @@ t.test("HPCC: first ACK records, full update once per RTT, fast react in between
   const a = new AckSample(5);
   t.equal(cc.baseWindow, 112_500, "W = 100 Gb/s × 9 µs / 8");
   t.notOk(cc.onAck(hpccAck(a, 1, 10, 1000, 0, 0), 0), "the first ACK only records the hop");
-  // 102,400 bytes in 8,192 ns: the link sends at exactly 100 Gb/s, no queue. u = 1;
-  // U = (0 · (9000 − 8192) + 1 · 8192) / 9000 = 0.910222; c = U/η = 0.958 < 1, stage 0 < 5: additive,
-  // 100 Gb/s + 40 Mb/s, capped at the line rate.
+  // 102,400 bytes in 8,192 ns: the link sends at exactly 100 Gb/s, no queue. u = 1; U starts at 1 (ns-3's
+  // hp.u = 1): U = (1 · (9000 − 8192) + 1 · 8192) / 9000 = 1; c = U/η = 1.052632 ≥ 1: multiplicative,
+  // 100 / 1.052632 + 0.04 = 95.04 Gb/s, committed (ACK 11 is past sequence 10).
   cc.onAck(hpccAck(a, 11, 20, 1000 + 8192, 102_400, 50_000), 0);
-  t.equal(cc.rate, LINE, "additive increase capped at line rate");
-  t.ok(Math.abs(cc.util - 0.910222) < 1e-6, `U = ${cc.util}`);
-  // An ACK not past sequence 20: fast react. u = 1 + min(80000, 50000) · R / (B · W) = 1.444444;
-  // U = (0.910222 · 808 + 1.444444 · 8192) / 9000 = 1.396483; c = 1.469982 ≥ 1: multiplicative from the
-  // committed reference Rc = 100 Gb/s: 100 / 1.469982 + 0.04 = 68.068031 Gb/s.
+  t.ok(Math.abs(cc.rate - 95.04e9) < 1, `rate ${cc.rate}`);
+  t.ok(Math.abs(cc.util - 1) < 1e-9, `U = ${cc.util}`);
+  // An ACK not past sequence 20: fast react. u = 1 + min(80000, 50000) / (B · T) = 1.444444;
+  // U = (1 · 808 + 1.444444 · 8192) / 9000 = 1.404543; 95.04 / (U/η) + 0.04 = 64.322821 Gb/s.
   t.ok(cc.onAck(hpccAck(a, 12, 20, 1000 + 2 * 8192, 204_800, 80_000), 0), "rate changed");
-  t.ok(Math.abs(cc.rate - 68_068_031_191) < 1e3, `rate ${cc.rate}`);
-  t.equal(cc.window, 76_576, "window W · R / R_max");
-  // The next fast react starts from the same reference Rc = 100 Gb/s (not from 68 Gb/s): u = 1 + 80000/112500
-  // = 1.711111; U = (1.396483 · 808 + 1.711111 · 8192) / 9000 = 1.682864; 100 / (U/η) + 0.04 = 56.491 Gb/s.
+  t.ok(Math.abs(cc.util - 1.404543) < 1e-6, `U = ${cc.util}`);
+  t.ok(Math.abs(cc.rate - 64_322_821_180) < 1e3, `rate ${cc.rate}`);
+  t.equal(cc.window, 72_363, "window W · R / R_max");
+  // The next fast react starts from the same reference Rc = 95.04 Gb/s (not from 64.3): u = 1 + 80000/112500
+  // = 1.711111; U = (1.404543 · 808 + 1.711111 · 8192) / 9000 = 1.683588; 95.04 / (U/η) + 0.04 = 53.668 Gb/s.
   cc.onAck(hpccAck(a, 13, 20, 1000 + 3 * 8192, 307_200, 80_000), 0);
-  t.ok(Math.abs(cc.rate - 56_491_366_000) < 1e6, `fast reactions do not compound: ${cc.rate}`);
+  t.ok(Math.abs(cc.rate - 53_668_318_349) < 1e3, `fast reactions do not compound: ${cc.rate}`);
+});
+
+/** Two hops: hop 0 then hop 1, each at `ts` + its own τ, u_j = txRate_j / B from the bytes given. */
+function twoHops(a: AckSample, acked: number, sent: number, hops: [number, number][]) {
+  a.acked = acked;
+  a.sent = sent;
+  a.hopCount = 2;
+  hops.forEach(([ts, txBytes], i) => {
+    Object.assign(a.hops[i]!, { switchId: i, egressPort: 1, rateBps: LINE, ts, txBytes, qLen: 0 });
+  });
+  return a;
+}
+
+t.test("HPCC: one U for the path (the paper, run.py's MULTI_RATE 0) against one per hop", async (t) => {
+  // ACK 2: hop 0 u = 1 over τ 8,192 ns, hop 1 u = 0.5 over 4,096 ns. ACK 3 (fast): hop 0 u = 0.5, hop 1 u = 1.2.
+  const acks = (cc: Hpcc) => {
+    const a = new AckSample(5);
+    cc.onAck(
+      twoHops(a, 1, 10, [
+        [0, 0],
+        [0, 0],
+      ]),
+      0,
+    );
+    cc.onAck(
+      twoHops(a, 11, 20, [
+        [8192, 102_400],
+        [4096, 25_600],
+      ]),
+      0,
+    );
+    cc.onAck(
+      twoHops(a, 12, 20, [
+        [16_384, 153_600],
+        [8192, 87_040],
+      ]),
+      0,
+    );
+  };
+  const path = new Hpcc(HPCC, LINE);
+  acks(path);
+  // U = 1 after ACK 2 (the larger u, 1, over its τ 8,192): Rc = 95.04 Gb/s. ACK 3: the larger u is hop 1's
+  // 1.2 over τ 4,096: U = (1 · 4904 + 1.2 · 4096) / 9000 = 1.091022; 95.04 / (U/η) + 0.04 = 82.795 Gb/s.
+  t.ok(Math.abs(path.util - 1.091022) < 1e-6, `U = ${path.util}`);
+  t.ok(Math.abs(path.rate - 82_795_417_957) < 1e3, `rate ${path.rate}`);
+  const perHop = new Hpcc({ ...HPCC, multiRate: true }, LINE);
+  acks(perHop);
+  // ns-3 MultiRate 1: hop 0 U_0 = 1, Rc_0 = 95.04, then U_0 = 0.544889 < η, stage 0 < 5: 95.08 Gb/s; hop 1
+  // U_1 = 0.772444 (additive: Rc_1 = 100), then 0.967030: 100 / 1.017926 + 0.04 = 98.279 Gb/s. Least: 95.08.
+  t.ok(Math.abs(perHop.rate - 95.08e9) < 1e3, `rate ${perHop.rate}`);
+  t.ok(Math.abs(perHop.util - 0.96703) < 1e-5, `max U_j = ${perHop.util}`);
 });
 
 t.test("HPCC: the rate floor and line-rate cap", async (t) => {

@@ -42,6 +42,7 @@ const hpccSettings = z
     minRate: rate.optional(),
     fastReact: z.boolean().optional(),
     maxHops: z.number().int().min(1).max(INT_MAX_HOPS).optional(),
+    multiRate: z.boolean().optional(),
   })
   .strict();
 
@@ -51,7 +52,9 @@ export const hpccFeature = defineNicFeature({
     "HPCC (Li et al., SIGCOMM 2019) as HPCC's ns-3 runs it: η (eta, 0.95), maxStage (5), the additive " +
     "increase rai (W_AI as a rate; ns-3: 10·bw/25 Mb/s), baseRtt (T; default: the fabric's largest base RTT " +
     "as ns-3 derives it, or 9us), window (W; 0 = line rate × T), " +
-    "minRate (100Mb/s), fastReact (true) and maxHops, the INT hop slots each data packet reserves (5).",
+    "minRate (100Mb/s), fastReact (true), maxHops, the INT hop slots each data packet reserves (5), and " +
+    "multiRate (false: one utilisation U and reference rate for the path, the paper's Algorithm 1 and run.py's " +
+    "MULTI_RATE 0; true: one per hop, ns-3's MultiRate 1).",
   settings: hpccSettings,
   resolve: (s, { rateBps, fabricRttNs }): HpccParams =>
     overlayDefined<HpccParams>(
@@ -64,6 +67,7 @@ export const hpccFeature = defineNicFeature({
         minRate: Math.min(NS3_MIN_RATE, rateBps / 100),
         fastReact: true,
         maxHops: INT_DEFAULT_MAX_HOPS,
+        multiRate: false,
       },
       s,
     ),
