@@ -127,8 +127,13 @@ t.test(
     );
     const helpers = readState(LAB)?.helpers ?? [];
     t.ok(helpers.length >= 2);
-    for (const h of helpers)
+    for (const h of helpers) {
+      // The registered pid is `ip netns exec`'s, which execs the privilege wrapper, which execs node with
+      // the helper: read it once it is the helper (until then it is root's own `ip`, as it should be).
+      const cmdline = () => readFileSync(`/proc/${h.pid}/cmdline`, "utf8");
+      t.match(await pollUntil(cmdline, (c) => c.includes("udp-tool")), /udp-tool/, `${h.name}: started`);
       t.equal(field(statusOf(h.pid!), "CapEff"), "0000000000000000", `${h.name}: no capability`);
+    }
 
     // A user who is not root is told why, not that there is no lab. They run their own copy of the CLI (a
     // private checkout is not theirs to read).
