@@ -129,9 +129,14 @@ t.test(
     t.ok(helpers.length >= 2);
     for (const h of helpers) {
       // The registered pid is `ip netns exec`'s, which execs the privilege wrapper, which execs node with
-      // the helper: read it once it is the helper (until then it is root's own `ip`, as it should be).
-      const cmdline = () => readFileSync(`/proc/${h.pid}/cmdline`, "utf8");
-      t.match(await pollUntil(cmdline, (c) => c.includes("udp-tool")), /udp-tool/, `${h.name}: started`);
+      // the helper: read it once it is node (until then it is root's own `ip` or the wrapper, whose
+      // command lines name the helper too, holding root's capabilities until they drop them).
+      const program = () => readFileSync(`/proc/${h.pid}/cmdline`, "utf8").split("\0")[0];
+      t.equal(
+        await pollUntil(program, (p) => p === process.execPath),
+        process.execPath,
+        `${h.name}: is node`,
+      );
       t.equal(field(statusOf(h.pid!), "CapEff"), "0000000000000000", `${h.name}: no capability`);
     }
 
