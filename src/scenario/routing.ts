@@ -69,6 +69,7 @@ export function computeRoutes(
   // downlink): one list per set and switch, not one per route (a k = 16 fabric built 10 million objects).
   const sets = new Map<string, Map<string, NextHop[]>>();
   for (const sw of adj.keys()) sets.set(sw, new Map());
+  const picked: number[] = [];
   for (const dest of attached.values()) {
     // Multi-source BFS from the attached switches gives every switch its distance to the destination.
     const dist = new Map<string, number>();
@@ -91,23 +92,23 @@ export function computeRoutes(
     for (const sw of adj.keys()) {
       const d = dist.get(sw);
       if (d === undefined) continue; // unreachable from here
-      let key = "";
-      const mine = sets.get(sw)!;
+      // One pass picks the next hops: the ports attached here (d = 0) or the indices, in the switch's
+      // adjacency list, of the neighbours one hop nearer. They key the shared list and, when the key is new,
+      // make it.
+      picked.length = 0;
+      const list = adj.get(sw)!;
       if (d === 0) {
-        for (const x of dest.at) if (x.sw === sw) key += `${x.port}/0,`;
+        for (const x of dest.at) if (x.sw === sw) picked.push(x.port);
       } else {
-        const list = adj.get(sw)!;
-        for (let i = 0; i < list.length; i++) if (dist.get(list[i]!.peer) === d - 1) key += `${i},`;
+        for (let i = 0; i < list.length; i++) if (dist.get(list[i]!.peer) === d - 1) picked.push(i);
       }
+      const key = `${d === 0 ? "at" : "adj"}:${picked.join(",")}`;
+      const mine = sets.get(sw)!;
       let nextHops = mine.get(key);
       if (nextHops === undefined) {
-        nextHops =
-          d === 0
-            ? dest.at.filter((x) => x.sw === sw).map((x) => ({ port: x.port, via: 0 }))
-            : adj
-                .get(sw)!
-                .filter((e) => dist.get(e.peer) === d - 1)
-                .map((e) => ({ port: e.port, via: e.peerIp }));
+        nextHops = picked.map((i) =>
+          d === 0 ? { port: i, via: 0 } : { port: list[i]!.port, via: list[i]!.peerIp },
+        );
         mine.set(key, nextHops);
       }
       routes.get(sw)!.push({ prefix: dest.prefix >>> 0, prefixLength: dest.length, nextHops });

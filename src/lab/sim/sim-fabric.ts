@@ -63,7 +63,13 @@ export class SimFabric {
     const routes = computeRoutes(topo, this.plan);
     for (const node of topo.nodes) {
       if (node.kind === NodeKind.Switch)
-        this.switches.set(node.name, this.sim.addDevice(node.name, this.switchMaker(node.name, routes)));
+        this.switches.set(
+          node.name,
+          this.sim.addDevice(
+            node.name,
+            this.switchMaker(node.name, () => routes),
+          ),
+        );
       else this.hosts.set(node.name, this.sim.addDevice(node.name, this.hostMaker(node.name)));
     }
     for (const link of topo.links) {
@@ -144,20 +150,27 @@ export class SimFabric {
     const node = this.topo.nodes.find((n) => n.name === name);
     if (!node) throw new Error(`no node ${name}`);
     if (node.kind === NodeKind.Switch)
-      this.switches.set(name, this.sim.restartDevice(name, this.switchMaker(name, this.currentRoutes())));
+      this.switches.set(
+        name,
+        this.sim.restartDevice(
+          name,
+          this.switchMaker(name, () => this.currentRoutes()),
+        ),
+      );
     else this.hosts.set(name, this.sim.restartDevice(name, this.hostMaker(name)));
   }
 
   /**
-   * What builds switch `name` with `routes`: the switch core, or in a partition that does not simulate
-   * it, its stand-in (typed as a switch: a partition's run only gives it commands, sim-run-setup.ts).
+   * What builds switch `name` with the fabric's `routes` (asked for only when it is built): the switch
+   * core, or in a partition that does not simulate it, its stand-in (typed as a switch: a partition's run
+   * only gives it commands, sim-run-setup.ts).
    */
-  private switchMaker(name: string, routes: ReadonlyMap<string, Route[]>): (env: DeviceEnv) => Switch {
+  private switchMaker(name: string, routes: () => ReadonlyMap<string, Route[]>): (env: DeviceEnv) => Switch {
     if (!this.owns(name)) return () => new GhostDevice(name) as unknown as Switch;
     const cfg = buildSwitchConfig(
       this.topo,
       this.plan,
-      routes.get(name) ?? [],
+      routes().get(name) ?? [],
       name,
       this.settings.switchTunables(name),
     );

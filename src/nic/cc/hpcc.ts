@@ -144,8 +144,9 @@ export class Hpcc extends AckClockedCc {
     Object.assign(prev, h);
   }
 
-  /** The new rate from reference `rc` at stage `stage` under utilisation `u`; the next stage in `nextStage`. */
+  /** rateFrom's second result, the stage after it: a field, so that the per-ACK path allocates nothing. */
   private nextStage = 0;
+  /** The new rate from reference `rc` at stage `stage` under utilisation `u` (the next stage: nextStage). */
   private rateFrom(rc: number, stage: number, u: number): number {
     const p = this.params;
     const c = u / p.eta;
