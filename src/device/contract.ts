@@ -20,12 +20,12 @@ export type TimerId = number;
 
 export interface DeviceEnv {
   /**
-   * Put `frame` on the wire of `port`. Devices model their own serialisation (see TxPort) and call this
-   * when the frame's last bit has left; the runtime adds the link's propagation delay and delivers it to
-   * the peer. Ownership of `frame` passes to the runtime: the device must not touch it again (the next
-   * switch rewrites TTL, MACs and ECN in place). `leftAt` is when the last bit left, when the device knows
-   * it exactly (a port catching up after a late wake-up sends frames whose time has passed): never later
-   * than the `now` of the call the device is handling; default that `now`.
+   * Put `frame` on the wire of `port`. Devices model their own serialisation (see TxPort): `leftAt` is
+   * when the frame's last bit leaves, which may be later than the `now` of the call the device is handling
+   * (a port hands a frame over as its first bit leaves) or earlier (a port catching up after a late
+   * wake-up sends frames whose time has passed); default that `now`. The runtime delivers it to the peer
+   * at `leftAt` plus the link's propagation delay. Ownership of `frame` passes to the runtime: the device
+   * must not touch it again (the next switch rewrites TTL, MACs and ECN in place).
    *
    * `verified` (default false): the frame's RoCE ICRC is known to match its bytes, because this device
    * built it and computed the ICRC, or received it with `verified` and changed nothing since but the

@@ -5,6 +5,14 @@
 // wire"; when it is done the port asks its owner for the next one (`pull`), which is where a switch's
 // scheduler or a NIC's QP arbiter decides, at the last possible moment, what goes next.
 //
+// A frame is handed to the runtime as its first bit leaves, stamped with the time its last bit leaves
+// (DeviceEnv.transmit's `leftAt`); the runtime delivers it at that time plus the link's delay. The port's
+// timer fires at a frame's end only when something should be pulled then: the owner said it has more
+// (`pulledMore`), or kicked (or woke) the port while the frame was on the wire. A port whose queue
+// empties thus costs one event per frame (its delivery) instead of two (docs/performance.md, "Serialisation
+// end merged into delivery"). The tie rule is unchanged: a frame that ends at nanosecond t holds the wire
+// until the port's timer slot at t, after t's frame deliveries, so what arrives at t competes for the wire.
+//
 // Busy-until times are kept exactly, as whole nanoseconds plus a remainder in units of 1/rate ns (integers
 // in a double, below 2^53), so a long run keeps the exact rate even though timers fire on integer
 // nanoseconds, and a frame whose wire time ends on a whole nanosecond leaves on it. Fractional nanoseconds
@@ -34,9 +42,14 @@ export class TxPort {
    */
   private busyNsWhole = Number.MIN_SAFE_INTEGER;
   private busyRem = 0;
+  /**
+   * The frame on the wire, already handed to the runtime (it arrives at its end + the link's delay), until
+   * its end has been dealt with: by the port's timer, or by a kick after it. Kept only to report it lost
+   * when the link goes down under it (`setUp`); its bytes are the runtime's.
+   */
   private onWire: Uint8Array | null = null;
-  /** The frame on the wire's `verified` (DeviceEnv.transmit): what the owner's pull said of it. */
-  private onWireVerified = false;
+  /** The port's timer is armed, at the end of the frame on the wire: it pulls what follows. */
+  private armed = false;
   private up = true;
   /** Inside `pull`: an owner that kicks the port from there must not re-enter (the frame would go twice). */
   private pulling = false;
@@ -53,6 +66,13 @@ export class TxPort {
    * `verified`); false before every pull, so an owner that never sets it sends every frame unverified.
    */
   pulledVerified = false;
+  /**
+   * Set by the owner inside `pull` to false when, after the frame it returns, it has nothing else queued
+   * for this port, so that no timer need pull at the frame's end; true before every pull (an owner that
+   * never sets it gets a timer after every frame). An owner that says false must kick the port when
+   * something new is queued, as it must for an idle port.
+   */
+  pulledMore = true;
 
   constructor(
     readonly port: number,
@@ -79,8 +99,12 @@ export class TxPort {
     return this.up;
   }
 
-  get busy(): boolean {
-    return this.onWire !== null;
+  /**
+   * Bytes sent by `now`: `txBytes` less the frame on the wire, which `txBytes` counts from its first bit
+   * and which has left only once its end is past (or dealt with by the port's timer at that nanosecond).
+   */
+  sentBytes(now: Nanoseconds): number {
+    return this.onWire !== null && this.busyCeil() >= now ? this.txBytes - this.onWire.length : this.txBytes;
   }
 
   /** Nanoseconds `length` bytes occupy the wire, with padding, FCS, preamble and inter-frame gap. */
@@ -88,31 +112,49 @@ export class TxPort {
     return (wireBytes(length) * 8e9) / this.rate;
   }
 
-  /** The owner has something new to send: start it if the wire is idle. */
+  /**
+   * The owner has something new to send: start it if the wire is idle; if a frame is on the wire, pull at
+   * its end. A frame whose end is this nanosecond still holds the wire until the port's timer at that
+   * nanosecond, which runs after the nanosecond's frame deliveries (the simulator's tie rule): what
+   * arrives at that nanosecond competes for the wire, as when the port's timer pulled after every frame.
+   */
   kick(now: Nanoseconds): void {
-    if (this.onWire !== null || !this.up || this.pulling) return;
+    if (!this.up || this.pulling || this.armed) return;
+    if (this.onWire !== null) {
+      const end = this.busyCeil();
+      if (end >= now) {
+        this.armed = true;
+        this.env.arm(this.timer, end);
+        return;
+      }
+      this.onWire = null;
+    }
     this.notBefore(now);
-    this.startNext(now);
+    this.send(now);
+  }
+
+  /**
+   * The owner queued something without a kick (it need not kick while the wire is busy): pull at the end
+   * of the frame on the wire, as after a frame whose pull said more. An idle port stays idle.
+   */
+  wake(now: Nanoseconds): void {
+    if (this.armed || this.onWire === null || !this.up) return;
+    const end = this.busyCeil();
+    if (end < now) return;
+    this.armed = true;
+    this.env.arm(this.timer, end);
   }
 
   /** The port's timer fired: the frame on the wire is done; send what follows. */
   onTimer(now: Nanoseconds): void {
-    while (this.onWire !== null) {
-      const frame = this.onWire;
-      this.onWire = null;
-      this.txFrames++;
-      this.txBytes += frame.length;
-      this.env.transmit(this.port, frame, Math.min(now, this.busyCeil()), this.onWireVerified);
-      if (!this.up) return;
-      // The next frame starts when the previous one ended, even if we are running late.
-      if (!this.startNext(now)) return;
-      if (this.busyCeil() > now) return;
-    }
+    this.armed = false;
+    this.onWire = null;
+    if (this.up) this.send(now);
   }
 
   /**
-   * Link state. Down: the frame on the wire is lost (returned so the owner can count it) and the port stops
-   * pulling. Up: the port pulls again.
+   * Link state. Down: the frame on the wire is lost (returned so the owner can count it; the runtime drops
+   * it too, as the link's generation changed) and the port stops pulling. Up: the port pulls again.
    */
   setUp(up: boolean, now: Nanoseconds): Uint8Array | null {
     this.up = up;
@@ -121,8 +163,9 @@ export class TxPort {
       this.kick(now);
       return null;
     }
-    const lost = this.onWire;
+    const lost = this.onWire !== null && this.busyCeil() > now ? this.onWire : null;
     this.onWire = null;
+    this.armed = false;
     this.env.disarm(this.timer);
     return lost;
   }
@@ -139,40 +182,56 @@ export class TxPort {
     this.busyRem = 0;
   }
 
-  /** Pulls the next frame and puts it on the wire from the busy-until time; false if there was none. */
-  private startNext(now: Nanoseconds): boolean {
-    const floor = now - MAX_CATCH_UP_NS;
-    if (this.busyNsWhole < floor) {
-      this.stalledNs += floor - this.busyNsWhole - this.busyRem / this.rate;
-      this.busyNsWhole = floor;
-      this.busyRem = 0;
+  /**
+   * Pulls frames and puts them on the wire from the busy-until time, each handed to the runtime at once
+   * with the time its last bit leaves (DeviceEnv.transmit's `leftAt`); frames whose end has already passed
+   * (a live port woken late) follow at once. Arms the port's timer at the last one's end if the owner
+   * has more for it.
+   */
+  private send(now: Nanoseconds): void {
+    for (;;) {
+      const floor = now - MAX_CATCH_UP_NS;
+      if (this.busyNsWhole < floor) {
+        this.stalledNs += floor - this.busyNsWhole - this.busyRem / this.rate;
+        this.busyNsWhole = floor;
+        this.busyRem = 0;
+      }
+      // The start rounded to the nearest whole nanosecond (the busy-until time when it is whole).
+      const start = 2 * this.busyRem >= this.rate ? this.busyNsWhole + 1 : this.busyNsWhole;
+      this.pulling = true;
+      this.pulledVerified = false;
+      this.pulledMore = true;
+      let frame: Uint8Array | null;
+      try {
+        frame = this.pull(Math.max(start, now));
+      } finally {
+        this.pulling = false;
+      }
+      if (frame === null) {
+        this.notBefore(now);
+        return;
+      }
+      const bits = wireBytes(frame.length) * 8;
+      // ns × rate of this frame: below 2^53 for any frame up to 9,216 bytes at any rate up to 1.6 Tb/s.
+      const rem = this.busyRem + bits * 1e9;
+      const whole = Math.floor(rem / this.rate);
+      this.busyNsWhole += whole;
+      this.busyRem = rem - whole * this.rate;
+      this.busyNs += (bits * 1e9) / this.rate;
+      const end = this.busyCeil();
+      this.txFrames++;
+      this.txBytes += frame.length;
+      this.env.transmit(this.port, frame, end, this.pulledVerified);
+      if (!this.up) return; // the owner took the link down from the runtime's call
+      if (end > now) {
+        this.onWire = frame;
+        if (this.pulledMore) {
+          this.armed = true;
+          this.env.arm(this.timer, end);
+        }
+        return;
+      }
     }
-    // The start rounded to the nearest whole nanosecond (the busy-until time when it is whole).
-    const start = 2 * this.busyRem >= this.rate ? this.busyNsWhole + 1 : this.busyNsWhole;
-    this.pulling = true;
-    this.pulledVerified = false;
-    let frame: Uint8Array | null;
-    try {
-      frame = this.pull(Math.max(start, now));
-    } finally {
-      this.pulling = false;
-    }
-    if (frame === null) {
-      this.notBefore(now);
-      return false;
-    }
-    const bits = wireBytes(frame.length) * 8;
-    this.onWire = frame;
-    this.onWireVerified = this.pulledVerified;
-    // ns × rate of this frame: below 2^53 for any frame up to 9,216 bytes at any rate up to 1.6 Tb/s.
-    const rem = this.busyRem + bits * 1e9;
-    const whole = Math.floor(rem / this.rate);
-    this.busyNsWhole += whole;
-    this.busyRem = rem - whole * this.rate;
-    this.busyNs += (bits * 1e9) / this.rate;
-    const end = this.busyCeil();
-    if (end > now) this.env.arm(this.timer, end);
-    return true;
   }
 }
 

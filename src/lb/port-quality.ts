@@ -18,8 +18,8 @@ export interface PortQualitySettings {
 
 /** What the meter reads of the switch's ports. */
 export interface PortReadings {
-  /** Bytes the port has sent so far (a counter that may be cleared). */
-  txBytes(port: number): number;
+  /** Bytes the port has sent by `now` (a counter that may be cleared). */
+  txBytes(port: number, now: Nanoseconds): number;
   /** Bytes queued for the port, all queues. */
   queuedBytes(port: number): number;
   rateBps(port: number): number;
@@ -46,7 +46,7 @@ export class PortQualityMeter {
   /** The port's load band 0..7 (average send rate over line rate). */
   loadBand(port: number, now: Nanoseconds): number {
     const at = this.lastAt[port]!;
-    const tx = this.ports.txBytes(port);
+    const tx = this.ports.txBytes(port, now);
     if (at < 0) {
       this.lastAt[port] = now;
       this.lastTx[port] = tx;

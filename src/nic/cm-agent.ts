@@ -155,7 +155,7 @@ export class CmAgent {
     // Ready to receive (RTR) from the REQ's starting PSN on; it may answer READs at once.
     c.qp.responder.ePsn = m.startingPsn;
     c.qp.cmReady = true;
-    this.s.mayHaveData(c.qp);
+    this.s.mayHaveData(c.qp, now);
     this.mad(
       c.qp,
       cmMessage({
@@ -191,7 +191,7 @@ export class CmAgent {
         cmMessage({ attr: CmAttr.Rtu, tid: c.tid, localCommId: c.localCommId, remoteCommId: c.remoteCommId }),
         now,
       );
-      this.s.mayHaveData(qp);
+      this.s.mayHaveData(qp, now);
     } else if (m.attr === CmAttr.Rtu && c.state === State.RepSent) {
       c.state = State.Connected;
     } else if (m.attr === CmAttr.Dreq) {

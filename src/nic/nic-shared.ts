@@ -105,9 +105,16 @@ export class NicShared {
     return this.cfg.port.rateBps;
   }
 
-  /** `qp` may have work to send now (see `txCandidates`). */
-  mayHaveData(qp: QueuePair): void {
+  /**
+   * Set by the NIC to its port's `wake`: work added without a kick must still be pulled at the end of the
+   * frame on the wire (TxPort.pulledMore).
+   */
+  wakePort: (now: Nanoseconds) => void = () => {};
+
+  /** `qp` may have work to send now (see `txCandidates`); the port looks when its wire frees. */
+  mayHaveData(qp: QueuePair, now: Nanoseconds): void {
     this.txCandidates.add(qp.slot);
+    this.wakePort(now);
   }
 
   drop(reason: DropReason, now: Nanoseconds): void {

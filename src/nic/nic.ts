@@ -82,8 +82,10 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     this.port = new TxPort(PORT, config.port.rateBps, s.t.tx.id(PORT), env, (now) => {
       const frame = this.arbiter.choose(now);
       this.port.pulledVerified = this.arbiter.chosenVerified;
+      this.port.pulledMore = this.arbiter.hasMore();
       return frame;
     });
+    s.wakePort = (now) => this.port.wake(now);
     this.cc = new CcDriver(s, this.arbiter);
     this.stall = new PauseStall(s, s.t.pauseStall);
     this.rxBuffer = new RxBuffer(s, this.arbiter, this.stall, (frame, now) => this.rx.process(frame, now));
@@ -178,7 +180,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     if (now >= r.lastProgressAt + qp.settings.rtoNs) {
       this.s.counters.localAckTimeoutErr[0]!++;
       r.onTimeout(now);
-      this.s.mayHaveData(qp);
+      this.s.mayHaveData(qp, now);
       this.port.kick(now);
     }
     this.ensureRto(qp, now);
@@ -203,7 +205,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
   command(cmd: NicCommand, now: Nanoseconds): NicReply {
     switch (cmd.type) {
       case "create-qp":
-        return this.createQp(cmd);
+        return this.createQp(cmd, now);
       case "post":
         return this.posts.post(cmd, now);
       case "configure":
@@ -231,7 +233,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     return { ok: true, udpSrcPort };
   }
 
-  private createQp(cmd: CreateQp): NicReply {
+  private createQp(cmd: CreateQp, now: Nanoseconds): NicReply {
     const s = this.s;
     const init = qpInit(cmd, s.qpByNum, TIMER_STRIDE, s.cfg.sourcePort);
     if (typeof init === "string") return fail(init);
@@ -254,7 +256,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
     if (cmd.cm !== undefined) this.cm.register(qp, cmd.cm);
     s.qps.push(qp);
     s.qpByNum.set(cmd.qpn, qp);
-    s.mayHaveData(qp);
+    s.mayHaveData(qp, now);
     return { ok: true, udpSrcPort: init.udpSrcPort };
   }
 
@@ -278,7 +280,7 @@ export class Nic implements Device<NicCommand, NicReply, NicStats> {
       if (qp.attributes !== null) qpSettings(s.settings, qp.attributes, qp.settings);
       qp.responder.setReorderWindow(next.reorder.window);
       // A larger window may let a QP send again.
-      s.mayHaveData(qp);
+      s.mayHaveData(qp, now);
     }
     s.ackPrio = next.qos.dscpToPriority[next.qos.ackDscp]!;
     if ("cc" in cmd.settings || "dcqcn" in cmd.settings) for (const qp of s.qps) this.cc.reconfigure(qp, now);

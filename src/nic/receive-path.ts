@@ -238,7 +238,7 @@ export class ReceivePath {
       return;
     }
     // ACKs open the window, NAKs rewind, READ requests queue responses: any of them may give it data.
-    s.mayHaveData(qp);
+    s.mayHaveData(qp, now);
     const kind = opcodeKind(h.opcode);
     if (kind === KIND_ACK) {
       this.receiveAck(qp, h, frame, now);

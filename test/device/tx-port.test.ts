@@ -97,10 +97,13 @@ t.test("a port woken late makes up at most MAX_CATCH_UP_NS of wire time", async 
   port.onTimer(10_000);
   t.ok(sent.length >= 20 && sent.length <= 22, `frames sent at once: ${sent.length}`);
   t.ok(port.stalledNs > 10_000 - MAX_CATCH_UP_NS - 200, `wire time lost: ${port.stalledNs.toFixed(1)} ns`);
+  // A frame is handed over as its first bit leaves, stamped with its end: the made-up frames ended by
+  // the time the device was given, the one now on the wire ends within one frame time after it.
   t.ok(
-    sent.every((s) => s <= 10_000),
-    "never stamped after the time the device was given",
+    sent.slice(0, -1).every((s) => s <= 10_000),
+    "the made-up frames are stamped no later than the time the device was given",
   );
+  t.ok(sent.at(-1)! > 10_000 && sent.at(-1)! <= 10_101, `the frame on the wire ends at ${sent.at(-1)}`);
 });
 
 t.test("a rate must be a positive number", async (t) => {
@@ -119,3 +122,99 @@ t.test(
     );
   },
 );
+
+/** A port over a scripted owner: frames queued by the test, `more` as the owner's answer, a log of calls. */
+function scripted() {
+  const log: string[] = [];
+  const queue: Uint8Array[] = [];
+  let armedAt: number | null = null;
+  const env: DeviceEnv = {
+    transmit: (_p, f, leftAt) => log.push(`tx ${f.length} left ${leftAt}`),
+    arm: (_t, at) => {
+      armedAt = at;
+      log.push(`arm ${at}`);
+    },
+    disarm: () => {
+      armedAt = null;
+    },
+    emit: () => {},
+    random: () => 0,
+  };
+  const port: TxPort = new TxPort(1, 100e9, 1, env, () => {
+    const f = queue.shift() ?? null;
+    port.pulledMore = queue.length > 0;
+    return f;
+  });
+  return { log, queue, port, armed: () => armedAt };
+}
+
+t.test("a frame is handed over as its first bit leaves, stamped with its end", async (t) => {
+  const { log, queue, port, armed } = scripted();
+  queue.push(new Uint8Array(1230)); // 1,254 wire bytes: 100.32 ns
+  port.kick(1_000);
+  t.same(log, ["tx 1230 left 1101"], "sent at once, leaving at 1,101; nothing more queued: no timer");
+  t.equal(armed(), null);
+  t.equal(port.sentBytes(1_050), 0, "not sent yet at 1,050");
+  t.equal(port.sentBytes(1_101), 0, "its end's nanosecond: still on the wire until the port's timer slot");
+  t.equal(port.sentBytes(1_102), 1230, "sent after its end");
+});
+
+t.test("what is queued while a frame is on the wire is pulled at its end", async (t) => {
+  const { log, queue, port } = scripted();
+  queue.push(new Uint8Array(1230));
+  port.kick(1_000);
+  queue.push(new Uint8Array(1230));
+  port.kick(1_050);
+  t.same(log, ["tx 1230 left 1101", "arm 1101"], "a kick while busy arms the timer at the end");
+  port.kick(1_060);
+  t.equal(log.length, 2, "a second kick arms nothing more");
+  port.onTimer(1_101);
+  t.same(
+    log.slice(2),
+    ["tx 1230 left 1201"],
+    "back to back from the exact end: 1,100.32 + 100.32 = 1,200.64",
+  );
+});
+
+t.test("a kick at the nanosecond the frame ends waits for the port's timer there", async (t) => {
+  const { log, queue, port } = scripted();
+  queue.push(new Uint8Array(1230));
+  port.kick(1_000);
+  queue.push(new Uint8Array(64));
+  port.kick(1_101);
+  t.same(log, ["tx 1230 left 1101", "arm 1101"], "what arrives in that nanosecond competes for the wire");
+  port.onTimer(1_101);
+  t.equal(log[2], "tx 64 left 1108", "then sent from the exact end: 1,100.32 + 7.04 = 1,107.36");
+});
+
+t.test("a kick after the frame's end starts at once", async (t) => {
+  const { log, queue, port } = scripted();
+  queue.push(new Uint8Array(1230));
+  port.kick(1_000);
+  queue.push(new Uint8Array(1230));
+  port.kick(2_000);
+  t.same(log, ["tx 1230 left 1101", "tx 1230 left 2101"]);
+});
+
+t.test("wake: work queued without a kick is pulled at the end of the frame on the wire", async (t) => {
+  const { log, queue, port } = scripted();
+  port.wake(500);
+  t.same(log, [], "an idle port stays idle");
+  queue.push(new Uint8Array(1230));
+  port.kick(1_000);
+  port.wake(1_050);
+  t.same(log, ["tx 1230 left 1101", "arm 1101"]);
+  port.wake(1_060);
+  t.equal(log.length, 2, "armed once");
+});
+
+t.test("a link going down under a frame reports it lost; after its end, nothing", async (t) => {
+  const a = scripted();
+  a.queue.push(new Uint8Array(1230));
+  a.port.kick(1_000);
+  t.equal(a.port.setUp(false, 1_050)?.length, 1230, "on the wire at 1,050: lost");
+  const b = scripted();
+  b.queue.push(new Uint8Array(1230));
+  b.port.kick(1_000);
+  t.equal(b.port.setUp(false, 1_200), null, "gone by 1,200");
+});

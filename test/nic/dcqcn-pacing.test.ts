@@ -14,7 +14,7 @@ import { connect, IP_A, IP_B, MAC_A, MAC_B, must, pair, qpStats, RATE, roceOf } 
 interface Departure {
   readonly t: number;
   readonly bits: number;
-  /** The QP's RC when the packet left. */
+  /** The QP's RC when the packet's first bit left. */
   readonly rate: number;
 }
 
@@ -63,7 +63,11 @@ t.test("hpcc-ns3 keeps the gap in progress at the old rate; repace re-times it",
   const [, first, second] = rates as [number, number, number];
   t.same([...new Set(retimed.map((d) => d.rate))], rates, "the cuts come to the same rates either way");
   const j = kept.findIndex((d, i) => d.t !== retimed[i]!.t);
-  t.ok(j > 0 && kept[j - 1]!.rate === second, `both send alike until the second cut (packet ${j})`);
+  // A tap sees a frame as its first bit leaves: the second cut came while packet j - 1 was on the wire.
+  t.ok(
+    j > 0 && kept[j - 1]!.rate === first && kept[j]!.rate === second,
+    `both send alike until the second cut (packet ${j})`,
+  );
   const bits = kept[j - 1]!.bits;
   const at = (bps: number) => (bits * 1e9) / bps;
   // The gap running at the cut: at the old rate (next-packet) or re-timed at the new one (repace).

@@ -17,6 +17,7 @@ import { udpFrame } from "../helpers/frames.js";
 
 export interface Sent {
   readonly port: number;
+  /** When its last bit left (the port hands a frame over as its first bit leaves, stamped with that). */
   readonly t: Nanoseconds;
   readonly frame: Uint8Array;
   /** What the switch said of the frame's ICRC (DeviceEnv.transmit's `verified`). */
@@ -33,8 +34,8 @@ class FakeEnv implements DeviceEnv {
   private readonly rng = createRandom(1, "switch-harness");
   readonly random = (): number => this.rng.next();
 
-  transmit(port: number, frame: Uint8Array, _leftAt?: Nanoseconds, verified = false): void {
-    this.sent.push({ port, t: this.now, frame, verified });
+  transmit(port: number, frame: Uint8Array, leftAt?: Nanoseconds, verified = false): void {
+    this.sent.push({ port, t: leftAt ?? this.now, frame, verified });
   }
   arm(timer: TimerId, at: Nanoseconds): void {
     this.timers.set(timer, [at, this.seq++]);

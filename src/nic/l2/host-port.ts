@@ -60,6 +60,11 @@ export class HostPort {
     return this.s.cfg.qos.dscpToPriority[frame[ethPayloadOffset(frame) + 1]! >>> 2]!;
   }
 
+  /** Host-stack frames waiting, every priority. */
+  get backlog(): number {
+    return this.queued;
+  }
+
   /** The next host-stack frame of the highest priority that is not paused (bit p of `paused`). */
   take(paused: number): Uint8Array | null {
     if (this.queued === 0) return null;

@@ -68,6 +68,21 @@ export class TxArbiter {
     this.cnps.drain();
   }
 
+  /**
+   * Whether anything is queued for the wire besides what `choose` just returned (TxPort.pulledMore): a QP
+   * that may have data counts, though its window or pacer may hold it (the port's timer then finds
+   * nothing, as it always did); without any, whatever comes next kicks the port.
+   */
+  hasMore(): boolean {
+    return (
+      this.urgent.length > 0 ||
+      this.cnps.length > 0 ||
+      this.ackQueue.length > 0 ||
+      this.host.backlog > 0 ||
+      this.s.txCandidates.next(0, this.s.qps.length) >= 0
+    );
+  }
+
   /** The next frame for the wire, or null (TxPort's pull). */
   choose(now: Nanoseconds): Uint8Array | null {
     const s = this.s;

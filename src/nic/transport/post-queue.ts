@@ -51,7 +51,7 @@ export class PostQueue {
     }
     qp.requester.post(op, cmd.bytes, cmd.flowId, now);
     this.onPosted?.(qp, now);
-    this.s.mayHaveData(qp);
+    this.s.mayHaveData(qp, now);
     this.kick(now);
     return { ok: true };
   }
@@ -73,7 +73,7 @@ export class PostQueue {
       if (qp === undefined) continue;
       qp.requester.post(p.op, p.bytes, p.flowId, p.at);
       this.onPosted?.(qp, now);
-      this.s.mayHaveData(qp);
+      this.s.mayHaveData(qp, now);
     }
     this.scheduled.splice(0, n);
     const next = this.scheduled[0];

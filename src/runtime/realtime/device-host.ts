@@ -344,12 +344,14 @@ export class DeviceHost {
     const line = this.lines.get(port);
     if (!line) return;
     this.housekeeping.wake();
-    // A port says when each frame really left (it may be catching up after a late wake-up): never later
-    // than the time the device was given for the event it is handling, which the clock has passed, so
-    // no clock read is needed for it (one per forwarded frame otherwise).
+    // A port says when each frame's last bit leaves: after the time the device was given for the event it
+    // is handling (a port hands a frame over as its first bit leaves, TxPort), or before it (catching up
+    // after a late wake-up); so no clock read is needed for it (one per forwarded frame otherwise). The
+    // frame waits out its wire time and the link's delay here, or goes at once when that is too short for
+    // a timer.
     const due = (leftAt === undefined ? this.clock.now() : leftAt) + line.delayNs;
     this.timeLogs[port]?.record(true, due - line.delayNs, frame);
-    const realMs = this.clock.realNs(line.delayNs) / 1e6;
+    const realMs = this.clock.realNs(due - this.lastGivenAt) / 1e6;
     if (realMs < MIN_DELAY_REAL_MS && line.queue.length === 0) {
       this.framesOut++;
       this.clock.sent(port, due, frame);

@@ -20,7 +20,8 @@ export interface LinkSpec {
 }
 
 /**
- * Called for every frame put on a link (before loss), e.g. to write a capture; `verified` is what the
+ * Called for every frame put on a link (before loss), with the time its last bit leaves (`t`: the frame is
+ * handed over as its first bit leaves, so calls come in the order frames start), e.g. to write a capture; `verified` is what the
  * sender said of its ICRC (DeviceEnv.transmit). A tap must not change the frame.
  */
 export type FrameTap = (

@@ -102,7 +102,8 @@ export class Simulator {
       ports: [],
     };
     const env: DeviceEnv = {
-      transmit: (port, frame, _leftAt, verified) => this.transmit(node, port, frame, verified === true),
+      transmit: (port, frame, at, verified) =>
+        this.transmit(node, port, frame, at ?? this.clock, verified === true),
       arm: (timer, at) => {
         if (node.local) this.arm(node, timer, at);
       },
@@ -368,7 +369,8 @@ export class Simulator {
     return e;
   }
 
-  private transmit(node: SimNode, port: number, frame: Uint8Array, verified: boolean): void {
+  /** A frame whose last bit leaves `port` at `left` (TxPort hands it over earlier), due at `left` + delay. */
+  private transmit(node: SimNode, port: number, frame: Uint8Array, left: number, verified: boolean): void {
     if (node.dead || !node.local) return;
     const attachment = node.ports[port];
     if (!attachment) return; // an unconnected port: the frame goes nowhere
@@ -377,18 +379,17 @@ export class Simulator {
     link.frames[side]++;
     link.bytes[side] += frame.length;
     const taps = this.taps;
-    for (let i = 0; i < taps.length; i++)
-      taps[i]!(this.clock, attachment.from, attachment.to, frame, verified);
+    for (let i = 0; i < taps.length; i++) taps[i]!(left, attachment.from, attachment.to, frame, verified);
     if (!link.up || (link.loss !== null && link.loss.next() < (spec.lossRate ?? 0))) {
       link.lost++;
       return;
     }
     if (attachment.remote) {
-      this.sendRemote!(link, side, this.clock + spec.delayNs, frame, verified);
+      this.sendRemote!(link, side, left + spec.delayNs, frame, verified);
       return;
     }
     const { peer, to } = attachment;
-    const e = this.record(DELIVER, this.clock + spec.delayNs);
+    const e = this.record(DELIVER, left + spec.delayNs);
     this.queue.push(
       delivery(e, peer, to.port, link, link.gen, frame, verified),
       RANK_DELIVER + peer.rank + to.port,

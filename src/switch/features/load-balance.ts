@@ -182,7 +182,7 @@ export function portQualityMeter(ctx: SwitchContext, d: DlbConfig): PortQualityM
     ctx.numPorts,
     { sampleNs: d.sampleInterval, windowNs: d.loadWindow, queueBandBytes: d.queueBand },
     {
-      txBytes: (p) => ports[p]?.tx.txBytes ?? 0,
+      txBytes: (p, now) => ports[p]?.tx.sentBytes(now) ?? 0,
       queuedBytes: (p) => {
         let bytes = 0;
         for (let q = 0; q < PRIORITIES; q++) bytes += mmu.egressDepth(p, q);

@@ -78,7 +78,10 @@ export class Egress {
   /** The port's wire is free: the next frame is a pending MAC Control frame, else what the scheduler picks. */
   pull(ps: SwitchPort, now: Nanoseconds): Uint8Array | null {
     const control = ps.control.shift();
-    if (control !== undefined) return control;
+    if (control !== undefined) {
+      ps.tx.pulledMore = ps.control.length > 0 || ps.sched.backlog > 0;
+      return control;
+    }
     const q = ps.sched.next(ps.pausedQueues);
     if (q < 0) return null;
     const m = this.departing[ps.port]!;
@@ -94,6 +97,8 @@ export class Egress {
     // The ICRC the sender vouched for still holds after the routing rewrite alone (rewrite.ts); any other
     // change sends the frame on unverified, to be checked by its receiver (PacketMeta.verified).
     ps.tx.pulledVerified = m.verified && !m.mark && m.remarkDscp < 0 && m.remarkDot1p < 0;
+    // Nothing else queued here: no timer need pull at this frame's end (whatever comes is kicked in).
+    ps.tx.pulledMore = ps.control.length > 0 || ps.sched.backlog > 0;
     return m.frame;
   }
 
