@@ -64,18 +64,62 @@ export function parseNs3Fct(text: string): { flows: number; lastDoneNs: number; 
   };
 }
 
-/** PFC frames received, by kind (HPCC's PFC file). */
-export function parseNs3Pfc(text: string): { pauses: number; resumes: number } {
-  let pauses = 0;
+/** The pause lengths the bench counts, ns: at least 20, 40 and 80 µs (docs/fidelity.md, the fat tree). */
+export const LONG_PAUSE_NS = [20_000, 40_000, 80_000] as const;
+
+/**
+ * Pauses paired with their resumes, per (device, port, priority): how many lasted at least each of
+ * LONG_PAUSE_NS. A pause still held when the run ends is not counted.
+ */
+export class PauseLog {
+  /** XOFF assertions. */
+  pauses = 0;
+  readonly counts: number[] = LONG_PAUSE_NS.map(() => 0);
+  private readonly open = new Map<string, number>();
+
+  pause(key: string, t: number): void {
+    this.pauses++;
+    if (!this.open.has(key)) this.open.set(key, t);
+  }
+
+  resume(key: string, t: number): void {
+    const since = this.open.get(key);
+    if (since === undefined) return;
+    this.open.delete(key);
+    LONG_PAUSE_NS.forEach((ns, i) => {
+      if (t - since >= ns) this.counts[i]!++;
+    });
+  }
+
+  /** Our simulator's telemetry: a switch's XOFF and XON on one port and priority. */
+  onEvent(e: {
+    readonly kind: string;
+    readonly t: number;
+    readonly device: string;
+    readonly port?: number;
+    readonly priority?: number;
+  }): void {
+    if (e.kind !== "pfc-xoff" && e.kind !== "pfc-xon") return;
+    const key = `${e.device}:${e.port}:${e.priority}`;
+    if (e.kind === "pfc-xoff") this.pause(key, e.t);
+    else this.resume(key, e.t);
+  }
+}
+
+/** PFC frames received, by kind, and the pauses' lengths (HPCC's PFC file; a device's port each). */
+export function parseNs3Pfc(text: string): { pauses: number; resumes: number; longPauses: number[] } {
+  const log = new PauseLog();
   let resumes = 0;
   for (const [i, l] of text.split("\n").entries()) {
     if (l.trim() === "") continue;
-    const type = l.trim().split(/\s+/)[4];
-    if (type === "1") pauses++;
-    else if (type === "0") resumes++;
-    else throw new Error(`HPCC PFC output line ${i + 1}: expected "time node type port 0|1", got "${l}"`);
+    const [t, node, , port, type] = l.trim().split(/\s+/);
+    if (type === "1") log.pause(`${node}:${port}`, Number(t));
+    else if (type === "0") {
+      resumes++;
+      log.resume(`${node}:${port}`, Number(t));
+    } else throw new Error(`HPCC PFC output line ${i + 1}: expected "time node type port 0|1", got "${l}"`);
   }
-  return { pauses, resumes };
+  return { pauses: log.pauses, resumes, longPauses: log.counts };
 }
 
 const RECORD = 56;

@@ -235,6 +235,8 @@ export interface Ns3Outcome {
   /** PFC pause frames received anywhere (each XOFF a switch asserted, once: HPCC never refreshes). */
   readonly pauses: number;
   readonly resumes: number;
+  /** Pauses of at least 20, 40 and 80 µs, each until its resume (hpcc-ns3-output.ts LONG_PAUSE_NS). */
+  readonly longPauses?: readonly number[];
   /** Packets its switches dropped (a "Drop:" line each on its standard output: only a full headroom). */
   readonly drops: number;
   /** From the trace of `input.trace`'s switches; null without a trace. */

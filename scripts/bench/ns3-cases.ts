@@ -21,6 +21,7 @@ import { resolveScenario, type Scenario } from "../../src/scenario/scenario.js";
 import { scenarioFile } from "../../src/scenario/schema.js";
 import { hpccNs3HeadroomBytes, type MmuMode } from "../../src/switch/mmu.js";
 import type { Ns3Flow, Ns3Input } from "./hpcc-ns3.js";
+import { PauseLog } from "./hpcc-ns3-output.js";
 import { byteScale, type CcMode, ccHostSettings, ccLabel, ccSwitchSettings, wireScale } from "./ns3-cc.js";
 
 export type { CcMode } from "./ns3-cc.js";
@@ -113,6 +114,8 @@ export interface RunOutcome {
   readonly queuePeakBytes: number;
   /** XOFF assertions by switches (HPCC sends each once; our refreshes of a held pause are not counted). */
   readonly pauses: number;
+  /** Pauses of at least 20, 40 and 80 µs (LONG_PAUSE_NS). Absent in runs saved before it. */
+  readonly longPauses?: readonly number[];
   readonly cnps: number;
   /** Packets of the lossless class the switches dropped. */
   readonly drops: number;
@@ -364,14 +367,9 @@ function buildFatTree(
 
 /** Runs the case's rocelab scenario and reads its outcome. */
 export function runOurs(built: Built, opts: SimRunOptions = {}): RunOutcome {
-  let pauses = 0;
+  const pauses = new PauseLog();
   const cpu = process.cpuUsage();
-  const { report } = runScenarioSim(built.scenario, {
-    ...opts,
-    onEvent: (e) => {
-      if (e.kind === "pfc-xoff") pauses++;
-    },
-  });
+  const { report } = runScenarioSim(built.scenario, { ...opts, onEvent: (e) => pauses.onEvent(e) });
   const used = process.cpuUsage(cpu);
   // Each simulator's FCT over its own ideal: ours from the scenario's topology and our framing, as HPCC's
   // ns-3 builds its standalone FCT (src/report/ideal-fct.ts).
@@ -386,7 +384,8 @@ export function runOurs(built: Built, opts: SimRunOptions = {}): RunOutcome {
       idealNs: ideal(f) ?? Number.NaN,
     })),
     queuePeakBytes: report.summary.queuePeakBytes,
-    pauses,
+    pauses: pauses.pauses,
+    longPauses: pauses.counts,
     // HPCC flags the ACK of every CE-marked packet (the CNP of its DCQCN, the ECN echo of the others); our
     // DCQCN profile sends a CNP for each too, the other algorithms read a CE echo in the ACK: count the marks.
     cnps: built.cc === "dcqcn" || built.cc === "off" ? report.summary.cnpSent : report.summary.ecnMarked,

@@ -41,6 +41,8 @@ export interface Metrics {
   readonly fctMax: number;
   readonly queuePeak: number;
   readonly pauses: number;
+  /** Pauses of at least 20, 40 and 80 µs (absent in runs saved before it). */
+  readonly longPauses?: readonly number[];
   readonly cnps: number;
   /** CNPs per data packet (packet counts differ: 1,024 bytes of payload here, 1,000 in HPCC's). */
   readonly cnpFraction: number;
@@ -76,6 +78,7 @@ export function metricsOf(o: RunOutcome): Metrics {
     fctMax: fct.at(-1) ?? Number.NaN,
     queuePeak: o.queuePeakBytes,
     pauses: o.pauses,
+    ...(o.longPauses !== undefined ? { longPauses: o.longPauses } : {}),
     cnps: o.cnps,
     cnpFraction: o.dataPackets > 0 ? o.cnps / o.dataPackets : 0,
     drops: o.drops,
@@ -104,6 +107,7 @@ export function ns3Outcome(o: Ns3Outcome, input: readonly Ns3Flow[]): RunOutcome
     flows,
     queuePeakBytes: o.trace?.queuePeakBytes ?? Number.NaN,
     pauses: o.pauses,
+    ...(o.longPauses !== undefined ? { longPauses: o.longPauses } : {}),
     cnps: o.trace?.cnps ?? Number.NaN,
     drops: o.drops,
     // HPCC packs 1,000 bytes of payload per packet.
@@ -286,6 +290,13 @@ function fatTreeColumns(): Column[] {
   return cols;
 }
 
+/** "pauses ≥ 40 µs", when every run of these cases counted its pause lengths (older saved runs did not). */
+function longPauseColumn(rs: readonly CaseResult[]): Column[] {
+  const all = rs.flatMap((r) => [...(r.ns3 ?? []), ...Object.values(r.ours).flat()]);
+  if (!all.every((m) => m.longPauses !== undefined)) return [];
+  return [{ head: "pauses ≥ 40 µs", pick: (m) => m.longPauses![1]!, scale: 1, digits: 0 }];
+}
+
 function table(o: FidelityOptions, header: readonly string[], rows: readonly (readonly string[])[]): string {
   if (!o.markdown) return formatTable(header, rows);
   const line = (cells: readonly string[]): string => `| ${cells.join(" | ")} |`;
@@ -315,7 +326,7 @@ function printFidelity(results: readonly CaseResult[], o: FidelityOptions): void
   for (const kind of ["incast", "fat-tree"] as const) {
     const rs = results.filter((r) => r.case.kind === kind);
     if (rs.length === 0) continue;
-    const cols = kind === "incast" ? INCAST_COLUMNS : fatTreeColumns();
+    const cols = [...(kind === "incast" ? INCAST_COLUMNS : fatTreeColumns()), ...longPauseColumn(rs)];
     const done = (ms: readonly Metrics[]): string =>
       `${ms.reduce((a, m) => a + m.done, 0)}/${ms.reduce((a, m) => a + m.total, 0)}`;
     o.print();

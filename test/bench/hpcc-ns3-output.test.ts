@@ -6,6 +6,7 @@ import t from "tap";
 import { ns3Incast, writeNs3Input } from "../../scripts/bench/hpcc-ns3.js";
 import {
   ns3NodeOfIp,
+  PauseLog,
   parseNs3Flows,
   parseNs3Pfc,
   parseNs3Trace,
@@ -88,8 +89,49 @@ t.test("the trace: the queue a data packet joined, CE marks and CNP-flagged ACKs
 });
 
 t.test("the PFC file: pauses and resumes received", (t) => {
-  t.same(parseNs3Pfc("2000 2 0 1 1\n2500 2 0 1 0\n2600 3 0 1 1\n"), { pauses: 2, resumes: 1 });
+  t.same(parseNs3Pfc("2000 2 0 1 1\n2500 2 0 1 0\n2600 3 0 1 1\n"), {
+    pauses: 2,
+    resumes: 1,
+    longPauses: [0, 0, 0],
+  });
   t.throws(() => parseNs3Pfc("2000 2 0 1\n"), /line 1/);
+  t.end();
+});
+
+t.test("pause lengths: each pause of a device's port until its resume, at least 20, 40 and 80 µs", (t) => {
+  // node 2 port 1: 50 µs; node 3 port 1: 90 µs; node 2 port 2: 19.999 µs; node 4 port 1 never resumed.
+  const text = [
+    "0 2 1 1 1",
+    "0 2 1 2 1",
+    "10000 3 1 1 1",
+    "19999 2 1 2 0",
+    "20000 4 1 1 1",
+    "50000 2 1 1 0",
+    "100000 3 1 1 0",
+  ].join("\n");
+  t.same(parseNs3Pfc(text).longPauses, [2, 2, 1]);
+  const ours = new PauseLog();
+  const ev = (kind: string, t: number, port: number) => ({ kind, t, device: "sw", port, priority: 3 });
+  for (const e of [
+    ev("pfc-xoff", 0, 1),
+    ev("pfc-xoff", 1000, 2),
+    ev("pfc-xon", 41_000, 2),
+    ev("pfc-xon", 80_000, 1),
+  ])
+    ours.onEvent(e);
+  t.equal(ours.pauses, 2, "XOFF assertions");
+  t.same(ours.counts, [2, 2, 1], "80 µs on port 1, 40 µs on port 2");
+  t.end();
+});
+
+t.test("our run counts its long pauses: the 16:1 incast at 2 MiB without congestion control", (t) => {
+  // docs/fidelity.md ("Why rocelab has fewer long pauses"): 385 pauses, every one of 20 µs or more, 291 of
+  // 40 µs or more and none of 80 (HPCC's ns-3: 377 pauses; 306, 225 and 69).
+  const b = buildCase({ kind: "incast", senders: 16, bufferMiB: 2, cc: "off" }, "hpcc-ns3", 1);
+  const o = runOurs(b);
+  t.equal(o.pauses, 385);
+  t.same(o.longPauses, [385, 291, 0]);
+  t.same(metricsOf(o).longPauses, [385, 291, 0]);
   t.end();
 });
 
