@@ -163,7 +163,8 @@ export class TxPort {
       this.kick(now);
       return null;
     }
-    const lost = this.onWire !== null && this.busyCeil() > now ? this.onWire : null;
+    // A frame ending in this nanosecond still holds the wire (its timer slot comes after a link change).
+    const lost = this.onWire !== null && this.busyCeil() >= now ? this.onWire : null;
     this.onWire = null;
     this.armed = false;
     this.env.disarm(this.timer);

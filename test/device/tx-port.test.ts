@@ -217,4 +217,8 @@ t.test("a link going down under a frame reports it lost; after its end, nothing"
   b.queue.push(new Uint8Array(1230));
   b.port.kick(1_000);
   t.equal(b.port.setUp(false, 1_200), null, "gone by 1,200");
+  const c = scripted();
+  c.queue.push(new Uint8Array(1230));
+  c.port.kick(1_000);
+  t.equal(c.port.setUp(false, 1_101)?.length, 1230, "in its end's nanosecond, before the port's timer: lost");
 });
