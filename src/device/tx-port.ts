@@ -104,7 +104,7 @@ export class TxPort {
    * and which has left only once its end is past (or dealt with by the port's timer at that nanosecond).
    */
   sentBytes(now: Nanoseconds): number {
-    return this.onWire !== null && this.busyCeil() >= now ? this.txBytes - this.onWire.length : this.txBytes;
+    return this.holdsWire(now) ? this.txBytes - this.onWire!.length : this.txBytes;
   }
 
   /** Nanoseconds `length` bytes occupy the wire, with padding, FCS, preamble and inter-frame gap. */
@@ -119,16 +119,8 @@ export class TxPort {
    * arrives at that nanosecond competes for the wire, as when the port's timer pulled after every frame.
    */
   kick(now: Nanoseconds): void {
-    if (!this.up || this.pulling || this.armed) return;
-    if (this.onWire !== null) {
-      const end = this.busyCeil();
-      if (end >= now) {
-        this.armed = true;
-        this.env.arm(this.timer, end);
-        return;
-      }
-      this.onWire = null;
-    }
+    if (!this.up || this.pulling || this.armed || this.pullAtEnd(now)) return;
+    this.onWire = null; // its end, if any, has passed
     this.notBefore(now);
     this.send(now);
   }
@@ -138,11 +130,23 @@ export class TxPort {
    * of the frame on the wire, as after a frame whose pull said more. An idle port stays idle.
    */
   wake(now: Nanoseconds): void {
-    if (this.armed || this.onWire === null || !this.up) return;
-    const end = this.busyCeil();
-    if (end < now) return;
+    if (this.up && !this.armed) this.pullAtEnd(now);
+  }
+
+  /**
+   * A frame on the wire at `now`: its end is at or after `now` (in its end's nanosecond it holds the wire
+   * until the port's timer slot there, which comes after that nanosecond's deliveries and link changes).
+   */
+  private holdsWire(now: Nanoseconds): boolean {
+    return this.onWire !== null && this.busyCeil() >= now;
+  }
+
+  /** Arms the port's timer for the end of the frame holding the wire, if one does; true then. */
+  private pullAtEnd(now: Nanoseconds): boolean {
+    if (!this.holdsWire(now)) return false;
     this.armed = true;
-    this.env.arm(this.timer, end);
+    this.env.arm(this.timer, this.busyCeil());
+    return true;
   }
 
   /** The port's timer fired: the frame on the wire is done; send what follows. */
@@ -163,8 +167,7 @@ export class TxPort {
       this.kick(now);
       return null;
     }
-    // A frame ending in this nanosecond still holds the wire (its timer slot comes after a link change).
-    const lost = this.onWire !== null && this.busyCeil() >= now ? this.onWire : null;
+    const lost = this.holdsWire(now) ? this.onWire : null;
     this.onWire = null;
     this.armed = false;
     this.env.disarm(this.timer);

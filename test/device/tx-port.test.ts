@@ -148,10 +148,16 @@ function scripted() {
   return { log, queue, port, armed: () => armedAt };
 }
 
+/** A scripted port that started a 1,230-byte frame (1,254 wire bytes, 100.32 ns) at 1,000: it ends at 1,101. */
+function sending(): ReturnType<typeof scripted> {
+  const s = scripted();
+  s.queue.push(new Uint8Array(1230));
+  s.port.kick(1_000);
+  return s;
+}
+
 t.test("a frame is handed over as its first bit leaves, stamped with its end", async (t) => {
-  const { log, queue, port, armed } = scripted();
-  queue.push(new Uint8Array(1230)); // 1,254 wire bytes: 100.32 ns
-  port.kick(1_000);
+  const { log, port, armed } = sending();
   t.same(log, ["tx 1230 left 1101"], "sent at once, leaving at 1,101; nothing more queued: no timer");
   t.equal(armed(), null);
   t.equal(port.sentBytes(1_050), 0, "not sent yet at 1,050");
@@ -160,9 +166,7 @@ t.test("a frame is handed over as its first bit leaves, stamped with its end", a
 });
 
 t.test("what is queued while a frame is on the wire is pulled at its end", async (t) => {
-  const { log, queue, port } = scripted();
-  queue.push(new Uint8Array(1230));
-  port.kick(1_000);
+  const { log, queue, port } = sending();
   queue.push(new Uint8Array(1230));
   port.kick(1_050);
   t.same(log, ["tx 1230 left 1101", "arm 1101"], "a kick while busy arms the timer at the end");
@@ -177,9 +181,7 @@ t.test("what is queued while a frame is on the wire is pulled at its end", async
 });
 
 t.test("a kick at the nanosecond the frame ends waits for the port's timer there", async (t) => {
-  const { log, queue, port } = scripted();
-  queue.push(new Uint8Array(1230));
-  port.kick(1_000);
+  const { log, queue, port } = sending();
   queue.push(new Uint8Array(64));
   port.kick(1_101);
   t.same(log, ["tx 1230 left 1101", "arm 1101"], "what arrives in that nanosecond competes for the wire");
@@ -188,9 +190,7 @@ t.test("a kick at the nanosecond the frame ends waits for the port's timer there
 });
 
 t.test("a kick after the frame's end starts at once", async (t) => {
-  const { log, queue, port } = scripted();
-  queue.push(new Uint8Array(1230));
-  port.kick(1_000);
+  const { log, queue, port } = sending();
   queue.push(new Uint8Array(1230));
   port.kick(2_000);
   t.same(log, ["tx 1230 left 1101", "tx 1230 left 2101"]);
@@ -209,16 +209,10 @@ t.test("wake: work queued without a kick is pulled at the end of the frame on th
 });
 
 t.test("a link going down under a frame reports it lost; after its end, nothing", async (t) => {
-  const a = scripted();
-  a.queue.push(new Uint8Array(1230));
-  a.port.kick(1_000);
+  const a = sending();
   t.equal(a.port.setUp(false, 1_050)?.length, 1230, "on the wire at 1,050: lost");
-  const b = scripted();
-  b.queue.push(new Uint8Array(1230));
-  b.port.kick(1_000);
+  const b = sending();
   t.equal(b.port.setUp(false, 1_200), null, "gone by 1,200");
-  const c = scripted();
-  c.queue.push(new Uint8Array(1230));
-  c.port.kick(1_000);
+  const c = sending();
   t.equal(c.port.setUp(false, 1_101)?.length, 1230, "in its end's nanosecond, before the port's timer: lost");
 });
