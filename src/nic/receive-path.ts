@@ -10,6 +10,7 @@ import { ArpOp, buildArpFrame, parseArp } from "../wire/arp.js";
 import { BROADCAST_MAC, readMac, readU16, readU24, readU32 } from "../wire/bytes.js";
 import { GSI_QP, UD_SEND_ONLY } from "../wire/cm-mad.js";
 import { EtherType, ethPayloadOffset, ethType } from "../wire/ethernet.js";
+import { releaseFrame } from "../wire/frame-alloc.js";
 import { ICRC_LENGTH, verifyIcrcV1, verifyIcrcV2 } from "../wire/icrc.js";
 import {
   Ecn,
@@ -118,6 +119,7 @@ export class ReceivePath {
       return;
     }
     this.receiveIpv4(frame, l3, now, verified);
+    releaseFrame(frame); // consumed: nothing here keeps a received frame (wire/frame-alloc.ts)
   }
 
   private receiveIpv4(frame: Uint8Array, ip: number, now: Nanoseconds, verified: boolean): void {

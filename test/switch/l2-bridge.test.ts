@@ -45,6 +45,8 @@ t.test("unknown unicast floods within the domain; a learnt MAC gets it alone", (
   t.equal(on(h, 1).length, 0, "not back to its ingress port");
   t.equal(on(h, 4).length, 0, "never to the routed uplink");
   t.same(on(h, 2)[0]!.frame, f, "forwarded unchanged");
+  t.same(on(h, 3)[0]!.frame, f, "and the same bytes to port 3");
+  t.not(on(h, 2)[0]!.frame, on(h, 3)[0]!.frame, "each port its own copy: a frame has one receiver");
   t.equal(h.counter("bridge_flooded"), 1);
   h.env.sent.length = 0;
   h.deliver(2, v1(2, 1));

@@ -23,6 +23,7 @@ import { duration } from "../../device/setting-units.js";
 import { FlowTable } from "../../lb/flow-table.js";
 import { BROADCAST_MAC, readMac, readU16 } from "../../wire/bytes.js";
 import { EtherType } from "../../wire/ethernet.js";
+import { copyFrame } from "../../wire/frame-alloc.js";
 import type { SwitchConfig } from "../config.js";
 import type { SwitchContext } from "../context.js";
 import { FrameKind, type PacketMeta } from "../packet-meta.js";
@@ -179,15 +180,20 @@ class L2Bridge implements SwitchFeature {
     }
     this.flooded[0]!++;
     // Flooded, one frame goes to several receivers, any of which may rewrite it in place: none is told
-    // that its ICRC still holds (PacketMeta.verified).
+    // that its ICRC still holds (PacketMeta.verified). Each port after the first gets a copy of its own, so
+    // that a frame has one receiver (a NIC gives back what it consumed: wire/frame-alloc.ts).
     m.verified = false;
     const ports = this.cfg.domain!.ports;
+    const frame = m.frame;
+    let sent = 0;
     for (let i = 0; i < ports.length; i++) {
       const p = ports[i]!;
       if (p === inPort || this.ctx.ports[p]?.up !== true) continue;
       m.outPort = p;
+      m.frame = sent++ === 0 ? frame : copyFrame(frame);
       this.ctx.enqueueBridged(m, now);
     }
+    m.frame = frame;
     // A broadcast is also for the switch itself (ARP for its port address).
     if (dst !== BROADCAST_MAC || m.kind !== FrameKind.Arp) return false;
     m.l3 = l3;
