@@ -39,11 +39,13 @@ function changedBeyondRewrite(a: Uint8Array, b: Uint8Array): boolean {
 function tap(tally: Tally, switches: ReadonlySet<string>): FrameTap {
   const last = new WeakMap<Uint8Array, { bytes: Uint8Array; verified: boolean }>();
   return (now, from, _to, frame, verified) => {
-    const before = last.get(frame);
+    const bySwitch = switches.has(from.device);
+    // A frame is followed by its buffer from hop to hop. A NIC forwards nothing: what it sends it built,
+    // possibly in the buffer of a frame it consumed earlier (wire/frame-alloc.ts reuses those).
+    const before = bySwitch ? last.get(frame) : undefined;
     last.set(frame, { bytes: frame.slice(), verified });
     const changed = before !== undefined && changedBeyondRewrite(before.bytes, frame);
     if (changed) tally.changed++;
-    const bySwitch = switches.has(from.device);
     if (bySwitch && before === undefined) tally.switchNew++;
     if (!verified) return;
     const where = `${now} ns, ${from.device}:${from.port}`;
