@@ -179,9 +179,9 @@ class L2Bridge implements SwitchFeature {
       }
     }
     this.flooded[0]!++;
-    // Flooded, one frame goes to several receivers, any of which may rewrite it in place: none is told
-    // that its ICRC still holds (PacketMeta.verified). Each port after the first gets a copy of its own, so
-    // that a frame has one receiver (a NIC gives back what it consumed: wire/frame-alloc.ts).
+    // Flooded: each port after the first gets a copy of its own, so that a frame has one receiver (a NIC
+    // gives back what it consumed: wire/frame-alloc.ts). None is told that its ICRC still holds
+    // (PacketMeta.verified), as before the copies, when one receiver could rewrite another's frame.
     m.verified = false;
     const ports = this.cfg.domain!.ports;
     const frame = m.frame;
