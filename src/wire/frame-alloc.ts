@@ -4,7 +4,8 @@
 // no frame views it, so a frame is an independent value: nobody has to give it back.
 //
 // One device may give it back all the same: the NIC that a frame was delivered to, once it has consumed
-// it (`releaseFrame`, nic/receive-path.ts). The buffer then serves the next frame of the same length
+// it (`releaseFrame`, nic/receive-path.ts); so does the simulator for a frame its link lost and for one
+// it copied to another worker of a parallel run (runtime/sim/simulator.ts). The buffer then serves the next frame of the same length
 // (zeroed again), so a simulator run reuses a few hot buffers instead of streaming every frame through
 // fresh memory and leaving the collector a view and, every 240 frames, a slab to sweep. That is safe
 // because a delivered frame has one receiver: nothing else keeps a frame it handed on (a capture copies

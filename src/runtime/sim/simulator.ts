@@ -15,6 +15,7 @@
 import type { Device, DeviceEnv, Nanoseconds, TimerId } from "../../device/contract.js";
 import { EventQueue } from "../../device/event-queue.js";
 import { createRandom } from "../../device/prng.js";
+import { releaseFrame } from "../../wire/frame-alloc.js";
 import type { Incoming } from "./partition-exchange.js";
 import {
   ACTION,
@@ -380,12 +381,11 @@ export class Simulator {
     link.bytes[side] += frame.length;
     const taps = this.taps;
     for (let i = 0; i < taps.length; i++) taps[i]!(left, attachment.from, attachment.to, frame, verified);
-    if (!link.up || (link.loss !== null && link.loss.next() < (spec.lossRate ?? 0))) {
-      link.lost++;
-      return;
-    }
-    if (attachment.remote) {
-      this.sendRemote!(link, side, left + spec.delayNs, frame, verified);
+    const lost = !link.up || (link.loss !== null && link.loss.next() < (spec.lossRate ?? 0));
+    if (lost || attachment.remote) {
+      if (lost) link.lost++;
+      else this.sendRemote!(link, side, left + spec.delayNs, frame, verified); // copies the bytes
+      releaseFrame(frame); // no receiver holds this buffer: it serves a later frame (wire/frame-alloc.ts)
       return;
     }
     const { peer, to } = attachment;
