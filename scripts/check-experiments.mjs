@@ -9,6 +9,7 @@
 //   node scripts/check-experiments.mjs incast-pfc      # those whose scenario file name contains this
 //   node scripts/check-experiments.mjs --update [FILTER]  # rewrite the goldens from fresh runs
 //   node scripts/check-experiments.mjs --add ipcc/new.yaml ipcc/new  # a new experiment: its golden
+//   node scripts/check-experiments.mjs --workers 2 [FILTER]  # the same goldens from parallel runs
 //
 // Exits 1 when anything differs, names the differences of each experiment and keeps its run (report, CSVs,
 // events) in a temporary directory to look at.
@@ -28,9 +29,21 @@ import {
 } from "./golden.mjs";
 
 const args = process.argv.slice(2);
+// --workers N (anywhere): every run split over N workers (docs/parallel-sim.md); the goldens stay those of
+// one worker, since a parallel run must give the same bytes.
+const workersAt = args.indexOf("--workers");
+const workers = workersAt === -1 ? null : args.splice(workersAt, 2)[1];
+if (workers !== null && !/^[1-9][0-9]*$/.test(workers ?? "")) {
+  console.error("--workers takes a whole number >= 1");
+  process.exit(2);
+}
 const update = args[0] === "--update";
 const add = args[0] === "--add";
 if (update || add) args.shift();
+if (workers !== null && (update || add)) {
+  console.error("--workers checks goldens; write them (--update, --add) from one worker");
+  process.exit(2);
+}
 
 /** Runs `scenario` (relative to docs/experiments/) in the simulator into `out`; null, or what failed. */
 function run(scenario, out) {
@@ -45,6 +58,7 @@ function run(scenario, out) {
       "--out",
       out,
       "--quiet",
+      ...(workers !== null ? ["--workers", workers] : []),
     ],
     { encoding: "utf8" },
   );
