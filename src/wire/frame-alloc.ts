@@ -42,7 +42,11 @@ function newSlab(): ArrayBuffer {
 export function allocFrame(length: number): Uint8Array {
   if (length > MAX_FROM_SLAB) return new Uint8Array(length);
   const reuse = free[length]?.pop();
-  if (reuse !== undefined) return reuse.fill(0);
+  return reuse !== undefined ? reuse.fill(0) : carve(length);
+}
+
+/** A fresh (zeroed) view of `length` bytes cut from the current slab. */
+function carve(length: number): Uint8Array {
   const size = (length + 7) & ~7;
   if (used + size > SLAB_BYTES) {
     slab = newSlab();
@@ -70,7 +74,10 @@ export function releaseFrame(frame: Uint8Array): void {
 
 /** A copy of `frame` in a buffer of its own (from a slab when it fits). */
 export function copyFrame(frame: Uint8Array): Uint8Array {
-  const copy = allocFrame(frame.length);
+  const n = frame.length;
+  if (n > MAX_FROM_SLAB) return frame.slice();
+  // A given-back buffer is not zeroed first: every byte of it is overwritten.
+  const copy = free[n]?.pop() ?? carve(n);
   copy.set(frame);
   return copy;
 }

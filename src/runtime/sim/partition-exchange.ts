@@ -8,7 +8,7 @@
 // the frames it sent) is published per parity beside them, so after the barrier every worker computes the
 // same next global event time, and so the same next window.
 
-import { allocFrame } from "../../wire/frame-alloc.js";
+import { copyFrame } from "../../wire/frame-alloc.js";
 
 /** Bytes of each frame buffer (a window's frames from one worker to another). */
 export const EXCHANGE_BUFFER_BYTES = 16 * 1024 * 1024;
@@ -148,8 +148,7 @@ export class Exchange {
         // A copy: the sender writes this buffer again two windows on, and the receiver owns its frames.
         // Into a slab (frame-alloc.ts), as every frame of a single-threaded run: a frame of its own costs
         // an off-heap allocation and external memory that drives the collector's full collections.
-        const frame = allocFrame(len);
-        frame.set(bytes.subarray(at + RECORD_HEAD, at + RECORD_HEAD + len));
+        const frame = copyFrame(bytes.subarray(at + RECORD_HEAD, at + RECORD_HEAD + len));
         incoming(
           view.getUint32(at + 8, true),
           view.getUint8(at + 20) as 0 | 1,
