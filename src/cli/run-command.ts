@@ -12,7 +12,8 @@ import type { Report } from "../report/report.js";
 import { formatSummary } from "../report/summary-text.js";
 import { runScenarioLive } from "../run/run-live.js";
 import { runScenarioSim } from "../run/run-sim.js";
-import { parallelRefusal, runScenarioSimParallel } from "../run/sim-parallel.js";
+import { runScenarioSimParallel } from "../run/sim-parallel.js";
+import type { WorkersOption } from "../run/sim-workers.js";
 import { writeNewFile } from "../runtime/realtime/safe-files.js";
 import { loadScenario } from "../scenario/scenario.js";
 import { action, clockOption, dilationOption, UsageError } from "./errors.js";
@@ -20,6 +21,7 @@ import { needsGcRerun, rerunWithSingleThreadedGc } from "./gc-rerun.js";
 import { besideGuard, fitNow, guardMachine } from "./machine-guard.js";
 import { addMetricsOptions, type MetricsOptions, metricsSettings } from "./metrics-options.js";
 import { emulatedProgress, liveProgress } from "./progress.js";
+import { runWorkers, workersOption } from "./run-workers.js";
 
 interface RunOptions extends MetricsOptions {
   readonly runtime: string;
@@ -33,7 +35,7 @@ interface RunOptions extends MetricsOptions {
   readonly name?: string;
   readonly openmetrics?: string;
   readonly force?: boolean;
-  readonly workers: number;
+  readonly workers: WorkersOption;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -77,19 +79,27 @@ export function registerRunCommand(program: Command): void {
     )
     .option(
       "--workers <n>",
-      "sim runtime: split the fabric over N worker threads; the same report, byte for byte (docs/parallel-sim.md)",
-      (v) => Number(v),
-      1,
+      "sim runtime: split the fabric over N worker threads, the same report byte for byte; auto: one per core when the fabric has 64 hosts or more per worker, else 1 (docs/parallel-sim.md)",
+      workersOption,
+      "auto" as WorkersOption,
     )
     .option("--json", "print the report summary as JSON instead of the one-screen text")
     .option("--quiet", "no progress lines")
     .action(
       action(async (file: string, opts: RunOptions) => {
-        if (needsGcRerun(opts)) {
+        let sc = loadScenario(file);
+        let captures: CaptureEndpoint[] = [];
+        try {
+          if (opts.capture !== undefined) captures = parseCaptureList(opts.capture, sc.topology);
+        } catch (e) {
+          if (e instanceof CaptureSpecError) throw new UsageError(e.message);
+          throw e;
+        }
+        const workers = runWorkers(opts, sc, captures.length > 0);
+        if (needsGcRerun({ runtime: opts.runtime, workers: workers.workers })) {
           process.exitCode = await rerunWithSingleThreadedGc();
           return;
         }
-        let sc = loadScenario(file);
         const machine =
           opts.runtime === "live"
             ? { dilation: Number(opts.dilation) || DEFAULT_DILATION, cpus: availableParallelism() }
@@ -108,27 +118,12 @@ export function registerRunCommand(program: Command): void {
           sc = { ...sc, seed: opts.seed };
         }
         const out = resolve(opts.out ?? `out/${sc.name}`);
-        let captures: CaptureEndpoint[] = [];
-        try {
-          if (opts.capture !== undefined) captures = parseCaptureList(opts.capture, sc.topology);
-        } catch (e) {
-          if (e instanceof CaptureSpecError) throw new UsageError(e.message);
-          throw e;
-        }
         let report: Report;
-        if (opts.runtime !== "sim" && opts.workers !== 1)
-          throw new UsageError("--workers is an option of the sim runtime");
-        if (!Number.isInteger(opts.workers) || opts.workers < 1)
-          throw new UsageError(`--workers takes a whole number >= 1, not ${opts.workers}`);
-        if (opts.runtime === "sim" && opts.workers > 1) {
-          const refusal = parallelRefusal(sc, {
-            capture: captures.length > 0,
-            openmetrics: opts.openmetrics !== undefined,
-          });
-          if (refusal !== null) throw new UsageError(refusal);
+        if (workers.why !== null && !opts.quiet) process.stderr.write(`${workers.why}\n`);
+        if (opts.runtime === "sim" && workers.workers > 1) {
           const bar = opts.quiet ? null : emulatedProgress(sc.name, sc.durationNs);
           const result = await runScenarioSimParallel(sc, {
-            workers: opts.workers,
+            workers: workers.workers,
             outDir: out,
             force: opts.force ?? false,
             ...(bar ? { onProgress: (now: number) => bar.at(now) } : {}),

@@ -14,10 +14,12 @@ import { SeriesRecorder } from "../report/series-recorder.js";
 import { OutputDir } from "../runtime/realtime/safe-files.js";
 import { createExchangeMemory } from "../runtime/sim/partition-exchange.js";
 import type { Scenario } from "../scenario/scenario.js";
+import type { SwitchSettings } from "../scenario/schema.js";
 import { NodeKind } from "../scenario/topology.js";
 import type { SimRunOptions } from "./run-sim.js";
 import { type Partitioning, partitionTopology } from "./sim-partition.js";
 import type { PartitionJob, PartitionResult } from "./sim-partition-run.js";
+import { PARTITION_REFUSALS } from "./sim-run-setup.js";
 
 export interface ParallelRunOptions extends Pick<SimRunOptions, "outDir" | "force" | "onProgress"> {
   readonly workers: number;
@@ -41,13 +43,38 @@ export interface ParallelAsks {
   readonly openmetrics?: boolean;
 }
 
-/** Why a run cannot be split over workers (null: it can); more reasons show only as it runs. */
+/**
+ * Why a run cannot be split over workers (null: it can), found in the scenario before any worker starts.
+ * The workers check the same as they build and post flows (sim-run-setup.ts), should anything escape this.
+ */
 export function parallelRefusal(sc: Scenario, asks: ParallelAsks = {}): string | null {
   if (sc.controller?.pathNavigation !== undefined)
     return "the path-navigation controller reads every switch's LLDP table at once: run it with --workers 1";
   if (asks.capture === true) return "--capture is not available with --workers > 1";
   if (asks.openmetrics === true) return "--openmetrics is not available with --workers > 1";
+  if (usesCentralAiEcn(sc)) return PARTITION_REFUSALS.aiEcn;
+  for (const step of sc.timeline) {
+    if (step.action.kind !== "start") continue;
+    const w = step.action.workload;
+    if (w.type === "all-reduce") return PARTITION_REFUSALS.dependent;
+    if (w.onError === "reconnect") return PARTITION_REFUSALS.reconnect;
+  }
   return null;
+}
+
+/** Whether any switch layer of the scenario (topology, its profiles in use, overrides, `set` steps) asks
+ * for AI ECN's central mode (`ecn.ai.mode: central`), whose analyser needs every switch at once. */
+function usesCentralAiEcn(sc: Scenario): boolean {
+  const layers: SwitchSettings[] = [sc.topology.defaultSwitch];
+  for (const n of sc.topology.nodes) if (n.kind === NodeKind.Switch) layers.push(n.settings);
+  const changes = [sc.overrides];
+  for (const step of sc.timeline) if (step.action.kind === "set") changes.push(step.action.change);
+  for (const c of changes) layers.push(...c.switches, ...Object.values(c.nodes).flat());
+  for (const l of [...layers]) {
+    const p = l.profile === undefined ? undefined : sc.topology.profiles[l.profile];
+    if (p !== undefined) layers.push(p);
+  }
+  return layers.some((l) => l.ecn?.ai?.mode === "central");
 }
 
 /** Runs `sc` over `opts.workers` workers (at most one per partition the topology allows). */

@@ -80,7 +80,32 @@ t.test("refused with --workers > 1, naming the feature", async (t) => {
     );
     t.match(parallelRefusal(nav), /path-navigation/);
     t.match(parallelRefusal(ring, { capture: true }), /--capture/);
-    t.equal(parallelRefusal(ring), null, "dependent flows show only as the run starts them");
+    t.equal(parallelRefusal(ring), PARTITION_REFUSALS.dependent, "found before any worker starts");
+    const again = scenario(
+      dir,
+      "again",
+      "duration: 200us\ntimeline:\n  - at: 1us\n    start: { type: flow, from: h1, to: h2, size: 8KB, onError: reconnect }\n",
+    );
+    t.equal(parallelRefusal(again), PARTITION_REFUSALS.reconnect);
+    const stop = "timeline:\n  - at: 1us\n    stop: all\n";
+    const ai = (body: string) => scenario(dir, "ai", `duration: 200us\n${body}`);
+    t.equal(
+      parallelRefusal(ai(`overrides:\n  switches: { ecn: { ai: { mode: central } } }\n${stop}`)),
+      PARTITION_REFUSALS.aiEcn,
+      "AI ECN's central mode in the overrides",
+    );
+    t.equal(
+      parallelRefusal(
+        ai("timeline:\n  - at: 5us\n    set:\n      switches: { ecn: { ai: { mode: central } } }\n"),
+      ),
+      PARTITION_REFUSALS.aiEcn,
+      "or set on the way",
+    );
+    t.equal(
+      parallelRefusal(ai(`overrides:\n  switches: { ecn: { ai: { mode: local } } }\n${stop}`)),
+      null,
+      "local mode decides on each switch: a split carries it",
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
