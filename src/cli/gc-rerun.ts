@@ -32,9 +32,12 @@ export function rerunCommand(
   return [execPath, [SINGLE_THREADED_GC, ...execArgv, ...argv.slice(1)]];
 }
 
-/** Runs this same command again with the flag, on this terminal; resolves with its exit status. */
-export async function rerunWithSingleThreadedGc(): Promise<number> {
-  const [program, args] = rerunCommand();
+/**
+ * Runs this same command again with the flag, on this terminal, with `extra` arguments after its own (a
+ * decision the child must not take again, such as `--workers auto`'s); resolves with its exit status.
+ */
+export async function rerunWithSingleThreadedGc(extra: readonly string[] = []): Promise<number> {
+  const [program, args] = rerunCommand(process.execPath, process.execArgv, [...process.argv, ...extra]);
   const r = await execa(program, args, { stdio: "inherit", reject: false });
   if (r.exitCode !== undefined) return r.exitCode;
   const signal = r.signal === undefined ? undefined : constants.signals[r.signal];

@@ -95,9 +95,11 @@ export function registerRunCommand(program: Command): void {
           if (e instanceof CaptureSpecError) throw new UsageError(e.message);
           throw e;
         }
-        const workers = runWorkers(opts, sc, captures.length > 0);
+        const workers = await runWorkers(opts, sc, captures.length > 0);
+        if (workers.why !== null && !opts.quiet) process.stderr.write(`${workers.why}\n`);
         if (needsGcRerun({ runtime: opts.runtime, workers: workers.workers })) {
-          process.exitCode = await rerunWithSingleThreadedGc();
+          // The child runs with the count chosen here: how busy the machine is has moved since.
+          process.exitCode = await rerunWithSingleThreadedGc(["--workers", String(workers.workers)]);
           return;
         }
         const machine =
@@ -119,7 +121,6 @@ export function registerRunCommand(program: Command): void {
         }
         const out = resolve(opts.out ?? `out/${sc.name}`);
         let report: Report;
-        if (workers.why !== null && !opts.quiet) process.stderr.write(`${workers.why}\n`);
         if (opts.runtime === "sim" && workers.workers > 1) {
           const bar = opts.quiet ? null : emulatedProgress(sc.name, sc.durationNs);
           const result = await runScenarioSimParallel(sc, {

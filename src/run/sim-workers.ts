@@ -43,10 +43,16 @@ export interface WorkersChoice {
   readonly why: string;
 }
 
-/** The workers `auto` gives `sc` on a machine of `cpus` cores. */
-export function autoWorkers(sc: Scenario, cpus: number, asks: ParallelAsks = {}): WorkersChoice {
+/**
+ * The workers `auto` gives `sc` on a machine of `cpus` cores of which other jobs keep `load` busy: those
+ * are not counted (a worker that shares its core makes every other wait for it
+ * at each window's end: docs/parallel-sim.md).
+ */
+export function autoWorkers(sc: Scenario, cpus: number, asks: ParallelAsks = {}, load = 0): WorkersChoice {
   const n = hosts(sc.topology).length;
   if (cpus < 2) return { workers: 1, why: "one core" };
+  const free = cpus - Math.round(load);
+  if (free < 2) return { workers: 1, why: `${load.toFixed(1)} of ${cpus} cores busy` };
   const refusal = parallelRefusal(sc, asks);
   if (refusal !== null) return { workers: 1, why: `not split: ${refusal.split(":")[0]}` };
   const byHosts = Math.floor(n / MIN_HOSTS_PER_WORKER);
@@ -61,10 +67,10 @@ export function autoWorkers(sc: Scenario, cpus: number, asks: ParallelAsks = {})
       workers: 1,
       why: `${mib(offered)} MiB to carry: a split pays from ${mib(MIN_OFFERED_BYTES)} (docs/parallel-sim.md)`,
     };
-  const workers = Math.min(cpus, byHosts);
+  const workers = Math.min(free, byHosts);
   return {
     workers,
-    why: `${n} hosts, ${mib(offered)} MiB to carry, ${cpus} cores (--workers 1 for one thread)`,
+    why: `${n} hosts, ${mib(offered)} MiB to carry, ${free} of ${cpus} cores free (--workers 1 for one thread)`,
   };
 }
 
