@@ -79,7 +79,7 @@ export function registerRunCommand(program: Command): void {
     )
     .option(
       "--workers <n>",
-      "sim runtime: split the fabric over N worker threads, the same report byte for byte; auto: one per core when the fabric has 64 hosts or more per worker, else 1 (docs/parallel-sim.md)",
+      "sim runtime: split the fabric over N worker threads, the same report byte for byte; auto: one per free core when the fabric has 128 hosts or more (64 a worker) and 1 GiB to carry, else 1 (docs/parallel-sim.md)",
       workersOption,
       "auto" as WorkersOption,
     )

@@ -3,7 +3,7 @@
 // workers"): the k = 8 fat tree (128 hosts) under its 10 ms of web-search traffic ran 1.14–2.22× faster on
 // 2 workers than on 1, while every smaller fabric measured ran slower (the k = 6 fat tree, 54 hosts,
 // 0.74–0.82×; the 64:1 incast, 65 hosts on one switch, 0.80×; the 96 experiments with goldens, at most
-// 16 hosts, 0.35–0.83×), and so does a large fabric with little to carry (the workers' start costs more
+// 17 hosts, 0.35–0.83×), and so does a large fabric with little to carry (the workers' start costs more
 // than the split saves). So a split needs MIN_HOSTS_PER_WORKER hosts a worker and MIN_OFFERED_BYTES on
 // the timeline to carry, and a run that a split cannot carry exactly (parallelRefusal) stays on one.
 
