@@ -4,7 +4,7 @@
 import { availableParallelism, cpus as cpuTimes } from "node:os";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parallelRefusal } from "../run/sim-parallel.js";
-import { autoWorkers, parseWorkersOption, type WorkersOption } from "../run/sim-workers.js";
+import { onMachine, parseWorkersOption, splitPlan, type WorkersOption } from "../run/sim-workers.js";
 import type { Scenario } from "../scenario/scenario.js";
 import { UsageError } from "./errors.js";
 
@@ -60,8 +60,8 @@ export async function runWorkers(
   const asks = { capture, openmetrics: opts.openmetrics !== undefined };
   if (opts.workers === "auto") {
     // How busy the machine is only matters, and is only measured, for a run the rule would split.
-    let c = autoWorkers(sc, cpus, asks);
-    if (c.workers > 1) c = autoWorkers(sc, cpus, asks, await load());
+    const plan = splitPlan(sc, cpus, asks);
+    const c = onMachine(plan, cpus, plan.workers > 1 ? await load() : 0);
     return { workers: c.workers, why: c.workers > 1 ? `simulating on ${c.workers} workers: ${c.why}` : null };
   }
   if (opts.workers > 1) {

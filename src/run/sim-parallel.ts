@@ -14,7 +14,7 @@ import { SeriesRecorder } from "../report/series-recorder.js";
 import { OutputDir } from "../runtime/realtime/safe-files.js";
 import { createExchangeMemory } from "../runtime/sim/partition-exchange.js";
 import type { Scenario } from "../scenario/scenario.js";
-import type { SwitchSettings } from "../scenario/schema.js";
+import { SettingsLayers } from "../scenario/settings-layers.js";
 import { NodeKind } from "../scenario/topology.js";
 import type { SimRunOptions } from "./run-sim.js";
 import { type Partitioning, partitionTopology } from "./sim-partition.js";
@@ -62,19 +62,22 @@ export function parallelRefusal(sc: Scenario, asks: ParallelAsks = {}): string |
   return null;
 }
 
-/** Whether any switch layer of the scenario (topology, its profiles in use, overrides, `set` steps) asks
- * for AI ECN's central mode (`ecn.ai.mode: central`), whose analyser needs every switch at once. */
+/**
+ * Whether any switch runs AI ECN's central mode (`ecn.ai.mode: central`), whose analyser needs every
+ * switch at once: each switch's settings resolved as the run resolves them, from the start and after each
+ * `set` step.
+ */
 function usesCentralAiEcn(sc: Scenario): boolean {
-  const layers: SwitchSettings[] = [sc.topology.defaultSwitch];
-  for (const n of sc.topology.nodes) if (n.kind === NodeKind.Switch) layers.push(n.settings);
-  const changes = [sc.overrides];
-  for (const step of sc.timeline) if (step.action.kind === "set") changes.push(step.action.change);
-  for (const c of changes) layers.push(...c.switches, ...Object.values(c.nodes).flat());
-  for (const l of [...layers]) {
-    const p = l.profile === undefined ? undefined : sc.topology.profiles[l.profile];
-    if (p !== undefined) layers.push(p);
+  const layers = new SettingsLayers(sc.topology, sc.overrides);
+  const central = (): boolean =>
+    layers.switches.some((name) => layers.switchTunables(name).ecn.ai.mode === "central");
+  if (central()) return true;
+  for (const step of sc.timeline) {
+    if (step.action.kind !== "set") continue;
+    layers.push(step.action.change);
+    if (central()) return true;
   }
-  return layers.some((l) => l.ecn?.ai?.mode === "central");
+  return false;
 }
 
 /** Runs `sc` over `opts.workers` workers (at most one per partition the topology allows). */

@@ -31,10 +31,8 @@ export type WorkersOption = number | "auto";
 /** `--workers`: a whole number >= 1 or `auto`; a message naming what is allowed otherwise. */
 export function parseWorkersOption(v: string): WorkersOption {
   if (v === "auto") return "auto";
-  const n = Number(v);
-  if (!/^\d+$/.test(v) || !Number.isInteger(n) || n < 1)
-    throw new Error(`--workers takes auto or a whole number >= 1, not "${v}"`);
-  return n;
+  if (!/^[1-9]\d*$/.test(v)) throw new Error(`--workers takes auto or a whole number >= 1, not "${v}"`);
+  return Number(v);
 }
 
 export interface WorkersChoice {
@@ -43,34 +41,49 @@ export interface WorkersChoice {
   readonly why: string;
 }
 
+/** What the rule gives a scenario on an idle machine: a split (its size), or one worker and why. */
+export type SplitPlan =
+  | (WorkersChoice & { readonly workers: 1 })
+  | { readonly workers: number; readonly hosts: number; readonly offered: number };
+
 /**
  * The workers `auto` gives `sc` on a machine of `cpus` cores of which other jobs keep `load` busy: those
- * are not counted (a worker that shares its core makes every other wait for it
- * at each window's end: docs/parallel-sim.md).
+ * are not counted (a worker that shares its core makes every other wait for it at each window's end:
+ * docs/parallel-sim.md).
  */
 export function autoWorkers(sc: Scenario, cpus: number, asks: ParallelAsks = {}, load = 0): WorkersChoice {
-  const n = hosts(sc.topology).length;
+  return onMachine(splitPlan(sc, cpus, asks), cpus, load);
+}
+
+/** The rule without the machine's load: the cheap questions first, the bytes to carry last. */
+export function splitPlan(sc: Scenario, cpus: number, asks: ParallelAsks = {}): SplitPlan {
   if (cpus < 2) return { workers: 1, why: "one core" };
-  const free = cpus - Math.round(load);
-  if (free < 2) return { workers: 1, why: `${load.toFixed(1)} of ${cpus} cores busy` };
-  const refusal = parallelRefusal(sc, asks);
-  if (refusal !== null) return { workers: 1, why: `not split: ${refusal.split(":")[0]}` };
+  const n = hosts(sc.topology).length;
   const byHosts = Math.floor(n / MIN_HOSTS_PER_WORKER);
   if (byHosts < 2)
     return {
       workers: 1,
       why: `${n} hosts: a split pays from ${2 * MIN_HOSTS_PER_WORKER} (docs/parallel-sim.md)`,
     };
+  const refusal = parallelRefusal(sc, asks);
+  if (refusal !== null) return { workers: 1, why: `not split: ${refusal.split(":")[0]}` };
   const offered = offeredBytes(sc);
   if (offered < MIN_OFFERED_BYTES)
     return {
       workers: 1,
       why: `${mib(offered)} MiB to carry: a split pays from ${mib(MIN_OFFERED_BYTES)} (docs/parallel-sim.md)`,
     };
-  const workers = Math.min(free, byHosts);
+  return { workers: Math.min(cpus, byHosts), hosts: n, offered };
+}
+
+/** A plan on a machine whose other jobs keep `load` of its `cpus` cores busy. */
+export function onMachine(plan: SplitPlan, cpus: number, load: number): WorkersChoice {
+  if ("why" in plan) return plan;
+  const free = cpus - Math.round(load);
+  if (free < 2) return { workers: 1, why: `${load.toFixed(1)} of ${cpus} cores busy` };
   return {
-    workers,
-    why: `${n} hosts, ${mib(offered)} MiB to carry, ${free} of ${cpus} cores free (--workers 1 for one thread)`,
+    workers: Math.min(plan.workers, free),
+    why: `${plan.hosts} hosts, ${mib(plan.offered)} MiB to carry, ${free} of ${cpus} cores free (--workers 1 for one thread)`,
   };
 }
 
