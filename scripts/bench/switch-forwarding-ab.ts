@@ -1,10 +1,17 @@
 // switch-forwarding with --base: this build's switch process against another build's, alternately over the
-// same loads in one run (switch-forwarding.ts switchRunPlan), and what each costs per forwarded frame.
+// same loads in one run (switch-forwarding.ts switchRunPlan), and what each costs per forwarded frame; the
+// same for the port-io phase's echo when the other build has one.
 // What an optimisation of the live data path quotes in its commit message: the ratio this / base.
 
 import type { PortBackend } from "../../src/runtime/realtime/port-io.js";
 import { fmt, fmtInt, formatTable, median } from "./common.js";
-import { fittedCpuPerFrameUs, isLossless, type LevelResult, switchKey } from "./switch-forwarding-report.js";
+import {
+  fittedCpuPerFrameUs,
+  isLossless,
+  type LevelResult,
+  portIoKey,
+  switchKey,
+} from "./switch-forwarding-report.js";
 
 /** The two builds' labels in the results' keys. */
 export const AB_THIS = "this";
@@ -71,15 +78,23 @@ export function abReport(opts: AbOptions, results: ReadonlyMap<string, LevelResu
   };
   print();
   print(`this build against --base ${opts.base}, switch process CPU only, alternating rounds`);
-  for (const backend of opts.portIo) {
+  const groups = [
+    ...opts.portIo.map((backend) => ({
+      title: `port I/O ${backend}`,
+      key: (build: string, round: number) => switchKey(backend, build, round),
+    })),
+    // The port-io phase: the process is the echo, its CPU the floor of the switch's.
+    { title: "port I/O alone (ring, no device)", key: portIoKey },
+  ];
+  for (const { title, key } of groups) {
     const rows: string[][] = [];
     const fitRatios: number[] = [];
     const maxRatios: number[] = [];
     const fpsRatios: number[] = [];
     const pacedRatios: number[] = [];
     for (let round = 1; round <= opts.rounds; round++) {
-      const a = results.get(switchKey(backend, AB_THIS, round));
-      const b = results.get(switchKey(backend, AB_BASE, round));
+      const a = results.get(key(AB_THIS, round));
+      const b = results.get(key(AB_BASE, round));
       if (!a || !b) continue;
       const fa = figures(a);
       const fb = figures(b);
@@ -100,8 +115,9 @@ export function abReport(opts: AbOptions, results: ReadonlyMap<string, LevelResu
         fmt(fa.maxUs / fb.maxUs, 3),
       ]);
     }
+    if (rows.length === 0) continue;
     print();
-    print(`port I/O ${backend}`);
+    print(title);
     print(
       formatTable(
         [

@@ -14,6 +14,7 @@ import {
   readSystemCpu,
   systemCpuDelta,
 } from "./common.js";
+import type { Echo } from "./switch-forwarding-echo.js";
 import type { Generator } from "./switch-forwarding-generator.js";
 import type { Options } from "./switch-forwarding-options.js";
 import { type LevelResult, loadLabel, Phase } from "./switch-forwarding-report.js";
@@ -29,6 +30,8 @@ export interface Running {
   readonly generator: Generator;
   /** The switch process in the switch phase. */
   readonly device: DeviceProcess | null;
+  /** The port I/O alone in the port-io phase. */
+  readonly echo?: Echo | null;
   /** Pids of the ksoftirqd threads. */
   readonly softirqThreads: readonly number[];
 }
@@ -47,6 +50,7 @@ function cpuSeconds(a: readonly CpuReading[], b: readonly CpuReading[]): number 
 
 async function measureLevel(phase: Phase, fps: number, seconds: number, run: Running): Promise<LevelResult> {
   const { generator, device, softirqThreads } = run;
+  const echo = run.echo ?? null;
   const windows: Health[] = [];
   // The first report after the level ended also belongs to it: it covers the level's last moments, and when
   // cap kept the event loop blocked until the end, it is the one that holds the blocked time.
@@ -61,7 +65,8 @@ async function measureLevel(phase: Phase, fps: number, seconds: number, run: Run
   device?.on("health", onHealth);
   const sink0 = await linkCounters(ns("sink"), "eth1");
   const in0 = await linkCounters(ns("sw"), "eth1");
-  const swPid = device?.pid ?? null;
+  const swPid = device?.pid ?? echo?.pid ?? null;
+  const echo0 = echo ? await echo.counts() : null;
   const read = (): {
     sys: ReturnType<typeof readSystemCpu>;
     gen: CpuReading;
@@ -82,6 +87,7 @@ async function measureLevel(phase: Phase, fps: number, seconds: number, run: Run
   const sink1 = await linkCounters(ns("sink"), "eth1");
   const in1 = await linkCounters(ns("sw"), "eth1");
   const after = device ? await device.request({ type: "stats" }) : null;
+  const echo1 = echo ? await echo.counts() : null;
   device?.off("health", onHealth);
   // No report since the level ended: the stats answer's health covers that time instead.
   const last = tail ?? after?.health;
@@ -92,7 +98,12 @@ async function measureLevel(phase: Phase, fps: number, seconds: number, run: Run
   const sw = swPid ? pct(cpuSeconds([c0.sw], [c1.sw])) : Number.NaN;
   const soft = pct(cpuSeconds(c0.soft, c1.soft));
   const delivered = sink1.rx - sink0.rx;
-  const switchIn = before && after ? after.health.framesIn - before.health.framesIn : Number.NaN;
+  const switchIn =
+    before && after
+      ? after.health.framesIn - before.health.framesIn
+      : echo0 && echo1
+        ? echo1.framesIn - echo0.framesIn
+        : Number.NaN;
   return {
     phase,
     requestedFps: fps,
@@ -114,6 +125,10 @@ async function measureLevel(phase: Phase, fps: number, seconds: number, run: Run
     lagMaxMs: windows.length > 0 ? Math.max(...windows.map((w) => w.lagMaxMs)) : Number.NaN,
     switchRssBytes: swPid ? (readProcessRss(swPid) ?? Number.NaN) : Number.NaN,
     skipped: done.skipped,
+    framesPerRead:
+      echo0 && echo1 ? (echo1.framesIn - echo0.framesIn) / (echo1.batches - echo0.batches) : Number.NaN,
+    framesPerSend:
+      echo0 && echo1 ? (echo1.framesIn - echo0.framesIn) / (echo1.flushes - echo0.flushes) : Number.NaN,
     sendErrors: done.errors,
   };
 }
@@ -136,7 +151,10 @@ export async function runLevels(
     log(
       `  ${phase} ${loadLabel(fps)}: offered ${fmtInt(r.offeredFps)}/s, forwarded ${fmtInt(r.forwardedFps)}/s, ` +
         `loss ${fmt(r.lossPct, 2)} %, switch ${fmt(r.switchCpuPct)} %, generator ${fmt(r.generatorCpuPct)} %, ` +
-        `lag p99 ${fmt(r.lagP99Ms, 2)} ms`,
+        `lag p99 ${fmt(r.lagP99Ms, 2)} ms` +
+        (r.framesPerRead !== undefined && Number.isFinite(r.framesPerRead)
+          ? `, ${fmt(r.framesPerRead, 1)} frames a read, ${fmt(r.framesPerSend ?? Number.NaN, 1)} a send`
+          : ""),
     );
   }
   return out;

@@ -21,7 +21,7 @@ export const DEFAULTS = {
   frameBytes: maxFrameBytes(DEFAULT_MTU),
   dilation: 1,
   rate: "400G",
-  phases: "baseline,switch,kernel",
+  phases: "baseline,switch,port-io,kernel",
   portIo: "pcap,ring",
   generator: "ring",
   quietWait: 60,
@@ -35,7 +35,8 @@ export const USAGE = `usage: node dist/tools/bench/switch-forwarding.js [options
   --frame-bytes N     frame size without FCS (default ${DEFAULTS.frameBytes}, the lab's full-size RoCE frame)
   --dilation D        the switch's clock dilation (default ${DEFAULTS.dilation})
   --rate R            emulated port rate of the switch (default ${DEFAULTS.rate})
-  --phases LIST       any of baseline,switch,kernel (default all three)
+  --phases LIST       any of baseline,switch,port-io,kernel (default all four); port-io: the switch's
+                      port I/O alone, every frame from eth1 sent out eth2 by a process with no device
   --port-io LIST      the switch phase's port backends, run one after the other (default ${DEFAULTS.portIo})
   --generator IO      how the generator sends: ring (sendmmsg, default) or pcap (a send() per frame)
   --quiet-wait S      before each level, wait up to S seconds for the machine to be quiet (default ${DEFAULTS.quietWait})

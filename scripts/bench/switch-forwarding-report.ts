@@ -8,6 +8,8 @@ import { fmt, fmtInt, formatTable, type SystemCpuDelta } from "./common.js";
 export const Phase = {
   Baseline: "baseline",
   Switch: "switch",
+  /** The switch's port I/O alone (port-echo.ts): what a live switch process cannot go below. */
+  PortIo: "port-io",
   Kernel: "kernel",
 } as const;
 export type Phase = (typeof Phase)[keyof typeof Phase];
@@ -24,14 +26,46 @@ export const DATA_DSCP = 26;
 export const switchKey = (backend: PortBackend, build = "", round = 0): string =>
   `${Phase.Switch}:${backend}${build ? ` ${build}` : ""}${round > 0 ? ` #${round}` : ""}`;
 
-/** The switch phase's runs in the order they ran: their label (the key after "switch:") and levels. */
+/** The port-io phase's label where the switch runs' labels name their port I/O. */
+export const PORT_IO_ALONE = "ring, no device";
+
+/** The results map's key of the port-io phase; with --base, also the build and the round. */
+export const portIoKey = (build = "", round = 0): string =>
+  `${Phase.PortIo}${build ? `:${build} #${round}` : ""}`;
+
+/**
+ * The switch phase's runs in the order they ran, their label (the key after "switch:") and levels; then
+ * the port-io phase's, labelled PORT_IO_ALONE (and the build and round with --base): the same tables and
+ * lines, the floor beside the switch.
+ */
 export function switchRuns(
   results: ReadonlyMap<string, LevelResult[]>,
 ): { backend: string; rows: LevelResult[] }[] {
   const prefix = `${Phase.Switch}:`;
-  return [...results]
-    .filter(([key, rows]) => key.startsWith(prefix) && rows.length > 0)
-    .map(([key, rows]) => ({ backend: key.slice(prefix.length), rows }));
+  const label = (key: string): string | null => {
+    if (key.startsWith(prefix)) return key.slice(prefix.length);
+    if (key === Phase.PortIo) return PORT_IO_ALONE;
+    if (key.startsWith(`${Phase.PortIo}:`)) return `${PORT_IO_ALONE} ${key.slice(Phase.PortIo.length + 1)}`;
+    return null;
+  };
+  const runs = [...results].map(([key, rows]) => ({ backend: label(key), rows }));
+  const isSwitch = (r: {
+    backend: string | null;
+    rows: LevelResult[];
+  }): r is { backend: string; rows: LevelResult[] } => r.backend !== null && r.rows.length > 0;
+  const all = runs.filter(isSwitch);
+  // The switch's runs first, the port I/O alone after them.
+  return [
+    ...all.filter((r) => !r.backend.startsWith(PORT_IO_ALONE)),
+    ...all.filter((r) => r.backend.startsWith(PORT_IO_ALONE)),
+  ];
+}
+
+/** What a run of switchRuns is: the switch process with a port I/O, or the port I/O alone. */
+function runTitle(label: string): string {
+  return label.startsWith(PORT_IO_ALONE)
+    ? `port I/O alone: a Node process (port-echo.js) reading eth1's ring and sending every frame out eth2 unchanged, no device${label.slice(PORT_IO_ALONE.length)}`
+    : `one switch process (dist/main/device-main.js), port I/O ${label}`;
 }
 
 /** What the report needs of the run's options. */
@@ -76,6 +110,9 @@ export interface LevelResult {
   readonly switchRssBytes: number;
   readonly skipped: number;
   readonly sendErrors: number;
+  /** The port-io phase's echo: frames per batch read from the ring, and per sendmmsg() (NaN otherwise). */
+  readonly framesPerRead?: number;
+  readonly framesPerSend?: number;
 }
 
 export function loadLabel(fps: number): string {
@@ -180,7 +217,7 @@ export function report(opts: ReportOptions, results: ReadonlyMap<string, LevelRe
   }
   for (const { backend, rows: sw } of switches) {
     print();
-    print(`userspace: one switch process (dist/main/device-main.js), port I/O ${backend}`);
+    print(`userspace: ${runTitle(backend)}`);
     print(
       formatTable(
         [
@@ -322,7 +359,7 @@ export function report(opts: ReportOptions, results: ReadonlyMap<string, LevelRe
         ? ` (${fmt((ls / lk) * 100, 0)} % of the kernel's ${bound}${fmtInt(lk)})`
         : "";
     print(
-      `switch process, ${backend}: ${ls !== null ? `lossless up to ${fmtInt(ls)} fps${share}` : "lost at every level"}` +
+      `${backend.startsWith(PORT_IO_ALONE) ? `port I/O alone${backend.slice(PORT_IO_ALONE.length)}` : `switch process, ${backend}`}: ${ls !== null ? `lossless up to ${fmtInt(ls)} fps${share}` : "lost at every level"}` +
         ` (≤ ${LOSSLESS_FRACTION * 100} % lost there and below); forwarding ${fmt(netSw, 2)} µs per frame ` +
         `(fitted, all processes; the switch process alone ${fmt(alone, 2)} µs), kernel/userspace = ` +
         `${fmt(netKern / netSw, 3)}`,

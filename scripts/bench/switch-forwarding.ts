@@ -3,7 +3,7 @@
 // the same run. Run as root:
 //
 //   node dist/tools/bench/switch-forwarding.js [--seconds S] [--loads 10k,25k,...,max] [--frame-bytes N]
-//                                        [--dilation D] [--rate 400G] [--phases baseline,switch,kernel]
+//                                        [--dilation D] [--rate 400G] [--phases baseline,switch,port-io,kernel]
 //                                        [--port-io pcap,ring] [--generator ring|pcap]
 //
 // Set-up (names carry the lab's marks, so `rocelab down --all` finds leftovers):
@@ -12,12 +12,14 @@
 //   frame-generator                   switch process                   kernel counters only
 //                                     (or kernel forwarding)
 //
-// Three phases over the same loads:
+// Four phases over the same loads:
 //   baseline  nothing forwards: the generator's frames die in rl-bench-sw's IP layer (forwarding off, no
 //             addresses — the same path they also take in the switch phase, where the kernel sees every
 //             frame beside the capture). What the generator and the veth cost, to subtract below.
 //   switch    the live switch process (dist/main/device-main.js, started as the lab starts it), once
 //             per port I/O backend (--port-io: libpcap, the AF_PACKET ring), side by side.
+//   port-io   the switch's port I/O alone (port-echo.ts): a Node process reading eth1's AF_PACKET ring and
+//             sending every frame out eth2 unchanged, no device — the floor of a live switch process.
 //   kernel    the switch process stopped, addresses on sw eth1/eth2, ip_forward=1, static neighbours.
 // The sink counts frames in the kernel's interface counters and drops them at once: its MAC is changed after
 // the switch has learned it, so every frame arrives "for another host" and dies in ip_rcv before any routing
@@ -32,7 +34,7 @@
 // whole machine keeps other people's work on a shared machine out of it. The whole machine's busy time is
 // printed beside it.
 
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { DeviceProcess } from "../../src/lab/live/device-process.js";
@@ -47,10 +49,11 @@ import { buildSwitchConfig } from "../../src/scenario/switch-config.js";
 import { ipToString, type MacAddress, macToString } from "../../src/wire/bytes.js";
 import { describeMachine, findProcessesByName, isMain, runAsScript } from "./common.js";
 import { AB_BASE, AB_THIS, abReport } from "./switch-forwarding-ab.js";
+import { ECHO_ENTRY, Echo } from "./switch-forwarding-echo.js";
 import { Generator } from "./switch-forwarding-generator.js";
 import { runLevels } from "./switch-forwarding-measure.js";
 import { BASE_ENTRY, type Options, parseOptions, USAGE } from "./switch-forwarding-options.js";
-import { type LevelResult, Phase, report, switchKey } from "./switch-forwarding-report.js";
+import { type LevelResult, Phase, portIoKey, report, switchKey } from "./switch-forwarding-report.js";
 import {
   BENCH_LAB,
   benchTopology,
@@ -107,6 +110,17 @@ async function startSwitch(
   return device;
 }
 
+/**
+ * Starts the port-io phase's echo and makes the sink deaf to its MAC, as for the switch (whose forwarded
+ * frames carry the sink's MAC; the echo's carry the switch port's, which the sink drops alike).
+ */
+async function startEcho(opts: Options, entry?: string): Promise<Echo> {
+  const echo = new Echo(opts.rateBps, opts.dilation, entry);
+  await echo.ready;
+  await ipBatch([`link set eth1 address ${macToString(SINK_DEAF_MAC)}`], ns("sink"));
+  return echo;
+}
+
 /** A switch phase's second backend must learn the sink's MAC again: give the sink its own back first. */
 async function restoreSink(f: Fabric): Promise<void> {
   await ipBatch([`link set eth1 address ${macToString(f.sink.mac)}`], ns("sink"));
@@ -156,6 +170,30 @@ function switchRunPlan(
       ];
       plan.push(...(round % 2 === 1 ? pair : pair.reverse()));
     }
+  }
+  return plan;
+}
+
+/**
+ * The port-io phase's runs: this build's echo once, or with --base (when that build has one) `rounds`
+ * rounds of both, the order swapped every round as for the switch.
+ */
+function echoRunPlan(
+  opts: Options,
+  log: (line: string) => void,
+): { build: string; round: number; entry: string | undefined }[] {
+  const baseEcho = opts.base === null ? null : join(opts.base, ECHO_ENTRY);
+  if (baseEcho === null || !existsSync(baseEcho)) {
+    if (baseEcho !== null) log(`port-io phase: --base has no ${ECHO_ENTRY}, this build's echo only`);
+    return [{ build: "", round: 0, entry: undefined }];
+  }
+  const plan = [];
+  for (let round = 1; round <= opts.rounds; round++) {
+    const pair = [
+      { build: AB_THIS, round, entry: undefined },
+      { build: AB_BASE, round, entry: baseEcho },
+    ];
+    plan.push(...(round % 2 === 1 ? pair : pair.reverse()));
   }
   return plan;
 }
@@ -230,6 +268,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   const results = new Map<string, LevelResult[]>();
   let generator: Generator | null = null;
   let device: DeviceProcess | null = null;
+  let echo: Echo | null = null;
   try {
     makeLabDir(BENCH_LAB);
     await provisionBench(f);
@@ -251,6 +290,23 @@ export async function main(argv: readonly string[]): Promise<void> {
           results.set(switchKey(backend, build, round), levels);
           await device.stop();
           device = null;
+        }
+      } else if (phase === Phase.PortIo) {
+        for (const { build, round, entry } of echoRunPlan(opts, logged)) {
+          await restoreSink(f);
+          echo = await startEcho(opts, entry);
+          logged(
+            `port-io phase: the switch's port I/O alone (ring), no device${build ? `, ${build} build, round ${round}` : ""}`,
+          );
+          const levels = await runLevels(
+            phase,
+            opts,
+            { generator, device: null, echo, softirqThreads },
+            logged,
+          );
+          results.set(portIoKey(build, round), levels);
+          await echo.stop();
+          echo = null;
         }
       } else if (phase === Phase.Kernel) {
         await enableKernelForwarding(f);
@@ -276,6 +332,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     abReport(opts, results);
   } finally {
     if (device) device.kill();
+    if (echo) await echo.stop().catch(() => {});
     if (generator) await generator.stop().catch(() => {});
     await cleanup();
     process.off("SIGINT", onSignal);

@@ -37,6 +37,9 @@ export class RingPort implements PortIo {
   private handler: FrameHandler | null = null;
   private closed = false;
   sendErrors = 0;
+  /** Batches read (wake-ups that found frames) and sends (system calls), cumulative. */
+  batches = 0;
+  flushes = 0;
 
   constructor(
     readonly ifname: string,
@@ -63,6 +66,7 @@ export class RingPort implements PortIo {
   flush(): void {
     if (this.txCount === 0 || this.closed) return;
     this.sendErrors += this.addon.packetSend(this.handle, this.tx, this.txCount);
+    this.flushes++;
     // Let go of the frames: their receive chunks go back to the pool when nothing else holds them.
     this.tx.fill(undefined, 0, this.txCount);
     this.txCount = 0;
@@ -95,6 +99,7 @@ export class RingPort implements PortIo {
     const batch = this.addon.packetRecv(this.handle);
     if (batch === null) return;
     const n = this.lens[RX_BATCH]!;
+    this.batches++;
     // One fresh buffer per batch, frames back to back: each frame is a view the device owns (the contract:
     // switches queue what they receive). A kept frame keeps its batch's buffer alive, at most RX_BATCH frames.
     const buf = batch.buffer;
