@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "rocelab_native",
-      "sources": ["src/addon.c", "src/shm.c", "src/packet.c"],
+      "sources": ["src/addon.c", "src/shm.c", "src/packet.c", "src/chunks.c"],
       "cflags": ["-O2", "-Wall", "-Wextra", "-Wno-unused-parameter"]
     }
   ]

@@ -7,17 +7,24 @@
 //              onReadable: () => void) -> handle
 //                                          snaplen 0: the interface's MTU + 14 + 4 (one VLAN tag). Frames
 //                                          longer than snaplen are skipped (counted in packetStats).
-//   packetRecv(handle) -> Buffer | null   up to times.length frames (and CHUNK_BYTES) packed back to back in
-//                                          one Buffer of its own (a recycled chunk);
+//   packetRecv(handle) -> Buffer | null   up to times.length frames (at most 64, and CHUNK_BYTES) packed back
+//                                          to back in one Buffer of its own (a recycled chunk, chunks.c);
 //                                          lens[i] their lengths, times[i] their kernel arrival times as
 //                                          CLOCK_MONOTONIC ns (process.hrtime's base), lens[times.length]
 //                                          the count. null when the ring is empty.
 //   packetSend(handle, frames: Uint8Array[], n) -> errors
 //                                          sends frames[0..n) (n <= 1024) straight from their own memory,
 //                                          one sendmmsg() per run of successes; returns the frames refused.
+//                                          The frames are given away: a received frame among them no longer
+//                                          holds its chunk, which serves a later batch once all of its
+//                                          frames are sent (DeviceEnv.transmit's ownership rule).
 //   packetStats(handle) -> { drops, truncated, slots, slotBytes }
 //                                          drops: frames the kernel dropped (ring full), cumulative;
 //                                          truncated: frames longer than snaplen, skipped; the ring's geometry.
+//   packetChunks() -> { mapped, free, backAtSend, backCollected }
+//                                          the process's receive chunks (chunks.c): mapped now, of which
+//                                          free; batches whose chunk came back because every frame was sent,
+//                                          and because the collector freed the batch's Buffer (cumulative).
 //   packetClose(handle)
 //
 // Receive timestamps: the kernel stamps tp_sec/tp_nsec with CLOCK_REALTIME (skb->tstamp, or the time of the
@@ -25,6 +32,7 @@
 // batch (between two MONOTONIC reads, taking the midpoint), so a clock step is picked up by the next batch.
 #define _GNU_SOURCE  // sendmmsg
 #include "addon.h"
+#include "chunks.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,7 +41,6 @@
 #include <linux/virtio_net.h>
 #include <endian.h>
 #include <net/if.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,18 +54,9 @@
 // Receive ring geometry: 64 KiB blocks (the kernel allocates each block contiguously, order 4).
 #define BLOCK_BYTES (64 * 1024)
 #define MAX_TX_BATCH 1024
-// Received batches are copied into chunks of this size, recycled through a process-wide free list when JS
-// lets go of them: a fresh allocation per batch would be mmap()ed and page-faulted every time (measured:
-// about a sixth of the switch process's time). A batch stops early when its next frame would not fit.
-// Chunks are mapped and unmapped here, not malloc()ed: glibc raises its mmap threshold the first time a
-// 256 KiB block is freed, after which such blocks come from the brk heap, which fragments and never
-// shrinks (a 6-minute soak: the leaves' RSS grew 24-27 MiB that way; docs/reliability.md).
-// Chunks come back in bursts, when a scavenge finds their Buffers dead: at a few hundred thousand frames a
-// second that is 50-100 chunks at once, and a free list shorter than that unmapped the rest only to map
-// (and page-fault) fresh ones for the next batches — 6 % of a flat-out switch process in page faults. The
-// list holds what was live at once, so at a lab's rates (thousands of frames a second) it stays short.
-#define CHUNK_BYTES (256 * 1024)
-#define MAX_FREE_CHUNKS 128
+// Received batches are copied into chunks (chunks.c), one per batch, which come back for later batches as
+// soon as the kernel has copied every frame of theirs out again (packetSend), else when the collector frees
+// the batch's Buffer. A batch stops early when its next frame would not fit (or at CHUNK_FRAMES frames).
 
 typedef struct {
   napi_env env;
@@ -81,34 +79,8 @@ typedef struct {
   struct mmsghdr msgs[MAX_TX_BATCH];
   struct iovec iov[2 * MAX_TX_BATCH];
   struct virtio_net_hdr vnet[MAX_TX_BATCH];
+  const uint8_t *sent[MAX_TX_BATCH];
 } port_t;
-
-static struct {
-  pthread_mutex_t lock;
-  void *free[MAX_FREE_CHUNKS];
-  int nfree;
-} pool = {.lock = PTHREAD_MUTEX_INITIALIZER};
-
-static void *chunk_get(void) {
-  void *c = NULL;
-  pthread_mutex_lock(&pool.lock);
-  if (pool.nfree > 0) c = pool.free[--pool.nfree];
-  pthread_mutex_unlock(&pool.lock);
-  if (c != NULL) return c;
-  c = mmap(NULL, CHUNK_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  return c == MAP_FAILED ? NULL : c;
-}
-
-// Runs when the batch's Buffer is collected (Node calls it on the JS thread; the lock costs nothing).
-static void chunk_put(napi_env env, void *data, void *hint) {
-  pthread_mutex_lock(&pool.lock);
-  if (pool.nfree < MAX_FREE_CHUNKS) {
-    pool.free[pool.nfree++] = data;
-    data = NULL;
-  }
-  pthread_mutex_unlock(&pool.lock);
-  if (data != NULL) munmap(data, CHUNK_BYTES);
-}
 
 static int64_t clock_ns(clockid_t id) {
   struct timespec ts;
@@ -370,7 +342,7 @@ static napi_value packet_recv(napi_env env, napi_callback_info info) {
   if (p == NULL) return NULL;
   // First pass: which slots are ours, how many bytes they hold.
   uint32_t count = 0, total = 0, i = p->next;
-  while (count < p->batch) {
+  while (count < p->batch && count < CHUNK_FRAMES) {
     struct tpacket2_hdr *h = slot(p, i);
     if (!(__atomic_load_n(&h->tp_status, __ATOMIC_ACQUIRE) & TP_STATUS_USER)) break;
     uint32_t len = h->tp_snaplen + (vlan_stripped(h) ? VLAN_TAG_BYTES : 0);
@@ -385,15 +357,17 @@ static napi_value packet_recv(napi_env env, napi_callback_info info) {
     napi_get_null(env, &out);
     return out;
   }
-  uint8_t *data = chunk_get();
-  if (data == NULL) {
+  chunk_t *chunk = chunk_take();
+  if (chunk == NULL) {
     napi_throw_error(env, NULL, "packetRecv: out of memory");
     return NULL;
   }
-  if (napi_create_external_buffer(env, total, data, chunk_put, NULL, &out) != napi_ok) {
-    chunk_put(env, data, NULL);
+  uint8_t *data = chunk_data(chunk);
+  if (napi_create_external_buffer(env, total, data, chunk_finalize, chunk_hint(chunk), &out) != napi_ok) {
+    chunk_drop(chunk);
     return NULL;
   }
+  uint32_t offsets[CHUNK_FRAMES];
   int64_t offset = realtime_offset();
   uint32_t kept = 0, at = 0;
   for (uint32_t k = 0; k < count; k++) {
@@ -401,6 +375,7 @@ static napi_value packet_recv(napi_env env, napi_callback_info info) {
     // A frame longer than the slot arrives truncated: the device must never see half a frame.
     if (h->tp_snaplen == h->tp_len) {
       uint32_t len = copy_frame(data + at, h);
+      offsets[kept] = at;
       p->lens[kept] = len;
       p->times[kept] = (double)((int64_t)h->tp_sec * 1000000000 + h->tp_nsec - offset);
       at += len;
@@ -412,6 +387,7 @@ static napi_value packet_recv(napi_env env, napi_callback_info info) {
     p->next = (p->next + 1) % p->frame_nr;
   }
   p->lens[p->batch] = kept;
+  chunk_lend(chunk, kept, offsets);
   return out;
 }
 
@@ -444,6 +420,7 @@ static napi_value packet_send(napi_env env, napi_callback_info info) {
     p->iov[2 * k].iov_base = &p->vnet[k];
     p->iov[2 * k].iov_len = sizeof p->vnet[k];
     p->iov[2 * k + 1].iov_base = data;
+    p->sent[k] = data;
     p->iov[2 * k + 1].iov_len = len;
     memset(&p->msgs[k], 0, sizeof p->msgs[k]);
     p->msgs[k].msg_hdr.msg_iov = &p->iov[2 * k];
@@ -462,6 +439,8 @@ static napi_value packet_send(napi_env env, napi_callback_info info) {
       k++;
     }
   }
+  // The kernel has copied them (or refused them): frames of a receive chunk no longer hold it.
+  chunks_sent(p->sent, n);
   napi_value out;
   napi_create_uint32(env, errors, &out);
   return out;
@@ -490,6 +469,22 @@ static napi_value packet_stats(napi_env env, napi_callback_info info) {
   return out;
 }
 
+static napi_value packet_chunks(napi_env env, napi_callback_info info) {
+  chunk_stats_t st;
+  chunks_stats(&st);
+  napi_value out, v;
+  napi_create_object(env, &out);
+  napi_create_double(env, (double)st.mapped, &v);
+  napi_set_named_property(env, out, "mapped", v);
+  napi_create_uint32(env, st.free, &v);
+  napi_set_named_property(env, out, "free", v);
+  napi_create_double(env, (double)st.back_at_send, &v);
+  napi_set_named_property(env, out, "backAtSend", v);
+  napi_create_double(env, (double)st.back_collected, &v);
+  napi_set_named_property(env, out, "backCollected", v);
+  return out;
+}
+
 static napi_value packet_close(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value argv[1];
@@ -507,6 +502,7 @@ napi_status rl_register_packet(napi_env env, napi_value exports) {
              {"packetRecv", packet_recv},
              {"packetSend", packet_send},
              {"packetStats", packet_stats},
+             {"packetChunks", packet_chunks},
              {"packetClose", packet_close}};
   for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
     napi_value f;

@@ -2,6 +2,7 @@
 // sends numbered frames from `a` through the ring backend, reads them on `b`, and one reply back, then
 // prints what it saw as one JSON line. The test makes the assertions.
 import { execa } from "execa";
+import { type ChunkStats, nativeAddon } from "../../src/runtime/realtime/native.js";
 import { RingPort } from "../../src/runtime/realtime/ring-port.js";
 
 /** A local experimental EtherType: nothing else on the veth uses it (the kernel's own frames are ignored). */
@@ -22,6 +23,21 @@ export interface PeerReport {
 }
 
 export const AFTER_FLAP = 10;
+
+/** `--chunks N`: b keeps the first KEEP frames it receives and sends every other one straight back to a. */
+export const KEEP = 100;
+
+export interface ChunksReport {
+  /** Frames a got back from b, and how many of them byte for byte as sent. */
+  readonly echoed: number;
+  readonly echoedIntact: number;
+  /** Frames b kept, and how many of them were still byte for byte as sent after all the others. */
+  readonly kept: number;
+  readonly keptIntact: number;
+  /** The batches b read, and the addon's receive chunks at the end. */
+  readonly batches: number;
+  readonly chunks: ChunkStats;
+}
 
 const MAC_A = [0x02, 0, 0, 0, 0, 0x0a];
 const MAC_B = [0x02, 0, 0, 0, 0, 0x0b];
@@ -119,4 +135,53 @@ function now(): number {
   return Number(process.hrtime.bigint());
 }
 
+/**
+ * Receive chunks come back when every frame of a batch is sent (native/src/chunks.c): b sends most of what
+ * it reads straight back and keeps the first KEEP frames, whose chunks, part kept and part sent, must not
+ * serve a later batch.
+ */
+async function chunks(count: number): Promise<void> {
+  const a = new RingPort("a", 8 * 1024 * 1024);
+  const b = new RingPort("b", 8 * 1024 * 1024);
+  const kept: { seq: number; frame: Uint8Array }[] = [];
+  let echoed = 0;
+  let echoedIntact = 0;
+  const seqOf = (f: Uint8Array): number =>
+    new DataView(f.buffer, f.byteOffset, f.length).getUint32(typeAt(f) + 2);
+  b.onFrame((f) => {
+    if (!isTest(f) || !from(f, MAC_A)) return;
+    const seq = seqOf(f);
+    if (seq < KEEP) kept.push({ seq, frame: f });
+    else b.send(f);
+  });
+  a.onFrame((f) => {
+    if (!isTest(f) || !from(f, MAC_A)) return;
+    echoed++;
+    if (intact(f, seqOf(f), MAC_A)) echoedIntact++;
+  });
+  // In bursts that b reads as several batches each, with the event loop's turn in between.
+  for (let seq = 0; seq < count; seq++) {
+    a.send(testFrame(seq, MAC_A, MAC_B));
+    if (seq % 256 === 255) {
+      a.flush();
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+  a.flush();
+  const deadline = Date.now() + 5000;
+  while (echoed < count - KEEP && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  const report: ChunksReport = {
+    echoed,
+    echoedIntact,
+    kept: kept.length,
+    keptIntact: kept.filter((k) => intact(k.frame, k.seq, MAC_A)).length,
+    batches: b.batches,
+    chunks: nativeAddon().packetChunks(),
+  };
+  a.close();
+  b.close();
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+}
+
 if (process.argv[2] === "--run") void main(Number(process.argv[3] ?? 1000));
+if (process.argv[2] === "--chunks") void chunks(Number(process.argv[3] ?? 4000));

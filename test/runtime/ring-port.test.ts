@@ -3,9 +3,15 @@
 // it makes its own namespace (rl-ringtest-<pid>) and removes it even when the test fails.
 import { fileURLToPath } from "node:url";
 import { execa } from "execa";
+import type { Test } from "tap";
 import t from "tap";
-import { MAX_RING_BYTES, MIN_RING_BYTES, ringBytesFor } from "../../src/runtime/realtime/ring-port.js";
-import { AFTER_FLAP, type PeerReport } from "../helpers/ring-peer.js";
+import {
+  MAX_RING_BYTES,
+  MIN_RING_BYTES,
+  RX_BATCH,
+  ringBytesFor,
+} from "../../src/runtime/realtime/ring-port.js";
+import { AFTER_FLAP, type ChunksReport, KEEP, type PeerReport } from "../helpers/ring-peer.js";
 
 const FRAMES = 1000;
 
@@ -20,29 +26,7 @@ t.test(
   "frames through a veth pair with the ring backend",
   { skip: process.getuid?.() !== 0 && "needs root" },
   async (t) => {
-    const ns = `rl-ringtest-${process.pid}`;
-    t.teardown(async () => {
-      await execa("ip", ["netns", "del", ns], { reject: false });
-    });
-    const ip = (args: readonly string[]) => execa("ip", ["-n", ns, ...args]);
-    await execa("ip", ["netns", "add", ns]);
-    await ip(["link", "add", "name", "a", "type", "veth", "peer", "name", "b"]);
-    await execa("ip", ["netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1"]);
-    for (const [dev, mac] of [
-      ["a", "02:00:00:00:00:0a"],
-      ["b", "02:00:00:00:00:0b"],
-    ] as const) {
-      await ip(["link", "set", "dev", dev, "address", mac, "mtu", "4224", "up"]);
-    }
-    // The peer runs in the namespace with this test's TypeScript loader (and none of tap's other hooks).
-    const loader = process.execArgv.filter((a) => a.includes("test-loader"));
-    const peer = fileURLToPath(new URL("../helpers/ring-peer.ts", import.meta.url));
-    const r = await execa(
-      "ip",
-      ["netns", "exec", ns, process.execPath, ...loader, peer, "--run", String(FRAMES)],
-      { reject: false, env: { NODE_OPTIONS: "" }, timeout: 60_000 },
-    );
-    t.equal(r.exitCode, 0, r.stderr);
+    const r = await runPeer(t, "--run", FRAMES);
     const report = JSON.parse(r.stdout.trim().split("\n").pop() ?? "{}") as PeerReport;
 
     t.equal(report.received.length, FRAMES, "all 1000 frames arrive");
@@ -80,5 +64,62 @@ t.test(
     t.equal(report.sendErrors, 0, "no send errors");
     t.equal(report.drops, 0, "no ring drops");
     t.equal(report.afterFlap, AFTER_FLAP, "and the port still receives after its interface went down and up");
+  },
+);
+
+/** Makes a namespace with the veth pair a-b and runs the ring peer in it in `mode`; removed at the end. */
+async function runPeer(t: Test, mode: string, frames: number) {
+  const ns = `rl-ringtest-${process.pid}-${mode.replace(/\W/g, "")}`;
+  t.teardown(async () => {
+    await execa("ip", ["netns", "del", ns], { reject: false });
+  });
+  const ip = (args: readonly string[]) => execa("ip", ["-n", ns, ...args]);
+  await execa("ip", ["netns", "add", ns]);
+  await ip(["link", "add", "name", "a", "type", "veth", "peer", "name", "b"]);
+  await execa("ip", ["netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1"]);
+  for (const [dev, mac] of [
+    ["a", "02:00:00:00:00:0a"],
+    ["b", "02:00:00:00:00:0b"],
+  ] as const) {
+    await ip(["link", "set", "dev", dev, "address", mac, "mtu", "4224", "up"]);
+  }
+  // The peer runs in the namespace with this test's TypeScript loader (and none of tap's other hooks).
+  const loader = process.execArgv.filter((a) => a.includes("test-loader"));
+  const peer = fileURLToPath(new URL("../helpers/ring-peer.ts", import.meta.url));
+  const r = await execa(
+    "ip",
+    ["netns", "exec", ns, process.execPath, ...loader, peer, mode, String(frames)],
+    {
+      reject: false,
+      env: { NODE_OPTIONS: "" },
+      timeout: 60_000,
+    },
+  );
+  t.equal(r.exitCode, 0, r.stderr);
+  return r;
+}
+
+t.test(
+  "a receive chunk serves the next batch once its frames are sent, never while one is kept",
+  { skip: process.getuid?.() !== 0 && "needs root" },
+  async (t) => {
+    const frames = 4000;
+    const r = await runPeer(t, "--chunks", frames);
+    const report = JSON.parse(r.stdout.trim().split("\n").pop() ?? "{}") as ChunksReport;
+    t.equal(report.echoed, frames - KEEP, "every frame not kept comes back");
+    t.equal(report.echoedIntact, report.echoed, "byte for byte");
+    t.equal(report.kept, KEEP);
+    t.equal(
+      report.keptIntact,
+      KEEP,
+      "the kept frames, part of batches otherwise sent, are never overwritten",
+    );
+    // Every batch of b's without a kept frame is over at its send: at least all but the two holding
+    // kept frames of the smallest number of batches b can have read the rest in.
+    const atLeast = Math.floor((frames - KEEP) / RX_BATCH) - 1;
+    t.ok(
+      report.chunks.backAtSend >= atLeast,
+      `chunks back at the send: ${report.chunks.backAtSend} of ${report.batches} batches (≥ ${atLeast})`,
+    );
   },
 );

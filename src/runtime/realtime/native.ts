@@ -24,7 +24,19 @@ export interface NativeAddon {
   packetRecv(handle: PacketHandle): Buffer | null;
   packetSend(handle: PacketHandle, frames: readonly (Uint8Array | undefined)[], count: number): number;
   packetStats(handle: PacketHandle): PacketStats;
+  packetChunks(): ChunkStats;
   packetClose(handle: PacketHandle): void;
+}
+
+/** The process's receive chunks (native/src/chunks.c): one per batch read, reused once its frames are sent. */
+export interface ChunkStats {
+  /** Chunks mapped now (lent to a batch or free). */
+  readonly mapped: number;
+  readonly free: number;
+  /** Batches whose chunk came back because every frame was sent (cumulative). */
+  readonly backAtSend: number;
+  /** Batches whose chunk came back because the collector freed the batch's Buffer (cumulative). */
+  readonly backCollected: number;
 }
 
 /** An open AF_PACKET port inside the addon. */

@@ -67,7 +67,9 @@ export class RingPort implements PortIo {
     if (this.txCount === 0 || this.closed) return;
     this.sendErrors += this.addon.packetSend(this.handle, this.tx, this.txCount);
     this.flushes++;
-    // Let go of the frames: their receive chunks go back to the pool when nothing else holds them.
+    // Let go of the frames. The addon has taken those it received back: a receive chunk whose frames were
+    // all sent serves the next batch (native/src/chunks.c); one that holds a frame a device kept waits for
+    // the collector.
     this.tx.fill(undefined, 0, this.txCount);
     this.txCount = 0;
   }
@@ -100,8 +102,10 @@ export class RingPort implements PortIo {
     if (batch === null) return;
     const n = this.lens[RX_BATCH]!;
     this.batches++;
-    // One fresh buffer per batch, frames back to back: each frame is a view the device owns (the contract:
-    // switches queue what they receive). A kept frame keeps its batch's buffer alive, at most RX_BATCH frames.
+    // One buffer per batch, frames back to back: each frame is a view the device owns (the contract:
+    // switches queue what they receive) until it transmits it (DeviceEnv.transmit: ownership passes to the
+    // runtime, and the chunk serves a later batch once all of its frames are sent). A kept frame keeps its
+    // batch's chunk, at most RX_BATCH frames.
     const buf = batch.buffer;
     let off = batch.byteOffset;
     for (let i = 0; i < n; i++) {
