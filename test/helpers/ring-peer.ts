@@ -148,8 +148,10 @@ async function chunks(count: number): Promise<void> {
   let echoedIntact = 0;
   const seqOf = (f: Uint8Array): number =>
     new DataView(f.buffer, f.byteOffset, f.length).getUint32(typeAt(f) + 2);
+  let read = 0;
   b.onFrame((f) => {
     if (!isTest(f) || !from(f, MAC_A)) return;
+    read++;
     const seq = seqOf(f);
     if (seq < KEEP) kept.push({ seq, frame: f });
     else b.send(f);
@@ -159,16 +161,16 @@ async function chunks(count: number): Promise<void> {
     echoed++;
     if (intact(f, seqOf(f), MAC_A)) echoedIntact++;
   });
-  // In bursts that b reads as several batches each, with the event loop's turn in between.
+  // In bursts that b reads as several batches each; the next burst once b has read this one, so that a
+  // process starved of CPU on a busy machine never lets its own sends overrun b's ring.
+  const deadline = Date.now() + 20_000;
   for (let seq = 0; seq < count; seq++) {
     a.send(testFrame(seq, MAC_A, MAC_B));
-    if (seq % 256 === 255) {
+    if (seq % 256 === 255 || seq === count - 1) {
       a.flush();
-      await new Promise((r) => setTimeout(r, 5));
+      while (read <= seq && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
     }
   }
-  a.flush();
-  const deadline = Date.now() + 5000;
   while (echoed < count - KEEP && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
   const report: ChunksReport = {
     echoed,
