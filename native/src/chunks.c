@@ -10,8 +10,8 @@
 // so once the kernel has copied every frame of a batch, its chunk serves the next batch, still in the cache.
 // A frame a device keeps or consumes holds its chunk until the collector frees the Buffer, as before.
 //
-// A Buffer and the chunk's later batches never mix: every lend bumps the chunk's generation, and the
-// finalizer of a Buffer of an earlier generation leaves the chunk alone. Mapped and unmapped, not
+// A Buffer and the chunk's later batches never mix: every batch gets a new generation number, and the
+// finalizer of a Buffer of an earlier one leaves the chunk alone. Mapped and unmapped, not
 // malloc()ed: glibc raises its mmap threshold the first time a 256 KiB block is freed, after which such
 // blocks come from the brk heap, which fragments and never shrinks (a 6-minute soak: the leaves' RSS grew
 // 24-27 MiB that way; docs/reliability.md).
@@ -29,7 +29,7 @@
 
 struct chunk {
   uint8_t *base;
-  uint32_t gen;
+  uintptr_t gen;
   int lent;  // a Buffer of generation `gen` views the chunk
   uint32_t n;
   uint64_t pending;  // bit i: frame i of the batch not sent yet
@@ -46,6 +46,9 @@ static chunk_t **table;
 static size_t cap, count;
 // Batches whose chunk came back because every frame was sent, and because the collector freed the Buffer.
 static uint64_t back_at_send, back_collected;
+// Generations are numbered across all chunks, not per chunk: an unmapped chunk's address may come back
+// as a new chunk's, and the finalizer of a Buffer of the old one must not match the new one's batch.
+static uintptr_t last_gen;
 
 static size_t slot_of(uintptr_t base) {
   uint64_t k = (uint64_t)(base / CHUNK_BYTES) * 0x9E3779B97F4A7C15ull;
@@ -138,7 +141,7 @@ chunk_t *chunk_take(void) {
   pthread_mutex_lock(&lock);
   chunk_t *c = nfree > 0 ? free_list[--nfree] : chunk_new();
   if (c != NULL) {
-    c->gen++;
+    c->gen = ++last_gen;
     c->lent = 1;
     c->n = 0;
     c->pending = 0;
@@ -161,14 +164,14 @@ void chunk_lend(chunk_t *c, uint32_t n, const uint32_t *offsets) {
 }
 
 void *chunk_hint(chunk_t *c) {
-  return (void *)(uintptr_t)c->gen;
+  return (void *)c->gen;
 }
 
 // Runs when the batch's Buffer is collected (Node calls it on the JS thread).
 void chunk_finalize(napi_env env, void *data, void *hint) {
   pthread_mutex_lock(&lock);
   chunk_t *c = table_find((uintptr_t)data);
-  if (c != NULL && c->lent && c->gen == (uint32_t)(uintptr_t)hint) {
+  if (c != NULL && c->lent && c->gen == (uintptr_t)hint) {
     back_collected++;
     release(c);
   }
