@@ -24,8 +24,13 @@ export interface PeerReport {
 
 export const AFTER_FLAP = 10;
 
-/** `--chunks N`: b keeps the first KEEP frames it receives and sends every other one straight back to a. */
+/**
+ * `--chunks N`: b keeps the first KEEP frames it receives and every KEEP_EVERY-th after them, and sends
+ * every other one straight back to a.
+ */
 export const KEEP = 100;
+export const KEEP_EVERY = 97;
+export const keeps = (seq: number): boolean => seq < KEEP || seq % KEEP_EVERY === 0;
 
 export interface ChunksReport {
   /** Frames a got back from b, and how many of them byte for byte as sent. */
@@ -34,9 +39,12 @@ export interface ChunksReport {
   /** Frames b kept, and how many of them were still byte for byte as sent after all the others. */
   readonly kept: number;
   readonly keptIntact: number;
-  /** The batches b read, and the addon's receive chunks at the end. */
+  /** The batches b read, and a and b together; the addon's receive chunks at the end. */
   readonly batches: number;
+  readonly allBatches: number;
   readonly chunks: ChunkStats;
+  /** The chunks again once everything was let go and collected (run with --expose-gc). */
+  readonly collected: ChunkStats;
 }
 
 const MAC_A = [0x02, 0, 0, 0, 0, 0x0a];
@@ -137,7 +145,7 @@ function now(): number {
 
 /**
  * Receive chunks come back when every frame of a batch is sent (native/src/chunks.c): b sends most of what
- * it reads straight back and keeps the first KEEP frames, whose chunks, part kept and part sent, must not
+ * it reads straight back and keeps some (keeps()), whose chunks, part kept and part sent, must not
  * serve a later batch.
  */
 async function chunks(count: number): Promise<void> {
@@ -153,7 +161,7 @@ async function chunks(count: number): Promise<void> {
     if (!isTest(f) || !from(f, MAC_A)) return;
     read++;
     const seq = seqOf(f);
-    if (seq < KEEP) kept.push({ seq, frame: f });
+    if (keeps(seq)) kept.push({ seq, frame: f });
     else b.send(f);
   });
   a.onFrame((f) => {
@@ -162,26 +170,45 @@ async function chunks(count: number): Promise<void> {
     if (intact(f, seqOf(f), MAC_A)) echoedIntact++;
   });
   // In bursts that b reads as several batches each; the next burst once b has read this one, so that a
-  // process starved of CPU on a busy machine never lets its own sends overrun b's ring.
+  // process starved of CPU on a busy machine never lets its own sends overrun b's ring. A collection after
+  // every burst (run with --expose-gc) frees the Buffers of batches whose chunks already serve later
+  // batches, some of which hold a kept frame: their finalizers must leave those chunks alone.
+  const gc = (globalThis as { gc?: () => void }).gc;
   const deadline = Date.now() + 20_000;
   for (let seq = 0; seq < count; seq++) {
     a.send(testFrame(seq, MAC_A, MAC_B));
     if (seq % 256 === 255 || seq === count - 1) {
       a.flush();
       while (read <= seq && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
+      gc?.();
+      await new Promise((r) => setImmediate(r));
     }
   }
-  while (echoed < count - KEEP && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  const keptCount = Array.from({ length: count }, (_, seq) => seq).filter(keeps).length;
+  while (echoed < count - keptCount && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+  const keptIntact = kept.filter((k) => intact(k.frame, k.seq, MAC_A)).length;
+  const keptFrames = kept.length;
+  const chunks = nativeAddon().packetChunks();
+  a.close();
+  b.close();
+  // Let go of the kept frames and collect: every batch's Buffer is then dead, and its finalizer (which Node
+  // runs from an immediate) ends the batches whose chunks did not come back at the send — those only.
+  kept.length = 0;
+  for (let i = 0; i < 3; i++) {
+    gc?.();
+    await new Promise((r) => setImmediate(r));
+    await new Promise((r) => setTimeout(r, 10));
+  }
   const report: ChunksReport = {
     echoed,
     echoedIntact,
-    kept: kept.length,
-    keptIntact: kept.filter((k) => intact(k.frame, k.seq, MAC_A)).length,
+    kept: keptFrames,
+    keptIntact,
     batches: b.batches,
-    chunks: nativeAddon().packetChunks(),
+    allBatches: a.batches + b.batches,
+    chunks,
+    collected: nativeAddon().packetChunks(),
   };
-  a.close();
-  b.close();
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }
 

@@ -11,7 +11,7 @@ import {
   RX_BATCH,
   ringBytesFor,
 } from "../../src/runtime/realtime/ring-port.js";
-import { AFTER_FLAP, type ChunksReport, KEEP, type PeerReport } from "../helpers/ring-peer.js";
+import { AFTER_FLAP, type ChunksReport, KEEP, keeps, type PeerReport } from "../helpers/ring-peer.js";
 
 const FRAMES = 1000;
 
@@ -68,7 +68,7 @@ t.test(
 );
 
 /** Makes a namespace with the veth pair a-b and runs the ring peer in it in `mode`; removed at the end. */
-async function runPeer(t: Test, mode: string, frames: number) {
+async function runPeer(t: Test, mode: string, frames: number, nodeArgs: readonly string[] = []) {
   const ns = `rl-ringtest-${process.pid}-${mode.replace(/\W/g, "")}`;
   t.teardown(async () => {
     await execa("ip", ["netns", "del", ns], { reject: false });
@@ -88,7 +88,7 @@ async function runPeer(t: Test, mode: string, frames: number) {
   const peer = fileURLToPath(new URL("../helpers/ring-peer.ts", import.meta.url));
   const r = await execa(
     "ip",
-    ["netns", "exec", ns, process.execPath, ...loader, peer, mode, String(frames)],
+    ["netns", "exec", ns, process.execPath, ...nodeArgs, ...loader, peer, mode, String(frames)],
     {
       reject: false,
       env: { NODE_OPTIONS: "" },
@@ -104,22 +104,33 @@ t.test(
   { skip: process.getuid?.() !== 0 && "needs root" },
   async (t) => {
     const frames = 4000;
-    const r = await runPeer(t, "--chunks", frames);
+    const r = await runPeer(t, "--chunks", frames, ["--expose-gc"]);
     const report = JSON.parse(r.stdout.trim().split("\n").pop() ?? "{}") as ChunksReport;
-    t.equal(report.echoed, frames - KEEP, "every frame not kept comes back");
+    const kept = Array.from({ length: frames }, (_, seq) => seq).filter(keeps).length;
+    t.equal(report.echoed, frames - kept, "every frame not kept comes back");
     t.equal(report.echoedIntact, report.echoed, "byte for byte");
-    t.equal(report.kept, KEEP);
+    t.equal(report.kept, kept, `${kept} kept: the first ${KEEP} and some after them`);
     t.equal(
       report.keptIntact,
-      KEEP,
-      "the kept frames, part of batches otherwise sent, are never overwritten",
+      kept,
+      "the kept frames, in batches otherwise sent, are never overwritten: not by later batches, not after a collection",
     );
-    // Every batch of b's without a kept frame is over at its send: at least all but the two holding
-    // kept frames of the smallest number of batches b can have read the rest in.
-    const atLeast = Math.floor((frames - KEEP) / RX_BATCH) - 1;
+    // Every batch of b's without a kept frame is over at its send: at least the batches b needs for the
+    // frames after the first KEEP (RX_BATCH at most in each), less one for each kept frame among them.
+    const atLeast = Math.floor((frames - KEEP) / RX_BATCH) - (kept - KEEP) - 1;
     t.ok(
       report.chunks.backAtSend >= atLeast,
       `chunks back at the send: ${report.chunks.backAtSend} of ${report.batches} batches (≥ ${atLeast})`,
+    );
+    // Once every Buffer is collected, each batch (a's and b's) has ended exactly once: at its send, or by
+    // the collector. A finalizer that freed a chunk already serving a later batch would end one twice.
+    const c = report.collected;
+    t.equal(c.backAtSend, report.chunks.backAtSend, "nothing more came back at a send after the run");
+    t.ok(c.backCollected >= 2, `the kept frames' batches came back by the collector (${c.backCollected})`);
+    t.equal(
+      c.backAtSend + c.backCollected,
+      report.allBatches,
+      `every batch ended once: ${c.backAtSend} at the send + ${c.backCollected} collected = ${report.allBatches}`,
     );
   },
 );
