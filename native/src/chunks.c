@@ -184,10 +184,10 @@ void chunk_drop(chunk_t *c) {
   pthread_mutex_unlock(&lock);
 }
 
-void chunks_sent(const uint8_t *const *frames, uint32_t n) {
+void chunks_sent(const struct iovec *iov, uint32_t n, uint32_t stride) {
   pthread_mutex_lock(&lock);
   for (uint32_t k = 0; k < n; k++) {
-    uintptr_t at = (uintptr_t)frames[k];
+    uintptr_t at = (uintptr_t)iov[(size_t)k * stride].iov_base;
     chunk_t *c = table_find(at & ~(uintptr_t)(CHUNK_BYTES - 1));
     if (c == NULL || !c->lent || c->pending == 0) continue;
     uint32_t off = (uint32_t)(at - (uintptr_t)c->base);

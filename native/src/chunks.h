@@ -7,6 +7,7 @@
 
 #include <node_api.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #define CHUNK_BYTES (256 * 1024)
 // Frames one chunk holds at most (the bits of its mask of frames not yet sent).
@@ -25,9 +26,9 @@ void *chunk_hint(chunk_t *c);
 // Gives back a chunk the batch's Buffer was never made for.
 void chunk_drop(chunk_t *c);
 
-// The frames starting at frames[0..n) have been handed to the kernel: those that are the frames of a lent
-// chunk no longer hold it (anything else is ignored).
-void chunks_sent(const uint8_t *const *frames, uint32_t n);
+// The frames starting at iov[0].iov_base, iov[stride].iov_base, ... (n of them) have been handed to the
+// kernel: those that are the frames of a lent chunk no longer hold it (anything else is ignored).
+void chunks_sent(const struct iovec *iov, uint32_t n, uint32_t stride);
 
 typedef struct {
   size_t mapped;    // chunks mapped now (lent or free)

@@ -79,7 +79,6 @@ typedef struct {
   struct mmsghdr msgs[MAX_TX_BATCH];
   struct iovec iov[2 * MAX_TX_BATCH];
   struct virtio_net_hdr vnet[MAX_TX_BATCH];
-  const uint8_t *sent[MAX_TX_BATCH];
 } port_t;
 
 static int64_t clock_ns(clockid_t id) {
@@ -420,7 +419,6 @@ static napi_value packet_send(napi_env env, napi_callback_info info) {
     p->iov[2 * k].iov_base = &p->vnet[k];
     p->iov[2 * k].iov_len = sizeof p->vnet[k];
     p->iov[2 * k + 1].iov_base = data;
-    p->sent[k] = data;
     p->iov[2 * k + 1].iov_len = len;
     memset(&p->msgs[k], 0, sizeof p->msgs[k]);
     p->msgs[k].msg_hdr.msg_iov = &p->iov[2 * k];
@@ -440,7 +438,7 @@ static napi_value packet_send(napi_env env, napi_callback_info info) {
     }
   }
   // The kernel has copied them (or refused them): frames of a receive chunk no longer hold it.
-  chunks_sent(p->sent, n);
+  chunks_sent(p->iov + 1, n, 2);
   napi_value out;
   napi_create_uint32(env, errors, &out);
   return out;

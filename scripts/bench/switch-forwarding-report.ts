@@ -48,17 +48,14 @@ export function switchRuns(
     if (key.startsWith(`${Phase.PortIo}:`)) return `${PORT_IO_ALONE} ${key.slice(Phase.PortIo.length + 1)}`;
     return null;
   };
-  const runs = [...results].map(([key, rows]) => ({ backend: label(key), rows }));
-  const isSwitch = (r: {
-    backend: string | null;
-    rows: LevelResult[];
-  }): r is { backend: string; rows: LevelResult[] } => r.backend !== null && r.rows.length > 0;
-  const all = runs.filter(isSwitch);
+  const runs: { backend: string; rows: LevelResult[] }[] = [];
+  for (const [key, rows] of results) {
+    const backend = label(key);
+    if (backend !== null && rows.length > 0) runs.push({ backend, rows });
+  }
   // The switch's runs first, the port I/O alone after them.
-  return [
-    ...all.filter((r) => !r.backend.startsWith(PORT_IO_ALONE)),
-    ...all.filter((r) => r.backend.startsWith(PORT_IO_ALONE)),
-  ];
+  const alone = (r: { backend: string }): boolean => r.backend.startsWith(PORT_IO_ALONE);
+  return [...runs.filter((r) => !alone(r)), ...runs.filter(alone)];
 }
 
 /** What a run of switchRuns is: the switch process with a port I/O, or the port I/O alone. */
